@@ -1,0 +1,47 @@
+# calltree — PGXS build.  `make run` and `make test` do the whole set-up on a
+# fresh Debian machine (see test/run.sh); the rest is the usual PGXS targets.
+
+EXTENSION  = calltree
+MODULE_big = calltree
+OBJS = \
+	src/calltree.o \
+	src/tree.o \
+	src/tree_io.o \
+	src/agg.o \
+	src/stack_resolve.o \
+	src/nodes.o
+
+DATA = $(wildcard src/calltree--*.sql)
+
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --load-extension=calltree
+ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=calltree
+
+# Our own files build warning-free; CI turns warnings into errors.
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
+ifdef CI
+PG_CFLAGS += -Werror
+endif
+
+EXTRA_CLEAN = results/ regression.diffs regression.out output_iso/ tmp_check/
+
+PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
+include $(PGXS)
+endif
+
+.DEFAULT_GOAL := all
+.PHONY: run test bench
+
+# The two commands of the README: both install what is missing, build,
+# install, and run against a throwaway cluster that is always stopped.
+run:
+	@test/run.sh run
+
+test:
+	@test/run.sh test
+
+bench:
+	@test/run.sh bench
