@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The runner behind `make run`, `make test` and `make bench`.
+#
+#   test/run.sh run      build, install, load examples/perf-vertx.collapsed, print its call tree
+#   test/run.sh test     build with -Werror, install, pg_regress + isolation, test/t_*.sh, test/t/*.pl
+#   test/run.sh bench    build, install, bench/run.sh
+#   test/run.sh shell [CMD...]   build, install, run CMD (default: bash) against the cluster
+#
+# Each mode installs the Debian packages that are missing, builds and installs
+# the extension, and starts a throwaway PostgreSQL 15 cluster (socket only, in
+# a temp folder) that is stopped and removed on exit, failure or ^C.
+set -euo pipefail
+
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+mode=${1:-}
+case "$mode" in
+	run | test | bench | shell) ;;
+	*)
+		echo "usage: $0 run|test|bench|shell [CMD...]" >&2
+		exit 2
+		;;
+esac
+shift
+
+passed=0
+failed=0
+reported=0
+
+# In test mode the last line is always the count, even when set-up fails.
+on_exit() {
+	local rc=$?
+	ct_cleanup
+	if [ "$mode" = test ] && [ "$reported" = 0 ]; then
+		echo "$passed passed, $((failed + 1)) failed"
+		[ "$rc" -ne 0 ] || rc=1
+	fi
+	exit "$rc"
+}
+
+setup() {
+	trap on_exit EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	ct_ensure_packages
+	ct_make_tmp
+	if [ "$mode" = test ]; then
+		# -B: a stale object built without -Werror must not hide a warning.
+		ct_build -B CI=1
+	else
+		ct_build
+	fi
+	ct_install
+	ct_cluster_start
+}
+
+# ---------------------------------------------------------------- run
+do_run() {
+	local db=calltree example="$CT_REPO/examples/perf-vertx.collapsed" id
+	"$PG_BIN/createdb" "$db"
+	export PGDATABASE=$db
+	ct_psql -c 'CREATE EXTENSION calltree'
+	# Stand-in loader until calltree.import_collapsed() lands.
+	id=$(ct_psql -At -v name=perf-vertx -f "$CT_REPO/examples/load_collapsed.sql" <"$example")
+	ct_say "loaded: examples/perf-vertx.collapsed as profile $id" \
+		"($(ct_psql -At -c "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
+	ct_say "call tree, top 40 nodes:"
+	ct_psql -P pager=off -v id="$id" <<-'SQL'
+		SELECT node, running, running_pct AS "running %", self, self_pct AS "self %", label
+		  FROM calltree.report((SELECT calltree.stack_agg(stack_id, weight)
+		                          FROM calltree.sample WHERE profile_id = :id))
+		 LIMIT 40;
+	SQL
+}
+
+# ---------------------------------------------------------------- test
+# count_result EXIT-STATUS
+count_result() {
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+}
+
+# pg_regress_part LABEL DIFFS [MAKE VARIABLES...]: one `make installcheck`
+# run; prints its test lines and counts each test.
+pg_regress_part() {
+	local label=$1 diffs=$2 log="$CT_TMP/$1.log" rc=0 lines ok bad
+	shift 2
+	make -C "$CT_REPO" PG_CONFIG="$PG_CONFIG" installcheck "$@" >"$log" 2>&1 || rc=$?
+	# PostgreSQL 15: "test name ... ok  12 ms", "     name ... FAILED  3 ms"
+	lines=$(grep -E '^(test|    ) +[^ ]+ +\.\.\. ' "$log" || true)
+	ok=$(grep -cE '\.\.\. +ok( |$)' <<<"$lines" || true)
+	bad=$(grep -cvE '\.\.\. +ok( |$)' <<<"$lines" || true)
+	[ -n "$lines" ] || bad=0
+	ct_say "$label: $((ok + bad)) tests"
+	[ -z "$lines" ] || printf '%s\n' "$lines"
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	if [ "$rc" -ne 0 ]; then
+		if [ "$bad" -eq 0 ]; then
+			# make failed without a failed test: count the run itself.
+			ct_say "$label: make installcheck failed outside any test (exit $rc):"
+			tail -n 30 "$log"
+			failed=$((failed + 1))
+		fi
+		if [ -s "$diffs" ]; then
+			ct_say "--- head of ${diffs#"$CT_REPO"/} ---"
+			head -n 80 "$diffs"
+		fi
+	fi
+}
+
+# run_timed LOG CMD...: run CMD with output to LOG; prints "... ok (N s)".
+run_timed() {
+	local log=$1 start rc=0
+	shift
+	start=$SECONDS
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "ok ($((SECONDS - start)) s)"
+	else
+		echo "FAILED (exit $rc, $((SECONDS - start)) s)"
+		tail -n 30 "$log" | sed 's/^/    /'
+	fi
+	return "$rc"
+}
+
+do_test() {
+	local t name rc
+	rm -f "$CT_REPO/regression.diffs" "$CT_REPO/output_iso/regression.diffs"
+	# Twice, so that failing sql/ tests do not keep the isolation specs from running.
+	pg_regress_part "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
+	pg_regress_part "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
+
+	local scripts=()
+	for t in "$CT_REPO"/test/t_*.sh; do
+		[ -x "$t" ] && scripts+=("$t")
+	done
+	ct_say "scripts (test/t_*.sh): ${#scripts[@]}"
+	for t in ${scripts[@]+"${scripts[@]}"}; do
+		name=${t#"$CT_REPO"/}
+		printf '%-40s ... ' "$name"
+		rc=0
+		run_timed "$CT_TMP/$(basename "$t").log" "$t" || rc=$?
+		count_result "$rc"
+	done
+
+	local taps=()
+	for t in "$CT_REPO"/test/t/*.pl; do
+		[ -f "$t" ] && taps+=("$t")
+	done
+	ct_say "TAP (test/t/*.pl): ${#taps[@]}"
+	if [ ${#taps[@]} -gt 0 ]; then
+		# PostgreSQL::Test::Cluster runs initdb, which refuses root.
+		local tapdir="$CT_TMP/tap" runner=()
+		mkdir -p "$tapdir"
+		if ct_is_root; then
+			chown postgres: "$tapdir"
+			runner=(runuser -u postgres --)
+		fi
+		for t in "${taps[@]}"; do
+			name=${t#"$CT_REPO"/}
+			printf '%-40s ... ' "$name"
+			rc=0
+			(cd "$CT_REPO" && run_timed "$tapdir/$(basename "$t").log" \
+				${runner[@]+"${runner[@]}"} env \
+				PATH="$PG_BIN:$PATH" TESTDIR="$tapdir" \
+				PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+				PERL5LIB="$PGXS_DIR/src/test/perl${PERL5LIB:+:$PERL5LIB}" \
+				prove "$name") || rc=$?
+			count_result "$rc"
+		done
+	fi
+
+	reported=1
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+# ---------------------------------------------------------------- bench
+do_bench() {
+	[ -x "$CT_REPO/bench/run.sh" ] || ct_die "bench/run.sh is missing or not executable"
+	ct_say "bench: bench/run.sh"
+	"$CT_REPO/bench/run.sh"
+}
+
+do_shell() {
+	ct_say "shell: PGHOST=$PGHOST PGPORT=$PGPORT; exit to stop the cluster"
+	"${@:-bash}"
+}
+
+setup
+case "$mode" in
+	run) do_run ;;
+	test) do_test ;;
+	bench) do_bench ;;
+	shell) do_shell "$@" ;;
+esac

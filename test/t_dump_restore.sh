@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The extension's tables survive pg_dump -Fc / pg_restore: the same rows in
+# every table, the same call tree from stack_agg, and sequences restored (an
+# id handed out after the restore is new).
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+
+: "${PGHOST:?run me from test/run.sh test}"
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+src=calltree_dump_src
+dst=calltree_dump_dst
+work=$(mktemp -d)
+
+cleanup() {
+	"$PG_BIN/dropdb" --if-exists "$src" >/dev/null 2>&1 || true
+	"$PG_BIN/dropdb" --if-exists "$dst" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "t_dump_restore: $*" >&2
+	exit 1
+}
+
+# q DB SQL: one query, unaligned, tuples only.
+q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+
+tables=(profile func frame stack sample labels)
+
+# Per table: row count and a digest of all rows, one line each.
+snapshot() {
+	local t
+	for t in "${tables[@]}"; do
+		q "$1" "SELECT '$t ' || count(*) || ' ' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '-')
+		          FROM calltree.$t AS x"
+	done
+}
+
+"$PG_BIN/dropdb" --if-exists "$src" >/dev/null
+"$PG_BIN/dropdb" --if-exists "$dst" >/dev/null
+"$PG_BIN/createdb" "$src"
+q "$src" 'CREATE EXTENSION calltree'
+
+"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" <<'SQL'
+INSERT INTO calltree.profile (name, format, weight_unit, meta)
+VALUES ('dump-a', 'collapsed', 'samples', '{"commit": "abc123", "service": "api"}'),
+       ('dump-b', 'collapsed', 'nanoseconds', '{"commit": "def456"}');
+
+INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight)
+SELECT p.id, v.thread, v.ts, calltree.intern_stack(v.path), v.weight
+  FROM (VALUES ('dump-a', 'main',   0, ARRAY['main', 'parse', 'lex'],   3),
+               ('dump-a', 'main',  10, ARRAY['main', 'parse'],          2),
+               ('dump-a', 'main',  20, ARRAY['main', 'eval', 'lex'],    5),
+               ('dump-a', 'worker', 5, ARRAY['worker', 'gc'],           1),
+               ('dump-b', 'main',   0, ARRAY['main', 'eval', 'eval'],   7),
+               ('dump-b', 'main',  30, ARRAY['main'],                   1))
+       AS v (profile, thread, ts, path, weight)
+  JOIN calltree.profile p ON p.name = v.profile;
+SQL
+
+tree_sql="SELECT calltree.stack_agg(stack_id, weight)::text FROM calltree.sample"
+max_sql="SELECT (SELECT max(id) FROM calltree.func) || ' ' || (SELECT max(id) FROM calltree.frame)
+            || ' ' || (SELECT max(id) FROM calltree.stack) || ' ' || (SELECT max(id) FROM calltree.profile)"
+tree_before=$(q "$src" "$tree_sql")
+snap_before=$(snapshot "$src")
+read -r max_func max_frame max_stack max_profile <<<"$(q "$src" "$max_sql")"
+[ -n "$tree_before" ] || fail "stack_agg gave an empty tree before the dump"
+
+"$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" ||
+	fail "pg_dump failed: $(cat "$work/pg_dump.err")"
+"$PG_BIN/createdb" "$dst"
+"$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump" 2>"$work/pg_restore.err" ||
+	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
+
+tree_after=$(q "$dst" "$tree_sql")
+snap_after=$(snapshot "$dst")
+
+[ "$snap_before" = "$snap_after" ] ||
+	fail "tables differ after restore (table, rows, digest):
+before:
+$snap_before
+after:
+$snap_after"
+[ "$tree_before" = "$tree_after" ] ||
+	fail "stack_agg differs after restore:
+before: $tree_before
+after:  $tree_after"
+
+# Sequences: new funcs, frames, a stack and a profile get ids above the old ones.
+new_stack=$(q "$dst" "SELECT calltree.intern_stack(ARRAY['main', 'restored', 'leaf'])") ||
+	fail "interning a new stack after restore failed (sequences not restored?)"
+new_profile=$(q "$dst" "INSERT INTO calltree.profile (name) VALUES ('after-restore') RETURNING id") ||
+	fail "inserting a profile after restore failed (profile_id_seq not restored?)"
+read -r new_func new_frame _ _ <<<"$(q "$dst" "$max_sql")"
+[ "$new_stack" -gt "$max_stack" ] || fail "new stack id $new_stack is not above $max_stack: stack_id_seq not restored"
+[ "$new_func" -gt "$max_func" ] || fail "new func id $new_func is not above $max_func: func_id_seq not restored"
+[ "$new_frame" -gt "$max_frame" ] || fail "new frame id $new_frame is not above $max_frame: frame_id_seq not restored"
+[ "$new_profile" -gt "$max_profile" ] || fail "new profile id $new_profile is not above $max_profile: profile_id_seq not restored"
+
+echo "t_dump_restore: ok ($(printf '%s\n' "$snap_after" | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'))"
