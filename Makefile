@@ -19,7 +19,7 @@ ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test
 ISOLATION_OPTS = --inputdir=test/isolation --load-extension=calltree
 
 # Our own files build warning-free; CI turns warnings into errors.
-PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Werror=implicit-function-declaration
 ifdef CI
 PG_CFLAGS += -Werror
 endif

@@ -1,0 +1,408 @@
+-- calltree 0.1: tables, interning, the calltree type and its aggregates.
+\echo Use "CREATE EXTENSION calltree" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- Tables.  Funcs, frames and stacks are interned and shared by every
+-- profile.  Ids come from plain sequences (CACHE 1, so that an id handed out
+-- later is always larger: `prefix_id < id` relies on it).  Every table and
+-- sequence is marked for pg_dump, which then dumps their rows and values.
+--------------------------------------------------------------------------
+
+CREATE SEQUENCE profile_id_seq;
+CREATE TABLE profile (
+    id          bigint PRIMARY KEY DEFAULT nextval('@extschema@.profile_id_seq'),
+    name        text,
+    format      text,
+    started_at  timestamptz,
+    weight_unit text NOT NULL DEFAULT 'samples',
+    meta        jsonb NOT NULL DEFAULT '{}',
+    imported_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
+COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
+
+CREATE SEQUENCE func_id_seq AS int4;
+CREATE TABLE func (
+    id       int4 PRIMARY KEY DEFAULT nextval('@extschema@.func_id_seq'),
+    name     text NOT NULL,
+    file     text,
+    resource text,
+    CONSTRAINT func_key UNIQUE NULLS NOT DISTINCT (name, file, resource)
+);
+ALTER SEQUENCE func_id_seq OWNED BY func.id;
+COMMENT ON TABLE func IS 'interned functions: the nodes of call trees are funcs';
+
+CREATE SEQUENCE frame_id_seq;
+CREATE TABLE frame (
+    id             bigint PRIMARY KEY DEFAULT nextval('@extschema@.frame_id_seq'),
+    func_id        int4 NOT NULL REFERENCES func (id),
+    address        bigint,
+    line           int4,
+    col            int4,
+    implementation text,
+    CONSTRAINT frame_key UNIQUE NULLS NOT DISTINCT (func_id, address, line, col, implementation)
+);
+ALTER SEQUENCE frame_id_seq OWNED BY frame.id;
+COMMENT ON TABLE frame IS 'interned frames: many frames (addresses, lines, JIT tiers) share a func';
+
+CREATE SEQUENCE stack_id_seq;
+CREATE TABLE stack (
+    id        bigint PRIMARY KEY DEFAULT nextval('@extschema@.stack_id_seq'),
+    prefix_id bigint REFERENCES stack (id),
+    frame_id  bigint NOT NULL REFERENCES frame (id),
+    CONSTRAINT stack_key UNIQUE NULLS NOT DISTINCT (prefix_id, frame_id),
+    CONSTRAINT stack_prefix_before CHECK (prefix_id < id)
+);
+ALTER SEQUENCE stack_id_seq OWNED BY stack.id;
+COMMENT ON TABLE stack IS 'interned stacks, prefix-linked: a stack is its leaf frame on top of its prefix stack';
+
+CREATE SEQUENCE labels_id_seq;
+CREATE TABLE labels (
+    id     bigint PRIMARY KEY DEFAULT nextval('@extschema@.labels_id_seq'),
+    labels jsonb NOT NULL,
+    CONSTRAINT labels_key UNIQUE (labels)
+);
+ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
+COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';
+
+CREATE TABLE sample (
+    profile_id bigint NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+    thread     text,
+    ts         bigint,
+    stack_id   bigint NOT NULL REFERENCES stack (id),
+    weight     bigint NOT NULL DEFAULT 1,
+    labels_id  bigint REFERENCES labels (id)
+);
+CREATE INDEX sample_profile_idx ON sample (profile_id, thread, ts);
+COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
+
+SELECT pg_catalog.pg_extension_config_dump('profile', '');
+SELECT pg_catalog.pg_extension_config_dump('profile_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('func', '');
+SELECT pg_catalog.pg_extension_config_dump('func_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('frame', '');
+SELECT pg_catalog.pg_extension_config_dump('frame_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('stack', '');
+SELECT pg_catalog.pg_extension_config_dump('stack_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('labels', '');
+SELECT pg_catalog.pg_extension_config_dump('labels_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('sample', '');
+
+--------------------------------------------------------------------------
+-- Interning.  Look first (the common case, no write), then insert with
+-- ON CONFLICT DO NOTHING; a concurrent session that inserted the same key
+-- makes us wait for its commit, and the next look (a new snapshot under
+-- READ COMMITTED) finds its row.  Under REPEATABLE READ the insert raises a
+-- serialization failure instead, which the caller retries.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
+RETURNS int4
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id int4;
+BEGIN
+    IF intern_func.name IS NULL THEN
+        RAISE EXCEPTION 'func name must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        SELECT f.id INTO found_id FROM @extschema@.func f
+         WHERE f.name = intern_func.name
+           AND f.file IS NOT DISTINCT FROM intern_func.file
+           AND f.resource IS NOT DISTINCT FROM intern_func.resource;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.func AS f (name, file, resource)
+        VALUES (intern_func.name, intern_func.file, intern_func.resource)
+        ON CONFLICT ON CONSTRAINT func_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_frame(func int4, address bigint DEFAULT NULL, line int4 DEFAULT NULL,
+                             col int4 DEFAULT NULL, implementation text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_frame.func IS NULL THEN
+        RAISE EXCEPTION 'frame func must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        SELECT f.id INTO found_id FROM @extschema@.frame f
+         WHERE f.func_id = intern_frame.func
+           AND f.address IS NOT DISTINCT FROM intern_frame.address
+           AND f.line IS NOT DISTINCT FROM intern_frame.line
+           AND f.col IS NOT DISTINCT FROM intern_frame.col
+           AND f.implementation IS NOT DISTINCT FROM intern_frame.implementation;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.frame AS f (func_id, address, line, col, implementation)
+        VALUES (intern_frame.func, intern_frame.address, intern_frame.line,
+                intern_frame.col, intern_frame.implementation)
+        ON CONFLICT ON CONSTRAINT frame_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_stack(prefix bigint, frame bigint)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_stack.frame IS NULL THEN
+        RAISE EXCEPTION 'stack frame must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        -- Two spellings so that both use the (prefix_id, frame_id) index.
+        IF intern_stack.prefix IS NULL THEN
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id IS NULL AND s.frame_id = intern_stack.frame;
+        ELSE
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id = intern_stack.prefix AND s.frame_id = intern_stack.frame;
+        END IF;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.stack AS s (prefix_id, frame_id)
+        VALUES (intern_stack.prefix, intern_stack.frame)
+        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING
+        RETURNING s.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_stack(names text[])
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stack_id bigint := NULL;
+    i int;
+BEGIN
+    IF array_ndims(names) > 1 THEN
+        RAISE EXCEPTION 'stack names must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
+        IF names[i] IS NULL THEN
+            RAISE EXCEPTION 'stack names must not contain nulls'
+                USING ERRCODE = 'null_value_not_allowed',
+                      DETAIL = format('Element %s of %s is null.', i, array_length(names, 1));
+        END IF;
+        stack_id := @extschema@.intern_stack(
+            stack_id, @extschema@.intern_frame(@extschema@.intern_func(names[i])));
+    END LOOP;
+    RETURN stack_id;
+END
+$$;
+
+COMMENT ON FUNCTION intern_stack(text[]) IS 'interns a stack of func names, root first; NULL for an empty array';
+
+CREATE FUNCTION stack_path(stack bigint)
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'calltree_stack_path'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION stack_path(bigint) IS 'the func path of a stack, root first';
+
+--------------------------------------------------------------------------
+-- The calltree type
+--------------------------------------------------------------------------
+
+CREATE TYPE calltree;
+
+CREATE FUNCTION calltree_in(cstring) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_out(calltree) RETURNS cstring
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_recv(internal) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_send(calltree) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE calltree (
+    INPUT          = calltree_in,
+    OUTPUT         = calltree_out,
+    RECEIVE        = calltree_recv,
+    SEND           = calltree_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT      = double,
+    STORAGE        = extended
+);
+
+COMMENT ON TYPE calltree IS 'an aggregated call tree: func paths with running and self weights';
+
+CREATE FUNCTION calltree_eq(calltree, calltree) RETURNS boolean
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION calltree_ne(calltree, calltree) RETURNS boolean
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION calltree_hash(calltree) RETURNS int4
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_add(calltree, calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+    LEFTARG = calltree, RIGHTARG = calltree, PROCEDURE = calltree_eq,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES
+);
+CREATE OPERATOR <> (
+    LEFTARG = calltree, RIGHTARG = calltree, PROCEDURE = calltree_ne,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR + (
+    LEFTARG = calltree, RIGHTARG = calltree, PROCEDURE = calltree_add,
+    COMMUTATOR = +
+);
+
+CREATE OPERATOR CLASS calltree_hash_ops
+DEFAULT FOR TYPE calltree USING hash AS
+    OPERATOR 1 = (calltree, calltree),
+    FUNCTION 1 calltree_hash(calltree);
+
+--------------------------------------------------------------------------
+-- Aggregates.  All share one shape: an internal state in the aggregate's
+-- memory context, a combine function for partial aggregation, and
+-- (de)serialization to bytea so parallel workers can hand states over.
+--------------------------------------------------------------------------
+
+-- calltree_agg and calltree_merge build the same state: a tree under
+-- construction.
+CREATE FUNCTION calltree_agg_transfn(internal, int4[], bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_transfn(internal, int4[]) RETURNS internal
+AS 'MODULE_PATHNAME', 'calltree_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_merge_transfn(internal, calltree) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_combinefn(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_serialfn(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_deserialfn(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_finalfn(internal) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE calltree_agg(path int4[], weight bigint) (
+    SFUNC = calltree_agg_transfn, STYPE = internal,
+    FINALFUNC = calltree_agg_finalfn,
+    COMBINEFUNC = calltree_agg_combinefn,
+    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_agg(path int4[]) (
+    SFUNC = calltree_agg_transfn, STYPE = internal,
+    FINALFUNC = calltree_agg_finalfn,
+    COMBINEFUNC = calltree_agg_combinefn,
+    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_merge(calltree) (
+    SFUNC = calltree_merge_transfn, STYPE = internal,
+    FINALFUNC = calltree_agg_finalfn,
+    COMBINEFUNC = calltree_agg_combinefn,
+    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+-- stack_agg sums weights per stack id; the final function resolves each
+-- distinct stack to its func path once, through the stack table.
+CREATE FUNCTION stack_agg_transfn(internal, bigint, bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_transfn(internal, bigint) RETURNS internal
+AS 'MODULE_PATHNAME', 'stack_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_combinefn(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_serialfn(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_agg_deserialfn(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_agg_finalfn(internal) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
+    SFUNC = stack_agg_transfn, STYPE = internal,
+    FINALFUNC = stack_agg_finalfn,
+    COMBINEFUNC = stack_agg_combinefn,
+    SERIALFUNC = stack_agg_serialfn, DESERIALFUNC = stack_agg_deserialfn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE stack_agg(stack_id bigint) (
+    SFUNC = stack_agg_transfn, STYPE = internal,
+    FINALFUNC = stack_agg_finalfn,
+    COMBINEFUNC = stack_agg_combinefn,
+    SERIALFUNC = stack_agg_serialfn, DESERIALFUNC = stack_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+--------------------------------------------------------------------------
+-- Reading trees
+--------------------------------------------------------------------------
+
+CREATE FUNCTION nodes(tree calltree,
+    OUT node int4, OUT parent int4, OUT depth int4, OUT func int4, OUT path int4[],
+    OUT running bigint, OUT self bigint, OUT calls bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_nodes'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION nodes(calltree) IS 'the CallNodes of a tree in depth-first preorder, siblings by running desc then func';
+
+CREATE FUNCTION functions(tree calltree,
+    OUT func int4, OUT running bigint, OUT self bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_functions'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION functions(calltree) IS 'per func: running (each sample once, even under recursion) and self';
+
+CREATE FUNCTION total(tree calltree) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_total'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION report(tree calltree,
+    OUT node int4, OUT parent int4, OUT depth int4, OUT func int4, OUT path int4[],
+    OUT running bigint, OUT self bigint, OUT calls bigint,
+    OUT name text, OUT running_pct numeric, OUT self_pct numeric, OUT label text)
+RETURNS SETOF record
+LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 1000
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT n.node, n.parent, n.depth, n.func, n.path, n.running, n.self, n.calls,
+           coalesce(f.name, '#' || n.func) AS name,
+           round(100.0 * n.running / nullif(t.total, 0), 2) AS running_pct,
+           round(100.0 * n.self / nullif(t.total, 0), 2) AS self_pct,
+           repeat('  ', n.depth) || coalesce(f.name, '#' || n.func) AS label
+      FROM @extschema@.nodes(tree) AS n
+      CROSS JOIN (SELECT @extschema@.total(tree) AS total) AS t
+      LEFT JOIN @extschema@.func AS f ON f.id = n.func
+     ORDER BY n.node
+$$;
+
+COMMENT ON FUNCTION report(calltree) IS 'nodes() with func names, percentages of the total and an indented label';

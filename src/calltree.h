@@ -1,0 +1,148 @@
+/*
+ * calltree.h
+ *	  The calltree value, the tree builder, and declarations shared by the
+ *	  extension's files.
+ *
+ * A call tree is the multiset {func path -> self weight}.  Every CallNode is
+ * a func path; its running weight is the sum of self weights over the paths
+ * it prefixes.  The stored value keeps only self weights: running weights
+ * follow from them in one backward pass, so a stored tree can never hold
+ * running weights that disagree with its self weights.
+ *
+ * On-disk layout (version 1).  All fields are in native byte order; the
+ * binary send/receive format (tree_io.c) is separate and in network order.
+ *
+ *	offset	size	field
+ *	0		4		varlena header
+ *	4		1		format version, CALLTREE_VERSION
+ *	5		1		flags: CALLTREE_HAS_CALLS
+ *	6		2		reserved, zero
+ *	8		4		number of nodes, n
+ *	12		4		reserved, zero (keeps the arrays below 8-byte aligned)
+ *	16		8 n		self weight of each node (int64)
+ *	...		8 n		calls of each node (int64), only with CALLTREE_HAS_CALLS
+ *	...		4 n		func id of each node (int32)
+ *	...		4 n		index of each node's parent (int32), -1 for a root
+ *
+ * That is 16 bytes per node (24 for trees from instrumented traces) and 16
+ * bytes of header; TOAST may compress it further.
+ *
+ * The nodes are always in canonical order: depth-first preorder, siblings
+ * by running weight descending, then func id ascending.  Hence parent[i] < i,
+ * nodes() is a straight scan, and two equal trees have equal bytes, so
+ * equality and hashing work on the bytes.  The reserved bytes are zero.
+ */
+#ifndef CALLTREE_H
+#define CALLTREE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#define CALLTREE_VERSION	1
+#define CALLTREE_HAS_CALLS	0x01
+#define CALLTREE_KNOWN_FLAGS	CALLTREE_HAS_CALLS
+
+/* Largest tree we build: the value must stay below MaxAllocSize. */
+#define CALLTREE_MAX_NODES	((int32) ((MaxAllocSize - 64) / 24))
+
+typedef struct CallTree
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	uint8		version;
+	uint8		flags;
+	uint16		reserved1;
+	int32		nnodes;
+	int32		reserved2;
+	/* arrays follow, see above */
+} CallTree;
+
+#define CALLTREE_HEADER_SIZE	MAXALIGN(sizeof(CallTree))
+
+static inline int64 *
+calltree_self(const CallTree *tree)
+{
+	return (int64 *) ((char *) tree + CALLTREE_HEADER_SIZE);
+}
+
+/* NULL unless the tree carries call counts */
+static inline int64 *
+calltree_calls(const CallTree *tree)
+{
+	if (!(tree->flags & CALLTREE_HAS_CALLS))
+		return NULL;
+	return calltree_self(tree) + tree->nnodes;
+}
+
+static inline int32 *
+calltree_func(const CallTree *tree)
+{
+	int			int64_arrays = (tree->flags & CALLTREE_HAS_CALLS) ? 2 : 1;
+
+	return (int32 *) (calltree_self(tree) + (Size) int64_arrays * tree->nnodes);
+}
+
+static inline int32 *
+calltree_parent(const CallTree *tree)
+{
+	return calltree_func(tree) + tree->nnodes;
+}
+
+static inline Size
+calltree_size(int32 nnodes, bool has_calls)
+{
+	return CALLTREE_HEADER_SIZE + (Size) nnodes * (has_calls ? 24 : 16);
+}
+
+#define DatumGetCallTreeP(X)	((CallTree *) PG_DETOAST_DATUM(X))
+#define PG_GETARG_CALLTREE_P(n) DatumGetCallTreeP(PG_GETARG_DATUM(n))
+#define PG_RETURN_CALLTREE_P(x) PG_RETURN_POINTER(x)
+
+/*
+ * 64-bit to 32-bit hash (the finalizer of MurmurHash3), for the hash tables
+ * keyed by (parent, func) pairs and by stack ids.
+ */
+static inline uint32
+calltree_hash64(uint64 k)
+{
+	k ^= k >> 33;
+	k *= UINT64CONST(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return (uint32) k;
+}
+
+/* tree.c: reading stored trees */
+extern void calltree_check_header(const CallTree *tree, Size size);
+extern int64 *calltree_running(const CallTree *tree);
+extern int64 calltree_total_weight(const CallTree *tree);
+extern int64 calltree_add_weight(int64 a, int64 b);
+
+/*
+ * tree.c: the tree builder.  A trie of func paths under construction, with a
+ * hash table from (parent, func) to child.  Nodes are numbered in creation
+ * order, so a parent always precedes its children.  All its memory lives in
+ * the context given at creation.
+ */
+typedef struct TreeBuilder TreeBuilder;
+
+extern TreeBuilder *tree_builder_create(MemoryContext cxt);
+extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
+extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);
+extern void tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls);
+extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
+								  int32 len, int64 weight);
+extern void tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree);
+extern void tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other);
+extern int32 tree_builder_count(const TreeBuilder *builder);
+extern CallTree *tree_builder_finish(const TreeBuilder *builder);
+
+/* stack_resolve.c: stack ids to func paths, through calltree.stack */
+typedef struct StackResolver StackResolver;
+
+extern StackResolver *stack_resolver_begin(TreeBuilder *builder);
+extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
+extern void stack_resolver_end(StackResolver *resolver);
+
+#endif							/* CALLTREE_H */

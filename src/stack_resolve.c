@@ -1,0 +1,321 @@
+/*
+ * stack_resolve.c
+ *	  From stack ids to func paths, through the tables calltree.stack and
+ *	  calltree.frame.
+ *
+ * A stack row is (id, prefix_id, frame_id) and a frame belongs to a func.
+ * Resolving a stack walks its prefix chain up to the first stack already
+ * resolved (or to a root), then adds the chain's funcs to a tree builder
+ * from the top down and remembers the node of every stack on the way.  So
+ * each stack row is read once however many samples or descendants share it.
+ *
+ * Rows are read with the primary-key indexes directly, one probe per row,
+ * under the query's snapshot.  The walk trusts nothing: a missing stack, a
+ * dangling prefix or a prefix that is not smaller than its stack (the only
+ * way a cycle can arise, and one the table's CHECK constraint forbids) is an
+ * error that names the stack, never a hang.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "catalog/namespace.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "calltree.h"
+
+PG_FUNCTION_INFO_V1(calltree_stack_path);
+
+/* One of the two tables, read by primary key. */
+typedef struct KeyedTable
+{
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+} KeyedTable;
+
+/* stack id -> its node in the builder */
+typedef struct ResolvedStack
+{
+	int64		stack_id;
+	int32		node;
+	char		status;
+} ResolvedStack;
+
+#define SH_PREFIX		resolved
+#define SH_ELEMENT_TYPE ResolvedStack
+#define SH_KEY_TYPE		int64
+#define SH_KEY			stack_id
+#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* frame id -> func id */
+typedef struct FrameFunc
+{
+	int64		frame_id;
+	int32		func;
+	char		status;
+} FrameFunc;
+
+#define SH_PREFIX		framefuncs
+#define SH_ELEMENT_TYPE FrameFunc
+#define SH_KEY_TYPE		int64
+#define SH_KEY			frame_id
+#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* A stack on the walk up, not resolved yet. */
+typedef struct ChainLink
+{
+	int64		stack_id;
+	int32		func;
+} ChainLink;
+
+struct StackResolver
+{
+	TreeBuilder *builder;
+	KeyedTable	stacks;
+	KeyedTable	frames;
+	AttrNumber	prefix_attnum;
+	AttrNumber	frame_attnum;
+	AttrNumber	func_attnum;
+	resolved_hash *resolved;
+	framefuncs_hash *frame_funcs;
+	ChainLink  *chain;
+	int32		chain_capacity;
+};
+
+static Oid
+calltree_relation(Oid namespace, const char *name)
+{
+	Oid			relid = get_relname_relid(name, namespace);
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation \"calltree.%s\" does not exist", name),
+				 errhint("Reinstall the extension with DROP EXTENSION calltree; CREATE EXTENSION calltree.")));
+	return relid;
+}
+
+static AttrNumber
+calltree_column(Oid relid, const char *name)
+{
+	AttrNumber	attnum = get_attnum(relid, name);
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						name, get_rel_name(relid))));
+	return attnum;
+}
+
+static void
+keyed_table_open(KeyedTable *table, Oid namespace, const char *heap_name, const char *index_name)
+{
+	table->heap = table_open(calltree_relation(namespace, heap_name), AccessShareLock);
+	table->index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	table->scan = index_beginscan(table->heap, table->index, GetActiveSnapshot(), 1, 0);
+	table->slot = table_slot_create(table->heap, NULL);
+}
+
+/* The row with primary key `id` in table->slot; false if there is none. */
+static bool
+keyed_table_fetch(KeyedTable *table, int64 id)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
+	index_rescan(table->scan, &key, 1, NULL, 0);
+	return index_getnext_slot(table->scan, ForwardScanDirection, table->slot);
+}
+
+static void
+keyed_table_close(KeyedTable *table)
+{
+	ExecDropSingleTupleTableSlot(table->slot);
+	index_endscan(table->scan);
+	index_close(table->index, NoLock);
+	table_close(table->heap, NoLock);
+}
+
+StackResolver *
+stack_resolver_begin(TreeBuilder *builder)
+{
+	StackResolver *resolver = palloc0(sizeof(StackResolver));
+	/* the control file fixes the schema: the extension is not relocatable */
+	Oid			namespace = get_namespace_oid("calltree", false);
+
+	resolver->builder = builder;
+	keyed_table_open(&resolver->stacks, namespace, "stack", "stack_pkey");
+	keyed_table_open(&resolver->frames, namespace, "frame", "frame_pkey");
+	resolver->prefix_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "prefix_id");
+	resolver->frame_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "frame_id");
+	resolver->func_attnum = calltree_column(RelationGetRelid(resolver->frames.heap), "func_id");
+	resolver->resolved = resolved_create(CurrentMemoryContext, 1024, NULL);
+	resolver->frame_funcs = framefuncs_create(CurrentMemoryContext, 1024, NULL);
+	resolver->chain_capacity = 64;
+	resolver->chain = palloc(sizeof(ChainLink) * resolver->chain_capacity);
+	return resolver;
+}
+
+void
+stack_resolver_end(StackResolver *resolver)
+{
+	keyed_table_close(&resolver->stacks);
+	keyed_table_close(&resolver->frames);
+}
+
+static int32
+frame_func(StackResolver *resolver, int64 stack_id, int64 frame_id)
+{
+	FrameFunc  *entry = framefuncs_lookup(resolver->frame_funcs, frame_id);
+	bool		found;
+	bool		isnull;
+	int32		func;
+
+	if (entry != NULL)
+		return entry->func;
+	if (!keyed_table_fetch(&resolver->frames, frame_id))
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("stack " INT64_FORMAT " refers to frame " INT64_FORMAT ", which does not exist",
+						stack_id, frame_id),
+				 errhint("The stack table is damaged: check calltree.stack against calltree.frame.")));
+	func = DatumGetInt32(slot_getattr(resolver->frames.slot, resolver->func_attnum, &isnull));
+	if (isnull)
+		elog(ERROR, "frame " INT64_FORMAT " has no func", frame_id);
+	entry = framefuncs_insert(resolver->frame_funcs, frame_id, &found);
+	entry->func = func;
+	return func;
+}
+
+static void
+chain_push(StackResolver *resolver, int32 *len, int64 stack_id, int32 func)
+{
+	if (*len == resolver->chain_capacity)
+	{
+		resolver->chain_capacity *= 2;
+		resolver->chain = repalloc_huge(resolver->chain,
+										sizeof(ChainLink) * (Size) resolver->chain_capacity);
+	}
+	resolver->chain[*len].stack_id = stack_id;
+	resolver->chain[*len].func = func;
+	(*len)++;
+}
+
+/*
+ * Walks up from `stack_id` to a resolved stack or a root, pushing the
+ * unresolved stacks on the chain.  Returns the node the chain hangs from
+ * (-1 for the root level).
+ */
+static int32
+walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
+{
+	int64		current = stack_id;
+
+	for (;;)
+	{
+		ResolvedStack *known = resolved_lookup(resolver->resolved, current);
+		Datum		prefix;
+		bool		prefix_null;
+		bool		isnull;
+		int64		frame_id;
+
+		if (known != NULL)
+			return known->node;
+		if ((*len & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!keyed_table_fetch(&resolver->stacks, current))
+		{
+			if (*len == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_NO_DATA_FOUND),
+						 errmsg("stack " INT64_FORMAT " does not exist", current),
+						 errhint("Stack ids come from calltree.stack, for example through intern_stack().")));
+			ereport(ERROR,
+					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+					 errmsg("stack " INT64_FORMAT " has prefix " INT64_FORMAT ", which does not exist",
+							resolver->chain[*len - 1].stack_id, current),
+					 errdetail("Stack " INT64_FORMAT " was reached from stack " INT64_FORMAT ".",
+							   current, stack_id),
+					 errhint("The stack table is damaged: a prefix_id refers to no stack.")));
+		}
+		frame_id = DatumGetInt64(slot_getattr(resolver->stacks.slot, resolver->frame_attnum, &isnull));
+		if (isnull)
+			elog(ERROR, "stack " INT64_FORMAT " has no frame", current);
+		prefix = slot_getattr(resolver->stacks.slot, resolver->prefix_attnum, &prefix_null);
+		chain_push(resolver, len, current, frame_func(resolver, current, frame_id));
+		if (prefix_null)
+			return -1;
+		if (DatumGetInt64(prefix) >= current)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("stack " INT64_FORMAT " has prefix " INT64_FORMAT ", which is not smaller",
+							current, DatumGetInt64(prefix)),
+					 errdetail("Stack " INT64_FORMAT " was reached from stack " INT64_FORMAT ".",
+							   current, stack_id),
+					 errhint("The stack table is damaged: prefix_id < id must hold, and prefix chains must not loop.")));
+		current = DatumGetInt64(prefix);
+	}
+}
+
+/* The builder node of `stack_id`, adding its path to the tree if new. */
+int32
+stack_resolver_node(StackResolver *resolver, int64 stack_id)
+{
+	int32		len = 0;
+	int32		node = walk_up(resolver, stack_id, &len);
+
+	for (int32 k = len - 1; k >= 0; k--)
+	{
+		bool		found;
+		ResolvedStack *entry;
+
+		node = tree_builder_child(resolver->builder, node, resolver->chain[k].func);
+		entry = resolved_insert(resolver->resolved, resolver->chain[k].stack_id, &found);
+		entry->node = node;
+	}
+	return node;
+}
+
+/*
+ * stack_path(stack bigint) → int4[]: the funcs of the stack, root first.
+ * The stack alone in a tree is a single chain, whose preorder is the path.
+ */
+Datum
+calltree_stack_path(PG_FUNCTION_ARGS)
+{
+	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
+	StackResolver *resolver = stack_resolver_begin(builder);
+	CallTree   *chain;
+	Datum	   *funcs;
+
+	stack_resolver_node(resolver, PG_GETARG_INT64(0));
+	stack_resolver_end(resolver);
+	chain = tree_builder_finish(builder);
+
+	funcs = palloc(sizeof(Datum) * Max(chain->nnodes, 1));
+	for (int32 i = 0; i < chain->nnodes; i++)
+		funcs[i] = Int32GetDatum(calltree_func(chain)[i]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(funcs, chain->nnodes, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}

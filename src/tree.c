@@ -1,0 +1,390 @@
+/*
+ * tree.c
+ *	  Building call trees and reading stored ones.  No fmgr code here.
+ *
+ * The builder is a trie of func paths.  Its nodes live in one array in
+ * creation order (a parent is always created before its children), and a
+ * hash table maps (parent index, func) to the child's index.  Adding a path
+ * is one hash probe per frame; merging a tree is one probe per node.
+ *
+ * tree_builder_finish() turns the trie into the canonical stored form:
+ * running weights by one backward pass, then a depth-first walk that visits
+ * siblings by running weight descending and func ascending.
+ */
+#include "postgres.h"
+
+#include "common/int.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "calltree.h"
+
+typedef struct BuildNode
+{
+	int64		self;
+	int64		calls;
+	int32		func;
+	int32		parent;			/* -1 for a root */
+} BuildNode;
+
+/* (parent, func) -> child node */
+typedef struct ChildEntry
+{
+	uint64		key;
+	int32		node;
+	char		status;
+} ChildEntry;
+
+#define SH_PREFIX		childmap
+#define SH_ELEMENT_TYPE ChildEntry
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, k)	calltree_hash64(k)
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+struct TreeBuilder
+{
+	MemoryContext cxt;
+	BuildNode  *nodes;
+	int32		nnodes;
+	int32		capacity;
+	bool		has_calls;
+	childmap_hash *children;
+};
+
+static inline uint64
+child_key(int32 parent, int32 func)
+{
+	return ((uint64) (uint32) parent << 32) | (uint32) func;
+}
+
+static void
+weight_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("call tree weight out of range"),
+			 errdetail("A sum of weights does not fit in bigint."),
+			 errhint("Scale the weights down, for example from nanoseconds to microseconds.")));
+}
+
+/* a + b, or an error if the sum does not fit in int64 */
+int64
+calltree_add_weight(int64 a, int64 b)
+{
+	int64		sum;
+
+	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
+		weight_out_of_range();
+	return sum;
+}
+
+TreeBuilder *
+tree_builder_create(MemoryContext cxt)
+{
+	TreeBuilder *builder = MemoryContextAllocZero(cxt, sizeof(TreeBuilder));
+
+	builder->cxt = cxt;
+	builder->capacity = 256;
+	builder->nodes = MemoryContextAlloc(cxt, sizeof(BuildNode) * builder->capacity);
+	builder->children = childmap_create(cxt, builder->capacity, NULL);
+	return builder;
+}
+
+static int32
+tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
+{
+	BuildNode  *node;
+
+	if (builder->nnodes == builder->capacity)
+	{
+		int32		capacity;
+
+		if (builder->capacity >= CALLTREE_MAX_NODES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("call tree has too many nodes"),
+					 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
+					 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+		capacity = Min((int64) builder->capacity * 2, CALLTREE_MAX_NODES);
+		builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
+		builder->capacity = capacity;
+	}
+	node = &builder->nodes[builder->nnodes];
+	node->self = 0;
+	node->calls = 0;
+	node->func = func;
+	node->parent = parent;
+	return builder->nnodes++;
+}
+
+/* The child of `parent` (-1: the forest's root level) for `func`, made if new. */
+int32
+tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
+{
+	ChildEntry *entry;
+	bool		found;
+
+	entry = childmap_insert(builder->children, child_key(parent, func), &found);
+	if (!found)
+		entry->node = tree_builder_new_node(builder, parent, func);
+	return entry->node;
+}
+
+void
+tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight)
+{
+	BuildNode  *n = &builder->nodes[node];
+
+	n->self = calltree_add_weight(n->self, weight);
+}
+
+void
+tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls)
+{
+	BuildNode  *n = &builder->nodes[node];
+
+	n->calls = calltree_add_weight(n->calls, calls);
+	builder->has_calls = true;
+}
+
+/* One sample: `len` funcs, root first, with `weight`.  An empty path is dropped. */
+void
+tree_builder_add_path(TreeBuilder *builder, const int32 *funcs, int32 len, int64 weight)
+{
+	int32		node = -1;
+
+	if (len == 0)
+		return;
+	for (int32 i = 0; i < len; i++)
+		node = tree_builder_child(builder, node, funcs[i]);
+	tree_builder_add_self(builder, node, weight);
+}
+
+/* Adds every node of a stored tree (any order with parent[i] < i). */
+void
+tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree)
+{
+	const int64 *self = calltree_self(tree);
+	const int64 *calls = calltree_calls(tree);
+	const int32 *func = calltree_func(tree);
+	const int32 *parent = calltree_parent(tree);
+	int32	   *mapped = palloc(sizeof(int32) * Max(tree->nnodes, 1));
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		int32		p = parent[i] < 0 ? -1 : mapped[parent[i]];
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		mapped[i] = tree_builder_child(builder, p, func[i]);
+		tree_builder_add_self(builder, mapped[i], self[i]);
+		if (calls)
+			tree_builder_add_calls(builder, mapped[i], calls[i]);
+	}
+	if (calls)
+		builder->has_calls = true;
+	pfree(mapped);
+}
+
+void
+tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other)
+{
+	int32	   *mapped = palloc(sizeof(int32) * Max(other->nnodes, 1));
+
+	for (int32 i = 0; i < other->nnodes; i++)
+	{
+		const BuildNode *n = &other->nodes[i];
+		int32		p = n->parent < 0 ? -1 : mapped[n->parent];
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		mapped[i] = tree_builder_child(builder, p, n->func);
+		tree_builder_add_self(builder, mapped[i], n->self);
+		if (other->has_calls)
+			tree_builder_add_calls(builder, mapped[i], n->calls);
+	}
+	if (other->has_calls)
+		builder->has_calls = true;
+	pfree(mapped);
+}
+
+int32
+tree_builder_count(const TreeBuilder *builder)
+{
+	return builder->nnodes;
+}
+
+/* Sibling order: running descending, then func ascending. */
+typedef struct SiblingOrder
+{
+	const BuildNode *nodes;
+	const int64 *running;
+} SiblingOrder;
+
+static int
+compare_siblings(const void *a, const void *b, void *arg)
+{
+	const SiblingOrder *order = arg;
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	if (order->running[x] != order->running[y])
+		return order->running[x] > order->running[y] ? -1 : 1;
+	if (order->nodes[x].func != order->nodes[y].func)
+		return order->nodes[x].func < order->nodes[y].func ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The canonical stored tree, allocated in the current memory context.
+ *
+ * Children are gathered per parent in one counting pass (slot n is the
+ * virtual parent of the roots), each sibling group is sorted, and a
+ * depth-first walk with an explicit stack (trees can be 10,000s deep) writes
+ * the nodes in preorder.
+ */
+CallTree *
+tree_builder_finish(const TreeBuilder *builder)
+{
+	int32		n = builder->nnodes;
+	const BuildNode *nodes = builder->nodes;
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *pending = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *placed = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	SiblingOrder order = {nodes, running};
+	CallTree   *tree;
+	int64	   *out_self;
+	int64	   *out_calls;
+	int32	   *out_func;
+	int32	   *out_parent;
+	int32		npending = 0;
+	int32		nplaced = 0;
+	int64		total = 0;
+
+	/* running weights: children come after their parents */
+	for (int32 i = 0; i < n; i++)
+		running[i] = nodes[i].self;
+	for (int32 i = n - 1; i >= 0; i--)
+	{
+		if (nodes[i].parent >= 0)
+			running[nodes[i].parent] = calltree_add_weight(running[nodes[i].parent], running[i]);
+		else
+			total = calltree_add_weight(total, running[i]);
+	}
+	(void) total;				/* checked only: total() must never overflow */
+
+	/* children grouped by parent, counting sort; group n holds the roots */
+	for (int32 i = 0; i < n; i++)
+		first[(nodes[i].parent < 0 ? n : nodes[i].parent) + 1]++;
+	for (int32 g = 0; g <= n; g++)
+		first[g + 1] += first[g];
+	{
+		int32	   *fill = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+
+		memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
+		for (int32 i = 0; i < n; i++)
+			children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
+		pfree(fill);
+	}
+	for (int32 g = 0; g <= n; g++)
+	{
+		int32		count = first[g + 1] - first[g];
+
+		if (count > 1)
+			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
+	}
+
+	tree = palloc_extended(calltree_size(n, builder->has_calls), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(tree, calltree_size(n, builder->has_calls));
+	tree->version = CALLTREE_VERSION;
+	tree->flags = builder->has_calls ? CALLTREE_HAS_CALLS : 0;
+	tree->nnodes = n;
+	out_self = calltree_self(tree);
+	out_calls = calltree_calls(tree);
+	out_func = calltree_func(tree);
+	out_parent = calltree_parent(tree);
+
+	/* preorder walk; push sibling groups in reverse so the first pops first */
+	for (int32 c = first[n + 1] - 1; c >= first[n]; c--)
+		pending[npending++] = children[c];
+	while (npending > 0)
+	{
+		int32		i = pending[--npending];
+		const BuildNode *node = &nodes[i];
+
+		if ((nplaced & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		placed[i] = nplaced;
+		out_self[nplaced] = node->self;
+		if (out_calls)
+			out_calls[nplaced] = node->calls;
+		out_func[nplaced] = node->func;
+		out_parent[nplaced] = node->parent < 0 ? -1 : placed[node->parent];
+		nplaced++;
+		for (int32 c = first[i + 1] - 1; c >= first[i]; c--)
+			pending[npending++] = children[c];
+	}
+	Assert(nplaced == n);
+
+	pfree(running);
+	pfree(first);
+	pfree(children);
+	pfree(pending);
+	pfree(placed);
+	return tree;
+}
+
+/*
+ * Checks that `size` bytes hold a tree of our format: the version, the
+ * flags and the node count against the size.  Used on values that come
+ * from outside a builder (aggregate states handed between processes).
+ */
+void
+calltree_check_header(const CallTree *tree, Size size)
+{
+	if (size < CALLTREE_HEADER_SIZE ||
+		tree->version != CALLTREE_VERSION ||
+		(tree->flags & ~CALLTREE_KNOWN_FLAGS) != 0 ||
+		tree->nnodes < 0 || tree->nnodes > CALLTREE_MAX_NODES ||
+		calltree_size(tree->nnodes, (tree->flags & CALLTREE_HAS_CALLS) != 0) != size)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid calltree value"),
+				 errdetail("Version %d, flags 0x%02x, %d nodes in %zu bytes.",
+						   tree->version, tree->flags, tree->nnodes, size)));
+}
+
+/* Running weight of every node of a stored tree, in a new array. */
+int64 *
+calltree_running(const CallTree *tree)
+{
+	int32		n = tree->nnodes;
+	const int64 *self = calltree_self(tree);
+	const int32 *parent = calltree_parent(tree);
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+
+	memcpy(running, self, sizeof(int64) * n);
+	for (int32 i = n - 1; i >= 0; i--)
+		if (parent[i] >= 0)
+			running[parent[i]] = calltree_add_weight(running[parent[i]], running[i]);
+	return running;
+}
+
+/* The sum of all self weights: the running weight of the whole forest. */
+int64
+calltree_total_weight(const CallTree *tree)
+{
+	const int64 *self = calltree_self(tree);
+	int64		total = 0;
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+		total = calltree_add_weight(total, self[i]);
+	return total;
+}

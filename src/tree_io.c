@@ -1,0 +1,325 @@
+/*
+ * tree_io.c
+ *	  Text and binary input/output of the calltree type.
+ *
+ * Text form: a forest in braces, each node `func:running/self`, followed by
+ * `#calls` for trees from instrumented traces and by its children in braces:
+ *
+ *		{1:3/0 {2:3/0 {3:2/0 {4:1/0 {5:1/1}, 6:1/0 {7:1/1}}, 8:1/0 {6:1/1}}}}
+ *
+ * The empty tree is {}.  On input, whitespace is free, sibling order is free
+ * and siblings with the same func are merged; each node's running weight
+ * must equal its self weight plus its children's running weights.
+ *
+ * Binary form, network byte order: version (1 byte), flags (1 byte), node
+ * count (4 bytes), then per node in preorder: func (4), parent index (4,
+ * -1 for a root), self (8) and, with CALLTREE_HAS_CALLS, calls (8).
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <limits.h>
+
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "calltree.h"
+
+PG_FUNCTION_INFO_V1(calltree_in);
+PG_FUNCTION_INFO_V1(calltree_out);
+PG_FUNCTION_INFO_V1(calltree_recv);
+PG_FUNCTION_INFO_V1(calltree_send);
+
+#define CALLTREE_SYNTAX_HINT \
+	"A calltree is written {func:running/self {children}, ...}, for example {1:3/0 {2:3/3}}."
+
+typedef struct TextParser
+{
+	const char *input;
+	const char *pos;
+} TextParser;
+
+/* An open node while parsing: its children's running weights are summed. */
+typedef struct OpenNode
+{
+	int32		node;			/* builder node */
+	int32		func;
+	int64		running;		/* as written */
+	int64		self;			/* as written */
+	int64		children_running;
+	int			position;		/* character where the node starts */
+} OpenNode;
+
+static pg_attribute_noreturn() void
+syntax_error(const TextParser *parser, const char *expected)
+{
+	int			position = (int) (parser->pos - parser->input) + 1;
+
+	if (*parser->pos == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("malformed calltree: unexpected end of input at character %d", position),
+				 errdetail("Expected %s.", expected),
+				 errhint(CALLTREE_SYNTAX_HINT)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("malformed calltree at character %d", position),
+			 errdetail("Expected %s, found \"%c\".", expected, *parser->pos),
+			 errhint(CALLTREE_SYNTAX_HINT)));
+}
+
+static void
+skip_space(TextParser *parser)
+{
+	while (isspace((unsigned char) *parser->pos))
+		parser->pos++;
+}
+
+static bool
+accept(TextParser *parser, char c)
+{
+	skip_space(parser);
+	if (*parser->pos != c)
+		return false;
+	parser->pos++;
+	return true;
+}
+
+static void
+expect(TextParser *parser, char c, const char *expected)
+{
+	if (!accept(parser, c))
+		syntax_error(parser, expected);
+}
+
+static int64
+parse_integer(TextParser *parser, int64 min, int64 max, const char *what)
+{
+	const char *start;
+	char	   *end;
+	long long	value;
+
+	skip_space(parser);
+	start = parser->pos;
+	if (!(isdigit((unsigned char) *start) ||
+		  (*start == '-' && isdigit((unsigned char) start[1]))))
+		syntax_error(parser, what);
+	errno = 0;
+	value = strtoll(start, &end, 10);
+	if (errno == ERANGE || value < min || value > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s out of range in calltree at character %d",
+						what, (int) (start - parser->input) + 1),
+				 errdetail("Value \"%.*s\" is outside %lld..%lld.",
+						   (int) (end - start), start, (long long) min, (long long) max)));
+	parser->pos = end;
+	return value;
+}
+
+static void
+check_running(const TextParser *parser, const OpenNode *open)
+{
+	int64		expected = calltree_add_weight(open->self, open->children_running);
+
+	if (expected != open->running)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("malformed calltree: inconsistent running weight at character %d",
+						open->position),
+				 errdetail("Func %d has running weight " INT64_FORMAT
+						   " but self plus children make " INT64_FORMAT ".",
+						   open->func, open->running, expected)));
+}
+
+/* Parses a text calltree into `builder`; iterative, since trees can be deep. */
+static void
+parse_calltree_text(TextParser *parser, TreeBuilder *builder)
+{
+	int			capacity = 64;
+	OpenNode   *open = palloc(sizeof(OpenNode) * capacity);
+	int			depth = 0;		/* open nodes whose child list we are in */
+
+	expect(parser, '{', "\"{\"");
+	if (accept(parser, '}'))
+		goto done;
+
+	for (;;)
+	{
+		OpenNode	node;
+
+		CHECK_FOR_INTERRUPTS();
+		skip_space(parser);
+		node.position = (int) (parser->pos - parser->input) + 1;
+		node.func = (int32) parse_integer(parser, PG_INT32_MIN, PG_INT32_MAX, "func id");
+		expect(parser, ':', "\":\" and a running weight");
+		node.running = parse_integer(parser, PG_INT64_MIN, PG_INT64_MAX, "running weight");
+		expect(parser, '/', "\"/\" and a self weight");
+		node.self = parse_integer(parser, PG_INT64_MIN, PG_INT64_MAX, "self weight");
+		node.children_running = 0;
+		node.node = tree_builder_child(builder, depth > 0 ? open[depth - 1].node : -1, node.func);
+		tree_builder_add_self(builder, node.node, node.self);
+		if (accept(parser, '#'))
+			tree_builder_add_calls(builder, node.node,
+								   parse_integer(parser, 0, PG_INT64_MAX, "call count"));
+
+		if (accept(parser, '{') && !accept(parser, '}'))
+		{
+			/* descend into the children */
+			if (depth == capacity)
+			{
+				capacity *= 2;
+				open = repalloc(open, sizeof(OpenNode) * capacity);
+			}
+			open[depth++] = node;
+			continue;
+		}
+		check_running(parser, &node);
+		if (depth > 0)
+			open[depth - 1].children_running =
+				calltree_add_weight(open[depth - 1].children_running, node.running);
+
+		/* after a node: a sibling, or the end of one or more child lists */
+		while (!accept(parser, ','))
+		{
+			expect(parser, '}', depth > 0 ? "\",\" or \"}\"" : "\",\" or the final \"}\"");
+			if (depth == 0)
+				goto done;
+			depth--;
+			check_running(parser, &open[depth]);
+			if (depth > 0)
+				open[depth - 1].children_running =
+					calltree_add_weight(open[depth - 1].children_running, open[depth].running);
+		}
+	}
+
+done:
+	skip_space(parser);
+	if (*parser->pos != '\0')
+		syntax_error(parser, "end of input after the final \"}\"");
+	pfree(open);
+}
+
+Datum
+calltree_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	TextParser	parser = {str, str};
+	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
+
+	parse_calltree_text(&parser, builder);
+	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+}
+
+Datum
+calltree_out(PG_FUNCTION_ARGS)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	const int64 *self = calltree_self(tree);
+	const int64 *calls = calltree_calls(tree);
+	const int32 *func = calltree_func(tree);
+	const int32 *parent = calltree_parent(tree);
+	int64	   *running = calltree_running(tree);
+	int32		n = tree->nnodes;
+	int32	   *open = palloc(sizeof(int32) * Max(n, 1));
+	int32		depth = 0;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (int32 i = 0; i < n; i++)
+	{
+		/* close the child lists of the nodes this one is not below */
+		while (depth > 0 && open[depth - 1] != parent[i])
+		{
+			appendStringInfoChar(&buf, '}');
+			depth--;
+		}
+		if (i > 0 && (depth == 0 || open[depth - 1] != i - 1))
+			appendStringInfoString(&buf, ", ");
+		appendStringInfo(&buf, "%d:" INT64_FORMAT "/" INT64_FORMAT, func[i], running[i], self[i]);
+		if (calls)
+			appendStringInfo(&buf, "#" INT64_FORMAT, calls[i]);
+		if (i + 1 < n && parent[i + 1] == i)
+		{
+			appendStringInfoString(&buf, " {");
+			open[depth++] = i;
+		}
+	}
+	while (depth-- > 0)
+		appendStringInfoChar(&buf, '}');
+	appendStringInfoChar(&buf, '}');
+	PG_RETURN_CSTRING(buf.data);
+}
+
+Datum
+calltree_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
+	int			version = pq_getmsgbyte(buf);
+	int			flags = pq_getmsgbyte(buf);
+	int32		n = pq_getmsgint(buf, 4);
+	int			node_size = (flags & CALLTREE_HAS_CALLS) ? 24 : 16;
+	int32	   *mapped;
+
+	if (version != CALLTREE_VERSION || (flags & ~CALLTREE_KNOWN_FLAGS) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("unsupported binary calltree version %d with flags 0x%02x",
+						version, flags),
+				 errhint("This server reads binary calltree version %d.", CALLTREE_VERSION)));
+	/* check the count against the message before allocating for it */
+	if (n < 0 || (int64) n * node_size > buf->len - buf->cursor)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid node count %d in binary calltree", n),
+				 errdetail("The message has %d bytes left.", buf->len - buf->cursor)));
+
+	mapped = palloc(sizeof(int32) * Max(n, 1));
+	for (int32 i = 0; i < n; i++)
+	{
+		int32		func = pq_getmsgint(buf, 4);
+		int32		parent = pq_getmsgint(buf, 4);
+		int64		self = pq_getmsgint64(buf);
+
+		if (parent < -1 || parent >= i)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid parent %d of node %d in binary calltree", parent, i),
+					 errdetail("A node's parent must come before it, or be -1 for a root.")));
+		mapped[i] = tree_builder_child(builder, parent < 0 ? -1 : mapped[parent], func);
+		tree_builder_add_self(builder, mapped[i], self);
+		if (flags & CALLTREE_HAS_CALLS)
+			tree_builder_add_calls(builder, mapped[i], pq_getmsgint64(buf));
+	}
+	pq_getmsgend(buf);
+	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+}
+
+Datum
+calltree_send(PG_FUNCTION_ARGS)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	const int64 *self = calltree_self(tree);
+	const int64 *calls = calltree_calls(tree);
+	const int32 *func = calltree_func(tree);
+	const int32 *parent = calltree_parent(tree);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbyte(&buf, tree->version);
+	pq_sendbyte(&buf, tree->flags);
+	pq_sendint32(&buf, tree->nnodes);
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		pq_sendint32(&buf, func[i]);
+		pq_sendint32(&buf, parent[i]);
+		pq_sendint64(&buf, self[i]);
+		if (calls)
+			pq_sendint64(&buf, calls[i]);
+	}
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
