@@ -272,8 +272,9 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("stack " INT64_FORMAT " has prefix " INT64_FORMAT ", which is not smaller",
 							current, DatumGetInt64(prefix)),
+					 current != stack_id ?
 					 errdetail("Stack " INT64_FORMAT " was reached from stack " INT64_FORMAT ".",
-							   current, stack_id),
+							   current, stack_id) : 0,
 					 errhint("The stack table is damaged: prefix_id < id must hold, and prefix chains must not loop.")));
 		current = DatumGetInt64(prefix);
 	}
