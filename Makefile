@@ -8,8 +8,12 @@ OBJS = \
 	src/tree.o \
 	src/tree_io.o \
 	src/agg.o \
+	src/analysis.o \
 	src/stack_resolve.o \
-	src/nodes.o
+	src/nodes.o \
+	src/path.o \
+	src/transform.o \
+	src/transform_tree.o
 
 DATA = $(wildcard src/calltree--*.sql)
 

@@ -46,32 +46,6 @@ aggregate_context(FunctionCallInfo fcinfo, const char *name)
 	return aggcxt;
 }
 
-/*
- * The funcs of a path argument, or NULL for a path that drops the sample
- * (an empty array).  Paths are one-dimensional int4 arrays without nulls.
- */
-static const int32 *
-path_funcs(ArrayType *path, int32 *len)
-{
-	if (ARR_NDIM(path) == 0)
-	{
-		*len = 0;
-		return NULL;
-	}
-	if (ARR_NDIM(path) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("func path must be a one-dimensional array"),
-				 errdetail("The path has %d dimensions.", ARR_NDIM(path))));
-	if (ARR_HASNULL(path) && array_contains_nulls(path))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("func path must not contain nulls"),
-				 errhint("Use NULL for the whole path to skip a sample.")));
-	*len = ARR_DIMS(path)[0];
-	return (const int32 *) ARR_DATA_PTR(path);
-}
-
 static Datum
 calltree_agg_add(FunctionCallInfo fcinfo, int64 weight)
 {
@@ -82,7 +56,7 @@ calltree_agg_add(FunctionCallInfo fcinfo, int64 weight)
 
 	if (PG_ARGISNULL(1))
 		goto skip;
-	funcs = path_funcs(PG_GETARG_ARRAYTYPE_P(1), &len);
+	funcs = path_argument(PG_GETARG_ARRAYTYPE_P(1), "func path", &len);
 	if (len == 0)
 		goto skip;
 	if (builder == NULL)

@@ -113,6 +113,11 @@ calltree_hash64(uint64 k)
 	return (uint32) k;
 }
 
+/* path.c: func paths as SQL arrays */
+struct ArrayType;
+extern const int32 *path_argument(struct ArrayType *array, const char *what, int32 *len);
+extern struct ArrayType *int4_array(const int32 *values, int32 len);
+
 /* tree.c: reading stored trees */
 extern void calltree_check_header(const CallTree *tree, Size size);
 extern int64 *calltree_running(const CallTree *tree);
@@ -136,7 +141,10 @@ extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
 extern void tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree);
 extern void tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other);
 extern int32 tree_builder_count(const TreeBuilder *builder);
+extern int32 tree_builder_func(const TreeBuilder *builder, int32 node);
+extern int32 tree_builder_parent(const TreeBuilder *builder, int32 node);
 extern CallTree *tree_builder_finish(const TreeBuilder *builder);
+extern CallTree *tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed);
 
 /* stack_resolve.c: stack ids to func paths, through calltree.stack */
 typedef struct StackResolver StackResolver;

@@ -309,14 +309,10 @@ calltree_stack_path(PG_FUNCTION_ARGS)
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
 	StackResolver *resolver = stack_resolver_begin(builder);
 	CallTree   *chain;
-	Datum	   *funcs;
 
-	stack_resolver_node(resolver, PG_GETARG_INT64(0));
+	/* weighed, so that finishing keeps the chain */
+	tree_builder_add_self(builder, stack_resolver_node(resolver, PG_GETARG_INT64(0)), 0);
 	stack_resolver_end(resolver);
 	chain = tree_builder_finish(builder);
-
-	funcs = palloc(sizeof(Datum) * Max(chain->nnodes, 1));
-	for (int32 i = 0; i < chain->nnodes; i++)
-		funcs[i] = Int32GetDatum(calltree_func(chain)[i]);
-	PG_RETURN_ARRAYTYPE_P(construct_array(funcs, chain->nnodes, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	PG_RETURN_ARRAYTYPE_P(int4_array(calltree_func(chain), chain->nnodes));
 }

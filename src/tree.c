@@ -50,6 +50,7 @@ struct TreeBuilder
 {
 	MemoryContext cxt;
 	BuildNode  *nodes;
+	bool	   *weighed;		/* the node was given a weight (maybe 0) */
 	int32		nnodes;
 	int32		capacity;
 	bool		has_calls;
@@ -91,6 +92,7 @@ tree_builder_create(MemoryContext cxt)
 	builder->cxt = cxt;
 	builder->capacity = 256;
 	builder->nodes = MemoryContextAlloc(cxt, sizeof(BuildNode) * builder->capacity);
+	builder->weighed = MemoryContextAlloc(cxt, sizeof(bool) * builder->capacity);
 	builder->children = childmap_create(cxt, builder->capacity, NULL);
 	return builder;
 }
@@ -112,6 +114,7 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 					 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
 		capacity = Min((int64) builder->capacity * 2, CALLTREE_MAX_NODES);
 		builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
+		builder->weighed = repalloc_huge(builder->weighed, sizeof(bool) * (Size) capacity);
 		builder->capacity = capacity;
 	}
 	node = &builder->nodes[builder->nnodes];
@@ -119,6 +122,7 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 	node->calls = 0;
 	node->func = func;
 	node->parent = parent;
+	builder->weighed[builder->nnodes] = false;
 	return builder->nnodes++;
 }
 
@@ -141,6 +145,7 @@ tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight)
 	BuildNode  *n = &builder->nodes[node];
 
 	n->self = calltree_add_weight(n->self, weight);
+	builder->weighed[node] = true;
 }
 
 void
@@ -204,7 +209,8 @@ tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other)
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		mapped[i] = tree_builder_child(builder, p, n->func);
-		tree_builder_add_self(builder, mapped[i], n->self);
+		if (other->weighed[i])
+			tree_builder_add_self(builder, mapped[i], n->self);
 		if (other->has_calls)
 			tree_builder_add_calls(builder, mapped[i], n->calls);
 	}
@@ -217,6 +223,18 @@ int32
 tree_builder_count(const TreeBuilder *builder)
 {
 	return builder->nnodes;
+}
+
+int32
+tree_builder_func(const TreeBuilder *builder, int32 node)
+{
+	return builder->nodes[node].func;
+}
+
+int32
+tree_builder_parent(const TreeBuilder *builder, int32 node)
+{
+	return builder->nodes[node].parent;
 }
 
 /* Sibling order: running descending, then func ascending. */
@@ -243,6 +261,8 @@ compare_siblings(const void *a, const void *b, void *arg)
 /*
  * The canonical stored tree, allocated in the current memory context.
  *
+ * Only nodes that were given a weight, and their ancestors, are kept: a
+ * transform may walk into a path and then drop its sample (transform.h).
  * Children are gathered per parent in one counting pass (slot n is the
  * virtual parent of the roots), each sibling group is sorted, and a
  * depth-first walk with an explicit stack (trees can be 10,000s deep) writes
@@ -251,8 +271,19 @@ compare_siblings(const void *a, const void *b, void *arg)
 CallTree *
 tree_builder_finish(const TreeBuilder *builder)
 {
+	return tree_builder_finish_mapped(builder, NULL);
+}
+
+/*
+ * tree_builder_finish, and if `placed` is not NULL, it receives for each
+ * builder node its index in the stored tree (-1 for a node not kept).
+ */
+CallTree *
+tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
+{
 	int32		n = builder->nnodes;
 	const BuildNode *nodes = builder->nodes;
+	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
@@ -264,25 +295,36 @@ tree_builder_finish(const TreeBuilder *builder)
 	int64	   *out_calls;
 	int32	   *out_func;
 	int32	   *out_parent;
+	int32		nlive = 0;
 	int32		npending = 0;
 	int32		nplaced = 0;
 	int64		total = 0;
 
-	/* running weights: children come after their parents */
+	/* liveness and running weights: children come after their parents */
 	for (int32 i = 0; i < n; i++)
+	{
+		live[i] = builder->weighed[i];
 		running[i] = nodes[i].self;
+	}
 	for (int32 i = n - 1; i >= 0; i--)
 	{
+		if (!live[i])
+			continue;
+		nlive++;
 		if (nodes[i].parent >= 0)
+		{
+			live[nodes[i].parent] = true;
 			running[nodes[i].parent] = calltree_add_weight(running[nodes[i].parent], running[i]);
+		}
 		else
 			total = calltree_add_weight(total, running[i]);
 	}
 	(void) total;				/* checked only: total() must never overflow */
 
-	/* children grouped by parent, counting sort; group n holds the roots */
+	/* live children grouped by parent, counting sort; group n holds the roots */
 	for (int32 i = 0; i < n; i++)
-		first[(nodes[i].parent < 0 ? n : nodes[i].parent) + 1]++;
+		if (live[i])
+			first[(nodes[i].parent < 0 ? n : nodes[i].parent) + 1]++;
 	for (int32 g = 0; g <= n; g++)
 		first[g + 1] += first[g];
 	{
@@ -290,7 +332,8 @@ tree_builder_finish(const TreeBuilder *builder)
 
 		memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
 		for (int32 i = 0; i < n; i++)
-			children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
+			if (live[i])
+				children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
 		pfree(fill);
 	}
 	for (int32 g = 0; g <= n; g++)
@@ -301,11 +344,11 @@ tree_builder_finish(const TreeBuilder *builder)
 			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
 	}
 
-	tree = palloc_extended(calltree_size(n, builder->has_calls), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	SET_VARSIZE(tree, calltree_size(n, builder->has_calls));
+	tree = palloc_extended(calltree_size(nlive, builder->has_calls), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(tree, calltree_size(nlive, builder->has_calls));
 	tree->version = CALLTREE_VERSION;
 	tree->flags = builder->has_calls ? CALLTREE_HAS_CALLS : 0;
-	tree->nnodes = n;
+	tree->nnodes = nlive;
 	out_self = calltree_self(tree);
 	out_calls = calltree_calls(tree);
 	out_func = calltree_func(tree);
@@ -331,8 +374,12 @@ tree_builder_finish(const TreeBuilder *builder)
 		for (int32 c = first[i + 1] - 1; c >= first[i]; c--)
 			pending[npending++] = children[c];
 	}
-	Assert(nplaced == n);
+	Assert(nplaced == nlive);
+	if (placed_out)
+		for (int32 i = 0; i < n; i++)
+			placed_out[i] = live[i] ? placed[i] : -1;
 
+	pfree(live);
 	pfree(running);
 	pfree(first);
 	pfree(children);

@@ -1,0 +1,86 @@
+-- Transforms on edge cases: empty trees, single nodes, forests, deep
+-- recursion, absent functions, bad arguments.
+SET search_path = calltree, public;
+
+CREATE TEMP TABLE shapes (name text, tree calltree);
+INSERT INTO shapes VALUES
+  ('empty',  '{}'),
+  ('single', '{1:5/5}'),
+  ('forest', '{1:6/1 {2:5/5}, 3:4/4, 2:2/0 {1:2/2}}'),
+  ('deep',   (SELECT calltree_agg(array_fill(7, ARRAY[10000]), 3)));
+
+-- every transform on every shape (7 is the deep recursion's func)
+SELECT name,
+       merge_call_node(tree, '{1}')::text AS merge_node_1,
+       merge_function(tree, 1)::text AS merge_func_1,
+       merge_subtree(tree, '{1}')::text AS prune_1,
+       hide_call_node(tree, '{1}')::text AS hide_1,
+       focus_subtree(tree, '{1}')::text AS focus_1
+  FROM shapes WHERE name <> 'deep' ORDER BY name;
+SELECT name,
+       collapse_function_subtree(tree, 1)::text AS collapse_subtree_1,
+       drop_function(tree, 1)::text AS drop_1,
+       focus_function(tree, 1)::text AS focus_func_1,
+       merge_functions(tree, '{1,3}')::text AS merge_1_3,
+       remap_functions(tree, '{3}', '{1}')::text AS remap_3_to_1,
+       invert(tree)::text AS inverted
+  FROM shapes WHERE name <> 'deep' ORDER BY name;
+
+-- 10,000 levels of direct recursion of func 7, weight 3
+SELECT collapse_direct_recursion(tree, 7)::text AS direct,
+       collapse_recursion(tree, 7)::text AS any_recursion,
+       collapse_function_subtree(tree, 7)::text AS collapsed_subtree,
+       merge_function(tree, 7)::text AS merged_away,
+       drop_function(tree, 7)::text AS dropped,
+       (SELECT count(*) FROM nodes(focus_function(tree, 7))) AS focus_nodes,
+       (SELECT count(*) FROM nodes(invert(tree))) AS inverted_nodes,
+       (SELECT count(*) FROM nodes(merge_call_node(tree, array_fill(7, ARRAY[5000])))) AS merged_level_5000,
+       total(merge_subtree(tree, array_fill(7, ARRAY[2]))) AS pruned_total,
+       (SELECT running FROM functions(tree)) AS running_once
+  FROM shapes WHERE name = 'deep';
+
+-- recursion that is not direct: 1→2→1→2→3
+SELECT collapse_direct_recursion('{1,2,1,2,3}'::int4[], 1) AS direct_untouched,
+       collapse_recursion('{1,2,1,2,3}'::int4[], 1) AS between_removed,
+       collapse_recursion('{1,2,1,2,3}'::int4[], 2) AS between_removed_2,
+       collapse_direct_recursion('{1,1,2,1,1}'::int4[], 1) AS direct_runs;
+
+-- a function absent from the tree changes nothing (focus keeps nothing)
+SELECT merge_function(tree, 99) = tree AS merge,
+       drop_function(tree, 99) = tree AS drop,
+       collapse_function_subtree(tree, 99) = tree AS collapse,
+       collapse_recursion(tree, 99) = tree AS recursion,
+       remap_functions(tree, '{99}', '{1}') = tree AS remap,
+       focus_function(tree, 99)::text AS focus,
+       hide_call_node(tree, '{99}') = tree AS hide_absent_node,
+       merge_call_node(tree, '{1,99}') = tree AS merge_absent_node
+  FROM shapes WHERE name = 'forest';
+
+-- path functions: NULL for a dropped sample, never an empty array
+SELECT drop_function('{1,2,3}'::int4[], 2) AS dropped,
+       merge_function('{2}'::int4[], 2) AS emptied,
+       focus_subtree('{1,2}'::int4[], '{1,2,3}') AS above_focus,
+       focus_subtree('{1,4,3}'::int4[], '{1,2,3}') AS beside_focus,
+       merge_subtree('{1,2}'::int4[], '{1}') AS pruned_root,
+       merge_call_node('{}'::int4[], '{1}') AS empty_in,
+       invert('{1,2,3}'::int4[]) AS inverted;
+
+-- remap: renamed funcs merge with an equal neighbour; recursion in the data stays
+SELECT remap_functions('{1,5,6,2}'::int4[], '{5,6}', '{9,9}') AS library_collapsed,
+       remap_functions('{9,5,2}'::int4[], '{5}', '{9}') AS merged_into_caller,
+       remap_functions('{4,4,5}'::int4[], '{5}', '{6}') AS recursion_kept,
+       remap_functions('{1,2}'::int4[], '{1,2}', '{2,1}') AS swapped;
+
+-- NULL arguments give NULL (the functions are strict)
+SELECT merge_call_node('{1:1/1}'::calltree, NULL) IS NULL AS null_node_path,
+       drop_function(NULL::calltree, 1) IS NULL AS null_tree,
+       focus_subtree(NULL::int4[], '{1}') IS NULL AS null_path;
+
+-- malformed arguments are errors
+SELECT merge_call_node('{1:1/1}'::calltree, '{}');
+SELECT hide_call_node('{1:1/1}'::calltree, '{{1,2}}');
+SELECT focus_subtree('{1:1/1}'::calltree, '{1,NULL}');
+SELECT focus_subtree('{1,NULL}'::int4[], '{1}');
+SELECT remap_functions('{1:1/1}'::calltree, '{1,2}', '{3}');
+SELECT remap_functions('{1:1/1}'::calltree, '{1,1}', '{3,4}');
+SELECT merge_functions('{1:1/1}'::calltree, '{1,NULL}');
