@@ -84,11 +84,11 @@ count_result() {
 	fi
 }
 
-# pg_regress_part LABEL DIFFS [MAKE VARIABLES...]: one `make installcheck`
-# run; prints its test lines and counts each test.
+# pg_regress_part NAME LABEL DIFFS [MAKE VARIABLES...]: one `make
+# installcheck` run; prints its test lines and counts each test.
 pg_regress_part() {
-	local label=$1 diffs=$2 log="$CT_TMP/$1.log" rc=0 lines ok bad
-	shift 2
+	local log="$CT_TMP/$1.log" label=$2 diffs=$3 rc=0 lines ok bad
+	shift 3
 	make -C "$CT_REPO" PG_CONFIG="$PG_CONFIG" installcheck "$@" >"$log" 2>&1 || rc=$?
 	# PostgreSQL 15: "test name ... ok  12 ms", "     name ... FAILED  3 ms"
 	lines=$(grep -E '^(test|    ) +[^ ]+ +\.\.\. ' "$log" || true)
@@ -132,8 +132,8 @@ do_test() {
 	local t name rc
 	rm -f "$CT_REPO/regression.diffs" "$CT_REPO/output_iso/regression.diffs"
 	# Twice, so that failing sql/ tests do not keep the isolation specs from running.
-	pg_regress_part "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
-	pg_regress_part "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
+	pg_regress_part regress "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
+	pg_regress_part isolation "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
 
 	local scripts=()
 	for t in "$CT_REPO"/test/t_*.sh; do

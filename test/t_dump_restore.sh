@@ -11,6 +11,7 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 src=calltree_dump_src
 dst=calltree_dump_dst
 work=$(mktemp -d)
+export PGOPTIONS="-c client_min_messages=warning"
 
 cleanup() {
 	"$PG_BIN/dropdb" --if-exists "$src" >/dev/null 2>&1 || true
