@@ -5,6 +5,8 @@ EXTENSION  = calltree
 MODULE_big = calltree
 OBJS = \
 	src/calltree.o \
+	src/import.o \
+	src/import_collapsed.o \
 	src/tree.o \
 	src/tree_io.o \
 	src/agg.o \

@@ -223,6 +223,29 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION intern_labels(labels jsonb)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    LOOP
+        SELECT l.id INTO found_id FROM @extschema@.labels l WHERE l.labels = intern_labels.labels;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.labels AS l (labels) VALUES (intern_labels.labels)
+        ON CONFLICT ON CONSTRAINT labels_key DO NOTHING
+        RETURNING l.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
 COMMENT ON FUNCTION intern_stack(text[]) IS 'interns a stack of func names, root first; NULL for an empty array';
 
 CREATE FUNCTION stack_path(stack bigint)
@@ -542,3 +565,15 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_collapse_recursions'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION collapse_recursions(calltree) IS 'the tree with every recursion stitched back to the first call of its function, with per node the recursions stitched to it and the original nodes merged into it';
+
+--------------------------------------------------------------------------
+-- Formats.  Each importer returns the new profile's id; the import commits
+-- whole with the caller's transaction or leaves nothing behind.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION import_collapsed(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                                 strict boolean DEFAULT true)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_collapsed'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_collapsed(text, text, jsonb, boolean) IS 'imports collapsed stacks ("a;b;c 42" lines); returns the profile id';

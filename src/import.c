@@ -1,0 +1,479 @@
+/*
+ * import.c
+ *	  The ProfileWriter: an imported profile into the calltree tables.
+ *
+ * Interning goes through the extension's own SQL functions (intern_func,
+ * intern_frame, intern_stack, intern_labels), which are safe under
+ * concurrent imports; a cache in front of them makes each distinct key cost
+ * one call.  Samples are buffered and inserted 10,000 at a time with one
+ * INSERT ... SELECT FROM unnest(...) each.
+ *
+ * The writer keeps one SPI connection open from begin to finish.  Its own
+ * memory lives in the caller's memory context, which SPI does not reset.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "calltree.h"
+#include "import.h"
+
+#define SAMPLE_BATCH 10000
+
+/* A cache from an encoded key (bytes) to an id */
+typedef struct BytesKey
+{
+	const char *data;
+	int32		len;
+} BytesKey;
+
+typedef struct CachedId
+{
+	BytesKey	key;
+	uint32		hash;
+	int64		id;
+	char		status;
+} CachedId;
+
+#define SH_PREFIX		idcache
+#define SH_ELEMENT_TYPE CachedId
+#define SH_KEY_TYPE		BytesKey
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, k)	hash_bytes((const unsigned char *) (k).data, (k).len)
+#define SH_EQUAL(tb, a, b)	((a).len == (b).len && memcmp((a).data, (b).data, (a).len) == 0)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a)	((a)->hash)
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* (prefix, frame) -> stack id */
+typedef struct StackKey
+{
+	int64		prefix;
+	int64		frame;
+} StackKey;
+
+typedef struct CachedStack
+{
+	StackKey	key;
+	int64		id;
+	char		status;
+} CachedStack;
+
+#define SH_PREFIX		stackcache
+#define SH_ELEMENT_TYPE CachedStack
+#define SH_KEY_TYPE		StackKey
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k).prefix * UINT64CONST(0x9E3779B97F4A7C15) ^ (uint64) (k).frame)
+#define SH_EQUAL(tb, a, b)	((a).prefix == (b).prefix && (a).frame == (b).frame)
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+struct ProfileWriter
+{
+	MemoryContext cxt;
+	int64		profile_id;
+	const char *weight_unit;	/* NULL: unchanged */
+	bool		has_started_at;
+	TimestampTz started_at;
+
+	idcache_hash *funcs;
+	idcache_hash *frames;
+	idcache_hash *labels;
+	stackcache_hash *stacks;
+
+	SPIPlanPtr	intern_func_plan;
+	SPIPlanPtr	intern_frame_plan;
+	SPIPlanPtr	intern_stack_plan;
+	SPIPlanPtr	intern_labels_plan;
+	SPIPlanPtr	insert_samples_plan;
+
+	/* the batch of samples not yet inserted */
+	int			nsamples;
+	Datum		threads[SAMPLE_BATCH];
+	bool		thread_nulls[SAMPLE_BATCH];
+	Datum		timestamps[SAMPLE_BATCH];
+	bool		ts_nulls[SAMPLE_BATCH];
+	Datum		stack_ids[SAMPLE_BATCH];
+	Datum		weights[SAMPLE_BATCH];
+	Datum		label_ids[SAMPLE_BATCH];
+	bool		label_nulls[SAMPLE_BATCH];
+	const char *last_thread;	/* sample threads repeat: share their text */
+	Datum		last_thread_text;
+};
+
+static SPIPlanPtr
+prepare(const char *query, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* Runs a plan that returns one int8 (or int4) column in one row. */
+static int64
+execute_for_id(SPIPlanPtr plan, Datum *values, const char *nulls)
+{
+	int			ret = SPI_execute_plan(plan, values, nulls, false, 1);
+	bool		isnull;
+	Datum		id;
+	Oid			type;
+
+	if ((ret != SPI_OK_SELECT && ret != SPI_OK_INSERT_RETURNING) || SPI_processed != 1)
+		elog(ERROR, "interning query returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		elog(ERROR, "interning query returned NULL");
+	type = SPI_gettypeid(SPI_tuptable->tupdesc, 1);
+	SPI_freetuptable(SPI_tuptable);
+	return type == INT4OID ? DatumGetInt32(id) : DatumGetInt64(id);
+}
+
+static Datum
+text_or_null(const char *s, char *null_flag)
+{
+	*null_flag = s ? ' ' : 'n';
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+ProfileWriter *
+profile_writer_begin(const ProfileInfo *info)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ProfileWriter *writer = palloc0(sizeof(ProfileWriter));
+	Oid			profile_types[4] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	Oid			func_types[3] = {TEXTOID, TEXTOID, TEXTOID};
+	Oid			frame_types[5] = {INT4OID, INT8OID, INT4OID, INT4OID, TEXTOID};
+	Oid			stack_types[2] = {INT8OID, INT8OID};
+	Oid			labels_types[1] = {JSONBOID};
+	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+	INT8ARRAYOID, INT8ARRAYOID};
+	Datum		values[4];
+	char		nulls[4];
+	SPIPlanPtr	insert_profile;
+
+	writer->cxt = cxt;
+	writer->funcs = idcache_create(cxt, 1024, NULL);
+	writer->frames = idcache_create(cxt, 1024, NULL);
+	writer->labels = idcache_create(cxt, 64, NULL);
+	writer->stacks = stackcache_create(cxt, 4096, NULL);
+
+	SPI_connect();
+	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
+							 "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}')) RETURNING id",
+							 4, profile_types);
+	writer->intern_func_plan = prepare("SELECT calltree.intern_func($1, $2, $3)", 3, func_types);
+	writer->intern_frame_plan = prepare("SELECT calltree.intern_frame($1, $2, $3, $4, $5)", 5, frame_types);
+	writer->intern_stack_plan = prepare("SELECT calltree.intern_stack($1, $2)", 2, stack_types);
+	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
+	writer->insert_samples_plan =
+		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
+				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
+				"FROM unnest($2, $3, $4, $5, $6) AS u(thread, ts, stack_id, weight, labels_id)",
+				6, sample_types);
+
+	values[0] = text_or_null(info->name, &nulls[0]);
+	values[1] = text_or_null(info->format, &nulls[1]);
+	values[2] = text_or_null(info->weight_unit, &nulls[2]);
+	values[3] = PointerGetDatum(info->meta);
+	nulls[3] = info->meta ? ' ' : 'n';
+	writer->profile_id = execute_for_id(insert_profile, values, nulls);
+	MemoryContextSwitchTo(cxt);
+	return writer;
+}
+
+int64
+profile_writer_id(const ProfileWriter *writer)
+{
+	return writer->profile_id;
+}
+
+void
+profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit)
+{
+	writer->weight_unit = MemoryContextStrdup(writer->cxt, weight_unit);
+}
+
+void
+profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
+{
+	writer->has_started_at = true;
+	writer->started_at = started_at;
+}
+
+/* The cached id of an encoded key; *found says whether there is one. */
+static int64
+cached_id(idcache_hash *cache, StringInfo key, bool *found)
+{
+	BytesKey	probe = {key->data, key->len};
+	CachedId   *entry = idcache_lookup(cache, probe);
+
+	*found = entry != NULL;
+	return entry ? entry->id : 0;
+}
+
+static void
+cache_id(ProfileWriter *writer, idcache_hash *cache, StringInfo key, int64 id)
+{
+	BytesKey	stored;
+	CachedId   *entry;
+	bool		found;
+
+	stored.data = MemoryContextAlloc(writer->cxt, key->len);
+	memcpy((char *) stored.data, key->data, key->len);
+	stored.len = key->len;
+	entry = idcache_insert(cache, stored, &found);
+	entry->id = id;
+}
+
+/* key encoding: each field is a presence byte followed by its bytes */
+static void
+key_add_string(StringInfo key, const char *s)
+{
+	appendStringInfoChar(key, s ? 1 : 0);
+	if (s)
+		appendBinaryStringInfo(key, s, strlen(s) + 1);
+}
+
+static void
+key_add_int(StringInfo key, OptionalInt value)
+{
+	appendStringInfoChar(key, value.present ? 1 : 0);
+	if (value.present)
+		appendBinaryStringInfo(key, (const char *) &value.value, sizeof(int64));
+}
+
+int32
+profile_writer_func(ProfileWriter *writer, const char *name, const char *file, const char *resource)
+{
+	StringInfoData key;
+	bool		found;
+	int64		id;
+	Datum		values[3];
+	char		nulls[3];
+
+	initStringInfo(&key);
+	key_add_string(&key, name);
+	key_add_string(&key, file);
+	key_add_string(&key, resource);
+	id = cached_id(writer->funcs, &key, &found);
+	if (!found)
+	{
+		values[0] = text_or_null(name, &nulls[0]);
+		values[1] = text_or_null(file, &nulls[1]);
+		values[2] = text_or_null(resource, &nulls[2]);
+		id = execute_for_id(writer->intern_func_plan, values, nulls);
+		MemoryContextSwitchTo(writer->cxt);
+		cache_id(writer, writer->funcs, &key, id);
+	}
+	pfree(key.data);
+	return (int32) id;
+}
+
+int64
+profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
+					 OptionalInt line, OptionalInt col, const char *implementation)
+{
+	StringInfoData key;
+	bool		found;
+	int64		id;
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+
+	initStringInfo(&key);
+	key_add_int(&key, SOME_INT(func));
+	key_add_int(&key, address);
+	key_add_int(&key, line);
+	key_add_int(&key, col);
+	key_add_string(&key, implementation);
+	id = cached_id(writer->frames, &key, &found);
+	if (!found)
+	{
+		values[0] = Int32GetDatum(func);
+		values[1] = Int64GetDatum(address.value);
+		nulls[1] = address.present ? ' ' : 'n';
+		values[2] = Int32GetDatum((int32) line.value);
+		nulls[2] = line.present ? ' ' : 'n';
+		values[3] = Int32GetDatum((int32) col.value);
+		nulls[3] = col.present ? ' ' : 'n';
+		values[4] = text_or_null(implementation, &nulls[4]);
+		id = execute_for_id(writer->intern_frame_plan, values, nulls);
+		MemoryContextSwitchTo(writer->cxt);
+		cache_id(writer, writer->frames, &key, id);
+	}
+	pfree(key.data);
+	return id;
+}
+
+int64
+profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
+{
+	StackKey	key = {prefix, frame};
+	CachedStack *entry = stackcache_lookup(writer->stacks, key);
+	bool		found;
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+	int64		id;
+
+	if (entry)
+		return entry->id;
+	values[0] = Int64GetDatum(prefix);
+	nulls[0] = prefix == 0 ? 'n' : ' ';
+	values[1] = Int64GetDatum(frame);
+	id = execute_for_id(writer->intern_stack_plan, values, nulls);
+	MemoryContextSwitchTo(writer->cxt);
+	entry = stackcache_insert(writer->stacks, key, &found);
+	entry->id = id;
+	return id;
+}
+
+int64
+profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
+{
+	int64		stack = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
+
+		stack = profile_writer_stack(writer, stack,
+									 profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
+	}
+	return stack;
+}
+
+int64
+profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
+{
+	StringInfoData key;
+	bool		found;
+	int64		id;
+	Datum		value = JsonbPGetDatum(labels);
+	char		null = ' ';
+
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, (const char *) labels, VARSIZE(labels));
+	id = cached_id(writer->labels, &key, &found);
+	if (!found)
+	{
+		id = execute_for_id(writer->intern_labels_plan, &value, &null);
+		MemoryContextSwitchTo(writer->cxt);
+		cache_id(writer, writer->labels, &key, id);
+	}
+	pfree(key.data);
+	return id;
+}
+
+static ArrayType *
+int8_array(Datum *values, bool *nulls, int count)
+{
+	int			dims[1] = {count};
+	int			lbs[1] = {1};
+
+	return construct_md_array(values, nulls, 1, dims, lbs, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+}
+
+static void
+flush_samples(ProfileWriter *writer)
+{
+	int			n = writer->nsamples;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	Datum		values[6];
+	int			ret;
+
+	if (n == 0)
+		return;
+	values[0] = Int64GetDatum(writer->profile_id);
+	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
+												   TEXTOID, -1, false, TYPALIGN_INT));
+	values[2] = PointerGetDatum(int8_array(writer->timestamps, writer->ts_nulls, n));
+	values[3] = PointerGetDatum(int8_array(writer->stack_ids, NULL, n));
+	values[4] = PointerGetDatum(int8_array(writer->weights, NULL, n));
+	values[5] = PointerGetDatum(int8_array(writer->label_ids, writer->label_nulls, n));
+	ret = SPI_execute_plan(writer->insert_samples_plan, values, NULL, false, 0);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
+		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	for (int i = 0; i < 6; i++)
+		if (i > 0)
+			pfree(DatumGetPointer(values[i]));
+	writer->nsamples = 0;
+}
+
+void
+profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
+					  int64 ts, int64 stack, int64 weight, int64 labels_id)
+{
+	int			i = writer->nsamples;
+
+	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
+	{
+		writer->last_thread = MemoryContextStrdup(writer->cxt, thread);
+		writer->last_thread_text = CStringGetTextDatum(thread);
+	}
+	writer->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
+	writer->thread_nulls[i] = thread == NULL;
+	writer->timestamps[i] = Int64GetDatum(ts);
+	writer->ts_nulls[i] = !has_ts;
+	writer->stack_ids[i] = Int64GetDatum(stack);
+	writer->weights[i] = Int64GetDatum(weight);
+	writer->label_ids[i] = Int64GetDatum(labels_id);
+	writer->label_nulls[i] = labels_id == 0;
+	if (++writer->nsamples == SAMPLE_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		flush_samples(writer);
+	}
+}
+
+/* Inserts what is left, records the unit and start time; the profile id. */
+int64
+profile_writer_finish(ProfileWriter *writer)
+{
+	flush_samples(writer);
+	if (writer->weight_unit || writer->has_started_at)
+	{
+		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};
+		Datum		values[3];
+		char		nulls[3] = {' ', ' ', ' '};
+
+		values[0] = Int64GetDatum(writer->profile_id);
+		values[1] = text_or_null(writer->weight_unit, &nulls[1]);
+		values[2] = TimestampTzGetDatum(writer->started_at);
+		nulls[2] = writer->has_started_at ? ' ' : 'n';
+		if (SPI_execute_with_args("UPDATE calltree.profile "
+								  "SET weight_unit = coalesce($2, weight_unit), "
+								  "started_at = coalesce($3, started_at) WHERE id = $1",
+								  3, types, values, nulls, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "updating profile " INT64_FORMAT " failed", writer->profile_id);
+	}
+	SPI_finish();
+	return writer->profile_id;
+}
+
+void
+profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
+					   const char *format, ProfileInfo *info)
+{
+	memset(info, 0, sizeof(ProfileInfo));
+	info->format = format;
+	if (name_arg >= 0 && !PG_ARGISNULL(name_arg))
+		info->name = text_to_cstring(PG_GETARG_TEXT_PP(name_arg));
+	if (meta_arg >= 0 && !PG_ARGISNULL(meta_arg))
+		info->meta = PG_GETARG_JSONB_P(meta_arg);
+}

@@ -1,0 +1,63 @@
+/*
+ * import.h
+ *	  Writing an imported profile into the calltree tables.
+ *
+ * Every importer parses its format and hands what it finds to a
+ * ProfileWriter: funcs, frames and stacks (interned, with a cache so each
+ * distinct key costs one lookup in the tables), and samples (buffered and
+ * inserted in batches).  Everything happens in the caller's transaction, so
+ * an import that fails anywhere leaves nothing behind.
+ */
+#ifndef CALLTREE_IMPORT_H
+#define CALLTREE_IMPORT_H
+
+#include "postgres.h"
+
+#include "utils/jsonb.h"
+
+typedef struct ProfileWriter ProfileWriter;
+
+/* What the SQL caller said about the profile; NULL fields are unset. */
+typedef struct ProfileInfo
+{
+	const char *name;
+	const char *format;
+	const char *weight_unit;
+	Jsonb	   *meta;
+} ProfileInfo;
+
+/* An optional integer field of a frame */
+typedef struct OptionalInt
+{
+	bool		present;
+	int64		value;
+} OptionalInt;
+
+#define NO_INT ((OptionalInt) {false, 0})
+#define SOME_INT(v) ((OptionalInt) {true, (v)})
+
+extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);
+extern int64 profile_writer_id(const ProfileWriter *writer);
+extern void profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit);
+extern void profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at);
+
+extern int32 profile_writer_func(ProfileWriter *writer, const char *name,
+								 const char *file, const char *resource);
+extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
+								  OptionalInt line, OptionalInt col, const char *implementation);
+/* prefix 0: a root stack */
+extern int64 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame);
+/* a stack of func names, root first: one frame per func */
+extern int64 profile_writer_named_stack(ProfileWriter *writer, char **names, int count);
+extern int64 profile_writer_labels(ProfileWriter *writer, Jsonb *labels);
+
+/* ts and labels_id are optional (has_ts false, labels_id 0: NULL) */
+extern void profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
+								  int64 ts, int64 stack, int64 weight, int64 labels_id);
+extern int64 profile_writer_finish(ProfileWriter *writer);
+
+/* fmgr helper: the ProfileInfo from an importer's (data, name, meta) arguments */
+extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
+								   const char *format, ProfileInfo *info);
+
+#endif							/* CALLTREE_IMPORT_H */
