@@ -3,21 +3,13 @@
 
 EXTENSION  = calltree
 MODULE_big = calltree
-OBJS = \
-	src/calltree.o \
-	src/import.o \
-	src/import_collapsed.o \
-	src/tree.o \
-	src/tree_io.o \
-	src/agg.o \
-	src/analysis.o \
-	src/stack_resolve.o \
-	src/nodes.o \
-	src/path.o \
-	src/transform.o \
-	src/transform_tree.o
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
-DATA = $(wildcard src/calltree--*.sql)
+# The install script is built from one piece per concern (src/install/);
+# released versions are frozen copies, and upgrades get their own scripts.
+EXTVERSION = 0.1
+DATA_built = calltree--$(EXTVERSION).sql
+DATA = $(wildcard src/calltree--*--*.sql)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --load-extension=calltree
@@ -30,7 +22,7 @@ ifdef CI
 PG_CFLAGS += -Werror
 endif
 
-EXTRA_CLEAN = results/ regression.diffs regression.out output_iso/ tmp_check/
+EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -39,6 +31,9 @@ include $(PGXS)
 endif
 
 .DEFAULT_GOAL := all
+
+calltree--$(EXTVERSION).sql: $(sort $(wildcard src/install/*.sql))
+	cat $^ > $@
 .PHONY: run test bench
 
 # The two commands of the README: both install what is missing, build,

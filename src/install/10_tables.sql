@@ -1,0 +1,86 @@
+--------------------------------------------------------------------------
+-- Tables.  Funcs, frames and stacks are interned and shared by every
+-- profile.  Ids come from plain sequences (CACHE 1, so that an id handed out
+-- later is always larger: `prefix_id < id` relies on it).  Every table and
+-- sequence is marked for pg_dump, which then dumps their rows and values.
+--------------------------------------------------------------------------
+
+CREATE SEQUENCE profile_id_seq;
+CREATE TABLE profile (
+    id          bigint PRIMARY KEY DEFAULT nextval('@extschema@.profile_id_seq'),
+    name        text,
+    format      text,
+    started_at  timestamptz,
+    weight_unit text NOT NULL DEFAULT 'samples',
+    meta        jsonb NOT NULL DEFAULT '{}',
+    imported_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
+COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
+
+CREATE SEQUENCE func_id_seq AS int4;
+CREATE TABLE func (
+    id       int4 PRIMARY KEY DEFAULT nextval('@extschema@.func_id_seq'),
+    name     text NOT NULL,
+    file     text,
+    resource text,
+    CONSTRAINT func_key UNIQUE NULLS NOT DISTINCT (name, file, resource)
+);
+ALTER SEQUENCE func_id_seq OWNED BY func.id;
+COMMENT ON TABLE func IS 'interned functions: the nodes of call trees are funcs';
+
+CREATE SEQUENCE frame_id_seq;
+CREATE TABLE frame (
+    id             bigint PRIMARY KEY DEFAULT nextval('@extschema@.frame_id_seq'),
+    func_id        int4 NOT NULL REFERENCES func (id),
+    address        bigint,
+    line           int4,
+    col            int4,
+    implementation text,
+    CONSTRAINT frame_key UNIQUE NULLS NOT DISTINCT (func_id, address, line, col, implementation)
+);
+ALTER SEQUENCE frame_id_seq OWNED BY frame.id;
+COMMENT ON TABLE frame IS 'interned frames: many frames (addresses, lines, JIT tiers) share a func';
+
+CREATE SEQUENCE stack_id_seq;
+CREATE TABLE stack (
+    id        bigint PRIMARY KEY DEFAULT nextval('@extschema@.stack_id_seq'),
+    prefix_id bigint REFERENCES stack (id),
+    frame_id  bigint NOT NULL REFERENCES frame (id),
+    CONSTRAINT stack_key UNIQUE NULLS NOT DISTINCT (prefix_id, frame_id),
+    CONSTRAINT stack_prefix_before CHECK (prefix_id < id)
+);
+ALTER SEQUENCE stack_id_seq OWNED BY stack.id;
+COMMENT ON TABLE stack IS 'interned stacks, prefix-linked: a stack is its leaf frame on top of its prefix stack';
+
+CREATE SEQUENCE labels_id_seq;
+CREATE TABLE labels (
+    id     bigint PRIMARY KEY DEFAULT nextval('@extschema@.labels_id_seq'),
+    labels jsonb NOT NULL,
+    CONSTRAINT labels_key UNIQUE (labels)
+);
+ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
+COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';
+
+CREATE TABLE sample (
+    profile_id bigint NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+    thread     text,
+    ts         bigint,
+    stack_id   bigint NOT NULL REFERENCES stack (id),
+    weight     bigint NOT NULL DEFAULT 1,
+    labels_id  bigint REFERENCES labels (id)
+);
+CREATE INDEX sample_profile_idx ON sample (profile_id, thread, ts);
+COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
+
+SELECT pg_catalog.pg_extension_config_dump('profile', '');
+SELECT pg_catalog.pg_extension_config_dump('profile_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('func', '');
+SELECT pg_catalog.pg_extension_config_dump('func_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('frame', '');
+SELECT pg_catalog.pg_extension_config_dump('frame_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('stack', '');
+SELECT pg_catalog.pg_extension_config_dump('stack_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('labels', '');
+SELECT pg_catalog.pg_extension_config_dump('labels_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('sample', '');

@@ -1,0 +1,166 @@
+--------------------------------------------------------------------------
+-- Interning.  Look first (the common case, no write), then insert with
+-- ON CONFLICT DO NOTHING; a concurrent session that inserted the same key
+-- makes us wait for its commit, and the next look (a new snapshot under
+-- READ COMMITTED) finds its row.  Under REPEATABLE READ the insert raises a
+-- serialization failure instead, which the caller retries.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
+RETURNS int4
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id int4;
+BEGIN
+    IF intern_func.name IS NULL THEN
+        RAISE EXCEPTION 'func name must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        SELECT f.id INTO found_id FROM @extschema@.func f
+         WHERE f.name = intern_func.name
+           AND f.file IS NOT DISTINCT FROM intern_func.file
+           AND f.resource IS NOT DISTINCT FROM intern_func.resource;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.func AS f (name, file, resource)
+        VALUES (intern_func.name, intern_func.file, intern_func.resource)
+        ON CONFLICT ON CONSTRAINT func_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_frame(func int4, address bigint DEFAULT NULL, line int4 DEFAULT NULL,
+                             col int4 DEFAULT NULL, implementation text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_frame.func IS NULL THEN
+        RAISE EXCEPTION 'frame func must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        SELECT f.id INTO found_id FROM @extschema@.frame f
+         WHERE f.func_id = intern_frame.func
+           AND f.address IS NOT DISTINCT FROM intern_frame.address
+           AND f.line IS NOT DISTINCT FROM intern_frame.line
+           AND f.col IS NOT DISTINCT FROM intern_frame.col
+           AND f.implementation IS NOT DISTINCT FROM intern_frame.implementation;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.frame AS f (func_id, address, line, col, implementation)
+        VALUES (intern_frame.func, intern_frame.address, intern_frame.line,
+                intern_frame.col, intern_frame.implementation)
+        ON CONFLICT ON CONSTRAINT frame_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_stack(prefix bigint, frame bigint)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_stack.frame IS NULL THEN
+        RAISE EXCEPTION 'stack frame must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        -- Two spellings so that both use the (prefix_id, frame_id) index.
+        IF intern_stack.prefix IS NULL THEN
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id IS NULL AND s.frame_id = intern_stack.frame;
+        ELSE
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id = intern_stack.prefix AND s.frame_id = intern_stack.frame;
+        END IF;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.stack AS s (prefix_id, frame_id)
+        VALUES (intern_stack.prefix, intern_stack.frame)
+        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING
+        RETURNING s.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION intern_stack(names text[])
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stack_id bigint := NULL;
+    i int;
+BEGIN
+    IF array_ndims(names) > 1 THEN
+        RAISE EXCEPTION 'stack names must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
+        IF names[i] IS NULL THEN
+            RAISE EXCEPTION 'stack names must not contain nulls'
+                USING ERRCODE = 'null_value_not_allowed',
+                      DETAIL = format('Element %s of %s is null.', i, array_length(names, 1));
+        END IF;
+        stack_id := @extschema@.intern_stack(
+            stack_id, @extschema@.intern_frame(@extschema@.intern_func(names[i])));
+    END LOOP;
+    RETURN stack_id;
+END
+$$;
+
+CREATE FUNCTION intern_labels(labels jsonb)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    LOOP
+        SELECT l.id INTO found_id FROM @extschema@.labels l WHERE l.labels = intern_labels.labels;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.labels AS l (labels) VALUES (intern_labels.labels)
+        ON CONFLICT ON CONSTRAINT labels_key DO NOTHING
+        RETURNING l.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION intern_stack(text[]) IS 'interns a stack of func names, root first; NULL for an empty array';
+
+CREATE FUNCTION stack_path(stack bigint)
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'calltree_stack_path'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION stack_path(bigint) IS 'the func path of a stack, root first';
