@@ -14,6 +14,10 @@ CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl zlib1g-dev m
 export PG_BIN
 
 CT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The real profiles of other tools, beside the repository (tests read them
+# with pg_read_file, so the path must be absolute and readable by postgres).
+CALLTREE_SHARED=$(cd "$CT_REPO/../shared" 2>/dev/null && pwd || echo "$CT_REPO/../shared")
+export CALLTREE_SHARED
 CT_TMP=""             # the throwaway folder: data dir, sockets, logs
 CT_CLUSTER_UP=0
 
