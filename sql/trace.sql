@@ -1,0 +1,64 @@
+-- trace_agg: the XRay function call trie (004_8aaa0fcf8227af56.txt).
+SET search_path = calltree, public;
+
+-- The seed's worked example, with t[0..5] = 0, 10, 30, 60, 100, 150:
+--   (f1 -> f2) @ t0, (f2 -> f3) @ t1, (f2 <- f3) @ t2,
+--   (f2 -> f3) @ t3, (f2 <- f3) @ t4, (f1 <- f2) @ t5
+-- f1 and f2 are entered at t0 and exit at t5.  The seed's values:
+--   CTT(f3) = (t4-t3) + (t2-t1) = 40 + 20 = 60 = CLT(f3), 2 calls
+--   CLT(f2) = (t5-t4) + (t3-t2) + (t1-t0) = 50 + 30 + 10 = 90, CTT(f2) = t5-t0 = 150
+--   CLT(f1) = 0, CTT(f1) = CTT(f2) + 0 = 150
+CREATE TEMP TABLE seed_events (func int4, enter boolean, ts bigint, seq int);
+INSERT INTO seed_events VALUES
+  (1, true, 0, 1), (2, true, 0, 2), (3, true, 10, 3), (3, false, 30, 4),
+  (3, true, 60, 5), (3, false, 100, 6), (2, false, 150, 7), (1, false, 150, 8);
+SELECT trace_agg(func, enter, ts ORDER BY ts, seq) FROM seed_events;
+SELECT node, func, running AS ctt, self AS clt, calls
+  FROM nodes((SELECT trace_agg(func, enter, ts ORDER BY ts, seq) FROM seed_events));
+-- running = self + the children's running, exactly, at every node
+SELECT bool_and(n.running = n.self + coalesce((SELECT sum(c.running) FROM nodes(t) c WHERE c.parent = n.node), 0))
+       AS ctt_is_clt_plus_callees
+  FROM (SELECT trace_agg(func, enter, ts ORDER BY ts, seq) AS t FROM seed_events) AS x, nodes(t) AS n;
+
+-- an exit of a function entered higher up unwinds every call above it:
+-- f1@0 → f2@5 → f3@7, then f1 exits at 20: f3 and f2 end at 20 too
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (1, true, 0), (2, true, 5), (3, true, 7), (1, false, 20)) AS v(func, enter, ts);
+
+-- an exit with no matching entry is skipped and counted
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (9, false, 0), (1, true, 1), (2, true, 2), (7, false, 3), (2, false, 4), (1, false, 6)) AS v(func, enter, ts);
+
+-- calls still open when the events end are closed at the last timestamp
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (1, true, 0), (2, true, 10), (8, false, 25)) AS v(func, enter, ts);
+
+-- recursion: f entered three times, each call a node of its own path
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (5, true, 0), (5, true, 1), (5, true, 2), (5, false, 4), (5, false, 7), (5, false, 11)) AS v(func, enter, ts);
+
+-- per-thread tries merge into one, calls and times summed
+INSERT INTO profile (name, format, weight_unit) VALUES ('traced', 'test', 'nanoseconds')
+RETURNING id AS traced \gset
+INSERT INTO event (profile_id, thread, ts, func_id, enter, seq)
+SELECT :traced, thread, ts, intern_func(name), enter, seq
+  FROM (VALUES ('t1', 0, 'main', true, 1), ('t1', 100, 'work', true, 2), ('t1', 300, 'work', false, 3),
+               ('t1', 400, 'main', false, 4),
+               ('t2', 50, 'main', true, 1), ('t2', 60, 'work', true, 2), ('t2', 90, 'io', true, 3),
+               ('t2', 190, 'io', false, 4), ('t2', 200, 'work', false, 5), ('t2', 250, 'main', false, 6))
+       AS v(thread, ts, name, enter, seq);
+CREATE TEMP TABLE per_thread AS
+SELECT thread, trace_agg(func_id, enter, ts ORDER BY ts, seq) AS tree
+  FROM event WHERE profile_id = :traced GROUP BY thread;
+SELECT thread, r.label, r.running, r.self, r.calls
+  FROM per_thread, report(tree) AS r ORDER BY thread, r.node;
+SELECT r.label, r.running, r.self, r.calls
+  FROM report((SELECT calltree_merge(tree) FROM per_thread)) AS r ORDER BY r.node;
+
+-- errors: time going backwards names the event; nulls are refused
+SELECT trace_agg(func, enter, ts)
+  FROM (VALUES (1, true, 10), (2, true, 20), (2, false, 15)) AS v(func, enter, ts);
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (1, true, 10), (NULL, false, 20)) AS v(func, enter, ts);
+-- no events, or only exits: NULL
+SELECT trace_agg(1, true, 0) IS NULL AS no_events FROM (SELECT 1 WHERE false) AS x;

@@ -1,0 +1,32 @@
+
+--------------------------------------------------------------------------
+-- Instrumented traces: enter/exit events and the function call trie
+--------------------------------------------------------------------------
+
+CREATE TABLE event (
+    profile_id bigint NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+    thread     text,
+    ts         bigint NOT NULL,
+    func_id    int4 NOT NULL REFERENCES func (id),
+    enter      boolean NOT NULL,
+    seq        bigint NOT NULL    -- order of events with equal timestamps
+);
+CREATE INDEX event_profile_idx ON event (profile_id, thread, ts, seq);
+COMMENT ON TABLE event IS 'enter/exit events of instrumented traces; ts in ns from profile start';
+SELECT pg_catalog.pg_extension_config_dump('event', '');
+
+CREATE FUNCTION trace_agg_transfn(internal, int4, boolean, bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION trace_agg_finalfn(internal) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The events of one thread, in time order (the ORDER BY is the caller's):
+--   trace_agg(func_id, enter, ts ORDER BY ts, seq)
+-- No combine function: the trie is built by replaying events in order.
+-- Trees of several threads merge with calltree_merge.
+CREATE AGGREGATE trace_agg(func int4, enter boolean, ts bigint) (
+    SFUNC = trace_agg_transfn, STYPE = internal,
+    FINALFUNC = trace_agg_finalfn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE trace_agg(int4, boolean, bigint) IS 'the XRay function call trie of one thread''s enter/exit events: calls, self (local time) and running (tree time) per CallNode';
