@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# bench/run.sh: the calltree benchmark (see bench/README.md).
+#
+# Connects with the usual libpq variables (PGHOST, PGPORT, PGUSER,
+# PGDATABASE); `make bench` sets them for a throwaway cluster.  Generates the
+# synthetic profile 'bench' once (about a minute; kept in the database for the
+# next run), then times calltree against the floor and against plain SQL and
+# prints the report, also written to bench/out/report.txt.
+#
+# Environment:
+#   BENCH_RUNS=N        runs per query, best one counts (default 3)
+#   BENCH_REGENERATE=1  drop and regenerate the profile even if it is there
+#   BENCH_STRICT=1      exit 1 when a target is missed (default: only a
+#                       failed correctness check makes the exit status 1)
+set -euo pipefail
+
+# Bump when generate.sql changes the data it makes: a database holding an
+# older version is regenerated.
+GEN_VERSION=1
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT_DIR="$BENCH_DIR/out"
+RUNS=${BENCH_RUNS:-3}
+
+if [ -n "${PSQL:-}" ]; then
+	:
+elif command -v psql >/dev/null 2>&1; then
+	PSQL=psql
+else
+	PSQL=/usr/lib/postgresql/15/bin/psql
+fi
+
+psql_() { "$PSQL" -X -q -v ON_ERROR_STOP=1 "$@"; }
+say() { printf '%s\n' "$*"; }
+
+case "$RUNS" in
+'' | *[!0-9]* | 0) say "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
+esac
+
+psql_ -At -c 'SELECT 1' >/dev/null ||
+	{ say "bench: cannot connect (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-} PGDATABASE=${PGDATABASE:-})" >&2; exit 1; }
+
+# The extension: test/run.sh installs it with `make install`; by hand, create
+# it in the target database if it is not there yet.
+if [ -z "$(psql_ -At -c "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
+	say "bench: CREATE EXTENSION calltree"
+	psql_ -c 'CREATE EXTENSION calltree'
+fi
+
+mkdir -p "$OUT_DIR"
+
+have_data() {
+	psql_ -At -v v="$GEN_VERSION" <<-'SQL'
+		SELECT count(*) FROM calltree.profile
+		 WHERE name = 'bench'
+		   AND meta @> jsonb_build_object('generator', 'calltree-bench',
+		                                  'version', :'v'::int, 'complete', true);
+	SQL
+}
+
+if [ "${BENCH_REGENERATE:-0}" != 1 ] && [ "$(have_data)" != 0 ]; then
+	say "bench: profile 'bench' (generator v$GEN_VERSION) is already loaded; not regenerating"
+else
+	say "bench: generating profile 'bench' (generator v$GEN_VERSION): 10,000,000 samples over 100,000 stacks, about a minute"
+	start=$SECONDS
+	psql_ -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/generate.log" 2>&1 ||
+		{ say "bench: generation failed:" >&2; tail -n 30 "$OUT_DIR/generate.log" >&2; exit 1; }
+	say "bench: generated in $((SECONDS - start)) s"
+fi
+
+# Statistics, hint bits and the visibility map, so that every query sees a
+# settled table (no hint-bit writes during the timed runs).  Cheap when
+# nothing changed since the last run.
+start=$SECONDS
+psql_ -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.sample'
+# Write the dirty pages out now rather than in the middle of a timed query
+# (needs superuser or pg_checkpoint; skipped without).
+psql_ -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(psql_ -At -c 'SELECT current_user'); skipped"
+say "bench: VACUUM (ANALYZE) and CHECKPOINT in $((SECONDS - start)) s"
+
+say "bench: timing, $RUNS runs of each query (a few minutes)"
+start=$SECONDS
+psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"$OUT_DIR/measure.log" ||
+	{ say "bench: measurement failed:" >&2; cat "$OUT_DIR/report.txt" "$OUT_DIR/measure.log" >&2; exit 1; }
+say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs"
+say ""
+cat "$OUT_DIR/report.txt"
+
+rc=0
+if grep -q 'FAILED' "$OUT_DIR/report.txt"; then
+	say "bench: a correctness check FAILED" >&2
+	rc=1
+fi
+if [ "${BENCH_STRICT:-0}" = 1 ] && grep -q 'MISSED' "$OUT_DIR/report.txt"; then
+	say "bench: a target was MISSED (BENCH_STRICT=1)" >&2
+	rc=1
+fi
+exit "$rc"
