@@ -134,6 +134,7 @@ typedef struct TreeBuilder TreeBuilder;
 
 extern TreeBuilder *tree_builder_create(MemoryContext cxt);
 extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
+extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
 extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);
 extern void tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls);
 extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
@@ -151,6 +152,7 @@ typedef struct StackResolver StackResolver;
 
 extern StackResolver *stack_resolver_begin(TreeBuilder *builder);
 extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
+extern int64 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth);
 extern void stack_resolver_end(StackResolver *resolver);
 
 #endif							/* CALLTREE_H */

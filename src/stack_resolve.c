@@ -44,11 +44,14 @@ typedef struct KeyedTable
 	TupleTableSlot *slot;
 } KeyedTable;
 
-/* stack id -> its node in the builder */
+/* stack id -> its node in the builder, and its row */
 typedef struct ResolvedStack
 {
 	int64		stack_id;
+	int64		prefix;			/* 0 for a root */
+	int64		frame;
 	int32		node;
+	int32		depth;			/* 0 for a root */
 	char		status;
 } ResolvedStack;
 
@@ -86,6 +89,8 @@ typedef struct FrameFunc
 typedef struct ChainLink
 {
 	int64		stack_id;
+	int64		prefix;
+	int64		frame;
 	int32		func;
 } ChainLink;
 
@@ -210,7 +215,7 @@ frame_func(StackResolver *resolver, int64 stack_id, int64 frame_id)
 }
 
 static void
-chain_push(StackResolver *resolver, int32 *len, int64 stack_id, int32 func)
+chain_push(StackResolver *resolver, int32 *len, int64 stack_id, int64 prefix, int64 frame, int32 func)
 {
 	if (*len == resolver->chain_capacity)
 	{
@@ -219,6 +224,8 @@ chain_push(StackResolver *resolver, int32 *len, int64 stack_id, int32 func)
 										sizeof(ChainLink) * (Size) resolver->chain_capacity);
 	}
 	resolver->chain[*len].stack_id = stack_id;
+	resolver->chain[*len].prefix = prefix;
+	resolver->chain[*len].frame = frame;
 	resolver->chain[*len].func = func;
 	(*len)++;
 }
@@ -264,7 +271,8 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 		if (isnull)
 			elog(ERROR, "stack " INT64_FORMAT " has no frame", current);
 		prefix = slot_getattr(resolver->stacks.slot, resolver->prefix_attnum, &prefix_null);
-		chain_push(resolver, len, current, frame_func(resolver, current, frame_id));
+		chain_push(resolver, len, current, prefix_null ? 0 : DatumGetInt64(prefix), frame_id,
+				   frame_func(resolver, current, frame_id));
 		if (prefix_null)
 			return -1;
 		if (DatumGetInt64(prefix) >= current)
@@ -289,14 +297,38 @@ stack_resolver_node(StackResolver *resolver, int64 stack_id)
 
 	for (int32 k = len - 1; k >= 0; k--)
 	{
+		const ChainLink *link = &resolver->chain[k];
 		bool		found;
 		ResolvedStack *entry;
+		int32		depth = 0;
 
-		node = tree_builder_child(resolver->builder, node, resolver->chain[k].func);
-		entry = resolved_insert(resolver->resolved, resolver->chain[k].stack_id, &found);
+		if (link->prefix != 0)
+			depth = resolved_lookup(resolver->resolved, link->prefix)->depth + 1;
+		node = tree_builder_child(resolver->builder, node, link->func);
+		entry = resolved_insert(resolver->resolved, link->stack_id, &found);
 		entry->node = node;
+		entry->prefix = link->prefix;
+		entry->frame = link->frame;
+		entry->depth = depth;
 	}
 	return node;
+}
+
+/*
+ * The frame at `depth` (0: the root) of a stack already resolved, or 0 if
+ * the stack is not that deep.
+ */
+int64
+stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth)
+{
+	ResolvedStack *entry = resolved_lookup(resolver->resolved, stack_id);
+
+	Assert(entry != NULL);
+	if (entry->depth < depth)
+		return 0;
+	while (entry->depth > depth)
+		entry = resolved_lookup(resolver->resolved, entry->prefix);
+	return entry->frame;
 }
 
 /*

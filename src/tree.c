@@ -139,6 +139,15 @@ tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
 	return entry->node;
 }
 
+/* The child of `parent` for `func`, or -1 if there is none. */
+int32
+tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func)
+{
+	ChildEntry *entry = childmap_lookup(builder->children, child_key(parent, func));
+
+	return entry ? entry->node : -1;
+}
+
 void
 tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight)
 {

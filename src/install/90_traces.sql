@@ -30,3 +30,23 @@ CREATE AGGREGATE trace_agg(func int4, enter boolean, ts bigint) (
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE trace_agg(int4, boolean, bigint) IS 'the XRay function call trie of one thread''s enter/exit events: calls, self (local time) and running (tree time) per CallNode';
+
+--------------------------------------------------------------------------
+-- Time order and lines
+--------------------------------------------------------------------------
+
+CREATE FUNCTION estimated_calls(profile bigint, thread text DEFAULT NULL,
+    OUT thread_name text, OUT func int4, OUT depth int4, OUT path int4[],
+    OUT start_ts bigint, OUT end_ts bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_estimated_calls'
+LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION estimated_calls(bigint, text) IS 'calls estimated from time-ordered samples (Chrome''s ProfileCalls): the data of a flame chart';
+
+CREATE FUNCTION lines(profile bigint, node_path int4[],
+    OUT frame bigint, OUT address bigint, OUT line int4, OUT col int4,
+    OUT self bigint, OUT running bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_lines'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION lines(bigint, int4[]) IS 'per frame (address, line) of a CallNode''s function: self weight, and running weight of the samples through the CallNode';
