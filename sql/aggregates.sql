@@ -95,6 +95,16 @@ SELECT (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :rando
        (SELECT total(stack_agg(stack_id, weight)) FROM sample WHERE profile_id = :random_profile)
      = (SELECT sum(weight) FROM random_samples) AS total_is_sum;
 
+-- both ways of reading the stack table give the same tree: index probes,
+-- and the whole table read at once (chosen for big profiles)
+SELECT setting AS default_stack_read FROM pg_settings WHERE name = 'calltree.stack_read';
+SET calltree.stack_read = scan;
+CREATE TEMP TABLE by_scan AS SELECT stack_agg(stack_id, weight) AS tree FROM sample WHERE profile_id = :random_profile;
+SET calltree.stack_read = index;
+SELECT (SELECT tree FROM by_scan) = stack_agg(stack_id, weight) AS scan_equals_index
+  FROM sample WHERE profile_id = :random_profile;
+RESET calltree.stack_read;
+
 -- functions(): a func's running counts each sample once under recursion
 SELECT * FROM functions((SELECT calltree_agg(path, weight)
                            FROM (VALUES ('{1,2,1,2}'::int4[], 1), ('{1,2,1}', 10), ('{1,3}', 100)) AS v(path, weight)));

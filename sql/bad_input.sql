@@ -50,6 +50,28 @@ ROLLBACK TO SAVEPOINT cycle;
 SELECT stack_path(900000010);
 ROLLBACK;
 
+-- the same damage found while reading the whole stack table
+SET calltree.stack_read = scan;
+SELECT stack_agg(s) FROM (VALUES (987654321::bigint)) AS v(s);
+BEGIN;
+SET LOCAL session_replication_role = replica;
+INSERT INTO stack (id, prefix_id, frame_id) VALUES (900000002, 900000001, :damaged_frame);
+INSERT INTO stack (id, prefix_id, frame_id) VALUES (900000003, NULL, 123456789);
+SAVEPOINT damaged;
+SELECT stack_agg(s) FROM (VALUES (900000002::bigint)) AS v(s);
+ROLLBACK TO SAVEPOINT damaged;
+SELECT stack_agg(s) FROM (VALUES (900000003::bigint)) AS v(s);
+ROLLBACK;
+BEGIN;
+ALTER TABLE stack DROP CONSTRAINT stack_prefix_before;
+SET LOCAL session_replication_role = replica;
+INSERT INTO stack (id, prefix_id, frame_id) VALUES
+  (900000010, 900000011, :damaged_frame), (900000011, 900000010, :damaged_frame);
+SELECT stack_agg(s) FROM (VALUES (900000011::bigint)) AS v(s);
+ROLLBACK;
+RESET calltree.stack_read;
+SET calltree.stack_read = sideways;
+
 -- the constraints themselves refuse such rows
 \set VERBOSITY terse
 INSERT INTO stack (id, prefix_id, frame_id) VALUES (900000020, 900000021, :damaged_frame);

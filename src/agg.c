@@ -335,6 +335,7 @@ stack_agg_finalfn(PG_FUNCTION_ARGS)
 
 	builder = tree_builder_create(CurrentMemoryContext);
 	resolver = stack_resolver_begin(builder);
+	stack_resolver_preload(resolver, n);
 	for (uint32 i = 0; i < n; i++)
 		tree_builder_add_self(builder, stack_resolver_node(resolver, sorted[i].stack_id),
 							  sorted[i].weight);

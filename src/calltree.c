@@ -1,6 +1,7 @@
 /*
  * calltree.c
- *	  The calltree type's operators: equality, hashing, merging, total.
+ *	  The module: its settings, and the calltree type's operators (equality,
+ *	  hashing, merging, total).
  *
  * Stored trees are canonical (calltree.h), so equal trees have equal bytes
  * and both equality and hashing work on the bytes.
@@ -8,11 +9,33 @@
 #include "postgres.h"
 
 #include "common/hashfn.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "calltree.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+static const struct config_enum_entry stack_read_options[] = {
+	{"auto", STACK_READ_AUTO, false},
+	{"index", STACK_READ_INDEX, false},
+	{"scan", STACK_READ_SCAN, false},
+	{NULL, 0, false}
+};
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("calltree.stack_read",
+							 "How stack_agg reads calltree.stack.",
+							 "auto reads the whole table when a query needs a good share of it "
+							 "and probes its index otherwise; index and scan force one way.",
+							 &calltree_stack_read, STACK_READ_AUTO, stack_read_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("calltree");
+}
 
 PG_FUNCTION_INFO_V1(calltree_eq);
 PG_FUNCTION_INFO_V1(calltree_ne);

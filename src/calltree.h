@@ -148,9 +148,19 @@ extern CallTree *tree_builder_finish(const TreeBuilder *builder);
 extern CallTree *tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed);
 
 /* stack_resolve.c: stack ids to func paths, through calltree.stack */
+typedef enum StackRead
+{
+	STACK_READ_AUTO,			/* by the share of the table needed */
+	STACK_READ_INDEX,			/* one index probe per stack row */
+	STACK_READ_SCAN				/* the whole tables, sequentially */
+} StackRead;
+
+extern int	calltree_stack_read;	/* GUC calltree.stack_read */
+
 typedef struct StackResolver StackResolver;
 
 extern StackResolver *stack_resolver_begin(TreeBuilder *builder);
+extern void stack_resolver_preload(StackResolver *resolver, int64 expected);
 extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
 extern int64 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth);
 extern void stack_resolver_end(StackResolver *resolver);

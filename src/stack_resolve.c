@@ -10,7 +10,9 @@
  * each stack row is read once however many samples or descendants share it.
  *
  * Rows are read with the primary-key indexes directly, one probe per row,
- * under the query's snapshot.  The walk trusts nothing: a missing stack, a
+ * under the query's snapshot; or, when a query needs a good share of the
+ * stack table (a big profile), both tables are read once sequentially into
+ * memory first, which is far cheaper than that many probes.  The walk trusts nothing: a missing stack, a
  * dangling prefix or a prefix that is not smaller than its stack (the only
  * way a cycle can arise, and one the table's CHECK constraint forbids) is an
  * error that names the stack, never a hang.
@@ -25,6 +27,7 @@
 #include "catalog/namespace.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -85,6 +88,26 @@ typedef struct FrameFunc
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* stack id -> its row, when the table is read whole */
+typedef struct StackRow
+{
+	int64		stack_id;
+	int64		prefix;			/* 0 for a root */
+	int64		frame;
+	char		status;
+} StackRow;
+
+#define SH_PREFIX		stackrows
+#define SH_ELEMENT_TYPE StackRow
+#define SH_KEY_TYPE		int64
+#define SH_KEY			stack_id
+#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
 /* A stack on the walk up, not resolved yet. */
 typedef struct ChainLink
 {
@@ -99,9 +122,12 @@ struct StackResolver
 	TreeBuilder *builder;
 	KeyedTable	stacks;
 	KeyedTable	frames;
+	AttrNumber	stack_id_attnum;
 	AttrNumber	prefix_attnum;
 	AttrNumber	frame_attnum;
+	AttrNumber	frame_id_attnum;
 	AttrNumber	func_attnum;
+	stackrows_hash *rows;		/* the whole stack table, or NULL */
 	resolved_hash *resolved;
 	framefuncs_hash *frame_funcs;
 	ChainLink  *chain;
@@ -173,8 +199,10 @@ stack_resolver_begin(TreeBuilder *builder)
 	resolver->builder = builder;
 	keyed_table_open(&resolver->stacks, namespace, "stack", "stack_pkey");
 	keyed_table_open(&resolver->frames, namespace, "frame", "frame_pkey");
+	resolver->stack_id_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "id");
 	resolver->prefix_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "prefix_id");
 	resolver->frame_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "frame_id");
+	resolver->frame_id_attnum = calltree_column(RelationGetRelid(resolver->frames.heap), "id");
 	resolver->func_attnum = calltree_column(RelationGetRelid(resolver->frames.heap), "func_id");
 	resolver->resolved = resolved_create(CurrentMemoryContext, 1024, NULL);
 	resolver->frame_funcs = framefuncs_create(CurrentMemoryContext, 1024, NULL);
@@ -200,7 +228,7 @@ frame_func(StackResolver *resolver, int64 stack_id, int64 frame_id)
 
 	if (entry != NULL)
 		return entry->func;
-	if (!keyed_table_fetch(&resolver->frames, frame_id))
+	if (resolver->rows != NULL || !keyed_table_fetch(&resolver->frames, frame_id))
 		ereport(ERROR,
 				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 				 errmsg("stack " INT64_FORMAT " refers to frame " INT64_FORMAT ", which does not exist",
@@ -230,6 +258,33 @@ chain_push(StackResolver *resolver, int32 *len, int64 stack_id, int64 prefix, in
 	(*len)++;
 }
 
+/* The row of a stack: from memory when the table was read whole. */
+static bool
+fetch_stack_row(StackResolver *resolver, int64 stack_id, int64 *prefix, int64 *frame)
+{
+	Datum		value;
+	bool		isnull;
+
+	if (resolver->rows != NULL)
+	{
+		StackRow   *row = stackrows_lookup(resolver->rows, stack_id);
+
+		if (row == NULL)
+			return false;
+		*prefix = row->prefix;
+		*frame = row->frame;
+		return true;
+	}
+	if (!keyed_table_fetch(&resolver->stacks, stack_id))
+		return false;
+	*frame = DatumGetInt64(slot_getattr(resolver->stacks.slot, resolver->frame_attnum, &isnull));
+	if (isnull)
+		elog(ERROR, "stack " INT64_FORMAT " has no frame", stack_id);
+	value = slot_getattr(resolver->stacks.slot, resolver->prefix_attnum, &isnull);
+	*prefix = isnull ? 0 : DatumGetInt64(value);
+	return true;
+}
+
 /*
  * Walks up from `stack_id` to a resolved stack or a root, pushing the
  * unresolved stacks on the chain.  Returns the node the chain hangs from
@@ -243,16 +298,14 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 	for (;;)
 	{
 		ResolvedStack *known = resolved_lookup(resolver->resolved, current);
-		Datum		prefix;
-		bool		prefix_null;
-		bool		isnull;
+		int64		prefix;
 		int64		frame_id;
 
 		if (known != NULL)
 			return known->node;
 		if ((*len & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!keyed_table_fetch(&resolver->stacks, current))
+		if (!fetch_stack_row(resolver, current, &prefix, &frame_id))
 		{
 			if (*len == 0)
 				ereport(ERROR,
@@ -267,25 +320,89 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 							   current, stack_id),
 					 errhint("The stack table is damaged: a prefix_id refers to no stack.")));
 		}
-		frame_id = DatumGetInt64(slot_getattr(resolver->stacks.slot, resolver->frame_attnum, &isnull));
-		if (isnull)
-			elog(ERROR, "stack " INT64_FORMAT " has no frame", current);
-		prefix = slot_getattr(resolver->stacks.slot, resolver->prefix_attnum, &prefix_null);
-		chain_push(resolver, len, current, prefix_null ? 0 : DatumGetInt64(prefix), frame_id,
-				   frame_func(resolver, current, frame_id));
-		if (prefix_null)
+		chain_push(resolver, len, current, prefix, frame_id, frame_func(resolver, current, frame_id));
+		if (prefix == 0)
 			return -1;
-		if (DatumGetInt64(prefix) >= current)
+		if (prefix >= current)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("stack " INT64_FORMAT " has prefix " INT64_FORMAT ", which is not smaller",
-							current, DatumGetInt64(prefix)),
+							current, prefix),
 					 current != stack_id ?
 					 errdetail("Stack " INT64_FORMAT " was reached from stack " INT64_FORMAT ".",
 							   current, stack_id) : 0,
 					 errhint("The stack table is damaged: prefix_id < id must hold, and prefix chains must not loop.")));
-		current = DatumGetInt64(prefix);
+		current = prefix;
 	}
+}
+
+/*
+ * Reads both tables whole into memory when `expected` stacks are to be
+ * resolved and that is a good share of the stack table: one sequential
+ * read costs about as much as a few index probes per row.  Stack ids are
+ * never 0 (the sequences start at 1), so 0 can stand for "no prefix".
+ */
+int			calltree_stack_read = STACK_READ_AUTO;
+
+void
+stack_resolver_preload(StackResolver *resolver, int64 expected)
+{
+	Relation	stacks = resolver->stacks.heap;
+	double		rows = stacks->rd_rel->reltuples >= 0 ? stacks->rd_rel->reltuples
+		: (double) RelationGetNumberOfBlocks(stacks) * 100.0;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	uint64		seen = 0;
+
+	if (calltree_stack_read == STACK_READ_INDEX ||
+		(calltree_stack_read == STACK_READ_AUTO && (double) expected * 4 < rows))
+		return;
+	resolver->rows = stackrows_create(CurrentMemoryContext, (uint32) Min(rows * 1.1 + 64, PG_UINT32_MAX / 2), NULL);
+
+	scan = table_beginscan(stacks, GetActiveSnapshot(), 0, NULL);
+	slot = table_slot_create(stacks, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		id_null;
+		bool		prefix_null;
+		bool		frame_null;
+		int64		id = DatumGetInt64(slot_getattr(slot, resolver->stack_id_attnum, &id_null));
+		Datum		prefix = slot_getattr(slot, resolver->prefix_attnum, &prefix_null);
+		Datum		frame = slot_getattr(slot, resolver->frame_attnum, &frame_null);
+		bool		found;
+		StackRow   *row;
+
+		if ((++seen & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (id_null || frame_null)
+			elog(ERROR, "calltree.stack has a row without id or frame");
+		row = stackrows_insert(resolver->rows, id, &found);
+		row->prefix = prefix_null ? 0 : DatumGetInt64(prefix);
+		row->frame = DatumGetInt64(frame);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+
+	scan = table_beginscan(resolver->frames.heap, GetActiveSnapshot(), 0, NULL);
+	slot = table_slot_create(resolver->frames.heap, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		id_null;
+		bool		func_null;
+		int64		id = DatumGetInt64(slot_getattr(slot, resolver->frame_id_attnum, &id_null));
+		Datum		func = slot_getattr(slot, resolver->func_attnum, &func_null);
+		bool		found;
+		FrameFunc  *entry;
+
+		if ((++seen & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (id_null || func_null)
+			elog(ERROR, "calltree.frame has a row without id or func");
+		entry = framefuncs_insert(resolver->frame_funcs, id, &found);
+		entry->func = DatumGetInt32(func);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
 }
 
 /* The builder node of `stack_id`, adding its path to the tree if new. */
