@@ -119,7 +119,7 @@ WITH best AS (
                    n_samples_all, n_stacks_all)
     FROM pg_temp.bench_check
   UNION ALL
-  SELECT 4, format('settings: %s; max_parallel_workers_per_gather=%s, jit=%s, work_mem=%s, shared_buffers=%s; %s runs of each query, round-robin; best run first',
+  SELECT 4, format('settings: %s; max_parallel_workers_per_gather=%s, jit=%s, work_mem=%s, shared_buffers=%s; runs per query: %s, round-robin; the best run counts',
                    split_part(version(), ' on ', 1),
                    current_setting('max_parallel_workers_per_gather'), current_setting('jit'),
                    current_setting('work_mem'), current_setting('shared_buffers'),

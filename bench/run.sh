@@ -78,11 +78,13 @@ psql_ -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, call
 psql_ -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(psql_ -At -c 'SELECT current_user'); skipped"
 say "bench: VACUUM (ANALYZE) and CHECKPOINT in $((SECONDS - start)) s"
 
-say "bench: timing, $RUNS runs of each query (a few minutes)"
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
+say "bench: timing, runs per query: $RUNS (about a minute for 3)"
+load_before=$(loadavg)
 start=$SECONDS
 psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"$OUT_DIR/measure.log" ||
 	{ say "bench: measurement failed:" >&2; cat "$OUT_DIR/report.txt" "$OUT_DIR/measure.log" >&2; exit 1; }
-say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs"
+say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs, load average $load_before before, $(loadavg) after (other work on the machine slows every query)"
 say ""
 cat "$OUT_DIR/report.txt"
 
