@@ -119,10 +119,12 @@ WITH best AS (
                    n_samples_all, n_stacks_all)
     FROM pg_temp.bench_check
   UNION ALL
-  SELECT 4, format('settings: %s; max_parallel_workers_per_gather=%s, jit=%s, work_mem=%s, shared_buffers=%s; runs per query: %s, round-robin; the best run counts',
+  SELECT 4, format('settings: %s, calltree %s; max_parallel_workers_per_gather=%s, jit=%s, work_mem=%s, shared_buffers=%s, calltree.stack_read=%s; runs per query: %s, round-robin; the best run counts',
                    split_part(version(), ' on ', 1),
+                   (SELECT extversion FROM pg_extension WHERE extname = 'calltree'),
                    current_setting('max_parallel_workers_per_gather'), current_setting('jit'),
                    current_setting('work_mem'), current_setting('shared_buffers'),
+                   coalesce(current_setting('calltree.stack_read', true), '(not defined)'),
                    current_setting('calltree_bench.runs'))
   UNION ALL
   SELECT 10, 'timings (ms): best [all runs]  query'
