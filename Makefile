@@ -32,6 +32,9 @@ endif
 
 .DEFAULT_GOAL := all
 
+# PGXS does not track header dependencies; every object depends on them all.
+$(OBJS): $(wildcard src/*.h)
+
 calltree--$(EXTVERSION).sql: $(sort $(wildcard src/install/*.sql))
 	cat $^ > $@
 .PHONY: run test bench

@@ -62,3 +62,44 @@ SELECT trace_agg(func, enter, ts ORDER BY ts)
   FROM (VALUES (1, true, 10), (NULL, false, 20)) AS v(func, enter, ts);
 -- no events, or only exits: NULL
 SELECT trace_agg(1, true, 0) IS NULL AS no_events FROM (SELECT 1 WHERE false) AS x;
+
+-- latency: per CallNode, the distribution of its calls' running time.
+-- f3's calls in the seed last 20 and 40; f2's one call 150.
+SELECT node, func, calls, min, max, mean, p50, p90, p99
+  FROM latency((SELECT trace_agg(func, enter, ts ORDER BY ts, seq) FROM seed_events));
+
+-- 1,000 calls of g lasting 1..1000 ns (one after another), and one call of
+-- h lasting 1,000,000: the exact quantiles of g are 500, 900 and 990, and
+-- the histogram's are within 1% of them
+CREATE TEMP TABLE many_calls AS
+SELECT trace_agg(func, enter, ts ORDER BY ts, seq) AS tree
+  FROM (SELECT 7 AS func, true AS enter, sum(d) OVER (ORDER BY d) - d AS ts, 2 * d AS seq
+          FROM generate_series(1, 1000) AS d
+        UNION ALL
+        SELECT 7, false, sum(d) OVER (ORDER BY d), 2 * d + 1 FROM generate_series(1, 1000) AS d
+        UNION ALL
+        SELECT 8, true, 1000000000, 1 UNION ALL SELECT 8, false, 1001000000, 2) AS events;
+SELECT func, calls, min, max, mean, p50, p90, p99
+  FROM latency((SELECT tree FROM many_calls)) ORDER BY func;
+SELECT abs(p50 - 500) <= 5 AS p50_within_1pct, abs(p90 - 900) <= 9 AS p90_within_1pct,
+       abs(p99 - 990) <= 10 AS p99_within_1pct
+  FROM latency((SELECT tree FROM many_calls)) WHERE func = 7;
+
+-- histograms survive text and binary round trips, and merge
+SELECT (tree::text)::calltree = tree AS text_round_trip FROM many_calls;
+CREATE TEMP TABLE latency_copy (tree calltree);
+INSERT INTO latency_copy SELECT tree FROM many_calls;
+COPY latency_copy TO '/tmp/calltree_regress_latency.copy' WITH (FORMAT binary);
+TRUNCATE latency_copy;
+COPY latency_copy FROM '/tmp/calltree_regress_latency.copy' WITH (FORMAT binary);
+SELECT (SELECT tree FROM latency_copy) = (SELECT tree FROM many_calls) AS binary_round_trip;
+SELECT l.func, l.calls, l.min, l.max, l.p50
+  FROM latency((SELECT tree + tree FROM many_calls)) AS l ORDER BY l.func;
+-- the merge of the per-thread trees: main called twice (400 and 200)
+SELECT l.depth, l.calls, l.min, l.max, l.mean
+  FROM latency((SELECT calltree_merge(tree) FROM per_thread)) AS l ORDER BY l.node;
+SELECT '{1:5/5#1@5..5[83:1]}'::calltree AS parsed;
+SELECT '{1:5/5#1@5..5[9999:1]}'::calltree;
+SELECT '{1:5/5#1@7..5[83:1]}'::calltree;
+-- sampled trees have no latency
+SELECT * FROM latency('{1:5/5}');

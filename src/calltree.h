@@ -15,17 +15,25 @@
  *	offset	size	field
  *	0		4		varlena header
  *	4		1		format version, CALLTREE_VERSION
- *	5		1		flags: CALLTREE_HAS_CALLS
+ *	5		1		flags: CALLTREE_HAS_CALLS, CALLTREE_HAS_LATENCY
  *	6		2		reserved, zero
  *	8		4		number of nodes, n
  *	12		4		reserved, zero (keeps the arrays below 8-byte aligned)
  *	16		8 n		self weight of each node (int64)
  *	...		8 n		calls of each node (int64), only with CALLTREE_HAS_CALLS
+ *	...		8 n		shortest call of each node (int64), only with CALLTREE_HAS_LATENCY
+ *	...		8 n		longest call of each node (int64), only with CALLTREE_HAS_LATENCY
  *	...		4 n		func id of each node (int32)
  *	...		4 n		index of each node's parent (int32), -1 for a root
+ *	...		4 (n+1)	with CALLTREE_HAS_LATENCY: node i's histogram buckets are
+ *					buckets[start[i] .. start[i+1]), start[n] = b; then
+ *					padding to 8 bytes
+ *	...		8 b		the buckets: (bucket index << 48) | count, by index
  *
- * That is 16 bytes per node (24 for trees from instrumented traces) and 16
- * bytes of header; TOAST may compress it further.
+ * That is 16 bytes per node (24 for trees from instrumented traces, plus
+ * 20 and 8 per histogram bucket with latency) and 16 bytes of header; TOAST
+ * may compress it further.  Latency histograms are log-bucketed (latency.c):
+ * every value is known within 1%.
  *
  * The nodes are always in canonical order: depth-first preorder, siblings
  * by running weight descending, then func id ascending.  Hence parent[i] < i,
@@ -41,7 +49,8 @@
 
 #define CALLTREE_VERSION	1
 #define CALLTREE_HAS_CALLS	0x01
-#define CALLTREE_KNOWN_FLAGS	CALLTREE_HAS_CALLS
+#define CALLTREE_HAS_LATENCY	0x02	/* only with CALLTREE_HAS_CALLS */
+#define CALLTREE_KNOWN_FLAGS	(CALLTREE_HAS_CALLS | CALLTREE_HAS_LATENCY)
 
 /* Largest tree we build: the value must stay below MaxAllocSize. */
 #define CALLTREE_MAX_NODES	((int32) ((MaxAllocSize - 64) / 24))
@@ -65,6 +74,12 @@ calltree_self(const CallTree *tree)
 	return (int64 *) ((char *) tree + CALLTREE_HEADER_SIZE);
 }
 
+static inline int
+calltree_int64_arrays(uint8 flags)
+{
+	return 1 + ((flags & CALLTREE_HAS_CALLS) ? 1 : 0) + ((flags & CALLTREE_HAS_LATENCY) ? 2 : 0);
+}
+
 /* NULL unless the tree carries call counts */
 static inline int64 *
 calltree_calls(const CallTree *tree)
@@ -74,12 +89,27 @@ calltree_calls(const CallTree *tree)
 	return calltree_self(tree) + tree->nnodes;
 }
 
+/* shortest and longest call per node: NULL unless the tree has latency */
+static inline int64 *
+calltree_latency_min(const CallTree *tree)
+{
+	if (!(tree->flags & CALLTREE_HAS_LATENCY))
+		return NULL;
+	return calltree_self(tree) + (Size) 2 * tree->nnodes;
+}
+
+static inline int64 *
+calltree_latency_max(const CallTree *tree)
+{
+	if (!(tree->flags & CALLTREE_HAS_LATENCY))
+		return NULL;
+	return calltree_self(tree) + (Size) 3 * tree->nnodes;
+}
+
 static inline int32 *
 calltree_func(const CallTree *tree)
 {
-	int			int64_arrays = (tree->flags & CALLTREE_HAS_CALLS) ? 2 : 1;
-
-	return (int32 *) (calltree_self(tree) + (Size) int64_arrays * tree->nnodes);
+	return (int32 *) (calltree_self(tree) + (Size) calltree_int64_arrays(tree->flags) * tree->nnodes);
 }
 
 static inline int32 *
@@ -88,11 +118,42 @@ calltree_parent(const CallTree *tree)
 	return calltree_func(tree) + tree->nnodes;
 }
 
-static inline Size
-calltree_size(int32 nnodes, bool has_calls)
+/* histogram bucket offsets (n + 1 of them): NULL unless the tree has latency */
+static inline int32 *
+calltree_bucket_start(const CallTree *tree)
 {
-	return CALLTREE_HEADER_SIZE + (Size) nnodes * (has_calls ? 24 : 16);
+	if (!(tree->flags & CALLTREE_HAS_LATENCY))
+		return NULL;
+	return calltree_parent(tree) + tree->nnodes;
 }
+
+static inline Size
+calltree_buckets_offset(int32 nnodes, uint8 flags)
+{
+	Size		offset = CALLTREE_HEADER_SIZE + (Size) nnodes * (8 * calltree_int64_arrays(flags) + 8);
+
+	if (flags & CALLTREE_HAS_LATENCY)
+		offset = TYPEALIGN(8, offset + 4 * ((Size) nnodes + 1));
+	return offset;
+}
+
+static inline uint64 *
+calltree_buckets(const CallTree *tree)
+{
+	return (uint64 *) ((char *) tree + calltree_buckets_offset(tree->nnodes, tree->flags));
+}
+
+static inline Size
+calltree_size(int32 nnodes, uint8 flags, int64 nbuckets)
+{
+	return calltree_buckets_offset(nnodes, flags) + 8 * (Size) nbuckets;
+}
+
+/* a histogram bucket: its index in the high 16 bits, its count below */
+#define BUCKET_INDEX(b)		((int32) ((b) >> 48))
+#define BUCKET_COUNT(b)		((int64) ((b) & UINT64CONST(0xFFFFFFFFFFFF)))
+#define MAKE_BUCKET(i, c)	(((uint64) (i) << 48) | (uint64) (c))
+#define BUCKET_MAX_COUNT	INT64CONST(0xFFFFFFFFFFFF)
 
 #define DatumGetCallTreeP(X)	((CallTree *) PG_DETOAST_DATUM(X))
 #define PG_GETARG_CALLTREE_P(n) DatumGetCallTreeP(PG_GETARG_DATUM(n))
@@ -118,6 +179,11 @@ struct ArrayType;
 extern const int32 *path_argument(struct ArrayType *array, const char *what, int32 *len);
 extern struct ArrayType *int4_array(const int32 *values, int32 len);
 
+/* latency.c: log-bucketed histograms of call durations */
+#define LATENCY_MAX_INDEX	2300
+extern int32 latency_bucket(int64 duration);
+extern int64 latency_bucket_value(int32 index);
+
 /* tree.c: reading stored trees */
 extern void calltree_check_header(const CallTree *tree, Size size);
 extern int64 *calltree_running(const CallTree *tree);
@@ -137,6 +203,9 @@ extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
 extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
 extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);
 extern void tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls);
+extern void tree_builder_add_duration(TreeBuilder *builder, int32 node, int64 duration);
+extern void tree_builder_add_latency(TreeBuilder *builder, int32 node, int64 min, int64 max,
+									 const uint64 *buckets, int32 nbuckets);
 extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
 								  int32 len, int64 weight);
 extern void tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree);

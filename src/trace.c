@@ -16,6 +16,9 @@
  *	- An exit with no matching entry on the stack is skipped and counted
  *	  (a NOTICE says how many).
  *	- Calls still open when the events end are closed at the last timestamp.
+ *
+ * Each call's duration (its tree time) also goes into its node's latency
+ * histogram (latency.c).
  *	- A timestamp before the previous one is an error naming the event.
  *
  * The events of one thread form one group; per-thread trees merge with
@@ -35,6 +38,7 @@ typedef struct OpenCall
 {
 	int32		node;
 	int32		func;
+	int64		entered;
 } OpenCall;
 
 typedef struct TraceState
@@ -97,9 +101,22 @@ enter_call(TraceState *state, int32 func)
 	}
 	state->stack[state->depth].node = node;
 	state->stack[state->depth].func = func;
+	state->stack[state->depth].entered = state->last_ts;
 	state->depth++;
 	tree_builder_add_self(state->builder, node, 0);
 	tree_builder_add_calls(state->builder, node, 1);
+}
+
+/* Ends the open calls from `depth` up, at the last timestamp. */
+static void
+end_calls(TraceState *state, int32 depth)
+{
+	while (state->depth > depth)
+	{
+		OpenCall   *call = &state->stack[--state->depth];
+
+		tree_builder_add_duration(state->builder, call->node, state->last_ts - call->entered);
+	}
 }
 
 /* Unwinds to the innermost open call of func, if there is one. */
@@ -110,7 +127,7 @@ exit_call(TraceState *state, int32 func)
 	{
 		if (state->stack[d].func == func)
 		{
-			state->depth = d;
+			end_calls(state, d);
 			return;
 		}
 	}
@@ -142,7 +159,11 @@ trace_agg_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
-/* Open calls end at the last timestamp, which charge_elapsed already reached. */
+/*
+ * Open calls end at the last timestamp, which charge_elapsed already
+ * reached.  Ending them changes the state: the aggregate says so
+ * (FINALFUNC_MODIFY = READ_WRITE).
+ */
 Datum
 trace_agg_finalfn(PG_FUNCTION_ARGS)
 {
@@ -151,6 +172,7 @@ trace_agg_finalfn(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	state = (TraceState *) PG_GETARG_POINTER(0);
+	end_calls(state, 0);
 	if (state->unmatched_exits > 0)
 		ereport(NOTICE,
 				(errmsg("skipped " INT64_FORMAT " exit%s with no matching entry",

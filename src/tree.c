@@ -46,11 +46,22 @@ typedef struct ChildEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* The durations of a node's calls: exact extremes, log buckets by index */
+typedef struct NodeLatency
+{
+	int64		min;
+	int64		max;
+	int32		nbuckets;
+	int32		capacity;
+	uint64	   *buckets;
+} NodeLatency;
+
 struct TreeBuilder
 {
 	MemoryContext cxt;
 	BuildNode  *nodes;
 	bool	   *weighed;		/* the node was given a weight (maybe 0) */
+	NodeLatency *latency;		/* per node, once any node has latency */
 	int32		nnodes;
 	int32		capacity;
 	bool		has_calls;
@@ -115,6 +126,8 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 		capacity = Min((int64) builder->capacity * 2, CALLTREE_MAX_NODES);
 		builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
 		builder->weighed = repalloc_huge(builder->weighed, sizeof(bool) * (Size) capacity);
+		if (builder->latency)
+			builder->latency = repalloc_huge(builder->latency, sizeof(NodeLatency) * (Size) capacity);
 		builder->capacity = capacity;
 	}
 	node = &builder->nodes[builder->nnodes];
@@ -123,6 +136,8 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 	node->func = func;
 	node->parent = parent;
 	builder->weighed[builder->nnodes] = false;
+	if (builder->latency)
+		memset(&builder->latency[builder->nnodes], 0, sizeof(NodeLatency));
 	return builder->nnodes++;
 }
 
@@ -166,6 +181,89 @@ tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls)
 	builder->has_calls = true;
 }
 
+static NodeLatency *
+node_latency(TreeBuilder *builder, int32 node)
+{
+	if (builder->latency == NULL)
+		builder->latency = MemoryContextAllocExtended(builder->cxt,
+													  sizeof(NodeLatency) * (Size) builder->capacity,
+													  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	return &builder->latency[node];
+}
+
+/* Adds `count` to the bucket `index` of a node's histogram. */
+static void
+add_to_bucket(TreeBuilder *builder, NodeLatency *latency, int32 index, int64 count)
+{
+	int32		lo = 0;
+	int32		hi = latency->nbuckets;
+
+	while (lo < hi)
+	{
+		int32		mid = (lo + hi) / 2;
+
+		if (BUCKET_INDEX(latency->buckets[mid]) < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < latency->nbuckets && BUCKET_INDEX(latency->buckets[lo]) == index)
+	{
+		int64		sum = BUCKET_COUNT(latency->buckets[lo]) + count;
+
+		if (sum > BUCKET_MAX_COUNT)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("latency histogram count out of range")));
+		latency->buckets[lo] = MAKE_BUCKET(index, sum);
+		return;
+	}
+	if (latency->nbuckets == latency->capacity)
+	{
+		latency->capacity = Max(4, latency->capacity * 2);
+		latency->buckets = latency->buckets
+			? repalloc(latency->buckets, sizeof(uint64) * latency->capacity)
+			: MemoryContextAlloc(builder->cxt, sizeof(uint64) * latency->capacity);
+	}
+	memmove(&latency->buckets[lo + 1], &latency->buckets[lo],
+			sizeof(uint64) * (latency->nbuckets - lo));
+	latency->buckets[lo] = MAKE_BUCKET(index, count);
+	latency->nbuckets++;
+}
+
+static void
+widen_extremes(NodeLatency *latency, int64 min, int64 max)
+{
+	if (latency->nbuckets == 0 || min < latency->min)
+		latency->min = min;
+	if (latency->nbuckets == 0 || max > latency->max)
+		latency->max = max;
+}
+
+/* One call of the node that lasted `duration`. */
+void
+tree_builder_add_duration(TreeBuilder *builder, int32 node, int64 duration)
+{
+	NodeLatency *latency = node_latency(builder, node);
+
+	widen_extremes(latency, duration, duration);
+	add_to_bucket(builder, latency, latency_bucket(duration), 1);
+}
+
+/* A whole histogram for the node (merging trees); buckets in any order. */
+void
+tree_builder_add_latency(TreeBuilder *builder, int32 node, int64 min, int64 max,
+						 const uint64 *buckets, int32 nbuckets)
+{
+	NodeLatency *latency = node_latency(builder, node);
+
+	if (nbuckets == 0)
+		return;
+	widen_extremes(latency, min, max);
+	for (int32 i = 0; i < nbuckets; i++)
+		add_to_bucket(builder, latency, BUCKET_INDEX(buckets[i]), BUCKET_COUNT(buckets[i]));
+}
+
 /* One sample: `len` funcs, root first, with `weight`.  An empty path is dropped. */
 void
 tree_builder_add_path(TreeBuilder *builder, const int32 *funcs, int32 len, int64 weight)
@@ -187,6 +285,7 @@ tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree)
 	const int64 *calls = calltree_calls(tree);
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
+	const int32 *bucket_start = calltree_bucket_start(tree);
 	int32	   *mapped = palloc(sizeof(int32) * Max(tree->nnodes, 1));
 
 	for (int32 i = 0; i < tree->nnodes; i++)
@@ -199,6 +298,11 @@ tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree)
 		tree_builder_add_self(builder, mapped[i], self[i]);
 		if (calls)
 			tree_builder_add_calls(builder, mapped[i], calls[i]);
+		if (bucket_start)
+			tree_builder_add_latency(builder, mapped[i],
+									 calltree_latency_min(tree)[i], calltree_latency_max(tree)[i],
+									 calltree_buckets(tree) + bucket_start[i],
+									 bucket_start[i + 1] - bucket_start[i]);
 	}
 	if (calls)
 		builder->has_calls = true;
@@ -222,6 +326,9 @@ tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other)
 			tree_builder_add_self(builder, mapped[i], n->self);
 		if (other->has_calls)
 			tree_builder_add_calls(builder, mapped[i], n->calls);
+		if (other->latency)
+			tree_builder_add_latency(builder, mapped[i], other->latency[i].min, other->latency[i].max,
+									 other->latency[i].buckets, other->latency[i].nbuckets);
 	}
 	if (other->has_calls)
 		builder->has_calls = true;
@@ -305,6 +412,10 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	int32	   *out_func;
 	int32	   *out_parent;
 	int32		nlive = 0;
+	uint8		flags;
+	int64		nbuckets = 0;
+	int64		nplaced_buckets = 0;
+	int32	   *out_bucket_start;
 	int32		npending = 0;
 	int32		nplaced = 0;
 	int64		total = 0;
@@ -353,15 +464,24 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
 	}
 
-	tree = palloc_extended(calltree_size(nlive, builder->has_calls), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	SET_VARSIZE(tree, calltree_size(nlive, builder->has_calls));
+	flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
+	if (builder->latency)
+	{
+		flags |= CALLTREE_HAS_LATENCY;
+		for (int32 i = 0; i < n; i++)
+			if (live[i])
+				nbuckets += builder->latency[i].nbuckets;
+	}
+	tree = palloc_extended(calltree_size(nlive, flags, nbuckets), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(tree, calltree_size(nlive, flags, nbuckets));
 	tree->version = CALLTREE_VERSION;
-	tree->flags = builder->has_calls ? CALLTREE_HAS_CALLS : 0;
+	tree->flags = flags;
 	tree->nnodes = nlive;
 	out_self = calltree_self(tree);
 	out_calls = calltree_calls(tree);
 	out_func = calltree_func(tree);
 	out_parent = calltree_parent(tree);
+	out_bucket_start = calltree_bucket_start(tree);
 
 	/* preorder walk; push sibling groups in reverse so the first pops first */
 	for (int32 c = first[n + 1] - 1; c >= first[n]; c--)
@@ -379,11 +499,25 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 			out_calls[nplaced] = node->calls;
 		out_func[nplaced] = node->func;
 		out_parent[nplaced] = node->parent < 0 ? -1 : placed[node->parent];
+		if (out_bucket_start)
+		{
+			const NodeLatency *latency = &builder->latency[i];
+
+			calltree_latency_min(tree)[nplaced] = latency->min;
+			calltree_latency_max(tree)[nplaced] = latency->max;
+			out_bucket_start[nplaced] = (int32) nplaced_buckets;
+			if (latency->nbuckets > 0)
+				memcpy(calltree_buckets(tree) + nplaced_buckets, latency->buckets,
+					   sizeof(uint64) * latency->nbuckets);
+			nplaced_buckets += latency->nbuckets;
+		}
 		nplaced++;
 		for (int32 c = first[i + 1] - 1; c >= first[i]; c--)
 			pending[npending++] = children[c];
 	}
 	Assert(nplaced == nlive);
+	if (out_bucket_start)
+		out_bucket_start[nlive] = (int32) nplaced_buckets;
 	if (placed_out)
 		for (int32 i = 0; i < n; i++)
 			placed_out[i] = live[i] ? placed[i] : -1;
@@ -405,11 +539,25 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 void
 calltree_check_header(const CallTree *tree, Size size)
 {
-	if (size < CALLTREE_HEADER_SIZE ||
-		tree->version != CALLTREE_VERSION ||
-		(tree->flags & ~CALLTREE_KNOWN_FLAGS) != 0 ||
-		tree->nnodes < 0 || tree->nnodes > CALLTREE_MAX_NODES ||
-		calltree_size(tree->nnodes, (tree->flags & CALLTREE_HAS_CALLS) != 0) != size)
+	bool		valid = size >= CALLTREE_HEADER_SIZE &&
+		tree->version == CALLTREE_VERSION &&
+		(tree->flags & ~CALLTREE_KNOWN_FLAGS) == 0 &&
+		(!(tree->flags & CALLTREE_HAS_LATENCY) || (tree->flags & CALLTREE_HAS_CALLS)) &&
+		tree->nnodes >= 0 && tree->nnodes <= CALLTREE_MAX_NODES &&
+		calltree_buckets_offset(tree->nnodes, tree->flags) <= size;
+
+	if (valid && (tree->flags & CALLTREE_HAS_LATENCY))
+	{
+		const int32 *start = calltree_bucket_start(tree);
+
+		valid = start[0] == 0;
+		for (int32 i = 0; valid && i < tree->nnodes; i++)
+			valid = start[i + 1] >= start[i];
+		valid = valid && calltree_size(tree->nnodes, tree->flags, start[tree->nnodes]) == size;
+	}
+	else if (valid)
+		valid = calltree_size(tree->nnodes, tree->flags, 0) == size;
+	if (!valid)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid calltree value"),

@@ -7,13 +7,16 @@
  *
  *		{1:3/0 {2:3/0 {3:2/0 {4:1/0 {5:1/1}, 6:1/0 {7:1/1}}, 8:1/0 {6:1/1}}}}
  *
- * The empty tree is {}.  On input, whitespace is free, sibling order is free
+ * Trees with latency histograms add `@min..max[bucket:count,...]` after the
+ * calls.  The empty tree is {}.  On input, whitespace is free, sibling order is free
  * and siblings with the same func are merged; each node's running weight
  * must equal its self weight plus its children's running weights.
  *
  * Binary form, network byte order: version (1 byte), flags (1 byte), node
  * count (4 bytes), then per node in preorder: func (4), parent index (4,
- * -1 for a root), self (8) and, with CALLTREE_HAS_CALLS, calls (8).
+ * -1 for a root), self (8) and, with CALLTREE_HAS_CALLS, calls (8); with
+ * CALLTREE_HAS_LATENCY, min (8), max (8), a bucket count (4) and that many
+ * (bucket index (4), count (8)) pairs.
  */
 #include "postgres.h"
 
@@ -134,6 +137,31 @@ check_running(const TextParser *parser, const OpenNode *open)
 						   open->func, open->running, expected)));
 }
 
+/* `min..max[bucket:count,...]` after a node's call count */
+static void
+parse_latency(TextParser *parser, TreeBuilder *builder, int32 node)
+{
+	int64		min = parse_integer(parser, PG_INT64_MIN, PG_INT64_MAX, "shortest call");
+	int64		max;
+
+	expect(parser, '.', "\"..\" and the longest call");
+	expect(parser, '.', "\"..\" and the longest call");
+	max = parse_integer(parser, min, PG_INT64_MAX, "longest call");
+	expect(parser, '[', "\"[\" and histogram buckets");
+	if (accept(parser, ']'))
+		return;
+	do
+	{
+		uint64		bucket;
+		int32		index = (int32) parse_integer(parser, 0, LATENCY_MAX_INDEX, "histogram bucket");
+
+		expect(parser, ':', "\":\" and a bucket count");
+		bucket = MAKE_BUCKET(index, parse_integer(parser, 1, BUCKET_MAX_COUNT, "bucket count"));
+		tree_builder_add_latency(builder, node, min, max, &bucket, 1);
+	} while (accept(parser, ','));
+	expect(parser, ']', "\",\" or \"]\"");
+}
+
 /* Parses a text calltree into `builder`; iterative, since trees can be deep. */
 static void
 parse_calltree_text(TextParser *parser, TreeBuilder *builder)
@@ -162,8 +190,12 @@ parse_calltree_text(TextParser *parser, TreeBuilder *builder)
 		node.node = tree_builder_child(builder, depth > 0 ? open[depth - 1].node : -1, node.func);
 		tree_builder_add_self(builder, node.node, node.self);
 		if (accept(parser, '#'))
+		{
 			tree_builder_add_calls(builder, node.node,
 								   parse_integer(parser, 0, PG_INT64_MAX, "call count"));
+			if (accept(parser, '@'))
+				parse_latency(parser, builder, node.node);
+		}
 
 		if (accept(parser, '{') && !accept(parser, '}'))
 		{
@@ -213,6 +245,20 @@ calltree_in(PG_FUNCTION_ARGS)
 	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
 }
 
+static void
+append_latency(StringInfo buf, const CallTree *tree, int32 i)
+{
+	const int32 *start = calltree_bucket_start(tree);
+	const uint64 *buckets = calltree_buckets(tree);
+
+	appendStringInfo(buf, "@" INT64_FORMAT ".." INT64_FORMAT "[",
+					 calltree_latency_min(tree)[i], calltree_latency_max(tree)[i]);
+	for (int32 b = start[i]; b < start[i + 1]; b++)
+		appendStringInfo(buf, "%s%d:" INT64_FORMAT, b > start[i] ? "," : "",
+						 BUCKET_INDEX(buckets[b]), BUCKET_COUNT(buckets[b]));
+	appendStringInfoChar(buf, ']');
+}
+
 Datum
 calltree_out(PG_FUNCTION_ARGS)
 {
@@ -222,6 +268,7 @@ calltree_out(PG_FUNCTION_ARGS)
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
 	int64	   *running = calltree_running(tree);
+	const int32 *bucket_start = calltree_bucket_start(tree);
 	int32		n = tree->nnodes;
 	int32	   *open = palloc(sizeof(int32) * Max(n, 1));
 	int32		depth = 0;
@@ -242,6 +289,8 @@ calltree_out(PG_FUNCTION_ARGS)
 		appendStringInfo(&buf, "%d:" INT64_FORMAT "/" INT64_FORMAT, func[i], running[i], self[i]);
 		if (calls)
 			appendStringInfo(&buf, "#" INT64_FORMAT, calls[i]);
+		if (bucket_start && bucket_start[i + 1] > bucket_start[i])
+			append_latency(&buf, tree, i);
 		if (i + 1 < n && parent[i + 1] == i)
 		{
 			appendStringInfoString(&buf, " {");
@@ -254,6 +303,32 @@ calltree_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
+static void
+recv_latency(StringInfo buf, TreeBuilder *builder, int32 node, int32 i)
+{
+	int64		min = pq_getmsgint64(buf);
+	int64		max = pq_getmsgint64(buf);
+	int32		nbuckets = pq_getmsgint(buf, 4);
+
+	if (nbuckets < 0 || (int64) nbuckets * 12 > buf->len - buf->cursor || min > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid latency histogram of node %d in binary calltree", i)));
+	for (int32 b = 0; b < nbuckets; b++)
+	{
+		int32		index = pq_getmsgint(buf, 4);
+		int64		count = pq_getmsgint64(buf);
+		uint64		bucket;
+
+		if (index < 0 || index > LATENCY_MAX_INDEX || count < 1 || count > BUCKET_MAX_COUNT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid latency bucket %d of node %d in binary calltree", b, i)));
+		bucket = MAKE_BUCKET(index, count);
+		tree_builder_add_latency(builder, node, min, max, &bucket, 1);
+	}
+}
+
 Datum
 calltree_recv(PG_FUNCTION_ARGS)
 {
@@ -262,10 +337,13 @@ calltree_recv(PG_FUNCTION_ARGS)
 	int			version = pq_getmsgbyte(buf);
 	int			flags = pq_getmsgbyte(buf);
 	int32		n = pq_getmsgint(buf, 4);
-	int			node_size = (flags & CALLTREE_HAS_CALLS) ? 24 : 16;
+	/* the least bytes a node takes in the message */
+	int			node_size = 16 + ((flags & CALLTREE_HAS_CALLS) ? 8 : 0) +
+		((flags & CALLTREE_HAS_LATENCY) ? 20 : 0);
 	int32	   *mapped;
 
-	if (version != CALLTREE_VERSION || (flags & ~CALLTREE_KNOWN_FLAGS) != 0)
+	if (version != CALLTREE_VERSION || (flags & ~CALLTREE_KNOWN_FLAGS) != 0 ||
+		((flags & CALLTREE_HAS_LATENCY) && !(flags & CALLTREE_HAS_CALLS)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("unsupported binary calltree version %d with flags 0x%02x",
@@ -294,6 +372,8 @@ calltree_recv(PG_FUNCTION_ARGS)
 		tree_builder_add_self(builder, mapped[i], self);
 		if (flags & CALLTREE_HAS_CALLS)
 			tree_builder_add_calls(builder, mapped[i], pq_getmsgint64(buf));
+		if (flags & CALLTREE_HAS_LATENCY)
+			recv_latency(buf, builder, mapped[i], i);
 	}
 	pq_getmsgend(buf);
 	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
@@ -320,6 +400,19 @@ calltree_send(PG_FUNCTION_ARGS)
 		pq_sendint64(&buf, self[i]);
 		if (calls)
 			pq_sendint64(&buf, calls[i]);
+		if (tree->flags & CALLTREE_HAS_LATENCY)
+		{
+			const int32 *start = calltree_bucket_start(tree);
+
+			pq_sendint64(&buf, calltree_latency_min(tree)[i]);
+			pq_sendint64(&buf, calltree_latency_max(tree)[i]);
+			pq_sendint32(&buf, start[i + 1] - start[i]);
+			for (int32 b = start[i]; b < start[i + 1]; b++)
+			{
+				pq_sendint32(&buf, BUCKET_INDEX(calltree_buckets(tree)[b]));
+				pq_sendint64(&buf, BUCKET_COUNT(calltree_buckets(tree)[b]));
+			}
+		}
 	}
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }

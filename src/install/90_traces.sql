@@ -26,10 +26,19 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 -- Trees of several threads merge with calltree_merge.
 CREATE AGGREGATE trace_agg(func int4, enter boolean, ts bigint) (
     SFUNC = trace_agg_transfn, STYPE = internal,
-    FINALFUNC = trace_agg_finalfn,
+    FINALFUNC = trace_agg_finalfn, FINALFUNC_MODIFY = READ_WRITE,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE trace_agg(int4, boolean, bigint) IS 'the XRay function call trie of one thread''s enter/exit events: calls, self (local time) and running (tree time) per CallNode';
+
+CREATE FUNCTION latency(tree calltree,
+    OUT node int4, OUT parent int4, OUT depth int4, OUT func int4, OUT path int4[],
+    OUT calls bigint, OUT min bigint, OUT max bigint, OUT mean float8,
+    OUT p50 bigint, OUT p90 bigint, OUT p99 bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_latency'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION latency(calltree) IS 'per CallNode of a traced tree: calls and the distribution of their running time (quantiles within 1%)';
 
 --------------------------------------------------------------------------
 -- Time order and lines
