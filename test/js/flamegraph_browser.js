@@ -95,6 +95,19 @@ async function checkGraph(context, graph, screenshot) {
   check(await visibleBoxes(page) === graph.zoom.visible,
     `${name}: ${graph.zoom.visible} boxes visible when zoomed (found ${await visibleBoxes(page)})`);
   check(await page.isVisible("#unzoom"), `${name}: Reset Zoom shows when zoomed`);
+  // the label is cut again for the new width: the whole name fits now
+  const tip = await target.locator("title").textContent();
+  const fullName = tip.substring(0, tip.lastIndexOf("\n"));
+  check(await target.locator("text").textContent() === fullName,
+    `${name}: the zoomed box shows its whole name "${fullName}"`);
+  // hovering a box shows its tooltip's line at the bottom
+  await target.hover();
+  const details = await page.textContent("#details");
+  check(details.startsWith(fullName + ": running "), `${name}: hovering shows "${details}"`);
+  // Escape resets the zoom too
+  await page.keyboard.press("Escape");
+  check(await visibleBoxes(page) === graph.boxes, `${name}: Escape shows every box again`);
+  await target.click();
   await page.click("#unzoom");
   check(await visibleBoxes(page) === graph.boxes, `${name}: Reset Zoom shows every box again`);
   check(Number(await rect.getAttribute("width")).toFixed(2) === graph.zoom.width,
