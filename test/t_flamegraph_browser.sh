@@ -6,8 +6,9 @@
 # expected numbers come from SQL (nodes(), func names), not from the SVG.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
-# Needs chromium, nodejs and npm; runs `npm ci` in test/js/ when
-# playwright-core is not installed there yet.
+# Needs Debian's chromium and Node.js >= 20 with npm (playwright-core's
+# minimum); runs `npm ci` in test/js/ when playwright-core is not installed
+# there yet.
 #
 #   test/t_flamegraph_browser.sh [SCREENSHOT.png]    also save a screenshot
 set -euo pipefail
@@ -31,7 +32,9 @@ fail() {
 	exit 1
 }
 
-command -v node >/dev/null || fail "node is missing (apt-get install nodejs npm)"
+command -v node >/dev/null || fail "node is missing: Node.js >= 20 with npm is needed"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] ||
+	fail "node $(node --version) is too old: playwright-core needs Node.js >= 20"
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || fail "chromium is missing (apt-get install chromium)"
 if [ ! -d "$js/node_modules/playwright-core" ]; then
 	(cd "$js" && npm ci --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
