@@ -4,10 +4,11 @@
  *	  line, `root;caller;leaf count`.
  *
  * The count is the last space-separated field; everything before it is the
- * stack, funcs separated by semicolons (a func name may hold spaces).  CR
- * before LF is dropped and blank lines are skipped.  A line without a stack
- * or without a non-negative integer count is malformed: an error that names
- * the line, or, with strict => false, skipped and counted.
+ * stack, funcs separated by semicolons (a func name may hold spaces, and may
+ * be empty, as flamegraph.pl allows).  CR before LF is dropped and blank
+ * lines are skipped.  A line without a stack or without a non-negative
+ * integer count is malformed: an error that names the line, or, with
+ * strict => false, skipped and counted.
  */
 #include "postgres.h"
 
@@ -49,8 +50,6 @@ split_collapsed_line(char *line, int len, char ***names, int *nnames, int *capac
 
 		if (semicolon)
 			*semicolon = '\0';
-		if (*name == '\0')
-			return false;		/* an empty func name */
 		if (*nnames == *capacity)
 		{
 			*capacity *= 2;
