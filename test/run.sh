@@ -61,8 +61,12 @@ do_run() {
 	"$PG_BIN/createdb" "$db"
 	export PGDATABASE=$db
 	ct_psql -c 'CREATE EXTENSION calltree'
-	# Stand-in loader until calltree.import_collapsed() lands.
-	id=$(ct_psql -At -v name=perf-vertx -f "$CT_REPO/examples/load_collapsed.sql" <"$example")
+	# The file travels from the client (no server-side file access needed).
+	id=$(ct_psql -At -v file="$example" <<-'SQL'
+		\set data `cat :'file'`
+		SELECT calltree.import_collapsed(:'data', name => 'perf-vertx');
+	SQL
+	)
 	ct_say "loaded: examples/perf-vertx.collapsed as profile $id" \
 		"($(ct_psql -At -c "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
 	ct_say "call tree, top 40 nodes:"
