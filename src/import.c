@@ -81,6 +81,19 @@ typedef struct CachedStack
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* Events of instrumented traces, batched like samples */
+typedef struct EventBatch
+{
+	SPIPlanPtr	plan;
+	int			count;
+	Datum		threads[SAMPLE_BATCH];
+	bool		thread_nulls[SAMPLE_BATCH];
+	Datum		timestamps[SAMPLE_BATCH];
+	Datum		funcs[SAMPLE_BATCH];
+	Datum		enters[SAMPLE_BATCH];
+	Datum		seqs[SAMPLE_BATCH];
+} EventBatch;
+
 struct ProfileWriter
 {
 	MemoryContext cxt;
@@ -112,6 +125,8 @@ struct ProfileWriter
 	bool		label_nulls[SAMPLE_BATCH];
 	const char *last_thread;	/* sample threads repeat: share their text */
 	Datum		last_thread_text;
+
+	EventBatch *events;			/* made by the first event */
 };
 
 static SPIPlanPtr
@@ -476,4 +491,80 @@ profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
 		info->name = text_to_cstring(PG_GETARG_TEXT_PP(name_arg));
 	if (meta_arg >= 0 && !PG_ARGISNULL(meta_arg))
 		info->meta = PG_GETARG_JSONB_P(meta_arg);
+}
+
+/* Enter/exit events of instrumented traces, into calltree.event. */
+
+static void
+flush_events(ProfileWriter *writer)
+{
+	EventBatch *batch = writer->events;
+	int			dims[1];
+	int			lbs[1] = {1};
+	Datum		values[6];
+	int			ret;
+
+	if (batch == NULL || batch->count == 0)
+		return;
+	dims[0] = batch->count;
+	values[0] = Int64GetDatum(writer->profile_id);
+	values[1] = PointerGetDatum(construct_md_array(batch->threads, batch->thread_nulls, 1, dims, lbs,
+												   TEXTOID, -1, false, TYPALIGN_INT));
+	values[2] = PointerGetDatum(int8_array(batch->timestamps, NULL, batch->count));
+	values[3] = PointerGetDatum(construct_md_array(batch->funcs, NULL, 1, dims, lbs,
+												   INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	values[4] = PointerGetDatum(construct_md_array(batch->enters, NULL, 1, dims, lbs,
+												   BOOLOID, sizeof(bool), true, TYPALIGN_CHAR));
+	values[5] = PointerGetDatum(int8_array(batch->seqs, NULL, batch->count));
+	ret = SPI_execute_plan(batch->plan, values, NULL, false, 0);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) batch->count)
+		elog(ERROR, "inserting events returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	batch->count = 0;
+}
+
+void
+profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 func,
+					 bool enter, int64 seq)
+{
+	EventBatch *batch = writer->events;
+	int			i;
+
+	if (batch == NULL)
+	{
+		Oid			types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
+		BOOLARRAYOID, INT8ARRAYOID};
+
+		batch = writer->events = MemoryContextAllocZero(writer->cxt, sizeof(EventBatch));
+		batch->plan = prepare("INSERT INTO calltree.event (profile_id, thread, ts, func_id, enter, seq) "
+							  "SELECT $1, u.thread, u.ts, u.func, u.enter, u.seq "
+							  "FROM unnest($2, $3, $4, $5, $6) AS u(thread, ts, func, enter, seq)",
+							  6, types);
+		MemoryContextSwitchTo(writer->cxt);
+	}
+	i = batch->count;
+	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
+	{
+		writer->last_thread = MemoryContextStrdup(writer->cxt, thread);
+		writer->last_thread_text = CStringGetTextDatum(thread);
+	}
+	batch->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
+	batch->thread_nulls[i] = thread == NULL;
+	batch->timestamps[i] = Int64GetDatum(ts);
+	batch->funcs[i] = Int32GetDatum(func);
+	batch->enters[i] = BoolGetDatum(enter);
+	batch->seqs[i] = Int64GetDatum(seq);
+	if (++batch->count == SAMPLE_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		flush_events(writer);
+	}
+}
+
+/* profile_writer_finish for a writer that wrote events */
+int64
+profile_writer_finish_events(ProfileWriter *writer)
+{
+	flush_events(writer);
+	return profile_writer_finish(writer);
 }

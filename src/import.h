@@ -56,6 +56,11 @@ extern void profile_writer_sample(ProfileWriter *writer, const char *thread, boo
 								  int64 ts, int64 stack, int64 weight, int64 labels_id);
 extern int64 profile_writer_finish(ProfileWriter *writer);
 
+/* enter/exit events of a trace, into calltree.event; finish with _events */
+extern void profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts,
+								 int32 func, bool enter, int64 seq);
+extern int64 profile_writer_finish_events(ProfileWriter *writer);
+
 /* fmgr helper: the ProfileInfo from an importer's (data, name, meta) arguments */
 extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
 								   const char *format, ProfileInfo *info);

@@ -59,3 +59,9 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_lines'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
 COMMENT ON FUNCTION lines(bigint, int4[]) IS 'per frame (address, line) of a CallNode''s function: self weight, and running weight of the samples through the CallNode';
+
+CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_trace_events(text, text, jsonb) IS 'imports Chrome trace-event JSON (B/E and X events) into calltree.event; returns the profile id';
