@@ -48,10 +48,12 @@ SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'invalid-x-nesting.json'
 SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'simple-partial.json'));
 SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'simple-partial-trailing-comma.json'));
 
--- every file of the folder imports
+-- every file of the folder imports (notices come in directory order: quiet)
+SET client_min_messages = warning;
 SELECT count(*) AS files, bool_and(id IS NOT NULL) AS all_imported
   FROM pg_ls_dir(:'trace_dir') AS f, LATERAL (SELECT pg_temp.load(:'trace_dir' || f) AS id) AS x
  WHERE f LIKE '%.json';
+RESET client_min_messages;
 
 -- bad input: each an error, and nothing left behind
 SELECT count(*) AS profiles_before FROM profile \gset
