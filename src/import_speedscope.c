@@ -292,8 +292,8 @@ read_evented(SpeedscopeFile *file, JsonbContainer *profile, const char *thread, 
 						psprintf("Its type is \"%s\"; expected \"O\" (open) or \"C\" (close).", type));
 		if (i > 0 && at < previous_at)
 			event_error(file, &events_path, i, frame, "goes back in time",
-						psprintf("It is at " INT64_FORMAT " after an event at " INT64_FORMAT " (in %s%s).",
-								 at, previous_at, file->scale == 1 ? "" : "ns, from ", file->unit));
+						psprintf("It is at " INT64_FORMAT "%s, after an event at " INT64_FORMAT "%s.",
+								 at, time ? " ns" : "", previous_at, time ? " ns" : ""));
 
 		/* the interval since the previous event belongs to the open stack */
 		if (depth > 0 && at > previous_at)
