@@ -111,6 +111,22 @@ SELECT * FROM pg_temp.truncations('import_cpuprofile', 'cpuprofile', pg_read_fil
 \set f :dir 'firefox-profiler/hello.cjs-20231120T211435.cpuprofile'
 SELECT * FROM pg_temp.truncations('import_cpuprofile', 'cpuprofile', pg_read_file(:'f'));
 
+-- One character overwritten at k/50 of each file: imported, or an error naming the format
+SELECT count(*) AS profiles_before_corruptions FROM profile \gset
+\set f :dir 'speedscope-samples/Chrome/65/simple.cpuprofile'
+SELECT * FROM pg_temp.corruptions('import_cpuprofile', 'cpuprofile', pg_read_file(:'f'));
+\set f :dir 'firefox-profiler/hello.cjs-20231120T211435.cpuprofile'
+SELECT * FROM pg_temp.corruptions('import_cpuprofile', 'cpuprofile', pg_read_file(:'f'));
+\set f :dir 'speedscope-samples/node/10.11.0/example.cpuprofile'
+SELECT * FROM pg_temp.corruptions('import_cpuprofile', 'cpuprofile', pg_read_file(:'f'));
+-- (the ones that imported were rolled back by the helper)
+SELECT count(*) - :profiles_before_corruptions AS profiles_left_behind FROM profile;
+
+-- An error deep in an old-style nested tree: the path keeps its innermost steps
+SELECT pg_temp.try('import_cpuprofile',
+  '{"head": ' || repeat('{"id": 1, "functionName": "f", "children": [', 100) || '{"id": "deep"}' || repeat(']}', 100)
+  || ', "samples": [], "timestamps": [], "startTime": 0, "endTime": 0}') ~ '^cpuprofile member \$\.\.\.(\[0\]\.children){31}\[0\]\.id is not a number' AS deep_path_named;
+
 -- wrong types, missing members, huge and negative numbers, broken links
 SELECT pg_temp.try('import_cpuprofile', doc) FROM (VALUES
   (''),

@@ -88,6 +88,12 @@ SELECT * FROM pg_temp.truncations('import_speedscope', 'speedscope', pg_read_fil
 \set f :dir '0.6.0/two-sampled.speedscope.json'
 SELECT * FROM pg_temp.truncations('import_speedscope', 'speedscope', pg_read_file(:'f'));
 
+-- One character overwritten at k/50 of each file: imported, or an error naming the format
+\set f :dir '0.0.1/simple.speedscope.json'
+SELECT * FROM pg_temp.corruptions('import_speedscope', 'speedscope', pg_read_file(:'f'));
+\set f :dir '0.6.0/two-sampled.speedscope.json'
+SELECT * FROM pg_temp.corruptions('import_speedscope', 'speedscope', pg_read_file(:'f'));
+
 -- wrong types, missing members, out-of-range indexes, negative and huge numbers
 SELECT pg_temp.try('import_speedscope', doc) FROM (VALUES
   ('{"profiles": []}'),

@@ -26,6 +26,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
 
 #include "json_reader.h"
 
@@ -35,12 +36,18 @@ json_path_string(const JsonPath *path)
 	StringInfoData buf;
 	const JsonPath *chain[64];
 	int			depth = 0;
+	bool		elided = false;
 
+	/* the innermost 64 steps; deeper ones (nested old-style nodes) are "..." */
 	for (const JsonPath *p = path; p != NULL && p->parent != NULL; p = p->parent)
+	{
 		if (depth < lengthof(chain))
 			chain[depth++] = p;
+		else
+			elided = true;
+	}
 	initStringInfo(&buf);
-	appendStringInfoChar(&buf, '$');
+	appendStringInfoString(&buf, elided ? "$..." : "$");
 	while (depth-- > 0)
 	{
 		if (chain[depth]->key)
@@ -286,6 +293,24 @@ range_error(const JsonFormat *format, Numeric number, const JsonPath *path, cons
 			 errhint("%s", format->hint)));
 }
 
+/* 10^30, made once per backend */
+static Numeric
+numeric_limit(void)
+{
+	static Numeric limit = NULL;
+
+	if (limit == NULL)
+	{
+		Numeric		value = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum("1e30"),
+																ObjectIdGetDatum(InvalidOid),
+																Int32GetDatum(-1)));
+
+		limit = MemoryContextAlloc(TopMemoryContext, VARSIZE(value));
+		memcpy(limit, value, VARSIZE(value));
+	}
+	return limit;
+}
+
 /*
  * Rounds number * scale in numeric arithmetic (exact, and round() on
  * numeric rounds half away from zero), then reads the digits.
@@ -302,11 +327,13 @@ json_scaled_int64(const JsonFormat *format, Numeric number, int64 scale, bool al
 
 	if (numeric_is_nan(number) || numeric_is_inf(number))
 		range_error(format, number, path, "a finite number");
-	/* beyond 10^30 the digits cannot fit in an int64 anyway: do not multiply huge numbers */
-	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, DirectFunctionCall1(numeric_abs, NumericGetDatum(number)),
-										  DirectFunctionCall3(numeric_in, CStringGetDatum("1e30"),
-															  ObjectIdGetDatum(InvalidOid),
-															  Int32GetDatum(-1)))) > 0)
+	/*
+	 * Beyond 10^30 the result cannot fit in an int64 whatever the scale (at
+	 * most 10^9): do not multiply numbers like 1e100000.
+	 */
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp,
+										  DirectFunctionCall1(numeric_abs, NumericGetDatum(number)),
+										  NumericGetDatum(numeric_limit()))) > 0)
 		range_error(format, number, path, "a 64-bit integer");
 	scaled = numeric_mul_opt_error(number, int64_to_numeric(scale), &error);
 	if (error)

@@ -85,3 +85,38 @@ EXCEPTION WHEN others THEN
     RETURN msg || coalesce(' / ' || nullif(detail, ''), '');
 END
 $$;
+
+-- Overwrites one character of data at k/50 of its length (k = 1..49) with
+-- one of a few troublemakers (a digit, a quote, a bracket, a minus, a
+-- letter): the import either succeeds or fails with an error that names
+-- the format; it never crashes.
+CREATE FUNCTION pg_temp.corruptions(importer text, format_name text, data text)
+RETURNS TABLE (tries int, imported int, errors int, named int)
+LANGUAGE plpgsql AS $$
+DECLARE
+    pos int;
+    bad text[] := ARRAY['9', '"', ']', '-', 'x', '{', ','];
+BEGIN
+    tries := 0; imported := 0; errors := 0; named := 0;
+    FOR k IN 1..49 LOOP
+        pos := greatest(1, length(data) * k / 50);
+        tries := tries + 1;
+        BEGIN
+            EXECUTE format('SELECT calltree.%I($1)', importer)
+              USING overlay(data PLACING bad[1 + k % 7] FROM pos FOR 1);
+            -- undo the import: these profiles are not worth keeping
+            RAISE EXCEPTION 'imported' USING ERRCODE = 'CTOK0';
+        EXCEPTION WHEN SQLSTATE 'CTOK0' THEN
+            imported := imported + 1;
+        WHEN others THEN
+            errors := errors + 1;
+            IF SQLERRM ~ ('^(invalid )?' || format_name || ' ') THEN
+                named := named + 1;
+            ELSE
+                RAISE NOTICE 'unnamed error at %: %', pos, SQLERRM;
+            END IF;
+        END;
+    END LOOP;
+    RETURN NEXT;
+END
+$$;
