@@ -104,7 +104,11 @@ weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, 
 	const int64 *self = calltree_self(tree);
 	const int32 *parent = calltree_parent(tree);
 	int64	   *running = calltree_running(tree);
-	KeyWeights **entry_at = palloc_extended(sizeof(KeyWeights *) * Max(n, 1), MCXT_ALLOC_HUGE);
+	/*
+	 * The keys on the path, not pointers to their entries: inserting a key
+	 * can grow the hash table and move every entry.
+	 */
+	int64	   *key_at = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int32	   *path_nodes = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int32		depth = 0;
 	keyweights_hash *weights = keyweights_create(CurrentMemoryContext, 256, NULL);
@@ -123,8 +127,8 @@ weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, 
 			CHECK_FOR_INTERRUPTS();
 		/* leave the nodes this one is not below */
 		while (depth > 0 && path_nodes[depth - 1] != parent[i])
-			if (entry_at[--depth] != NULL)
-				entry_at[depth]->on_path--;
+			if (key_at[--depth] != NO_KEY)
+				keyweights_lookup(weights, key_at[depth])->on_path--;
 
 		entry = NULL;
 		if (key != NO_KEY)
@@ -141,7 +145,7 @@ weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, 
 			entry->self = calltree_add_weight(entry->self, self[i]);
 			entry->on_path++;
 		}
-		entry_at[depth] = entry;
+		key_at[depth] = key;
 		path_nodes[depth++] = i;
 	}
 

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Reference numbers for calltree's JSON importers, computed independently.
+
+Reads .cpuprofile and speedscope files with Python's json module, applies the
+rules of doc/json-formats.md (issue 5) with no code shared with the C
+importers, and prints, per file, the numbers that sql/import_cpuprofile.sql
+and sql/import_speedscope.sql check:
+
+  samples, total, sum(ts)     over all samples of the file
+  per thread: samples, total  (speedscope: one thread per profile)
+  functions: the top 5 by self (then running, name, file), with running
+             counted once per sample even under recursion
+  nodes:     the top 5 CallNodes by self (then running, path), shown as depth,
+             leaf name and the md5 of the ';'-joined path of names
+
+Usage: json_profiles.py FILE...   (the format is told by the file name)
+"""
+import hashlib
+import json
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+
+UNIT_SCALE = {"none": 1, "bytes": 1, "nanoseconds": 1, "microseconds": 1000,
+              "milliseconds": 1000000, "seconds": 1000000000}
+
+
+def scaled(value, scale):
+    """value * scale rounded half away from zero (ROUND_HALF_UP on Decimal does that)."""
+    return int((Decimal(str(value)) * scale).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def cpuprofile_samples(doc):
+    """[(thread, ts, path of (name, file), weight)] in time order."""
+    if "nodes" in doc:
+        nodes = {n["id"]: n for n in doc["nodes"]}
+        parent = {}
+        for n in doc["nodes"]:
+            for c in n.get("children", []):
+                parent[c] = n["id"]
+        frame = {i: n["callFrame"] for i, n in nodes.items()}
+        start, end = doc["startTime"] * 1000, doc["endTime"] * 1000
+        ts, times = 0, []
+        for d in doc["timeDeltas"]:
+            ts += d * 1000
+            times.append(ts)
+    else:  # old nested format: head, timestamps (µs), start/end in seconds
+        nodes, parent, frame = {}, {}, {}
+
+        def walk(n, p):
+            nodes[n["id"]] = n
+            frame[n["id"]] = n
+            if p is not None:
+                parent[n["id"]] = p
+            for c in n.get("children", []):
+                walk(c, n["id"])
+        walk(doc["head"], None)
+        start, end = doc["startTime"] * 10**9, doc["endTime"] * 10**9
+        times = [t * 1000 - start for t in doc["timestamps"][:len(doc["samples"])]]
+    end -= start
+
+    def path(node_id):
+        out = []
+        while node_id is not None:
+            f = frame[node_id]
+            if not (node_id not in parent and f["functionName"] == "(root)"):
+                out.append((f["functionName"] or "(anonymous)", f.get("url") or None))
+            node_id = parent.get(node_id)
+        return tuple(reversed(out))
+
+    order = sorted(range(len(doc["samples"])), key=lambda i: (times[i], i))
+    result = []
+    for k, i in enumerate(order):
+        nxt = times[order[k + 1]] if k + 1 < len(order) else max(end, times[i])
+        result.append((None, times[i], path(doc["samples"][i]), nxt - times[i]))
+    return result
+
+
+def speedscope_samples(doc):
+    frames = [(f["name"], f.get("file")) for f in doc["shared"]["frames"]]
+    result = []
+    for index, prof in enumerate(doc["profiles"]):
+        thread = prof.get("name") or str(index)
+        scale = UNIT_SCALE[prof["unit"]]
+        time_unit = prof["unit"] not in ("none", "bytes")
+        if prof["type"] == "sampled":
+            for stack, w in zip(prof["samples"], prof["weights"]):
+                if stack:
+                    result.append((thread, None, tuple(frames[i] for i in stack), scaled(w, scale)))
+        else:
+            start = scaled(prof["startValue"], scale)
+            stack, prev = [], None
+            for ev in prof["events"]:
+                at = scaled(ev["at"], scale)
+                if stack and at > prev:
+                    result.append((thread, prev - start if time_unit else None,
+                                   tuple(frames[i] for i in stack), at - prev))
+                prev = at
+                if ev["type"] == "O":
+                    stack.append(ev["frame"])
+                else:
+                    assert stack and stack[-1] == ev["frame"], "bad close"
+                    stack.pop()
+            assert not stack, "unclosed frames"
+    return result
+
+
+def report(samples):
+    total = sum(s[3] for s in samples)
+    tss = [s[1] for s in samples if s[1] is not None]
+    print(f"  samples {len(samples)}  total {total}  sum(ts) {sum(tss) if tss else None}")
+    threads = {}
+    for s in samples:
+        t = threads.setdefault(s[0], [0, 0])
+        t[0] += 1
+        t[1] += s[3]
+    for t, (n, w) in sorted(threads.items(), key=lambda x: str(x[0])):
+        print(f"  thread {t}: samples {n} total {w}")
+    fself, frun, nself, nrun = {}, {}, {}, {}
+    for _, _, path, w in samples:
+        fself[path[-1]] = fself.get(path[-1], 0) + w
+        for f in set(path):
+            frun[f] = frun.get(f, 0) + w
+        for d in range(1, len(path) + 1):
+            nrun[path[:d]] = nrun.get(path[:d], 0) + w
+        nself[path] = nself.get(path, 0) + w
+    print("  functions (name | file | self | running):")
+    for f in sorted(frun, key=lambda f: (-fself.get(f, 0), -frun[f], f[0], f[1] or ""))[:5]:
+        print(f"    {f[0]} | {f[1] or ''} | {fself.get(f, 0)} | {frun[f]}")
+    print("  nodes (depth | leaf | md5 of path names | running | self):")
+    names = {p: ";".join(n for n, _ in p) for p in nrun}
+    for p in sorted(nrun, key=lambda p: (-nself.get(p, 0), -nrun[p], names[p]))[:5]:
+        print(f"    {len(p)} | {p[-1][0]} | {hashlib.md5(names[p].encode()).hexdigest()} | {nrun[p]} | {nself.get(p, 0)}")
+
+
+def main():
+    for name in sys.argv[1:]:
+        with open(name, encoding="utf-8") as f:
+            doc = json.load(f)
+        print(name)
+        report(cpuprofile_samples(doc) if name.endswith(".cpuprofile") else speedscope_samples(doc))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# import_cpuprofile and import_speedscope agree with an independent reading
+# of the same files: test/reference/json_profiles.py (Python's json module,
+# the rules of doc/json-formats.md, no code shared with the C importers)
+# prints per file the samples, total, sum(ts), per-thread counts, the top
+# functions' self and running and the top CallNodes; the database prints the
+# same lines through pg_temp.summary() of test/reference/helpers.sql; the
+# two must be identical.
+#
+# Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
+# scratch database.  Needs python3.  CALLTREE_SHARED defaults to ../shared.
+set -euo pipefail
+
+: "${PGHOST:?run me from test/run.sh test (PGHOST, PGPORT, PGUSER are needed)}"
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+shared=$(cd "${CALLTREE_SHARED:-$repo/../shared}" && pwd)
+db=calltree_json_reference
+work=$(mktemp -d)
+export PGOPTIONS="-c client_min_messages=warning"
+
+cleanup() {
+	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+files=(
+	speedscope-samples/Chrome/65/simple.cpuprofile
+	speedscope-samples/Chrome/65/sucrase.cpuprofile
+	speedscope-samples/node/10.11.0/example.cpuprofile
+	firefox-profiler/hello.cjs-20231120T211435.cpuprofile
+	speedscope-samples/speedscope/0.0.1/simple.speedscope.json
+	speedscope-samples/speedscope/0.0.1/simple-no-pretty-print.speedscope.json
+	speedscope-samples/speedscope/0.1.2/simple-sampled.speedscope.json
+	speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
+)
+
+"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
+"$PG_BIN/createdb" "$db"
+"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION calltree'
+
+(cd "$shared/data" && python3 "$repo/test/reference/json_profiles.py" "${files[@]}") >"$work/reference.txt"
+
+{
+	echo '\set ON_ERROR_STOP 1'
+	echo "\\i $repo/test/reference/helpers.sql"
+	for f in "${files[@]}"; do
+		case "$f" in
+			*.cpuprofile) importer=import_cpuprofile ;;
+			*) importer=import_speedscope ;;
+		esac
+		echo "\\echo $f"
+		echo "SELECT calltree.$importer(pg_read_file('$shared/data/$f')) AS id \\gset"
+		echo "SELECT * FROM pg_temp.summary(:id);"
+	done
+} >"$work/check.sql"
+"$PG_BIN/psql" -X -q -At -d "$db" -f "$work/check.sql" >"$work/database.txt"
+
+if ! diff -u "$work/reference.txt" "$work/database.txt"; then
+	echo "t_json_reference: the database disagrees with test/reference/json_profiles.py" >&2
+	exit 1
+fi
+echo "t_json_reference: ok (${#files[@]} files, $(wc -l <"$work/reference.txt") lines agree)"
