@@ -139,6 +139,16 @@ do_test() {
 	pg_regress_part regress "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
 	pg_regress_part isolation "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
 
+	# The scripts' JavaScript tooling (ajv, the speedscope schema, playwright-core)
+	if [ -f "$CT_REPO/test/js/package-lock.json" ]; then
+		if (cd "$CT_REPO/test/js" && npm ci --no-audit --no-fund --loglevel=error) >"$CT_TMP/npm.log" 2>&1; then
+			ct_say "npm: test/js ready"
+		else
+			ct_say "npm: npm ci in test/js failed:"
+			tail -n 20 "$CT_TMP/npm.log"
+		fi
+	fi
+
 	local scripts=()
 	for t in "$CT_REPO"/test/t_*.sh; do
 		[ -x "$t" ] && scripts+=("$t")
