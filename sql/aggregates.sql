@@ -103,6 +103,14 @@ CREATE TEMP TABLE by_scan AS SELECT stack_agg(stack_id, weight) AS tree FROM sam
 SET calltree.stack_read = index;
 SELECT (SELECT tree FROM by_scan) = stack_agg(stack_id, weight) AS scan_equals_index
   FROM sample WHERE profile_id = :random_profile;
+-- ids far apart are read into hash tables instead of arrays: same tree
+BEGIN;
+INSERT INTO stack (id, prefix_id, frame_id)
+SELECT 9000000000, id, frame_id FROM stack WHERE id = (SELECT max(stack_id) FROM sample WHERE profile_id = :random_profile);
+SET LOCAL calltree.stack_read = scan;
+SELECT (SELECT tree FROM by_scan) = stack_agg(stack_id, weight) AS sparse_scan_equals_index
+  FROM sample WHERE profile_id = :random_profile;
+ROLLBACK;
 RESET calltree.stack_read;
 
 -- functions(): a func's running counts each sample once under recursion

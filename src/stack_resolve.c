@@ -108,6 +108,31 @@ typedef struct StackRow
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/*
+ * The stack table read whole, by id, when its ids are compact (they come
+ * from a sequence): arrays instead of hash tables, since this is the path
+ * of big profiles.  prefix -1 marks an id with no row; node -1 a stack not
+ * resolved yet.
+ */
+typedef struct DenseStack
+{
+	int64		prefix;
+	int64		frame;
+	int32		node;
+	int32		depth;
+} DenseStack;
+
+typedef struct DenseTables
+{
+	int64		first_stack;
+	int64		nstacks;
+	DenseStack *stacks;
+	int64		first_frame;
+	int64		nframes;
+	int32	   *frame_funcs;
+	bool	   *frame_present;
+} DenseTables;
+
 /* A stack on the walk up, not resolved yet. */
 typedef struct ChainLink
 {
@@ -128,6 +153,7 @@ struct StackResolver
 	AttrNumber	frame_id_attnum;
 	AttrNumber	func_attnum;
 	stackrows_hash *rows;		/* the whole stack table, or NULL */
+	DenseTables *dense;			/* both tables whole, by id, or NULL */
 	resolved_hash *resolved;
 	framefuncs_hash *frame_funcs;
 	ChainLink  *chain;
@@ -218,17 +244,99 @@ stack_resolver_end(StackResolver *resolver)
 	keyed_table_close(&resolver->frames);
 }
 
+static inline DenseStack *
+dense_stack(const StackResolver *resolver, int64 stack_id)
+{
+	const DenseTables *dense = resolver->dense;
+	int64		i = stack_id - dense->first_stack;
+
+	if (i < 0 || i >= dense->nstacks || dense->stacks[i].prefix < 0)
+		return NULL;
+	return &dense->stacks[i];
+}
+
+/* The node of a resolved stack, or -1 */
+static inline int32
+known_node(const StackResolver *resolver, int64 stack_id)
+{
+	if (resolver->dense)
+	{
+		DenseStack *stack = dense_stack(resolver, stack_id);
+
+		return stack ? stack->node : -1;
+	}
+	else
+	{
+		ResolvedStack *entry = resolved_lookup(resolver->resolved, stack_id);
+
+		return entry ? entry->node : -1;
+	}
+}
+
+/* Records a stack's node and depth once its chain is resolved. */
+static void
+remember(StackResolver *resolver, const ChainLink *link, int32 node, int32 depth)
+{
+	bool		found;
+	ResolvedStack *entry;
+
+	if (resolver->dense)
+	{
+		DenseStack *stack = dense_stack(resolver, link->stack_id);
+
+		stack->node = node;
+		stack->depth = depth;
+		return;
+	}
+	entry = resolved_insert(resolver->resolved, link->stack_id, &found);
+	entry->node = node;
+	entry->prefix = link->prefix;
+	entry->frame = link->frame;
+	entry->depth = depth;
+}
+
+/* prefix, frame and depth of a resolved stack */
+static void
+resolved_row(const StackResolver *resolver, int64 stack_id, int64 *prefix, int64 *frame, int32 *depth)
+{
+	if (resolver->dense)
+	{
+		DenseStack *stack = dense_stack(resolver, stack_id);
+
+		*prefix = stack->prefix;
+		*frame = stack->frame;
+		*depth = stack->depth;
+	}
+	else
+	{
+		ResolvedStack *entry = resolved_lookup(resolver->resolved, stack_id);
+
+		*prefix = entry->prefix;
+		*frame = entry->frame;
+		*depth = entry->depth;
+	}
+}
+
 static int32
 frame_func(StackResolver *resolver, int64 stack_id, int64 frame_id)
 {
-	FrameFunc  *entry = framefuncs_lookup(resolver->frame_funcs, frame_id);
+	FrameFunc  *entry;
 	bool		found;
 	bool		isnull;
 	int32		func;
 
-	if (entry != NULL)
+	if (resolver->dense)
+	{
+		const DenseTables *dense = resolver->dense;
+		int64		i = frame_id - dense->first_frame;
+
+		if (i >= 0 && i < dense->nframes && dense->frame_present[i])
+			return dense->frame_funcs[i];
+	}
+	else if ((entry = framefuncs_lookup(resolver->frame_funcs, frame_id)) != NULL)
 		return entry->func;
-	if (resolver->rows != NULL || !keyed_table_fetch(&resolver->frames, frame_id))
+	if (resolver->rows != NULL || resolver->dense != NULL ||
+		!keyed_table_fetch(&resolver->frames, frame_id))
 		ereport(ERROR,
 				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 				 errmsg("stack " INT64_FORMAT " refers to frame " INT64_FORMAT ", which does not exist",
@@ -265,6 +373,16 @@ fetch_stack_row(StackResolver *resolver, int64 stack_id, int64 *prefix, int64 *f
 	Datum		value;
 	bool		isnull;
 
+	if (resolver->dense != NULL)
+	{
+		DenseStack *stack = dense_stack(resolver, stack_id);
+
+		if (stack == NULL)
+			return false;
+		*prefix = stack->prefix;
+		*frame = stack->frame;
+		return true;
+	}
 	if (resolver->rows != NULL)
 	{
 		StackRow   *row = stackrows_lookup(resolver->rows, stack_id);
@@ -297,12 +415,12 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 
 	for (;;)
 	{
-		ResolvedStack *known = resolved_lookup(resolver->resolved, current);
+		int32		known = known_node(resolver, current);
 		int64		prefix;
 		int64		frame_id;
 
-		if (known != NULL)
-			return known->node;
+		if (known >= 0)
+			return known;
 		if ((*len & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!fetch_stack_row(resolver, current, &prefix, &frame_id))
@@ -336,73 +454,178 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 	}
 }
 
+int			calltree_stack_read = STACK_READ_AUTO;	/* GUC calltree.stack_read */
+
+/* Rows of a table read whole: (id, value, value) triples, growing */
+typedef struct ReadRows
+{
+	int64	   *ids;
+	int64	   *first;
+	int64	   *second;
+	int64		count;
+	int64		capacity;
+	int64		min_id;
+	int64		max_id;
+} ReadRows;
+
+static void
+read_rows_add(ReadRows *rows, int64 id, int64 first, int64 second)
+{
+	if (rows->count == rows->capacity)
+	{
+		rows->capacity = Max(1024, rows->capacity * 2);
+		rows->ids = repalloc_huge(rows->ids, sizeof(int64) * rows->capacity);
+		rows->first = repalloc_huge(rows->first, sizeof(int64) * rows->capacity);
+		rows->second = repalloc_huge(rows->second, sizeof(int64) * rows->capacity);
+	}
+	rows->ids[rows->count] = id;
+	rows->first[rows->count] = first;
+	rows->second[rows->count] = second;
+	rows->count++;
+	rows->min_id = Min(rows->min_id, id);
+	rows->max_id = Max(rows->max_id, id);
+}
+
+/*
+ * Reads a table whole: columns a and b of every row (a NULL a is 0, b must
+ * not be NULL).
+ */
+static void
+read_table(Relation rel, AttrNumber id_attnum, AttrNumber a_attnum, AttrNumber b_attnum, ReadRows *rows)
+{
+	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+
+	memset(rows, 0, sizeof(ReadRows));
+	rows->capacity = 1024;
+	rows->ids = palloc(sizeof(int64) * rows->capacity);
+	rows->first = palloc(sizeof(int64) * rows->capacity);
+	rows->second = palloc(sizeof(int64) * rows->capacity);
+	rows->min_id = PG_INT64_MAX;
+	rows->max_id = PG_INT64_MIN;
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		id_null;
+		bool		a_null;
+		bool		b_null;
+		int64		id = DatumGetInt64(slot_getattr(slot, id_attnum, &id_null));
+		Datum		a = slot_getattr(slot, a_attnum, &a_null);
+		Datum		b = slot_getattr(slot, b_attnum, &b_null);
+
+		if ((rows->count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (id_null || b_null)
+			elog(ERROR, "%s has a row without id or %s", RelationGetRelationName(rel),
+				 get_attname(RelationGetRelid(rel), b_attnum, false));
+		/* frame.func_id is int4 */
+		read_rows_add(rows, id,
+					  a_null ? 0 : (TupleDescAttr(slot->tts_tupleDescriptor, a_attnum - 1)->atttypid == INT4OID
+									? DatumGetInt32(a) : DatumGetInt64(a)),
+					  TupleDescAttr(slot->tts_tupleDescriptor, b_attnum - 1)->atttypid == INT4OID
+					  ? DatumGetInt32(b) : DatumGetInt64(b));
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+}
+
+/* whether ids fill their range well enough to index arrays by them */
+static bool
+compact_ids(const ReadRows *rows)
+{
+	return rows->count == 0 ||
+		(rows->max_id - rows->min_id) / 2 <= rows->count + 1024;
+}
+
+static void
+keep_dense(StackResolver *resolver, const ReadRows *stacks, const ReadRows *frames)
+{
+	DenseTables *dense = palloc0(sizeof(DenseTables));
+
+	dense->first_stack = stacks->count ? stacks->min_id : 0;
+	dense->nstacks = stacks->count ? stacks->max_id - stacks->min_id + 1 : 0;
+	dense->stacks = palloc_extended(sizeof(DenseStack) * Max(dense->nstacks, 1), MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < dense->nstacks; i++)
+	{
+		dense->stacks[i].prefix = -1;
+		dense->stacks[i].node = -1;
+	}
+	for (int64 r = 0; r < stacks->count; r++)
+	{
+		DenseStack *stack = &dense->stacks[stacks->ids[r] - dense->first_stack];
+
+		stack->prefix = stacks->first[r];
+		stack->frame = stacks->second[r];
+	}
+
+	dense->first_frame = frames->count ? frames->min_id : 0;
+	dense->nframes = frames->count ? frames->max_id - frames->min_id + 1 : 0;
+	dense->frame_funcs = palloc_extended(sizeof(int32) * Max(dense->nframes, 1), MCXT_ALLOC_HUGE);
+	dense->frame_present = palloc_extended(sizeof(bool) * Max(dense->nframes, 1),
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (int64 r = 0; r < frames->count; r++)
+	{
+		dense->frame_funcs[frames->ids[r] - dense->first_frame] = (int32) frames->second[r];
+		dense->frame_present[frames->ids[r] - dense->first_frame] = true;
+	}
+	resolver->dense = dense;
+}
+
+static void
+keep_hashed(StackResolver *resolver, const ReadRows *stacks, const ReadRows *frames)
+{
+	resolver->rows = stackrows_create(CurrentMemoryContext,
+									  (uint32) Min(stacks->count * 1.1 + 64, PG_UINT32_MAX / 2), NULL);
+	for (int64 r = 0; r < stacks->count; r++)
+	{
+		bool		found;
+		StackRow   *row = stackrows_insert(resolver->rows, stacks->ids[r], &found);
+
+		row->prefix = stacks->first[r];
+		row->frame = stacks->second[r];
+	}
+	for (int64 r = 0; r < frames->count; r++)
+	{
+		bool		found;
+		FrameFunc  *entry = framefuncs_insert(resolver->frame_funcs, frames->ids[r], &found);
+
+		entry->func = (int32) frames->second[r];
+	}
+}
+
 /*
  * Reads both tables whole into memory when `expected` stacks are to be
  * resolved and that is a good share of the stack table: one sequential
- * read costs about as much as a few index probes per row.  Stack ids are
- * never 0 (the sequences start at 1), so 0 can stand for "no prefix".
+ * read costs about as much as a few index probes per row.  Their ids come
+ * from sequences, so they are usually compact and index plain arrays;
+ * otherwise they go in hash tables.  Stack ids are never 0 (the sequences
+ * start at 1), so 0 can stand for "no prefix".
  */
-int			calltree_stack_read = STACK_READ_AUTO;
-
 void
 stack_resolver_preload(StackResolver *resolver, int64 expected)
 {
 	Relation	stacks = resolver->stacks.heap;
 	double		rows = stacks->rd_rel->reltuples >= 0 ? stacks->rd_rel->reltuples
 		: (double) RelationGetNumberOfBlocks(stacks) * 100.0;
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	uint64		seen = 0;
+	ReadRows	stack_rows;
+	ReadRows	frame_rows;
 
 	if (calltree_stack_read == STACK_READ_INDEX ||
 		(calltree_stack_read == STACK_READ_AUTO && (double) expected * 4 < rows))
 		return;
-	resolver->rows = stackrows_create(CurrentMemoryContext, (uint32) Min(rows * 1.1 + 64, PG_UINT32_MAX / 2), NULL);
-
-	scan = table_beginscan(stacks, GetActiveSnapshot(), 0, NULL);
-	slot = table_slot_create(stacks, NULL);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		id_null;
-		bool		prefix_null;
-		bool		frame_null;
-		int64		id = DatumGetInt64(slot_getattr(slot, resolver->stack_id_attnum, &id_null));
-		Datum		prefix = slot_getattr(slot, resolver->prefix_attnum, &prefix_null);
-		Datum		frame = slot_getattr(slot, resolver->frame_attnum, &frame_null);
-		bool		found;
-		StackRow   *row;
-
-		if ((++seen & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (id_null || frame_null)
-			elog(ERROR, "calltree.stack has a row without id or frame");
-		row = stackrows_insert(resolver->rows, id, &found);
-		row->prefix = prefix_null ? 0 : DatumGetInt64(prefix);
-		row->frame = DatumGetInt64(frame);
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
-
-	scan = table_beginscan(resolver->frames.heap, GetActiveSnapshot(), 0, NULL);
-	slot = table_slot_create(resolver->frames.heap, NULL);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		id_null;
-		bool		func_null;
-		int64		id = DatumGetInt64(slot_getattr(slot, resolver->frame_id_attnum, &id_null));
-		Datum		func = slot_getattr(slot, resolver->func_attnum, &func_null);
-		bool		found;
-		FrameFunc  *entry;
-
-		if ((++seen & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (id_null || func_null)
-			elog(ERROR, "calltree.frame has a row without id or func");
-		entry = framefuncs_insert(resolver->frame_funcs, id, &found);
-		entry->func = DatumGetInt32(func);
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
+	read_table(stacks, resolver->stack_id_attnum, resolver->prefix_attnum, resolver->frame_attnum,
+			   &stack_rows);
+	read_table(resolver->frames.heap, resolver->frame_id_attnum, resolver->frame_id_attnum,
+			   resolver->func_attnum, &frame_rows);
+	if (compact_ids(&stack_rows) && compact_ids(&frame_rows))
+		keep_dense(resolver, &stack_rows, &frame_rows);
+	else
+		keep_hashed(resolver, &stack_rows, &frame_rows);
+	pfree(stack_rows.ids);
+	pfree(stack_rows.first);
+	pfree(stack_rows.second);
+	pfree(frame_rows.ids);
+	pfree(frame_rows.first);
+	pfree(frame_rows.second);
 }
 
 /* The builder node of `stack_id`, adding its path to the tree if new. */
@@ -415,18 +638,18 @@ stack_resolver_node(StackResolver *resolver, int64 stack_id)
 	for (int32 k = len - 1; k >= 0; k--)
 	{
 		const ChainLink *link = &resolver->chain[k];
-		bool		found;
-		ResolvedStack *entry;
 		int32		depth = 0;
 
 		if (link->prefix != 0)
-			depth = resolved_lookup(resolver->resolved, link->prefix)->depth + 1;
+		{
+			int64		unused_prefix;
+			int64		unused_frame;
+
+			resolved_row(resolver, link->prefix, &unused_prefix, &unused_frame, &depth);
+			depth++;
+		}
 		node = tree_builder_child(resolver->builder, node, link->func);
-		entry = resolved_insert(resolver->resolved, link->stack_id, &found);
-		entry->node = node;
-		entry->prefix = link->prefix;
-		entry->frame = link->frame;
-		entry->depth = depth;
+		remember(resolver, link, node, depth);
 	}
 	return node;
 }
@@ -438,14 +661,19 @@ stack_resolver_node(StackResolver *resolver, int64 stack_id)
 int64
 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth)
 {
-	ResolvedStack *entry = resolved_lookup(resolver->resolved, stack_id);
+	int64		prefix;
+	int64		frame;
+	int32		at;
 
-	Assert(entry != NULL);
-	if (entry->depth < depth)
+	resolved_row(resolver, stack_id, &prefix, &frame, &at);
+	if (at < depth)
 		return 0;
-	while (entry->depth > depth)
-		entry = resolved_lookup(resolver->resolved, entry->prefix);
-	return entry->frame;
+	while (at > depth)
+	{
+		stack_id = prefix;
+		resolved_row(resolver, stack_id, &prefix, &frame, &at);
+	}
+	return frame;
 }
 
 /*
