@@ -117,12 +117,13 @@ SELECT count(*) - :stacks AS new_stacks FROM stack;
 SELECT ff_tree(currval('profile_id_seq')) = ff_tree(:recursion) AS same_tree;
 
 ------------------------------------------------------------------------
--- A hand-made Gecko profile: every location shape, a weight column, a
--- sample without a stack, and a sub-process that started 1000.5 ms later
+-- A hand-made Gecko profile: every location shape (an address inside a
+-- library becomes an offset into it), a weight column, a sample without a
+-- stack, and a sub-process that started 1000.5 ms later
 ------------------------------------------------------------------------
 SELECT import_firefox($${
   "meta": {"version": 24, "startTime": 1700000000000, "interval": 1},
-  "libs": [],
+  "libs": [{"start": 4096, "end": 8192, "name": "libxul.so", "debugName": "libxul.pdb"}],
   "threads": [{
     "name": "GeckoMain", "pid": "100", "tid": 100,
     "stringTable": ["(root)", "0x1a2b", "Foo::bar(int) (in XUL) + 12",
@@ -130,13 +131,13 @@ SELECT import_firefox($${
                     "f (https://example.com:8080/app/a.js:12:5)",
                     "https://example.com/b.js:7",
                     "g (resource://loader.js -> resource://b/c.js:3)",
-                    "plain C++ name", "baseline"],
+                    "plain C++ name", "baseline", "0xdeadbeef"],
     "frameTable": {"schema": {"location": 0, "implementation": 1, "line": 2, "category": 3},
-                   "data": [[0], [1], [2], [3], [4, 8, 14], [5], [6], [7, null, 99]]},
+                   "data": [[0], [1], [2], [3], [4, 8, 14], [5], [6], [7, null, 99], [9]]},
     "stackTable": {"schema": {"prefix": 0, "frame": 1},
-                   "data": [[null, 0], [0, 1], [1, 2], [2, 3], [0, 4], [4, 5], [5, 6], [6, 7]]},
+                   "data": [[null, 0], [0, 1], [1, 2], [2, 3], [0, 4], [4, 5], [5, 6], [6, 7], [0, 8]]},
     "samples": {"schema": {"stack": 0, "time": 1, "weight": 2},
-                "data": [[3, 1.5, 2], [7, 2.25], [null, 3.0], [7, 4.0000004, 5]]}
+                "data": [[3, 1.5, 2], [7, 2.25], [null, 3.0], [7, 4.0000004, 5], [8, 5]]}
   }],
   "processes": [{
     "meta": {"version": 24, "startTime": 1700000001000.5},
@@ -199,6 +200,20 @@ SELECT import_firefox($${
     "stackTable": {"length": 2, "frame": [0, 1], "prefix": [null, 0]},
     "samples": {"length": 3, "stack": [1, 1, 0], "time": [1, 2, 3]}}]
 }$$) AS old_processed \gset
+-- the newest layout: tables shared by all threads, file names in "sources"
+SELECT import_firefox($${
+  "meta": {"preprocessedProfileVersion": 56, "startTime": 0},
+  "shared": {"stringArray": ["x", "y", "/src/x.rs"],
+    "sources": {"length": 1, "id": [null], "filename": [2]},
+    "resourceTable": {"length": 0, "name": []},
+    "funcTable": {"length": 2, "name": [0, 1], "resource": [-1, -1], "source": [0, null]},
+    "frameTable": {"length": 2, "func": [0, 1], "line": [5, null]},
+    "stackTable": {"length": 2, "frame": [0, 1], "prefix": [null, 0]}},
+  "threads": [{"name": "A", "pid": "7", "samples": {"length": 1, "stack": [1], "time": [1]}},
+              {"name": "B", "pid": "7", "samples": {"length": 2, "stack": [0, 1], "time": [2, 3]}}]
+}$$) AS newest \gset
+SELECT thread, ts, ff_names(stack_path(stack_id)) AS path FROM sample WHERE profile_id = :newest ORDER BY ts;
+SELECT * FROM ff_frames(:newest);
 SELECT ff_tree(:old_processed)::text ~ '^\{[0-9]+:3/1 \{[0-9]+:2/2\}\}$' AS tree_shape,
        (SELECT weight_unit FROM profile WHERE id = :old_processed);
 

@@ -54,6 +54,14 @@ typedef enum FirefoxFormat
 	FORMAT_PROCESSED
 } FirefoxFormat;
 
+/* A shared library of a Gecko process: where its code was mapped */
+typedef struct GeckoLib
+{
+	double		start;
+	double		end;
+	char	   *name;
+} GeckoLib;
+
 /* What an import is doing now, for error messages, and its output. */
 typedef struct FirefoxImport
 {
@@ -67,6 +75,8 @@ typedef struct FirefoxImport
 	double		start_time;		/* meta.startTime of the outermost profile */
 	const char *weight_unit;	/* NULL until a thread says */
 	int64		skipped;		/* samples without a stack */
+	GeckoLib   *libs;			/* the current Gecko process's libraries */
+	int			nlibs;
 } FirefoxImport;
 
 /* A column of a table: a schema index (Gecko) or an array (processed). */
@@ -612,6 +622,58 @@ parse_location(const char *s, Location *loc)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * An unsymbolicated address inside a known library becomes, as in the
+ * Firefox Profiler, an offset into that library, which is its resource.
+ */
+static void
+attribute_address(const FirefoxImport *imp, Location *loc)
+{
+	double		address = (double) (uint64) loc->address.value;
+
+	for (int i = 0; i < imp->nlibs; i++)
+	{
+		const GeckoLib *lib = &imp->libs[i];
+
+		if (address >= lib->start && address < lib->end)
+		{
+			loc->address = SOME_INT((int64) (address - lib->start));
+			loc->resource = lib->name;
+			return;
+		}
+	}
+}
+
+/* The "libs" of a Gecko profile: objects with start, end and a name */
+static void
+read_libs(FirefoxImport *imp, JsonbContainer *profile)
+{
+	JsonbContainer *libs = optional_container(profile, "libs", true);
+
+	imp->nlibs = 0;
+	if (libs == NULL)
+		return;			/* absent, or a JSON string in old versions: no libs */
+	imp->libs = palloc(sizeof(GeckoLib) * Max(JsonContainerSize(libs), 1));
+	for (uint32 i = 0; i < JsonContainerSize(libs); i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(libs, i);
+		JsonbValue *name;
+		GeckoLib   *lib = &imp->libs[imp->nlibs];
+
+		if (!is_container(v, false))
+			malformed(imp, "libs", i, "a library must be an object, found %s", type_name(v));
+		lib->start = optional_number(v->val.binary.data, "start");
+		lib->end = optional_number(v->val.binary.data, "end");
+		name = object_get(v->val.binary.data, "debugName");
+		if (name == NULL || name->type != jbvString)
+			name = object_get(v->val.binary.data, "name");
+		if (isnan(lib->start) || isnan(lib->end) || name == NULL || name->type != jbvString)
+			continue;			/* nothing to attribute addresses to */
+		lib->name = pnstrdup(name->val.string.val, name->val.string.len);
+		imp->nlibs++;
+	}
+}
+
 /* A Gecko frame table: one calltree frame per row, funcs from locations */
 static int64 *
 gecko_frames(FirefoxImport *imp, JsonbContainer *thread, const StringTable *st, int64 *count)
@@ -643,6 +705,8 @@ gecko_frames(FirefoxImport *imp, JsonbContainer *thread, const StringTable *st, 
 		if (where == NULL)
 			malformed(imp, t.name, row, "\"location\" must be a string index, found null");
 		parse_location(where, &loc);
+		if (loc.address.present)
+			attribute_address(imp, &loc);
 		func = profile_writer_func(imp->writer, loc.name, loc.file, loc.resource);
 		/* the frame's own line and column win over the func's in the location */
 		frames[row] = profile_writer_frame(imp->writer, func, loc.address,
@@ -655,31 +719,35 @@ gecko_frames(FirefoxImport *imp, JsonbContainer *thread, const StringTable *st, 
 	return frames;
 }
 
-/* A processed resource table: each resource's name, NULL for none */
+/*
+ * One string column of a processed table that may be absent (resourceTable,
+ * sources): each row's string, NULL for none.
+ */
 static char **
-processed_resources(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared,
-					const StringTable *st, int64 *count)
+processed_string_column(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared,
+						const char *table_name, const char *column_name,
+						const StringTable *st, int64 *count)
 {
 	Table		t;
-	Column		name;
-	char	  **names;
+	Column		col;
+	char	  **strings;
 
-	if (object_get(thread, "resourceTable") == NULL && object_get(shared, "resourceTable") == NULL)
-	{
-		*count = 0;
+	*count = 0;
+	if (object_get(thread, table_name) == NULL && object_get(shared, table_name) == NULL)
 		return NULL;
-	}
-	table_open(imp, thread, shared, "resourceTable", &t);
-	name = table_column(imp, &t, "name", true);
-	names = palloc0(sizeof(char *) * Max(t.nrows, 1));
+	table_open(imp, thread, shared, table_name, &t);
+	col = table_column(imp, &t, column_name, true);
+	strings = palloc0(sizeof(char *) * Max(t.nrows, 1));
 	for (int64 row = 0; row < t.nrows; row++)
 	{
-		const char *s = cell_string(imp, &t, &name, row, st);
+		const char *s = cell_string(imp, &t, &col, row, st);
 
-		names[row] = s ? pstrdup(s) : NULL;
+		strings[row] = s ? pstrdup(s) : NULL;
+		if ((row & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
 	*count = t.nrows;
-	return names;
+	return strings;
 }
 
 /* A processed func table: one calltree func per row */
@@ -690,15 +758,23 @@ processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shar
 	Table		t;
 	Column		name,
 				file,
+				source,
 				resource;
 	int64		nresources;
-	char	  **resources = processed_resources(imp, thread, shared, st, &nresources);
+	int64		nsources = 0;
+	char	  **resources = processed_string_column(imp, thread, shared, "resourceTable", "name",
+													st, &nresources);
+	char	  **sources = NULL;
 	int32	   *funcs;
 
 	table_open(imp, thread, shared, "funcTable", &t);
 	name = table_column(imp, &t, "name", true);
 	file = table_column(imp, &t, "fileName", false);
 	resource = table_column(imp, &t, "resource", false);
+	/* newer versions name files through a shared "sources" table */
+	source = table_column(imp, &t, "source", false);
+	if (!column_present(&file) && column_present(&source))
+		sources = processed_string_column(imp, thread, shared, "sources", "filename", st, &nsources);
 	funcs = palloc(sizeof(int32) * Max(t.nrows, 1));
 	for (int64 row = 0; row < t.nrows; row++)
 	{
@@ -706,6 +782,13 @@ processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shar
 		const char *func_name = cell_string(imp, &t, &name, row, st);
 		const char *file_name = cell_string(imp, &t, &file, row, st);
 		int64		r = cell_index(imp, &t, &resource, row, nresources, "the resourceTable", true);
+
+		if (sources != NULL)
+		{
+			int64		src = cell_index(imp, &t, &source, row, nsources, "the sources table", true);
+
+			file_name = src >= 0 ? sources[src] : NULL;
+		}
 
 		CHECK_FOR_INTERRUPTS();
 		if (func_name == NULL)
@@ -1004,6 +1087,7 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 		imp->start_time = start;
 	else if (!isnan(start) && !isnan(imp->start_time))
 		offset_ms = start - imp->start_time;
+	read_libs(imp, profile);
 
 	for (uint32 i = 0; i < JsonContainerSize(threads); i++)
 	{
