@@ -77,6 +77,8 @@ typedef struct FirefoxImport
 	int64		skipped;		/* samples without a stack */
 	GeckoLib   *libs;			/* the current Gecko process's libraries */
 	int			nlibs;
+	int64	   *shared_stacks;	/* processed: stacks of the shared tables */
+	int64		shared_nstacks;
 } FirefoxImport;
 
 /* A column of a table: a schema index (Gecko) or an array (processed). */
@@ -1035,11 +1037,28 @@ import_thread(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared
 	else if (st == NULL)
 		malformed(imp, NULL, -1, "the thread has no string table");
 
-	if (imp->format == FORMAT_GECKO)
-		frames = gecko_frames(imp, thread, st, &nframes);
+	if (imp->shared_stacks && own == NULL && object_get(thread, "stackTable") == NULL &&
+		object_get(thread, "frameTable") == NULL && object_get(thread, "funcTable") == NULL)
+	{
+		/* the newest processed layout: every thread shares the same tables */
+		stacks = imp->shared_stacks;
+		nstacks = imp->shared_nstacks;
+	}
 	else
-		frames = processed_frames(imp, thread, shared, st, &nframes);
-	stacks = read_stacks(imp, thread, shared, frames, nframes, &nstacks);
+	{
+		if (imp->format == FORMAT_GECKO)
+			frames = gecko_frames(imp, thread, st, &nframes);
+		else
+			frames = processed_frames(imp, thread, shared, st, &nframes);
+		stacks = read_stacks(imp, thread, shared, frames, nframes, &nstacks);
+		if (imp->format == FORMAT_PROCESSED && own == NULL &&
+			object_get(thread, "stackTable") == NULL && object_get(thread, "frameTable") == NULL &&
+			object_get(thread, "funcTable") == NULL)
+		{
+			imp->shared_stacks = stacks;
+			imp->shared_nstacks = nstacks;
+		}
+	}
 	read_samples(imp, thread, stacks, nstacks, offset_ms,
 				 thread_label(imp, thread, imp->thread_name));
 }
