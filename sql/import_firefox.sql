@@ -311,4 +311,27 @@ SELECT count(*) = :before_profiles AS profiles_unchanged,
   FROM profile;
 SELECT count(*) - :profiles_before AS profiles_added FROM profile;
 
+-- 200 random one-character damages of the recursion file: each imports or
+-- fails with an error of the profile, never anything else (an import that
+-- succeeds is rolled back by the exception raised after it)
+CREATE FUNCTION ff_outcome(data text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM calltree.import_firefox(data);
+    RAISE EXCEPTION 'imported' USING ERRCODE = 'P0001';
+EXCEPTION WHEN OTHERS THEN
+    RETURN CASE WHEN SQLSTATE = 'P0001' THEN 'imported'
+                WHEN SQLERRM LIKE 'malformed Firefox profile: invalid JSON at byte offset %' THEN 'invalid JSON'
+                WHEN SQLERRM LIKE 'malformed Firefox %' THEN SQLSTATE || ' malformed'
+                ELSE SQLSTATE || ': ' || SQLERRM END;
+END
+$$;
+SELECT setseed(0.42);
+SELECT ff_outcome(overlay(:'recursion_json'
+                          placing (ARRAY['"', ',', '[', ']', '{', '}', '0', '9', '-', '1e999', 'null', 'x'])[1 + floor(random() * 12)::int]
+                          from 1 + floor(random() * length(:'recursion_json'))::int for 1)) AS outcome,
+       count(*)
+  FROM generate_series(1, 200)
+ GROUP BY 1 ORDER BY 1;
+SELECT count(*) = :before_profiles AS profiles_unchanged FROM profile;
+
 ROLLBACK;

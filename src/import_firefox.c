@@ -1186,6 +1186,39 @@ check_json_syntax(char *data, int len)
 				 errhint("The file may be truncated or damaged.")));
 }
 
+/*
+ * Converts checked JSON text to jsonb.  What jsonb refuses beyond syntax (a
+ * number outside numeric's range, a \u0000 escape) is still a data error
+ * of the profile: say so, keeping the original SQLSTATE.
+ */
+static Jsonb *
+json_to_jsonb(char *data, MemoryContext cxt)
+{
+	Jsonb	   *jb = NULL;
+
+	PG_TRY();
+	{
+		jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(data)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();		/* out of memory, a cancel: not ours to rename */
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("malformed Firefox profile: %s", edata->message),
+				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
+				 errhint("The file may be truncated or damaged.")));
+	}
+	PG_END_TRY();
+	return jb;
+}
+
 static void
 import_profile_json(FirefoxImport *imp, JsonbContainer *root)
 {
@@ -1235,7 +1268,7 @@ calltree_import_firefox(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(cxt);
 	data = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	check_json_syntax(data, strlen(data));
-	jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(data)));
+	jb = json_to_jsonb(data, cxt);
 	pfree(data);
 	if (JB_ROOT_IS_SCALAR(jb) || !JsonContainerIsObject(&jb->root))
 		ereport(ERROR,
