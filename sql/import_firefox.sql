@@ -155,6 +155,41 @@ SELECT thread, ts, weight, ff_names(stack_path(stack_id)) AS path
   FROM sample WHERE profile_id = :gecko ORDER BY thread, ts;
 SELECT * FROM ff_frames(:gecko);
 
+-- location strings, one root frame each: how each splits into func and frame
+WITH locs(l, i) AS (SELECT * FROM unnest(ARRAY[
+         'get size (http://a.com/b.js:3)',
+         'get size (cached) (http://a.com/b.js:4:9)',
+         'f (moz-extension://1234-abcd/c.js:5)',
+         'f (self-hosted:6)',
+         'http://a.com:8080/b.js:7:2',
+         'Foo::bar() (in XUL) (Foo.cpp:12)',
+         'Foo::bar() (in XUL) + 48',
+         'operator() (in libxul.so)',
+         '0xABCdef',
+         '0x',
+         '0xnot-hex',
+         'f (b.js)',
+         'f (b.js:)',
+         'f (b.js:12345678901)',
+         ' (in XUL)',
+         'a:1',
+         ':1',
+         'js::RunScript',
+         '']) WITH ORDINALITY)
+SELECT import_firefox(jsonb_build_object(
+         'meta', jsonb_build_object('version', 24, 'startTime', 0),
+         'threads', jsonb_build_array(jsonb_build_object(
+           'name', 'T',
+           'stringTable', (SELECT jsonb_agg(l ORDER BY i) FROM locs),
+           'frameTable', jsonb_build_object('schema', '{"location": 0}'::jsonb,
+                           'data', (SELECT jsonb_agg(jsonb_build_array(i - 1) ORDER BY i) FROM locs)),
+           'stackTable', jsonb_build_object('schema', '{"prefix": 0, "frame": 1}'::jsonb,
+                           'data', (SELECT jsonb_agg(jsonb_build_array(NULL, i - 1) ORDER BY i) FROM locs)),
+           'samples', jsonb_build_object('schema', '{"stack": 0, "time": 1}'::jsonb,
+                           'data', (SELECT jsonb_agg(jsonb_build_array(i - 1, i) ORDER BY i) FROM locs)))))::text)
+       AS locations \gset
+SELECT * FROM ff_frames(:locations);
+
 ------------------------------------------------------------------------
 -- A processed profile, written by hand after the Firefox Profiler's
 -- published types (src/types/profile.js): strings in shared.stringArray,

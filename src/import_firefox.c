@@ -480,47 +480,54 @@ parse_address(const char *s, Location *loc)
 	return true;
 }
 
+/* The last occurrence of needle in s that starts before `before` (NULL: anywhere) */
+static const char *
+last_before(const char *s, const char *needle, const char *before)
+{
+	const char *last = NULL;
+
+	for (const char *p = strstr(s, needle); p && (before == NULL || p < before); p = strstr(p + 1, needle))
+		last = p;
+	return last;
+}
+
+/* What may follow "(in library)": nothing, " + 123" or " (file:line)" */
+static bool
+cpp_suffix_ok(const char *rest)
+{
+	size_t		len = strlen(rest);
+
+	if (len == 0)
+		return true;
+	if (strncmp(rest, " + ", 3) == 0)
+		return len > 3 && strspn(rest + 3, "0123456789") == len - 3;
+	return strncmp(rest, " (", 2) == 0 && rest[len - 1] == ')' && strchr(rest, ':') != NULL;
+}
+
 /*
  * "name (in library)", optionally followed by " + 123" or " (file:line)":
- * a C++ func of a library, the library as its resource.
+ * a C++ func of a library, the library as its resource.  The candidates
+ * for " (in " are tried from the last one back, as the Firefox Profiler's
+ * greedy regular expression does; a library name holds no ')'.
  */
 static bool
 parse_cpp(const char *s, Location *loc)
 {
-	const char *in = NULL;
+	static const char thunk[] = "non-virtual thunk to ";
 
-	for (const char *p = strstr(s, " (in "); p; p = strstr(p + 1, " (in "))
-		in = p;					/* the last one, as a greedy match would */
-	while (in != NULL)
+	for (const char *in = last_before(s, " (in ", NULL); in; in = last_before(s, " (in ", in))
 	{
 		const char *lib = in + 5;
 		const char *close = strchr(lib, ')');
-		const char *rest = close ? close + 1 : NULL;
-		bool		ok = rest && (*rest == '\0' ||
-								  (rest[0] == ' ' && rest[1] == '+' && rest[2] == ' ' &&
-								   rest[3] && strspn(rest + 3, "0123456789") == strlen(rest + 3)) ||
-								  (rest[0] == ' ' && rest[1] == '(' && rest[strlen(rest) - 1] == ')' &&
-								   strchr(rest, ':') != NULL));
+		const char *name = s;
 
-		if (ok && in > s)
-		{
-			const char *name = s;
-			static const char thunk[] = "non-virtual thunk to ";
-
-			if (strncmp(name, thunk, sizeof(thunk) - 1) == 0)
-				name += sizeof(thunk) - 1;
-			loc->name = pnstrdup(name, in - name);
-			loc->resource = pnstrdup(lib, close - lib);
-			return true;
-		}
-		/* an earlier " (in " */
-		{
-			const char *prev = NULL;
-
-			for (const char *p = strstr(s, " (in "); p && p < in; p = strstr(p + 1, " (in "))
-				prev = p;
-			in = prev;
-		}
+		if (in == s || close == NULL || !cpp_suffix_ok(close + 1))
+			continue;
+		if (strncmp(name, thunk, sizeof(thunk) - 1) == 0 && name + sizeof(thunk) - 1 < in)
+			name += sizeof(thunk) - 1;
+		loc->name = pnstrdup(name, in - name);
+		loc->resource = pnstrdup(lib, close - lib);
+		return true;
 	}
 	return false;
 }
@@ -545,78 +552,83 @@ url_origin(const char *url)
 	return NULL;
 }
 
+/* The index of the last ':' in s[0, end), or -1 */
+static int
+last_colon(const char *s, int end)
+{
+	while (--end >= 0 && s[end] != ':')
+		;
+	return end;
+}
+
+/* Splits s[0, len), "file:line" or "file:line:col"; false without a line. */
+static bool
+split_file_line(const char *s, int len, Location *loc)
+{
+	int			colon = last_colon(s, len);
+	int			colon2;
+	int64		n;
+	int64		m;
+	char	   *file;
+	char	   *arrow;
+
+	if (colon <= 0 || !parse_digits(s, colon + 1, len, &n))
+		return false;
+	loc->line = SOME_INT(n);
+	colon2 = last_colon(s, colon);
+	if (colon2 > 0 && parse_digits(s, colon2 + 1, colon, &m))
+	{
+		loc->line = SOME_INT(m);
+		loc->col = SOME_INT(n);
+		colon = colon2;
+	}
+	file = pnstrdup(s, colon);
+	/* a chain of loaders, "loader.js -> module.js": the code is in the last */
+	while ((arrow = strstr(file, " -> ")) != NULL)
+		file = arrow + 4;
+	loc->file = file;
+	loc->resource = url_origin(file);
+	return true;
+}
+
 /*
  * "name (file:line)", "name (file:line:col)" or "file:line": a JS func.  As
- * the Firefox Profiler does, the file is the last of a " -> " chain of
- * loaders, and a frame without a name is "(root scope) file".
+ * in the Firefox Profiler, the name ends at the last " (", and a frame
+ * without a name (a script's top level) is "(root scope) file".
  */
 static bool
 parse_js(const char *s, Location *loc)
 {
 	int			len = strlen(s);
-	int			end = len;
-	int			colon;
-	int64		n1,
-				n2;
-	int			name_end = -1;
-	char	   *file;
-	char	   *arrow;
 
 	if (len > 0 && s[len - 1] == ')')
 	{
-		const char *open = NULL;
+		const char *open = last_before(s, " (", NULL);
 
-		for (const char *p = strstr(s, " ("); p; p = strstr(p + 1, " ("))
-			open = p;
-		if (open == NULL)
+		if (open == NULL || open == s ||
+			!split_file_line(open + 2, len - (int) (open - s) - 3, loc))
 			return false;
-		name_end = open - s;
-		s = open + 2;
-		end = len - 1 - (name_end + 2);
+		loc->name = pnstrdup(s, open - s);
+		return true;
 	}
-	/* s[0, end) is "file:line" or "file:line:col" */
-	colon = end - 1;
-	while (colon >= 0 && s[colon] != ':')
-		colon--;
-	if (colon <= 0 || !parse_digits(s, colon + 1, end, &n1))
+	if (!split_file_line(s, len, loc))
 		return false;
-	loc->line = SOME_INT(n1);
-	{
-		int			colon2 = colon - 1;
-
-		while (colon2 >= 0 && s[colon2] != ':')
-			colon2--;
-		if (colon2 > 0 && parse_digits(s, colon2 + 1, colon, &n2))
-		{
-			loc->line = SOME_INT(n2);
-			loc->col = SOME_INT(n1);
-			colon = colon2;
-		}
-	}
-	file = pnstrdup(s, colon);
-	while ((arrow = strstr(file, " -> ")) != NULL)
-		file = arrow + 4;
-	loc->file = file;
-	loc->resource = url_origin(file);
-	if (name_end > 0)
-		loc->name = pnstrdup(s - name_end - 2, name_end);
-	else
-		loc->name = psprintf("(root scope) %s", file);
+	loc->name = psprintf("(root scope) %s", loc->file);
 	return true;
 }
 
+/* A location string's func and frame; anything else is a bare name */
 static void
 parse_location(const char *s, Location *loc)
 {
 	memset(loc, 0, sizeof(Location));
-	if (parse_address(s, loc) || parse_cpp(s, loc) || parse_js(s, loc))
+	if (parse_address(s, loc))
+		loc->name = pstrdup(s);
+	else if (!parse_cpp(s, loc) && !parse_js(s, loc))
 	{
-		if (loc->name == NULL)
-			loc->name = pstrdup(s);
-		return;
+		memset(loc, 0, sizeof(Location));
+		loc->name = pstrdup(s);
 	}
-	memset(loc, 0, sizeof(Location));
-	loc->name = pstrdup(s);
 }
 
 /* ---------------------------------------------------------------------
