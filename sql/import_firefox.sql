@@ -190,6 +190,13 @@ SELECT import_firefox(jsonb_build_object(
        AS locations \gset
 SELECT * FROM ff_frames(:locations);
 
+-- old Gecko profiles hold each thread (and libs) as a JSON string
+SELECT import_firefox($${"meta": {"version": 3, "startTime": 0}, "libs": "[]",
+  "threads": ["{\"name\": \"Old\", \"stringTable\": [\"(root)\", \"main (http://a.com/m.js:1)\"], \"frameTable\": {\"schema\": {\"location\": 0}, \"data\": [[0], [1]]}, \"stackTable\": {\"schema\": {\"prefix\": 0, \"frame\": 1}, \"data\": [[null, 0], [0, 1]]}, \"samples\": {\"schema\": {\"stack\": 0, \"time\": 1}, \"data\": [[1, 1], [0, 2]]}}"]
+}$$) AS old_gecko \gset
+SELECT thread, ts, ff_names(stack_path(stack_id)) AS path FROM sample WHERE profile_id = :old_gecko ORDER BY ts;
+SELECT ff_error($${"meta": {}, "threads": ["{\"name\": "]}$$);
+
 ------------------------------------------------------------------------
 -- A processed profile, written by hand after the Firefox Profiler's
 -- published types (src/types/profile.js): strings in shared.stringArray,

@@ -45,6 +45,9 @@
 
 PG_FUNCTION_INFO_V1(calltree_import_firefox);
 
+static void check_json_syntax(char *data, int len, const char *inside);
+static Jsonb *json_to_jsonb(char *data, MemoryContext cxt);
+
 /* Times beyond this many ms (about 285 years) cannot become int64 ns. */
 #define MAX_ABS_MS 9.0e12
 
@@ -1080,15 +1083,18 @@ import_thread(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared
  * ---------------------------------------------------------------------
  */
 
-/* Old Gecko profiles hold each thread as a JSON string of its own. */
+/* Old Gecko profiles hold each thread (or process) as a JSON string of its own. */
 static JsonbContainer *
-gecko_thread_object(const FirefoxImport *imp, JsonbValue *v)
+gecko_thread_object(JsonbValue *v, const char *what)
 {
 	if (v->type == jbvString)
 	{
 		char	   *text = pnstrdup(v->val.string.val, v->val.string.len);
-		Jsonb	   *jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+		Jsonb	   *jb;
 
+		check_json_syntax(text, v->val.string.len,
+						  psprintf(" inside the string of %s", what));
+		jb = json_to_jsonb(text, CurrentMemoryContext);
 		return JB_ROOT_IS_SCALAR(jb) ? NULL : &jb->root;
 	}
 	return is_container(v, false) ? v->val.binary.data : NULL;
@@ -1125,7 +1131,8 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 		JsonbContainer *thread;
 
 		imp->thread_index = i;
-		thread = gecko_thread_object(imp, getIthJsonbValueFromContainer(threads, i));
+		thread = gecko_thread_object(getIthJsonbValueFromContainer(threads, i),
+									 psprintf("thread %u", i));
 		if (thread == NULL)
 			malformed(imp, NULL, -1, "a thread must be an object");
 		import_thread(imp, thread, NULL, NULL, offset_ms);
@@ -1134,7 +1141,7 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 	for (uint32 i = 0; processes && i < JsonContainerSize(processes); i++)
 	{
 		JsonbValue *p = getIthJsonbValueFromContainer(processes, i);
-		JsonbContainer *sub = gecko_thread_object(imp, p);
+		JsonbContainer *sub = gecko_thread_object(p, psprintf("process %u", i));
 
 		if (sub == NULL)
 			malformed(imp, "processes", -1, "process %u must be an object, found %s", i, type_name(p));
@@ -1182,9 +1189,12 @@ import_processed(FirefoxImport *imp, JsonbContainer *profile)
 	imp->thread_index = -1;
 }
 
-/* Checks the JSON syntax, naming the byte offset of an error. */
+/*
+ * Checks the JSON syntax, naming the byte offset of an error (`inside` says
+ * where the text came from when it is not the whole file).
+ */
 static void
-check_json_syntax(char *data, int len)
+check_json_syntax(char *data, int len, const char *inside)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(data, len, GetDatabaseEncoding(), false);
 	JsonParseErrorType result = pg_parse_json(lex, &nullSemAction);
@@ -1192,8 +1202,10 @@ check_json_syntax(char *data, int len)
 	if (result != JSON_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("malformed Firefox profile: invalid JSON at byte offset %d (line %d)",
-						(int) ((lex->token_start ? lex->token_start : lex->prev_token_terminator ? lex->prev_token_terminator : data) - data), lex->line_number),
+				 errmsg("malformed Firefox profile: invalid JSON at byte offset %d (line %d)%s",
+						(int) ((lex->token_start ? lex->token_start :
+								lex->prev_token_terminator ? lex->prev_token_terminator : data) - data),
+						lex->line_number, inside),
 				 errdetail_internal("%s", json_errdetail(result, lex)),
 				 errhint("The file may be truncated or damaged.")));
 }
@@ -1279,7 +1291,7 @@ calltree_import_firefox(PG_FUNCTION_ARGS)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "import_firefox", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	data = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	check_json_syntax(data, strlen(data));
+	check_json_syntax(data, strlen(data), "");
 	jb = json_to_jsonb(data, cxt);
 	pfree(data);
 	if (JB_ROOT_IS_SCALAR(jb) || !JsonContainerIsObject(&jb->root))
