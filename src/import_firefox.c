@@ -1026,36 +1026,59 @@ thread_name(const FirefoxImport *imp, JsonbContainer *thread)
 	return pnstrdup(name->val.string.val, name->val.string.len);
 }
 
+/* The thread's own string table, or else the shared one */
+static const StringTable *
+thread_strings(FirefoxImport *imp, JsonbContainer *thread, const StringTable *shared_strings)
+{
+	JsonbContainer *own = optional_container(thread, "stringTable", true);
+	StringTable *strings;
+
+	if (own == NULL && imp->format == FORMAT_PROCESSED)
+		own = optional_container(thread, "stringArray", true);
+	if (own == NULL)
+	{
+		if (shared_strings == NULL)
+			malformed(imp, NULL, -1, "the thread has no string table");
+		return shared_strings;
+	}
+	strings = palloc(sizeof(StringTable));
+	read_strings(imp, own, "stringTable", strings);
+	return strings;
+}
+
+/* Whether a processed thread uses the tables of "shared" only */
+static bool
+uses_shared_tables(const FirefoxImport *imp, JsonbContainer *thread)
+{
+	static const char *const own_tables[] = {"stringTable", "stringArray", "stackTable",
+	"frameTable", "funcTable", "resourceTable"};
+
+	if (imp->format != FORMAT_PROCESSED)
+		return false;
+	for (int i = 0; i < lengthof(own_tables); i++)
+		if (object_get(thread, own_tables[i]) != NULL)
+			return false;
+	return true;
+}
+
 /* One thread of either format; shared strings for the processed format. */
 static void
 import_thread(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared,
 			  const StringTable *shared_strings, double offset_ms)
 {
-	StringTable strings;
-	const StringTable *st = shared_strings;
+	const StringTable *st;
 	int64	   *frames;
 	int64	   *stacks;
 	int64		nframes;
 	int64		nstacks;
-	JsonbContainer *own;
+	bool		shared_only = uses_shared_tables(imp, thread);
 
-	imp->thread_name = NULL;
+	imp->thread_name = NULL;	/* until known, errors say "?" */
 	imp->thread_name = thread_name(imp, thread);
-	own = optional_container(thread, imp->format == FORMAT_GECKO ? "stringTable" : "stringArray", true);
-	if (own == NULL && imp->format == FORMAT_PROCESSED)
-		own = optional_container(thread, "stringTable", true);
-	if (own != NULL)
+	st = thread_strings(imp, thread, shared_strings);
+	if (shared_only && imp->shared_stacks)
 	{
-		read_strings(imp, own, "stringTable", &strings);
-		st = &strings;
-	}
-	else if (st == NULL)
-		malformed(imp, NULL, -1, "the thread has no string table");
-
-	if (imp->shared_stacks && own == NULL && object_get(thread, "stackTable") == NULL &&
-		object_get(thread, "frameTable") == NULL && object_get(thread, "funcTable") == NULL)
-	{
-		/* the newest processed layout: every thread shares the same tables */
+		/* the newest processed layout: threads share one set of tables */
 		stacks = imp->shared_stacks;
 		nstacks = imp->shared_nstacks;
 	}
@@ -1066,9 +1089,7 @@ import_thread(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared
 		else
 			frames = processed_frames(imp, thread, shared, st, &nframes);
 		stacks = read_stacks(imp, thread, shared, frames, nframes, &nstacks);
-		if (imp->format == FORMAT_PROCESSED && own == NULL &&
-			object_get(thread, "stackTable") == NULL && object_get(thread, "frameTable") == NULL &&
-			object_get(thread, "funcTable") == NULL)
+		if (shared_only)
 		{
 			imp->shared_stacks = stacks;
 			imp->shared_nstacks = nstacks;
