@@ -116,6 +116,64 @@ SELECT import_firefox(:'recursion_json') > :recursion AS new_profile;
 SELECT count(*) - :stacks AS new_stacks FROM stack;
 SELECT ff_tree(currval('profile_id_seq')) = ff_tree(:recursion) AS same_tree;
 
+-- The same recording in the processed layout, converted here with SQL
+-- (columns of the Gecko tables become arrays; one func per location
+-- string, its line read from the string): every sample keeps its thread, time, weight and the line and
+-- JIT tier of every frame of its stack.
+CREATE FUNCTION ff_column(t jsonb, col text) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(jsonb_agg(r.cells -> (t->'schema'->>col)::int ORDER BY r.i), '[]')
+      FROM jsonb_array_elements(t->'data') WITH ORDINALITY AS r(cells, i)
+$$;
+-- the line in a location string, with the Firefox Profiler's regular expressions
+CREATE FUNCTION ff_location_line(location text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce((regexp_match(location, '^(.*) \((.*):([0-9]+)\)$'))[3],
+                    (regexp_match(location, '^()(.*):([0-9]+)$'))[3])::int
+$$;
+CREATE FUNCTION ff_frame_chain(leaf bigint) RETURNS text LANGUAGE sql STABLE AS $$
+    WITH RECURSIVE chain(id, prefix, frame, depth) AS (
+        SELECT id, prefix_id, frame_id, 0 FROM calltree.stack WHERE id = leaf
+        UNION ALL
+        SELECT s.id, s.prefix_id, s.frame_id, c.depth + 1
+          FROM chain c JOIN calltree.stack s ON s.id = c.prefix)
+    SELECT string_agg(coalesce(fr.line::text, '-') || coalesce(':' || fr.implementation, ''), ' < '
+                      ORDER BY c.depth)
+      FROM chain c JOIN calltree.frame fr ON fr.id = c.frame
+$$;
+SELECT import_firefox(jsonb_build_object(
+         'meta', jsonb_build_object('preprocessedProfileVersion', 20,
+                                    'startTime', g->'meta'->'startTime'),
+         'threads', jsonb_build_array(jsonb_build_object(
+           'name', t->'name',
+           'stringArray', t->'stringTable',
+           'funcTable', jsonb_build_object('length', jsonb_array_length(t->'frameTable'->'data'),
+                                           'name', ff_column(t->'frameTable', 'location'),
+                                           'lineNumber', (SELECT jsonb_agg(ff_location_line(t->'stringTable'->>(l::int)) ORDER BY i)
+                                                            FROM jsonb_array_elements(ff_column(t->'frameTable', 'location'))
+                                                                 WITH ORDINALITY AS u(l, i))),
+           'frameTable', jsonb_build_object('length', jsonb_array_length(t->'frameTable'->'data'),
+                                            'func', (SELECT jsonb_agg(i) FROM generate_series(0, jsonb_array_length(t->'frameTable'->'data') - 1) i),
+                                            'line', ff_column(t->'frameTable', 'line'),
+                                            'implementation', ff_column(t->'frameTable', 'implementation')),
+           'stackTable', jsonb_build_object('length', jsonb_array_length(t->'stackTable'->'data'),
+                                            'frame', ff_column(t->'stackTable', 'frame'),
+                                            'prefix', ff_column(t->'stackTable', 'prefix')),
+           'samples', jsonb_build_object('length', jsonb_array_length(t->'samples'->'data'),
+                                         'stack', ff_column(t->'samples', 'stack'),
+                                         'time', ff_column(t->'samples', 'time')))))::text)
+       AS recursion_processed
+  FROM (SELECT :'recursion_json'::jsonb->'profile' AS g) AS p, LATERAL (SELECT g->'threads'->0 AS t) AS th \gset
+SELECT format, started_at = (SELECT started_at FROM profile WHERE id = :recursion) AS same_start
+  FROM profile WHERE id = :recursion_processed;
+SELECT count(*) AS samples,
+       count(*) FILTER (WHERE (g.thread, g.ts, g.weight, ff_frame_chain(g.stack_id))
+                              IS NOT DISTINCT FROM
+                              (p.thread, p.ts, p.weight, ff_frame_chain(p.stack_id))) AS same
+  FROM (SELECT *, row_number() OVER (ORDER BY ts) FROM sample WHERE profile_id = :recursion) g
+  FULL JOIN (SELECT *, row_number() OVER (ORDER BY ts) FROM sample WHERE profile_id = :recursion_processed) p
+  USING (row_number);
+SELECT ff_frame_chain(stack_id) AS deepest_stack FROM sample WHERE profile_id = :recursion_processed
+ ORDER BY length(ff_frame_chain(stack_id)) DESC, ts LIMIT 1;
+
 ------------------------------------------------------------------------
 -- A hand-made Gecko profile: every location shape (an address inside a
 -- library becomes an offset into it), a weight column, a sample without a

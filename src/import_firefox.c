@@ -767,8 +767,16 @@ processed_string_column(FirefoxImport *imp, JsonbContainer *thread, JsonbContain
 	return strings;
 }
 
+/* A func of a processed profile: its calltree id and its first line */
+typedef struct ProcessedFunc
+{
+	int32		id;
+	OptionalInt line;
+	OptionalInt col;
+} ProcessedFunc;
+
 /* A processed func table: one calltree func per row */
-static int32 *
+static ProcessedFunc *
 processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared,
 				const StringTable *st, int64 *count)
 {
@@ -776,23 +784,27 @@ processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shar
 	Column		name,
 				file,
 				source,
-				resource;
+				resource,
+				line,
+				column;
 	int64		nresources;
 	int64		nsources = 0;
 	char	  **resources = processed_string_column(imp, thread, shared, "resourceTable", "name",
 													st, &nresources);
 	char	  **sources = NULL;
-	int32	   *funcs;
+	ProcessedFunc *funcs;
 
 	table_open(imp, thread, shared, "funcTable", &t);
 	name = table_column(imp, &t, "name", true);
 	file = table_column(imp, &t, "fileName", false);
 	resource = table_column(imp, &t, "resource", false);
+	line = table_column(imp, &t, "lineNumber", false);
+	column = table_column(imp, &t, "columnNumber", false);
 	/* newer versions name files through a shared "sources" table */
 	source = table_column(imp, &t, "source", false);
 	if (!column_present(&file) && column_present(&source))
 		sources = processed_string_column(imp, thread, shared, "sources", "filename", st, &nsources);
-	funcs = palloc(sizeof(int32) * Max(t.nrows, 1));
+	funcs = palloc(sizeof(ProcessedFunc) * Max(t.nrows, 1));
 	for (int64 row = 0; row < t.nrows; row++)
 	{
 		MemoryContext old = MemoryContextSwitchTo(imp->row_cxt);
@@ -810,8 +822,10 @@ processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shar
 		CHECK_FOR_INTERRUPTS();
 		if (func_name == NULL)
 			malformed(imp, t.name, row, "\"name\" must be a string index, found null");
-		funcs[row] = profile_writer_func(imp->writer, func_name, file_name,
-										 r >= 0 ? resources[r] : NULL);
+		funcs[row].line = cell_int4(imp, &t, &line, row);
+		funcs[row].col = cell_int4(imp, &t, &column, row);
+		funcs[row].id = profile_writer_func(imp->writer, func_name, file_name,
+											r >= 0 ? resources[r] : NULL);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(imp->row_cxt);
 	}
@@ -825,7 +839,7 @@ processed_frames(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *sha
 				 const StringTable *st, int64 *count)
 {
 	int64		nfuncs;
-	int32	   *funcs = processed_funcs(imp, thread, shared, st, &nfuncs);
+	ProcessedFunc *funcs = processed_funcs(imp, thread, shared, st, &nfuncs);
 	Table		t;
 	Column		func,
 				address,
@@ -846,17 +860,22 @@ processed_frames(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *sha
 		MemoryContext old = MemoryContextSwitchTo(imp->row_cxt);
 		int64		f = cell_index(imp, &t, &func, row, nfuncs, "the funcTable", false);
 		double		addr = cell_number(imp, &t, &address, row);
+		OptionalInt frame_line = cell_int4(imp, &t, &line, row);
+		OptionalInt frame_col = cell_int4(imp, &t, &column, row);
 
 		CHECK_FOR_INTERRUPTS();
 		if (f < 0)
 			malformed(imp, t.name, row, "\"func\" must be an index into the funcTable, found null");
 		if (!isnan(addr) && (addr != floor(addr) || addr >= 9.2e18))
 			malformed(imp, t.name, row, "\"address\" is %g, not an address", addr);
-		/* the processed format says -1 for "no address" */
-		frames[row] = profile_writer_frame(imp->writer, funcs[f],
+		/*
+		 * The processed format says -1 for "no address".  As for Gecko
+		 * frames, a frame without a line of its own gets its func's.
+		 */
+		frames[row] = profile_writer_frame(imp->writer, funcs[f].id,
 										   isnan(addr) || addr < 0 ? NO_INT : SOME_INT((int64) addr),
-										   cell_int4(imp, &t, &line, row),
-										   cell_int4(imp, &t, &column, row),
+										   frame_line.present ? frame_line : funcs[f].line,
+										   frame_col.present ? frame_col : funcs[f].col,
 										   cell_string(imp, &t, &implementation, row, st));
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(imp->row_cxt);
