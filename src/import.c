@@ -438,8 +438,12 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 
 	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
 	{
-		writer->last_thread = MemoryContextStrdup(writer->cxt, thread);
+		/* the text outlives the caller's context: it waits for the batch */
+		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+
+		writer->last_thread = pstrdup(thread);
 		writer->last_thread_text = CStringGetTextDatum(thread);
+		MemoryContextSwitchTo(old);
 	}
 	writer->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
 	writer->thread_nulls[i] = thread == NULL;
