@@ -385,7 +385,7 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	bytes = (const char *) profile->data + s->offset;
 	/* UTF-8 without NUL bytes, as text needs; then into the server encoding */
 	if (s->len > (size_t) MaxAllocSize - 1 || !pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true))
-		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 text.", index);
+		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
 	converted = pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	if (converted == bytes)
 		converted = pnstrdup(bytes, s->len);

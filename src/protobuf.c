@@ -33,7 +33,7 @@ pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("invalid %s data at byte %zu", reader->format, at),
-			 errdetail("%s (in a %s message)", detail, reader->message),
+			 errdetail("In a %s message: %s", reader->message, detail),
 			 errhint("The data may be truncated or corrupt, or not a %s profile.", reader->format)));
 	pg_unreachable();
 }
@@ -53,11 +53,11 @@ pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
 	tag = pb_read_varint(reader);
 	*wiretype = (int) (tag & 7);
 	if ((tag >> 3) == 0 || (tag >> 3) > PG_INT32_MAX)
-		pb_error(reader, reader->field_at, "Field number " UINT64_FORMAT " is out of range.", tag >> 3);
+		pb_error(reader, reader->field_at, "field number " UINT64_FORMAT " is out of range.", tag >> 3);
 	*field = (uint32) (tag >> 3);
 	if (*wiretype != PB_VARINT && *wiretype != PB_FIXED64 &&
 		*wiretype != PB_LEN && *wiretype != PB_FIXED32)
-		pb_error(reader, reader->field_at, "Field %u has wire type %d, which is not supported.",
+		pb_error(reader, reader->field_at, "field %u has wire type %d, which is not supported.",
 				 *field, *wiretype);
 	return true;
 }
@@ -73,16 +73,16 @@ pb_read_varint(PbReader *reader)
 		uint8		byte;
 
 		if (reader->pos >= reader->end)
-			pb_error(reader, start, "A varint runs past the end of its message.");
+			pb_error(reader, start, "a varint runs past the end of its message.");
 		byte = reader->data[reader->pos++];
 		/* the tenth byte may only hold the 64th bit */
 		if (i == PB_MAX_VARINT_BYTES - 1 && byte > 1)
-			pb_error(reader, start, "A varint does not fit in 64 bits.");
+			pb_error(reader, start, "a varint does not fit in 64 bits.");
 		value |= (uint64) (byte & 0x7F) << (7 * i);
 		if ((byte & 0x80) == 0)
 			return value;
 	}
-	pb_error(reader, start, "A varint is longer than 10 bytes.");
+	pb_error(reader, start, "a varint is longer than 10 bytes.");
 }
 
 uint64
@@ -91,7 +91,7 @@ pb_read_fixed64(PbReader *reader)
 	uint64		value = 0;
 
 	if (reader->end - reader->pos < 8)
-		pb_error(reader, reader->pos, "A 64-bit value runs past the end of its message.");
+		pb_error(reader, reader->pos, "a 64-bit value runs past the end of its message.");
 	for (int i = 0; i < 8; i++)
 		value |= (uint64) reader->data[reader->pos + i] << (8 * i);
 	reader->pos += 8;
@@ -104,7 +104,7 @@ pb_read_fixed32(PbReader *reader)
 	uint32		value = 0;
 
 	if (reader->end - reader->pos < 4)
-		pb_error(reader, reader->pos, "A 32-bit value runs past the end of its message.");
+		pb_error(reader, reader->pos, "a 32-bit value runs past the end of its message.");
 	for (int i = 0; i < 4; i++)
 		value |= (uint32) reader->data[reader->pos + i] << (8 * i);
 	reader->pos += 4;
@@ -119,7 +119,7 @@ pb_read_length(PbReader *reader)
 	uint64		len = pb_read_varint(reader);
 
 	if (len > reader->end - reader->pos)
-		pb_error(reader, at, "A length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
+		pb_error(reader, at, "a length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
 				 len, reader->end - reader->pos);
 	return (size_t) len;
 }
@@ -154,7 +154,7 @@ pb_skip(PbReader *reader, int wiretype)
 			(void) pb_read_fixed32(reader);
 			break;
 		default:
-			pb_error(reader, reader->field_at, "Wire type %d is not supported.", wiretype);
+			pb_error(reader, reader->field_at, "wire type %d is not supported.", wiretype);
 	}
 }
 
@@ -162,7 +162,7 @@ uint64
 pb_expect_varint(PbReader *reader, int wiretype, const char *field_name)
 {
 	if (wiretype != PB_VARINT)
-		pb_error(reader, reader->field_at, "Field %s has wire type %d, expected 0 (varint).",
+		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 0 (varint).",
 				 field_name, wiretype);
 	return pb_read_varint(reader);
 }
@@ -172,7 +172,7 @@ pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
 					 PbReader *sub, const char *message)
 {
 	if (wiretype != PB_LEN)
-		pb_error(reader, reader->field_at, "Field %s has wire type %d, expected 2 (length-delimited).",
+		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 2 (length-delimited).",
 				 field_name, wiretype);
 	pb_read_submessage(reader, sub, message);
 }
@@ -203,7 +203,7 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 		return;
 	}
 	if (wiretype != PB_LEN)
-		pb_error(reader, reader->field_at, "Repeated field %s has wire type %d, expected 0 or 2 (packed).",
+		pb_error(reader, reader->field_at, "repeated field %s has wire type %d, expected 0 or 2 (packed).",
 				 field_name, wiretype);
 	/* every varint takes at least one byte, so the count is bounded by the length */
 	pb_read_submessage(reader, &packed, reader->message);
