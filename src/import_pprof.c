@@ -226,8 +226,11 @@ sample_stack(PprofImport *import, const PprofSample *sample)
 
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
-		const LocationFrames *lf = location_frames(import,
-												   pprof_location(&import->profile, sample->location_ids[i], sample->at));
+		const LocationFrames *lf;
+
+		if ((i & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
 
 		for (int j = 0; j < lf->nframes; j++)
 			stack = profile_writer_stack(import->writer, stack, lf->frames[j]);
