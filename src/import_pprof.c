@@ -96,7 +96,8 @@ choose_sample_type(PprofImport *import, const char *requested)
 				 errdetail("A pprof profile lists the types of its sample values in Profile.sample_type (field 1)."),
 				 errhint("The data may be empty, truncated or corrupt, or not a pprof profile.")));
 	if (wanted == NULL && profile->default_sample_type != 0)
-		wanted = pprof_string(profile, profile->default_sample_type, 0, "default sample type");
+		wanted = pprof_string(profile, profile->default_sample_type, profile->default_sample_type_at,
+							  "default sample type");
 	if (wanted == NULL)
 		return profile->nsample_types - 1;
 	for (int i = 0; i < profile->nsample_types; i++)

@@ -138,6 +138,7 @@ typedef struct PprofProfile
 	char	  **cstrings;		/* resolved strings, NULL until used */
 
 	int64		default_sample_type;	/* string index, 0: unset */
+	size_t		default_sample_type_at;
 	int64		time_nanos;
 	size_t		time_nanos_at;
 	int64		duration_nanos;

@@ -323,6 +323,7 @@ decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int 
 			profile->period = (int64) pb_expect_varint(reader, wiretype, "Profile.period");
 			break;
 		case PPROF_PROFILE_DEFAULT_SAMPLE_TYPE:
+			profile->default_sample_type_at = reader->field_at;
 			profile->default_sample_type = (int64) pb_expect_varint(reader, wiretype, "Profile.default_sample_type");
 			break;
 		case PPROF_PROFILE_DROP_FRAMES:
