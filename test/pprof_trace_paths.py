@@ -1,4 +1,9 @@
-# running weight per root-first path prefix, from `go tool pprof -traces` output (values in ms or counts)
+#!/usr/bin/env python3
+# Reference numbers for sql/import_pprof.sql, computed outside calltree:
+# reads `go tool pprof -traces` output on stdin and prints the running
+# weight of every root-first path prefix (a CallNode), heaviest first.
+#   go tool pprof -symbolize=none -traces -sample_index=samples FILE | python3 test/pprof_trace_paths.py 40
+# Values keep go's unit suffix stripped (ms, s, ...), so use one unit per run.
 import sys, re, collections
 blocks = sys.stdin.read().split('-----------+-------------------------------------------------------')[1:]
 run = collections.Counter()
