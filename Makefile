@@ -4,6 +4,7 @@
 EXTENSION  = calltree
 MODULE_big = calltree
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+SHLIB_LINK += -lz
 
 # The install script is built from one piece per concern (src/install/);
 # released versions are frozen copies, and upgrades get their own scripts.

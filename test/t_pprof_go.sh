@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# to_pprof output read by Go's own pprof: `go tool pprof -top` reports for
+# every function the same flat (self) and cum (running) weights as
+# calltree.functions() on the tree, for a real profile (sample.cpu, with
+# inlined frames, files and a mapping) and for a tree with recursion.
+#
+# Needs `go` (Debian package golang-go).  Runs against the cluster of
+# test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN, CALLTREE_SHARED).
+set -euo pipefail
+
+: "${PGHOST:?run me from test/run.sh test}"
+: "${CALLTREE_SHARED:?the runner exports CALLTREE_SHARED, the path of ../shared}"
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+db=calltree_pprof_go
+work=$(mktemp -d)
+export PGOPTIONS="-c client_min_messages=warning"
+# go needs a writable cache and home, also when HOME is not ours
+export GOCACHE="$work/gocache" GOPATH="$work/gopath" HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+
+cleanup() {
+	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "t_pprof_go: $*" >&2
+	exit 1
+}
+
+command -v go >/dev/null 2>&1 || fail "go is not installed (Debian package golang-go)"
+
+q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
+"$PG_BIN/createdb" "$db"
+q -c 'CREATE EXTENSION calltree'
+
+# The trees under test, in a table: sample.cpu by sample count, and a tree
+# of named paths with recursion.
+q -v file="$CALLTREE_SHARED/data/pprof/sample.cpu" <<'SQL'
+CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
+SELECT calltree.import_pprof(pg_read_binary_file(:'file'), 'samples') AS id \gset
+INSERT INTO trees
+SELECT 'sample.cpu', calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = :id;
+INSERT INTO trees
+SELECT 'recursive', calltree.calltree_agg(path, weight)
+  FROM (VALUES (ARRAY['main', 'a', 'b', 'a', 'c'], 7), (ARRAY['main', 'a'], 3),
+               (ARRAY['main', 'b', 'c'], 2), (ARRAY['other', 'c'], 5)) AS v(names, weight),
+       LATERAL (SELECT array_agg(calltree.intern_func(n) ORDER BY i) AS path
+                  FROM unnest(names) WITH ORDINALITY AS u(n, i)) p;
+SQL
+
+# top_from_go FILE: "name flat cum" lines, sorted, from go tool pprof -top
+top_from_go() {
+	go tool pprof -symbolize=none -top -nodecount=100000 -nodefraction=0 -edgefraction=0 "$1" 2>"$work/go.err" |
+		awk 'found { name = $6; for (i = 7; i <= NF; i++) name = name " " $i;
+		             sub(/ \(inline\)$/, "", name); print name, $1, $4 }
+		     /^ *flat +flat% +sum% +cum +cum%/ { found = 1 }' | LC_ALL=C sort
+}
+
+# top_from_sql NAME: the same lines from functions()
+top_from_sql() {
+	q -F ' ' -v name="$1" <<'SQL' | LC_ALL=C sort
+SELECT f.name, fn.self, fn.running
+  FROM trees t, calltree.functions(t.tree) fn JOIN calltree.func f ON f.id = fn.func
+ WHERE t.name = :'name' AND fn.running <> 0;
+SQL
+}
+
+checked=0
+for name in sample.cpu recursive; do
+	q -v name="$name" <<<"SELECT encode(calltree.to_pprof(tree), 'base64') FROM trees WHERE name = :'name'" |
+		base64 -d >"$work/$name.pb.gz"
+	[ -s "$work/$name.pb.gz" ] || fail "$name: to_pprof gave nothing"
+	top_from_go "$work/$name.pb.gz" >"$work/$name.go"
+	[ -s "$work/$name.go" ] || { cat "$work/go.err" >&2; fail "$name: go tool pprof -top printed no functions"; }
+	top_from_sql "$name" >"$work/$name.sql"
+	if ! diff -u "$work/$name.sql" "$work/$name.go" >"$work/$name.diff"; then
+		cat "$work/$name.diff" >&2
+		fail "$name: go tool pprof -top (+) disagrees with functions() (-)"
+	fi
+	echo "t_pprof_go: $name: $(wc -l <"$work/$name.go") functions agree"
+	checked=$((checked + 1))
+done
+[ "$checked" = 2 ] || fail "checked $checked trees of 2"
