@@ -10,7 +10,7 @@ PG_CONFIG="$PG_BIN/pg_config"
 # shellcheck disable=SC2034  # used by the scripts that source this file
 PGXS_DIR=/usr/lib/postgresql/15/lib/pgxs
 CT_PORT=54329
-CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl zlib1g-dev make gcc chromium)
+CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl zlib1g-dev make gcc chromium golang-go gzip python3)
 export PG_BIN
 
 CT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
