@@ -18,8 +18,11 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "catalog/namespace.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -127,6 +130,9 @@ struct ProfileWriter
 	Datum		last_thread_text;
 
 	EventBatch *events;			/* made by the first event */
+
+	int64		interned;		/* funcs, frames and stacks new to the cache */
+	int64		next_analyze;	/* ANALYZE the interned tables at this count */
 };
 
 static SPIPlanPtr
@@ -186,6 +192,7 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->frames = idcache_create(cxt, 1024, NULL);
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
+	writer->next_analyze = 1000;
 
 	SPI_connect();
 	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
@@ -228,6 +235,32 @@ profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
 {
 	writer->has_started_at = true;
 	writer->started_at = started_at;
+}
+
+/*
+ * Keeps the planner's view of the interned tables up to date while they
+ * grow.  The interning functions and the foreign-key checks on every new row
+ * run cached plans; planned when the tables were small (a fresh database,
+ * statistics from a first small import), they scan whole tables, and a big
+ * import turns quadratic.  ANALYZE, which may run inside a transaction and
+ * counts this transaction's own new rows, invalidates those plans.  It runs
+ * each time the rows interned by this import grow fourfold, so a handful of
+ * times per import, and only for the tables' owner (others could not).
+ */
+static void
+note_interned(ProfileWriter *writer)
+{
+	Oid			stack_relid;
+
+	if (++writer->interned < writer->next_analyze)
+		return;
+	writer->next_analyze *= 4;
+	stack_relid = get_relname_relid("stack", get_namespace_oid("calltree", false));
+	if (!OidIsValid(stack_relid) || !pg_class_ownercheck(stack_relid, GetUserId()))
+		return;
+	if (SPI_execute("ANALYZE calltree.func, calltree.frame, calltree.stack", false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "ANALYZE of the interned tables failed");
+	MemoryContextSwitchTo(writer->cxt);
 }
 
 /* The cached id of an encoded key; *found says whether there is one. */
@@ -294,6 +327,7 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 		id = execute_for_id(writer->intern_func_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer, writer->funcs, &key, id);
+		note_interned(writer);
 	}
 	pfree(key.data);
 	return (int32) id;
@@ -329,6 +363,7 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 		id = execute_for_id(writer->intern_frame_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer, writer->frames, &key, id);
+		note_interned(writer);
 	}
 	pfree(key.data);
 	return id;
@@ -353,6 +388,7 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	MemoryContextSwitchTo(writer->cxt);
 	entry = stackcache_insert(writer->stacks, key, &found);
 	entry->id = id;
+	note_interned(writer);
 	return id;
 }
 
