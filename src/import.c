@@ -98,6 +98,7 @@ struct ProfileWriter
 	SPIPlanPtr	intern_frame_plan;
 	SPIPlanPtr	intern_stack_plan;
 	SPIPlanPtr	intern_labels_plan;
+	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
 
 	/* the batch of samples not yet inserted */
@@ -319,6 +320,39 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	return id;
 }
 
+/* Address frames share the frame cache, under keys that start with 'A'. */
+int64
+profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
+{
+	StringInfoData key;
+	bool		found;
+	int64		id;
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+
+	initStringInfo(&key);
+	appendStringInfoChar(&key, 'A');
+	key_add_int(&key, SOME_INT(address));
+	key_add_string(&key, resource);
+	id = cached_id(writer->frames, &key, &found);
+	if (!found)
+	{
+		if (writer->intern_address_plan == NULL)
+		{
+			Oid			types[2] = {TEXTOID, INT8OID};
+
+			writer->intern_address_plan = prepare("SELECT calltree.intern_address($1, $2)", 2, types);
+		}
+		values[0] = CStringGetTextDatum(resource);
+		values[1] = Int64GetDatum(address);
+		id = execute_for_id(writer->intern_address_plan, values, nulls);
+		MemoryContextSwitchTo(writer->cxt);
+		cache_id(writer, writer->frames, &key, id);
+	}
+	pfree(key.data);
+	return id;
+}
+
 int64
 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 {
@@ -423,8 +457,12 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 
 	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
 	{
-		writer->last_thread = MemoryContextStrdup(writer->cxt, thread);
+		/* in the writer's context: the batch outlives the caller's short-lived ones */
+		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+
+		writer->last_thread = pstrdup(thread);
 		writer->last_thread_text = CStringGetTextDatum(thread);
+		MemoryContextSwitchTo(old);
 	}
 	writer->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
 	writer->thread_nulls[i] = thread == NULL;
