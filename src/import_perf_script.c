@@ -359,6 +359,7 @@ typedef struct PerfParser
 	bool		has_first_ts;
 	int64		first_ts;
 	int64		imported;
+	int			lines;
 } PerfParser;
 
 static void
@@ -485,6 +486,7 @@ parse_perf_script(PerfParser *p, const char *data, int len)
 	}
 	end_sample(p);
 	MemoryContextSwitchTo(cxt);
+	p->lines = lineno;
 }
 
 /* import_perf_script(data text, event text, name text, meta jsonb) → profile id */
@@ -517,7 +519,8 @@ calltree_import_perf_script(PG_FUNCTION_ARGS)
 				 choice->requested ?
 				 errmsg("perf script has no samples of event \"%s\"", choice->requested) :
 				 errmsg("perf script has no samples"),
-				 errdetail("Events seen: %s.", seen_events(choice)),
+				 errdetail("Read %d line%s; events seen: %s.", parser.lines, parser.lines == 1 ? "" : "s",
+						   seen_events(choice)),
 				 errhint("Pass one of the events seen, or NULL for the first one.")));
 	if (choice->skipped > 0)
 		ereport(NOTICE,
