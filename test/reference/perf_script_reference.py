@@ -24,7 +24,9 @@ import sys
 from collections import defaultdict
 
 HEADER = re.compile(r'^\s*(?P<head>.*?)\s*(?P<ts>\d+\.\d+):\s*(?:(?P<period>\d+)\s+)?(?:(?P<event>\S+):(?:\s|$))?')
-FRAME = re.compile(r'^\t\s*(?P<addr>[0-9a-fA-F]+)\s+(?P<sym>.*?)\s*\((?P<dso>.*)\)\s*$')
+# the dso is the last parenthesized group, itself with at most one nested
+# group ("(/lib/x.so (deleted))"); symbols may hold parentheses ("operator()")
+FRAME = re.compile(r'^\t\s*(?P<addr>[0-9a-fA-F]+)\s+(?P<sym>.*?)\s*\((?P<dso>[^()]*(?:\([^()]*\))?[^()]*)\)\s*$')
 OFFSET = re.compile(r'\+0x[0-9a-fA-F]+$')
 
 
