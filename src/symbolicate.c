@@ -241,6 +241,8 @@ intern_symbol_funcs(Datum resource, Datum *names, int count, MemoryContext cxt)
 	int			n;
 	int32	   *funcs = MemoryContextAllocExtended(cxt, sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
 
+	if (count == 0)
+		return funcs;
 	values[0] = resource;
 	values[1] = PointerGetDatum(datum_array(names, count, TEXTOID));
 	run("INSERT INTO calltree.func (name, file, resource) "
