@@ -41,7 +41,11 @@ SELECT label, running, self FROM report(pg_temp.tree(:p));
 CREATE TEMP TABLE saved AS SELECT pg_temp.tree(:p) AS tree,
        (SELECT path FROM nodes(pg_temp.tree(:p)) WHERE running = 10 AND self = 10 ORDER BY node LIMIT 1) AS selected;
 
--- the symbols arrive: 0x01 main, 0x0F doSomething, 0x14 someInterlude
+-- the symbols arrive: 0x01 main, 0x0F doSomething, 0x14 someInterlude.
+-- Each symbol's func is one of the funcs it combines (the seed: "we pick
+-- one func object"): the func of its first frame is renamed and keeps its
+-- id; the map lists the others, merged into it (0x3, 0x6, 0x9 into main,
+-- formerly 0x2; doSomething and someInterlude were 0x11 and 0x15).
 CREATE TEMP TABLE map AS
 SELECT * FROM symbolicate('example', ARRAY[x'01'::int, x'0F'::int, x'14'::int]::bigint[],
                           '{main,doSomething,someInterlude}');
@@ -66,7 +70,7 @@ SELECT fr.address, f.name, sum(s.weight) AS self
  WHERE s.profile_id = :p GROUP BY 1, 2 ORDER BY 1;
 
 -- symbolicating again with the same table changes nothing
-SELECT count(*) AS moved FROM symbolicate('example', '{1,15,20}', '{main,doSomething,someInterlude}');
+SELECT count(*) AS merged FROM symbolicate('example', '{1,15,20}', '{main,doSomething,someInterlude}');
 
 -- an address interned after the symbols arrived gets its symbol's func at
 -- once; one below the first symbol keeps a func of its own
@@ -74,11 +78,12 @@ SELECT intern_address('example', x'16'::int) AS a16, intern_address('example', 0
 SELECT fr.address, f.name FROM frame fr JOIN func f ON f.id = fr.func_id
  WHERE fr.id IN (:a16, :a0) ORDER BY fr.address;
 
--- a symbol table in two parts gives the same tree, in either order.  The
--- map of each part lists only the funcs left without frames: after the
--- first of the ascending parts, 0x15 belongs to doSomething (the highest
--- symbol known), and the second part moves it to someInterlude while
--- doSomething keeps 0x11, so doSomething is not in the second map.
+-- a symbol table in two parts gives the same tree, in either order.  A map
+-- lists only funcs left without frames: after the first of the ascending
+-- parts, 0x15 belongs to doSomething (the highest symbol known); the second
+-- part moves it to someInterlude while doSomething keeps 0x11, so
+-- doSomething is not in the second map (a saved path through it may mean
+-- either function).
 SELECT pg_temp.seed_profile('example-parts') AS p_parts \gset
 CREATE TEMP TABLE map1 AS SELECT * FROM symbolicate('example-parts', '{1,15}', '{main,doSomething}');
 SELECT * FROM pg_temp.map_names('map1');
@@ -86,8 +91,8 @@ SELECT label, running, self FROM report(pg_temp.tree(:p_parts));
 CREATE TEMP TABLE map2 AS SELECT * FROM symbolicate('example-parts', '{20}', '{someInterlude}');
 SELECT * FROM pg_temp.map_names('map2');
 SELECT pg_temp.seed_profile('example-reversed') AS p_reversed \gset
-SELECT count(*) AS moved FROM symbolicate('example-reversed', '{20}', '{someInterlude}');
-SELECT count(*) AS moved FROM symbolicate('example-reversed', '{15,1}', '{doSomething,main}');
+SELECT count(*) AS merged FROM symbolicate('example-reversed', '{20}', '{someInterlude}');
+SELECT count(*) AS merged FROM symbolicate('example-reversed', '{15,1}', '{doSomething,main}');
 SELECT label, running, self FROM report(pg_temp.tree(:p_parts));
 SELECT label, running, self FROM report(pg_temp.tree(:p_reversed));
 SELECT (SELECT array_agg(f.name || ':' || n.running || '/' || n.self ORDER BY n.node)
@@ -101,16 +106,16 @@ SELECT resource, start, name FROM symbol WHERE resource LIKE 'example%' ORDER BY
 -- unsorted symbols are sorted; the same symbol twice is one symbol; a
 -- later table replaces the name at a start it shares with an earlier one
 SELECT intern_address('unsorted', 100) AS u100, intern_address('unsorted', 250) AS u250 \gset
-SELECT count(*) AS moved FROM symbolicate('unsorted', '{200,50,50,150}', '{c,a,a,b}');
+SELECT count(*) AS merged FROM symbolicate('unsorted', '{200,50,50,150}', '{gamma,alpha,alpha,beta}');
 SELECT fr.address, f.name FROM frame fr JOIN func f ON f.id = fr.func_id
  WHERE fr.id IN (:u100, :u250) ORDER BY 1;
-CREATE TEMP TABLE map3 AS SELECT * FROM symbolicate('unsorted', '{200}', '{c_renamed}');
+CREATE TEMP TABLE map3 AS SELECT * FROM symbolicate('unsorted', '{200}', '{gamma_renamed}');
 SELECT * FROM pg_temp.map_names('map3');
 
 -- kernel addresses (above 2^63, negative as bigint) sort above user ones
 SELECT intern_address('vmlinux', x'ffffffff9fa00a67'::bigint) AS k,
        intern_address('vmlinux', x'0000000000400000'::bigint) AS low \gset
-SELECT count(*) AS moved FROM symbolicate('vmlinux',
+SELECT count(*) AS merged FROM symbolicate('vmlinux',
        ARRAY[x'ffffffff9fa00a00'::bigint, x'0000000000001000'::bigint], '{native_irq_return_iret,user_code}');
 SELECT to_hex(fr.address) AS address, f.name FROM frame fr JOIN func f ON f.id = fr.func_id
  WHERE fr.id IN (:k, :low) ORDER BY 2;
@@ -119,7 +124,7 @@ SELECT to_hex(fr.address) AS address, f.name FROM frame fr JOIN func f ON f.id =
 -- end with the same func and address: two frame rows, one CallNode
 SELECT intern_frame(intern_func('dup', NULL, 'dup.so'), 4096) AS known,
        intern_address('dup.so', 4096) AS by_address \gset
-SELECT count(*) AS moved FROM symbolicate('dup.so', '{4096}', '{dup}');
+SELECT count(*) AS merged FROM symbolicate('dup.so', '{4096}', '{dup}');
 SELECT fr.id = :known AS known, fr.func_id = intern_func('dup', NULL, 'dup.so') AS func_dup,
        fr.address, fr.implementation
   FROM frame fr WHERE fr.id IN (:known, :by_address) ORDER BY fr.id;

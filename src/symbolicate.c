@@ -41,6 +41,7 @@ typedef struct AddressFrames
 	Datum	   *ids;
 	Datum	   *addresses;
 	Datum	   *funcs;
+	Datum	   *unnamed;		/* bool: the func is still the one named by the address */
 } AddressFrames;
 
 /* A move of a frame's func, and the map entry it implies */
@@ -185,25 +186,51 @@ stored_symbols(Datum resource, MemoryContext cxt)
 	return table;
 }
 
+/*
+ * Stores the symbols of the new table that the stored one lacks or names
+ * differently: a DELETE of the renamed starts and a plain INSERT, which is
+ * much cheaper than INSERT ... ON CONFLICT for a million rows.  Only
+ * symbolicate() writes symbols, under the resource's exclusive lock, so no
+ * other session can insert the same start meanwhile.
+ */
 static void
-store_symbols(Datum resource, const SymbolTable *table)
+store_symbols(Datum resource, const SymbolTable *stored, const SymbolTable *table)
 {
 	Oid			types[3] = {TEXTOID, INT8ARRAYOID, TEXTARRAYOID};
 	Datum		values[3];
 	Datum	   *starts = palloc_extended(sizeof(Datum) * Max(table->count, 1), MCXT_ALLOC_HUGE);
 	Datum	   *names = palloc_extended(sizeof(Datum) * Max(table->count, 1), MCXT_ALLOC_HUGE);
+	Datum	   *renamed = palloc_extended(sizeof(Datum) * Max(table->count, 1), MCXT_ALLOC_HUGE);
+	int			n = 0;
+	int			nrenamed = 0;
 
 	for (int i = 0; i < table->count; i++)
 	{
-		starts[i] = Int64GetDatum((int64) table->symbols[i].start);
-		names[i] = CStringGetTextDatum(table->symbols[i].name);
+		const Symbol *s = &table->symbols[i];
+		int			k = symbol_table_find(stored, s->start);
+
+		if (k >= 0 && stored->symbols[k].start == s->start)
+		{
+			if (strcmp(stored->symbols[k].name, s->name) == 0)
+				continue;
+			renamed[nrenamed++] = Int64GetDatum((int64) s->start);
+		}
+		starts[n] = Int64GetDatum((int64) s->start);
+		names[n++] = CStringGetTextDatum(s->name);
 	}
 	values[0] = resource;
-	values[1] = PointerGetDatum(datum_array(starts, table->count, INT8OID));
-	values[2] = PointerGetDatum(datum_array(names, table->count, TEXTOID));
-	run("INSERT INTO calltree.symbol AS s (resource, start, name) "
-		"SELECT $1, u.start, u.name FROM unnest($2, $3) AS u(start, name) "
-		"ON CONFLICT ON CONSTRAINT symbol_key DO UPDATE SET name = excluded.name",
+	if (nrenamed > 0)
+	{
+		values[1] = PointerGetDatum(datum_array(renamed, nrenamed, INT8OID));
+		run("DELETE FROM calltree.symbol WHERE resource = $1 AND start = ANY ($2)",
+			2, types, values, SPI_OK_DELETE);
+	}
+	if (n == 0)
+		return;
+	values[1] = PointerGetDatum(datum_array(starts, n, INT8OID));
+	values[2] = PointerGetDatum(datum_array(names, n, TEXTOID));
+	run("INSERT INTO calltree.symbol (resource, start, name) "
+		"SELECT $1, u.start, u.name FROM unnest($2, $3) AS u(start, name)",
 		3, types, values, SPI_OK_INSERT);
 }
 
@@ -211,10 +238,11 @@ static AddressFrames
 address_frames(Datum resource, MemoryContext cxt)
 {
 	Oid			types[1] = {TEXTOID};
-	AddressFrames frames = {0, NULL, NULL, NULL};
+	AddressFrames frames = {0, NULL, NULL, NULL, NULL};
 	ArrayType  *ids;
 
-	run("SELECT array_agg(fr.id), array_agg(fr.address), array_agg(fr.func_id) "
+	run("SELECT array_agg(fr.id), array_agg(fr.address), array_agg(fr.func_id), "
+		"array_agg(f.file IS NULL AND f.name = '0x' || to_hex(fr.address)) "
 		"FROM calltree.frame fr JOIN calltree.func f ON f.id = fr.func_id "
 		"WHERE fr.implementation = 'address' AND fr.address IS NOT NULL AND f.resource = $1",
 		1, types, &resource, SPI_OK_SELECT);
@@ -224,40 +252,97 @@ address_frames(Datum resource, MemoryContext cxt)
 	frames.ids = array_datums(ids, INT8OID, &frames.count, cxt);
 	frames.addresses = array_datums(result_array(2, cxt), INT8OID, &frames.count, cxt);
 	frames.funcs = array_datums(result_array(3, cxt), INT4OID, &frames.count, cxt);
+	frames.unnamed = array_datums(result_array(4, cxt), BOOLOID, &frames.count, cxt);
 	return frames;
 }
 
 /*
- * The func ids of the given symbol names in the resource, interned with one
- * INSERT and looked up with one SELECT.  ON CONFLICT DO NOTHING waits for a
- * concurrent insert of the same func; the SELECT, a new statement, sees it.
+ * The ids of the funcs (name, NULL, resource) that exist for the given
+ * names; 0 where there is none.
  */
 static int32 *
-intern_symbol_funcs(Datum resource, Datum *names, int count, MemoryContext cxt)
+existing_funcs(Datum resource, Datum *names, int count, MemoryContext cxt)
 {
 	Oid			types[2] = {TEXTOID, TEXTARRAYOID};
 	Datum		values[2];
-	Datum	   *ids;
+	int32	   *funcs = MemoryContextAllocExtended(cxt, sizeof(int32) * Max(count, 1),
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ArrayType  *places;
+	Datum	   *place_elems;
+	Datum	   *id_elems;
 	int			n;
-	int32	   *funcs = MemoryContextAllocExtended(cxt, sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
 
 	if (count == 0)
 		return funcs;
 	values[0] = resource;
 	values[1] = PointerGetDatum(datum_array(names, count, TEXTOID));
-	run("INSERT INTO calltree.func (name, file, resource) "
-		"SELECT DISTINCT u.name, NULL::text, $1 FROM unnest($2) AS u(name) "
-		"ON CONFLICT ON CONSTRAINT func_key DO NOTHING",
-		2, types, values, SPI_OK_INSERT);
-	run("SELECT array_agg(f.id ORDER BY u.i) FROM unnest($2) WITH ORDINALITY AS u(name, i) "
+	run("SELECT array_agg(u.i), array_agg(f.id) FROM unnest($2) WITH ORDINALITY AS u(name, i) "
 		"JOIN calltree.func f ON f.name = u.name AND f.file IS NULL AND f.resource = $1",
 		2, types, values, SPI_OK_SELECT);
-	ids = array_datums(result_array(1, cxt), INT4OID, &n, cxt);
-	if (n != count)
-		elog(ERROR, "symbolicate: interned %d funcs for %d symbols", n, count);
+	places = result_array(1, cxt);
+	if (places == NULL)
+		return funcs;
+	place_elems = array_datums(places, INT8OID, &n, cxt);
+	id_elems = array_datums(result_array(2, cxt), INT4OID, &n, cxt);
 	for (int i = 0; i < n; i++)
-		funcs[i] = DatumGetInt32(ids[i]);
+		funcs[DatumGetInt64(place_elems[i]) - 1] = DatumGetInt32(id_elems[i]);
 	return funcs;
+}
+
+/*
+ * Interns the funcs of the names whose funcs[] is still 0, with one INSERT
+ * and one SELECT.  ON CONFLICT DO NOTHING waits for a concurrent insert of
+ * the same func; the SELECT, a new statement, sees it.
+ */
+static void
+intern_missing_funcs(Datum resource, Datum *names, int count, int32 *funcs, MemoryContext cxt)
+{
+	Datum	   *missing = palloc_extended(sizeof(Datum) * Max(count, 1), MCXT_ALLOC_HUGE);
+	int		   *place = palloc_extended(sizeof(int) * Max(count, 1), MCXT_ALLOC_HUGE);
+	int			n = 0;
+	int32	   *found;
+
+	for (int i = 0; i < count; i++)
+		if (funcs[i] == 0)
+		{
+			place[n] = i;
+			missing[n++] = names[i];
+		}
+	if (n == 0)
+		return;
+	{
+		Oid			types[2] = {TEXTOID, TEXTARRAYOID};
+		Datum		values[2] = {resource, PointerGetDatum(datum_array(missing, n, TEXTOID))};
+
+		run("INSERT INTO calltree.func (name, file, resource) "
+			"SELECT u.name, NULL::text, $1 FROM unnest($2) AS u(name) "
+			"ON CONFLICT ON CONSTRAINT func_key DO NOTHING",
+			2, types, values, SPI_OK_INSERT);
+	}
+	found = existing_funcs(resource, missing, n, cxt);
+	for (int i = 0; i < n; i++)
+	{
+		if (found[i] == 0)
+			elog(ERROR, "symbolicate: no func for symbol \"%s\" after interning it",
+				 TextDatumGetCString(missing[i]));
+		funcs[place[i]] = found[i];
+	}
+}
+
+/* Renames funcs in place: one UPDATE; func ids (and the frames' FKs) stay. */
+static void
+rename_funcs(Datum *ids, Datum *names, int count)
+{
+	Oid			types[2] = {INT4ARRAYOID, TEXTARRAYOID};
+	Datum		values[2];
+
+	if (count == 0)
+		return;
+	values[0] = PointerGetDatum(datum_array(ids, count, INT4OID));
+	values[1] = PointerGetDatum(datum_array(names, count, TEXTOID));
+	run("UPDATE calltree.func AS f SET name = u.name "
+		"FROM unnest($1, $2) AS u(id, name) WHERE f.id = u.id",
+		2, types, values, SPI_OK_UPDATE);
 }
 
 static void
@@ -341,45 +426,116 @@ vacated_pairs(FuncPair *pairs, int count, MemoryContext cxt)
 	return kept;
 }
 
+static const SymbolTable *sorting_table;	/* for name_order() */
+
+static int
+name_order(const void *a, const void *b)
+{
+	return strcmp(sorting_table->symbols[*(const int *) a].name,
+				  sorting_table->symbols[*(const int *) b].name);
+}
+
 /*
- * Places every frame; fills the moves (frame id, new func) and the pairs
- * (old func, new func).  Returns the number of moves.
+ * The distinct names of the symbols that frames hit: name_of[i] is the
+ * place in *names of frame i's symbol's name, -1 for a frame below the
+ * first symbol.  Symbols may share a name (static functions of different
+ * files), and share its func then.  Returns the number of names.
  */
 static int
-place_frames(Datum resource, const SymbolTable *table, const AddressFrames *frames,
-			 Datum *move_ids, Datum *move_funcs, FuncPair *pairs, MemoryContext cxt)
+hit_names(const SymbolTable *table, const AddressFrames *frames, int *name_of, Datum **names)
 {
-	int		   *symbol_of = palloc_extended(sizeof(int) * Max(frames->count, 1), MCXT_ALLOC_HUGE);
 	int		   *slot_of = palloc_extended(sizeof(int) * Max(table->count, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	Datum	   *names = palloc_extended(sizeof(Datum) * Max(frames->count, 1), MCXT_ALLOC_HUGE);
+	int		   *hit = palloc_extended(sizeof(int) * Max(frames->count, 1), MCXT_ALLOC_HUGE);
+	int			nhit = 0;
 	int			nnames = 0;
-	int32	   *funcs;
-	int			nmoves = 0;
 
-	/* which symbols are hit; slot_of[k] is 1 + the symbol's place in names */
 	for (int i = 0; i < frames->count; i++)
 	{
 		int			k = symbol_table_find(table, (uint64) DatumGetInt64(frames->addresses[i]));
 
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		symbol_of[i] = k;
+		name_of[i] = k;
 		if (k >= 0 && slot_of[k] == 0)
 		{
-			names[nnames++] = CStringGetTextDatum(table->symbols[k].name);
-			slot_of[k] = nnames;
+			slot_of[k] = -1;
+			hit[nhit++] = k;
 		}
 	}
-	funcs = intern_symbol_funcs(resource, names, nnames, cxt);
+	sorting_table = table;
+	qsort(hit, nhit, sizeof(int), name_order);
+	*names = palloc_extended(sizeof(Datum) * Max(nhit, 1), MCXT_ALLOC_HUGE);
+	for (int h = 0; h < nhit; h++)
+	{
+		if (h == 0 || strcmp(table->symbols[hit[h]].name, table->symbols[hit[h - 1]].name) != 0)
+			(*names)[nnames++] = CStringGetTextDatum(table->symbols[hit[h]].name);
+		slot_of[hit[h]] = nnames - 1;
+	}
+	for (int i = 0; i < frames->count; i++)
+		if (name_of[i] >= 0)
+			name_of[i] = slot_of[name_of[i]];
+	return nnames;
+}
+
+/*
+ * Places every frame; fills the moves (frame id, new func) and the pairs
+ * (old func, new func).  Returns the number of moves.
+ *
+ * As in the Firefox Profiler (seed 002), each symbol's func is one of the
+ * funcs being combined: when no func of that name exists yet in the
+ * resource, the func of the first frame still named by its address is
+ * renamed to the symbol.  That frame then does not move, and its func id
+ * stays valid in saved paths.  Only the other frames move; a million
+ * frames hitting a million symbols move none, which makes symbolication
+ * cheap (renaming a func row is far cheaper than moving a frame row, whose
+ * foreign key is checked and whose three indexes are updated).
+ */
+static int
+place_frames(Datum resource, const SymbolTable *table, const AddressFrames *frames,
+			 Datum *move_ids, Datum *move_funcs, FuncPair *pairs, MemoryContext cxt)
+{
+	int		   *name_of = palloc_extended(sizeof(int) * Max(frames->count, 1), MCXT_ALLOC_HUGE);
+	Datum	   *names;
+	int			nnames = hit_names(table, frames, name_of, &names);
+	int32	   *funcs = existing_funcs(resource, names, nnames, cxt);
+	int64	   *donor = palloc_extended(sizeof(int64) * Max(nnames, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *donor_func = palloc_extended(sizeof(int32) * Max(nnames, 1), MCXT_ALLOC_HUGE);
+	Datum	   *rename_ids = palloc_extended(sizeof(Datum) * Max(nnames, 1), MCXT_ALLOC_HUGE);
+	Datum	   *rename_names = palloc_extended(sizeof(Datum) * Max(nnames, 1), MCXT_ALLOC_HUGE);
+	int			nrenames = 0;
+	int			nmoves = 0;
+
+	/* the donor of a name without a func: its frame of lowest id still named by address */
+	for (int i = 0; i < frames->count; i++)
+	{
+		int			slot = name_of[i];
+		int64		id = DatumGetInt64(frames->ids[i]);
+
+		if (slot >= 0 && funcs[slot] == 0 && DatumGetBool(frames->unnamed[i]) &&
+			(donor[slot] == 0 || id < donor[slot]))
+		{
+			donor[slot] = id;
+			donor_func[slot] = DatumGetInt32(frames->funcs[i]);
+		}
+	}
+	for (int slot = 0; slot < nnames; slot++)
+		if (donor[slot] != 0)
+		{
+			funcs[slot] = donor_func[slot];
+			rename_ids[nrenames] = Int32GetDatum(donor_func[slot]);
+			rename_names[nrenames++] = names[slot];
+		}
+	rename_funcs(rename_ids, rename_names, nrenames);
+	intern_missing_funcs(resource, names, nnames, funcs, cxt);
 
 	for (int i = 0; i < frames->count; i++)
 	{
 		int32		old_func = DatumGetInt32(frames->funcs[i]);
 		int32		new_func;
 
-		if (symbol_of[i] < 0)
+		if (name_of[i] < 0)
 			continue;			/* below the first symbol: keeps its func */
-		new_func = funcs[slot_of[symbol_of[i]] - 1];
+		new_func = funcs[name_of[i]];
 		if (new_func == old_func)
 			continue;
 		move_ids[nmoves] = frames->ids[i];
@@ -419,8 +575,9 @@ calltree_symbolicate(PG_FUNCTION_ARGS)
 		1, text_type, &resource, SPI_OK_SELECT);
 	all = stored_symbols(resource, work);
 	MemoryContextSwitchTo(work);
+	store_symbols(resource, &all, &table);
+	MemoryContextSwitchTo(work);
 	symbol_table_merge(&all, &table);
-	store_symbols(resource, &table);
 
 	frames = address_frames(resource, work);
 	MemoryContextSwitchTo(work);

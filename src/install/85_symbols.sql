@@ -16,8 +16,8 @@
 -- several parts in any order, and so that an address interned after
 -- symbolication gets its symbol's func at once.  Addresses are unsigned
 -- 64-bit values stored in bigint (kernel addresses are negative numbers);
--- they are compared as unsigned, which flipping the sign bit (# below)
--- turns into signed order.
+-- they are compared as unsigned: the non-negative bigints come first, then
+-- the negative ones.
 --------------------------------------------------------------------------
 
 CREATE TABLE symbol (
@@ -26,7 +26,6 @@ CREATE TABLE symbol (
     name     text NOT NULL,
     CONSTRAINT symbol_key PRIMARY KEY (resource, start)
 );
-CREATE INDEX symbol_unsigned_idx ON symbol (resource, (start # (-9223372036854775808)::bigint));
 COMMENT ON TABLE symbol IS 'symbol tables received by symbolicate(), per resource: start address and name';
 SELECT pg_catalog.pg_extension_config_dump('symbol', '');
 
@@ -61,12 +60,18 @@ BEGIN
     IF FOUND THEN
         RETURN found_id;
     END IF;
+    -- the symbol with the highest start not above the address, in unsigned
+    -- order; two ranges of the primary key, so no sort
     SELECT s.name INTO symbol_name FROM @extschema@.symbol s
      WHERE s.resource = intern_address.resource
-       AND (s.start # (-9223372036854775808)::bigint)
-           <= (intern_address.address # (-9223372036854775808)::bigint)
-     ORDER BY (s.start # (-9223372036854775808)::bigint) DESC
-     LIMIT 1;
+       AND s.start <= intern_address.address
+       AND (s.start >= 0 OR intern_address.address < 0)
+     ORDER BY s.start DESC LIMIT 1;
+    IF NOT FOUND AND intern_address.address < 0 THEN
+        SELECT s.name INTO symbol_name FROM @extschema@.symbol s
+         WHERE s.resource = intern_address.resource AND s.start >= 0
+         ORDER BY s.start DESC LIMIT 1;
+    END IF;
     RETURN @extschema@.intern_frame(
         @extschema@.intern_func(coalesce(symbol_name, '0x' || to_hex(intern_address.address)),
                                 NULL, intern_address.resource),
