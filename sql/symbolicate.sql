@@ -43,9 +43,10 @@ CREATE TEMP TABLE saved AS SELECT pg_temp.tree(:p) AS tree,
 
 -- the symbols arrive: 0x01 main, 0x0F doSomething, 0x14 someInterlude.
 -- Each symbol's func is one of the funcs it combines (the seed: "we pick
--- one func object"): the func of its first frame is renamed and keeps its
--- id; the map lists the others, merged into it (0x3, 0x6, 0x9 into main,
--- formerly 0x2; doSomething and someInterlude were 0x11 and 0x15).
+-- one func object"): the func of its first frame (lowest frame id) is
+-- renamed and keeps its id; the map lists the others, merged into it
+-- (0x2, 0x6, 0x9 into main, formerly 0x3; doSomething and someInterlude
+-- were 0x11 and 0x15).
 CREATE TEMP TABLE map AS
 SELECT * FROM symbolicate('example', ARRAY[x'01'::int, x'0F'::int, x'14'::int]::bigint[],
                           '{main,doSomething,someInterlude}');

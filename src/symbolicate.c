@@ -6,18 +6,24 @@
  * Set-based from end to end, so that a million symbols against a million
  * frames takes seconds: the symbols are sorted in C (symbol_table.c), the
  * resource's stored symbols are merged in, the address frames are fetched
- * as arrays in one query, each is placed by binary search, the funcs of the
- * symbols that were hit are interned in one INSERT and one SELECT, and the
- * frames move in one UPDATE ... FROM unnest(...).
+ * as arrays in one query and each is placed by binary search; then one
+ * UPDATE renames funcs, one INSERT interns the funcs still missing, and one
+ * UPDATE ... FROM unnest(...) moves the frames that must move.
+ *
+ * As the Firefox Profiler does (seed 002), a symbol's func is one of the
+ * funcs it combines: when the resource has no func of that name yet, the
+ * address func of its frame of lowest id is renamed to the symbol, keeps
+ * its id, and its frame does not move.  Only the other frames move.
  *
  * The symbols are stored (calltree.symbol), so a table that arrives in parts
  * gives the same result in any order: every call places every address frame
  * of the resource against all the symbols known so far.
  *
- * The result is the map old func -> new func, for remap_functions().  A func
- * is listed only when no frame uses it any more: a func that keeps some of
- * its frames (a later part of the table splits an earlier symbol's range)
- * cannot be renamed in a saved path, since the path may mean either.
+ * The result is the map old func -> new func of the frames that moved, for
+ * remap_functions().  A func is listed only when no frame uses it any more:
+ * a func that keeps some of its frames (a later part of the table splits an
+ * earlier symbol's range) cannot be renamed in a saved path, which may mean
+ * either function.
  */
 #include "postgres.h"
 
