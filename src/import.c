@@ -114,6 +114,7 @@ struct ProfileWriter
 	SPIPlanPtr	intern_frame_plan;
 	SPIPlanPtr	intern_stack_plan;
 	SPIPlanPtr	intern_labels_plan;
+	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
 
 	/* the batch of samples not yet inserted */
@@ -364,6 +365,39 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer, writer->frames, &key, id);
 		note_interned(writer);
+	}
+	pfree(key.data);
+	return id;
+}
+
+/* Address frames share the frame cache, under keys that start with 'A'. */
+int64
+profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
+{
+	StringInfoData key;
+	bool		found;
+	int64		id;
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+
+	initStringInfo(&key);
+	appendStringInfoChar(&key, 'A');
+	key_add_int(&key, SOME_INT(address));
+	key_add_string(&key, resource);
+	id = cached_id(writer->frames, &key, &found);
+	if (!found)
+	{
+		if (writer->intern_address_plan == NULL)
+		{
+			Oid			types[2] = {TEXTOID, INT8OID};
+
+			writer->intern_address_plan = prepare("SELECT calltree.intern_address($1, $2)", 2, types);
+		}
+		values[0] = CStringGetTextDatum(resource);
+		values[1] = Int64GetDatum(address);
+		id = execute_for_id(writer->intern_address_plan, values, nulls);
+		MemoryContextSwitchTo(writer->cxt);
+		cache_id(writer, writer->frames, &key, id);
 	}
 	pfree(key.data);
 	return id;

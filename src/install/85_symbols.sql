@@ -1,0 +1,94 @@
+--------------------------------------------------------------------------
+-- Symbolication (seed 002).  A frame known only by its address in a
+-- resource (a library, ideally named with its build id) gets a func of its
+-- own, named by the address in hex ('0x7f3a12'), until symbols arrive;
+-- symbolicate() then moves such frames to the funcs of their symbols.
+--
+-- Address frames are the frames whose implementation is 'address'.  The
+-- mark keeps them apart from frames an importer created with the symbol
+-- already known: after symbolication both may have the same func and
+-- address, and as distinct rows (a frame is unique on func, address, line,
+-- col and implementation) neither the frame rows nor the stacks that point
+-- at them ever need merging.  Both kinds resolve to the same func, so call
+-- trees are the same.
+--
+-- Symbols are kept per resource, so that a symbol table may arrive in
+-- several parts in any order, and so that an address interned after
+-- symbolication gets its symbol's func at once.  Addresses are unsigned
+-- 64-bit values stored in bigint (kernel addresses are negative numbers);
+-- they are compared as unsigned: the non-negative bigints come first, then
+-- the negative ones.
+--------------------------------------------------------------------------
+
+CREATE TABLE symbol (
+    resource text NOT NULL,
+    start    bigint NOT NULL,
+    name     text NOT NULL,
+    CONSTRAINT symbol_key PRIMARY KEY (resource, start)
+);
+COMMENT ON TABLE symbol IS 'symbol tables received by symbolicate(), per resource: start address and name';
+SELECT pg_catalog.pg_extension_config_dump('symbol', '');
+
+CREATE INDEX frame_address_idx ON frame (address) WHERE implementation = 'address';
+
+-- The lock that intern_address() takes shared and symbolicate() exclusive.
+CREATE FUNCTION symbol_lock_key(resource text) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.hashtextextended('calltree.symbols ' || resource, 0);
+
+CREATE FUNCTION intern_address(resource text, address bigint)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+    symbol_name text;
+BEGIN
+    IF intern_address.resource IS NULL OR intern_address.address IS NULL THEN
+        RAISE EXCEPTION 'address frame resource and address must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- symbolicate() of this resource waits for us, and we for it: frames
+    -- never move between our look-up and our insert.
+    PERFORM pg_advisory_xact_lock_shared(@extschema@.symbol_lock_key(intern_address.resource));
+    SELECT fr.id INTO found_id
+      FROM @extschema@.frame fr JOIN @extschema@.func f ON f.id = fr.func_id
+     WHERE fr.address = intern_address.address AND fr.implementation = 'address'
+       AND fr.line IS NULL AND fr.col IS NULL
+       AND f.resource = intern_address.resource;
+    IF FOUND THEN
+        RETURN found_id;
+    END IF;
+    -- the symbol with the highest start not above the address, in unsigned
+    -- order; two ranges of the primary key, so no sort
+    SELECT s.name INTO symbol_name FROM @extschema@.symbol s
+     WHERE s.resource = intern_address.resource
+       AND s.start <= intern_address.address
+       AND (s.start >= 0 OR intern_address.address < 0)
+     ORDER BY s.start DESC LIMIT 1;
+    IF NOT FOUND AND intern_address.address < 0 THEN
+        SELECT s.name INTO symbol_name FROM @extschema@.symbol s
+         WHERE s.resource = intern_address.resource AND s.start >= 0
+         ORDER BY s.start DESC LIMIT 1;
+    END IF;
+    RETURN @extschema@.intern_frame(
+        @extschema@.intern_func(coalesce(symbol_name, '0x' || to_hex(intern_address.address)),
+                                NULL, intern_address.resource),
+        intern_address.address, NULL, NULL, 'address');
+END
+$$;
+COMMENT ON FUNCTION intern_address(text, bigint) IS 'interns a frame known by its address in a resource; its func is named by the address until symbolicate() assigns one';
+
+CREATE FUNCTION symbolicate(resource text, starts bigint[], names text[])
+RETURNS TABLE (old_func int4, new_func int4)
+AS 'MODULE_PATHNAME', 'calltree_symbolicate'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION symbolicate(text, bigint[], text[]) IS 'moves the address frames of a resource to the funcs of their symbols; returns the old to new func map for remap_functions';
+
+CREATE FUNCTION import_perf_script(data text, event text DEFAULT NULL, name text DEFAULT NULL,
+                                   meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_perf_script'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_perf_script(text, text, text, jsonb) IS 'imports the text output of perf script; returns the profile id';
