@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # import_cpuprofile and import_speedscope agree with an independent reading
 # of the same files: test/reference/json_profiles.py (Python's json module,
-# the rules of doc/json-formats.md, no code shared with the C importers)
+# the rules in the README's formats reference, no code shared with the C importers)
 # prints per file the samples, total, sum(ts), per-thread counts, the top
 # functions' self and running and the top CallNodes; the database prints the
 # same lines through pg_temp.summary() of test/reference/helpers.sql; the
