@@ -10,6 +10,7 @@
 # Environment:
 #   BENCH_RUNS=N        runs per query, best one counts (default 3)
 #   BENCH_REGENERATE=1  drop and regenerate the profile even if it is there
+#   BENCH_TRANSFORMS=0  skip the transforms (bench/transforms.sql, minutes)
 #   BENCH_STRICT=1      exit 1 when a target is missed (default: only a
 #                       failed correctness check makes the exit status 1)
 set -euo pipefail
@@ -87,6 +88,16 @@ psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"
 say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs, load average $load_before before, $(loadavg) after (other work on the machine slows every query)"
 say ""
 cat "$OUT_DIR/report.txt"
+
+# Transforms: each on the tree, against its path twin over the 10M samples
+# (several minutes: the path level aggregates 10M paths per transform).
+if [ "${BENCH_TRANSFORMS:-1}" = 1 ]; then
+	say ""
+	say "bench: transforms (BENCH_TRANSFORMS=0 skips them)"
+	psql_ -At -f "$BENCH_DIR/transforms.sql" | tee "$OUT_DIR/transforms.txt" ||
+		{ say "bench: transforms failed" >&2; exit 1; }
+	cat "$OUT_DIR/transforms.txt" >>"$OUT_DIR/report.txt"
+fi
 
 rc=0
 if grep -q 'FAILED' "$OUT_DIR/report.txt"; then

@@ -61,3 +61,18 @@ SELECT (SELECT sum(running) FROM lines(:lines_profile, ARRAY[:main]))
 -- a CallNode that does not exist has no lines; an empty path is an error
 SELECT count(*) FROM lines(:lines_profile, ARRAY[:work]);
 SELECT * FROM lines(:lines_profile, '{}');
+
+-- a profile whose samples come from a .cpuprofile with negative timeDeltas
+-- (V8 writes them): samples are put in time order on import, and calls are
+-- estimated from that order.  Times 10, 40, 20, 60 µs: in order the stacks
+-- are main>a (10), main>b (20), main>a (40), main (60).
+SELECT import_cpuprofile('{"nodes": [
+    {"id": 1, "callFrame": {"functionName": "(root)", "url": ""}, "children": [2]},
+    {"id": 2, "callFrame": {"functionName": "main", "url": "app.js"}, "children": [3, 4]},
+    {"id": 3, "callFrame": {"functionName": "a", "url": "app.js"}},
+    {"id": 4, "callFrame": {"functionName": "b", "url": "app.js"}}],
+  "samples": [3, 3, 4, 2], "timeDeltas": [10, 30, -20, 40],
+  "startTime": 0, "endTime": 70}', 'negative deltas') AS deltas_profile \gset
+SELECT f.name, e.depth, e.start_ts, e.end_ts
+  FROM estimated_calls(:deltas_profile) AS e JOIN func f ON f.id = e.func
+ ORDER BY e.start_ts, e.depth;

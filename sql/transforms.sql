@@ -84,3 +84,19 @@ SELECT focus_subtree('{1,NULL}'::int4[], '{1}');
 SELECT remap_functions('{1:1/1}'::calltree, '{1,2}', '{3}');
 SELECT remap_functions('{1:1/1}'::calltree, '{1,1}', '{3,4}');
 SELECT merge_functions('{1:1/1}'::calltree, '{1,NULL}');
+
+-- collapse_recursions (JProfiler's "Collapse recursions"): a simple
+-- recursion main → f → g → f → g → h.  The second f is stitched back to the
+-- first: f shows 1 recursion, and below it g holds 2 merged stacks (the
+-- seed: "a node prefixed with 1 recursion would contain a tree with nodes
+-- that are prefixed with 2 merged stacks").
+SELECT node, parent, depth, func, path, running, self, recursions, merged_stacks
+  FROM collapse_recursions((SELECT calltree_agg(path, weight)
+                              FROM (VALUES ('{1,2,3,2,3,4}'::int4[], 5), ('{1,2,3}', 2)) AS v(path, weight)));
+-- nested recursions: 1 → 2 → 1 → 2 → 1 → 3; every func appears once per path
+SELECT node, path, running, self, recursions, merged_stacks
+  FROM collapse_recursions('{1:4/0 {2:4/1 {1:3/0 {2:3/0 {1:3/0 {3:3/3}}}}}}');
+-- no recursion: the tree itself, each node merged once
+SELECT bool_and(recursions = 0 AND merged_stacks = 1) AS unchanged, count(*) AS nodes
+  FROM collapse_recursions('{1:3/0 {2:2/2, 3:1/1}}');
+SELECT count(*) AS empty FROM collapse_recursions('{}');

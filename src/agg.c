@@ -46,10 +46,14 @@ aggregate_context(FunctionCallInfo fcinfo, const char *name)
 	return aggcxt;
 }
 
+/*
+ * The transition functions check their context only when they make the
+ * state: a state of type internal cannot come from anywhere but the
+ * aggregate, and the check is not free on a per-row path.
+ */
 static Datum
 calltree_agg_add(FunctionCallInfo fcinfo, int64 weight)
 {
-	MemoryContext aggcxt = aggregate_context(fcinfo, "calltree_agg_transfn");
 	TreeBuilder *builder = PG_ARGISNULL(0) ? NULL : (TreeBuilder *) PG_GETARG_POINTER(0);
 	const int32 *funcs;
 	int32		len;
@@ -60,7 +64,7 @@ calltree_agg_add(FunctionCallInfo fcinfo, int64 weight)
 	if (len == 0)
 		goto skip;
 	if (builder == NULL)
-		builder = tree_builder_create(aggcxt);
+		builder = tree_builder_create(aggregate_context(fcinfo, "calltree_agg_transfn"));
 	tree_builder_add_path(builder, funcs, len, weight);
 
 skip:
@@ -195,13 +199,12 @@ stack_weights_add(stackweights_hash *weights, int64 stack_id, int64 weight)
 static Datum
 stack_agg_add(FunctionCallInfo fcinfo, int64 weight)
 {
-	MemoryContext aggcxt = aggregate_context(fcinfo, "stack_agg_transfn");
 	stackweights_hash *weights = PG_ARGISNULL(0) ? NULL : (stackweights_hash *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1))
 	{
 		if (weights == NULL)
-			weights = stack_weights_create(aggcxt);
+			weights = stack_weights_create(aggregate_context(fcinfo, "stack_agg_transfn"));
 		stack_weights_add(weights, PG_GETARG_INT64(1), weight);
 	}
 	if (weights == NULL)
