@@ -110,6 +110,12 @@ SELECT 9000000000, id, frame_id FROM stack WHERE id = (SELECT max(stack_id) FROM
 SET LOCAL calltree.stack_read = scan;
 SELECT (SELECT tree FROM by_scan) = stack_agg(stack_id, weight) AS sparse_scan_equals_index
   FROM sample WHERE profile_id = :random_profile;
+-- stack_agg keeps compact ids in an array and far ones in a hash table:
+-- samples of both kinds, in any order, give the tree of their paths
+SELECT stack_agg(s, w) = calltree_agg(stack_path(s), w) AS dense_and_sparse_ids
+  FROM (SELECT stack_id AS s, weight AS w FROM sample WHERE profile_id = :random_profile
+        UNION ALL SELECT 9000000000, 5
+        UNION ALL SELECT stack_id, 1 FROM sample WHERE profile_id = :random_profile AND weight > 90) AS x;
 ROLLBACK;
 RESET calltree.stack_read;
 

@@ -162,6 +162,13 @@ calltree_agg_finalfn(PG_FUNCTION_ARGS)
 
 /*
  * stack_agg state: stack id -> summed weight.
+ *
+ * Stack ids come from a sequence, so a profile's ids are usually compact:
+ * then the weights live in an array indexed by id, one cache miss per row
+ * at most and no hashing (this is the per-row path of stack_agg).  A state
+ * starts as a hash table and moves to the array once its ids prove compact
+ * (a range at most four times their number), which also bounds its memory;
+ * ids that stray far from the array's range go to a hash table again.
  */
 typedef struct StackWeight
 {
@@ -181,25 +188,196 @@ typedef struct StackWeight
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-static stackweights_hash *
-stack_weights_create(MemoryContext aggcxt)
+#define DENSE_MAX_SLOTS		(INT64CONST(64) * 1024 * 1024)
+
+typedef struct StackWeights
 {
-	return stackweights_create(aggcxt, 1024, NULL);
+	MemoryContext cxt;
+	/* the array: ids base .. base + capacity - 1 */
+	int64		base;
+	int64		capacity;		/* 0: no array */
+	int64	   *dense_weight;
+	bool	   *dense_seen;
+	int64		dense_count;
+	/* the ids outside it */
+	stackweights_hash *hash;
+	int64		hash_min;
+	int64		hash_max;
+	uint32		next_check;		/* hash size at which to try the array */
+} StackWeights;
+
+static StackWeights *
+stack_weights_create(MemoryContext cxt)
+{
+	StackWeights *weights = MemoryContextAllocZero(cxt, sizeof(StackWeights));
+
+	weights->cxt = cxt;
+	weights->next_check = 1024;
+	return weights;
+}
+
+static int64
+stack_weights_count(const StackWeights *weights)
+{
+	return weights->dense_count + (weights->hash ? weights->hash->members : 0);
+}
+
+/* whether ids over [lo, hi] are compact enough for the array */
+static bool
+compact_range(const StackWeights *weights, int64 lo, int64 hi)
+{
+	int64		slots = hi - lo + 1;
+
+	return slots > 0 && slots <= DENSE_MAX_SLOTS &&
+		slots <= 4 * (stack_weights_count(weights) + 1) + 4096;
+}
+
+/* Makes the array cover [lo, hi] (with room to grow), keeping its entries. */
+static void
+dense_cover(StackWeights *weights, int64 lo, int64 hi)
+{
+	int64		capacity = Min(Max(hi - lo + 1 + (hi - lo + 1) / 4, weights->capacity * 2), DENSE_MAX_SLOTS);
+	int64	   *dense_weight = MemoryContextAllocExtended(weights->cxt, sizeof(int64) * capacity,
+														  MCXT_ALLOC_HUGE);
+	bool	   *dense_seen = MemoryContextAllocExtended(weights->cxt, sizeof(bool) * capacity,
+													   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int64		base = (hi - lo + 1 < capacity && weights->capacity > 0 && lo < weights->base)
+		? hi - capacity + 1 : lo;	/* growing downwards: room below */
+
+	if (weights->capacity > 0)
+	{
+		int64		shift = weights->base - base;
+
+		memcpy(dense_weight + shift, weights->dense_weight, sizeof(int64) * weights->capacity);
+		memcpy(dense_seen + shift, weights->dense_seen, sizeof(bool) * weights->capacity);
+		pfree(weights->dense_weight);
+		pfree(weights->dense_seen);
+	}
+	weights->base = base;
+	weights->capacity = capacity;
+	weights->dense_weight = dense_weight;
+	weights->dense_seen = dense_seen;
+}
+
+static inline void
+dense_add(StackWeights *weights, int64 slot, int64 weight)
+{
+	if (weights->dense_seen[slot])
+		weights->dense_weight[slot] = calltree_add_weight(weights->dense_weight[slot], weight);
+	else
+	{
+		weights->dense_seen[slot] = true;
+		weights->dense_weight[slot] = weight;
+		weights->dense_count++;
+	}
+}
+
+/* Moves the hash table's entries into the array, when they are compact. */
+static void
+try_dense(StackWeights *weights)
+{
+	int64		lo = weights->hash_min;
+	int64		hi = weights->hash_max;
+	stackweights_iterator it;
+	StackWeight *entry;
+
+	if (weights->capacity > 0)
+	{
+		lo = Min(lo, weights->base);
+		hi = Max(hi, weights->base + weights->capacity - 1);
+	}
+	if (!compact_range(weights, lo, hi))
+		return;
+	dense_cover(weights, lo, hi);
+	stackweights_start_iterate(weights->hash, &it);
+	while ((entry = stackweights_iterate(weights->hash, &it)) != NULL)
+		dense_add(weights, entry->stack_id - weights->base, entry->weight);
+	stackweights_destroy(weights->hash);
+	weights->hash = NULL;
 }
 
 static void
-stack_weights_add(stackweights_hash *weights, int64 stack_id, int64 weight)
+stack_weights_add(StackWeights *weights, int64 stack_id, int64 weight)
 {
 	bool		found;
-	StackWeight *entry = stackweights_insert(weights, stack_id, &found);
+	StackWeight *entry;
 
+	if (weights->capacity > 0)
+	{
+		int64		slot = stack_id - weights->base;
+
+		if (slot >= 0 && slot < weights->capacity)
+		{
+			dense_add(weights, slot, weight);
+			return;
+		}
+		if (compact_range(weights, Min(stack_id, weights->base),
+						  Max(stack_id, weights->base + weights->capacity - 1)))
+		{
+			dense_cover(weights, Min(stack_id, weights->base),
+						Max(stack_id, weights->base + weights->capacity - 1));
+			dense_add(weights, stack_id - weights->base, weight);
+			return;
+		}
+	}
+	if (weights->hash == NULL)
+	{
+		weights->hash = stackweights_create(weights->cxt, 1024, NULL);
+		weights->hash_min = weights->hash_max = stack_id;
+	}
+	entry = stackweights_insert(weights->hash, stack_id, &found);
 	entry->weight = found ? calltree_add_weight(entry->weight, weight) : weight;
+	weights->hash_min = Min(weights->hash_min, stack_id);
+	weights->hash_max = Max(weights->hash_max, stack_id);
+	if (weights->hash->members >= weights->next_check)
+	{
+		weights->next_check += weights->next_check / 4;
+		try_dense(weights);
+	}
+}
+
+static int
+compare_stack_weights(const void *a, const void *b)
+{
+	int64		x = ((const StackWeight *) a)->stack_id;
+	int64		y = ((const StackWeight *) b)->stack_id;
+
+	return (x > y) - (x < y);
+}
+
+/* All (id, weight) pairs, in id order; the array's are in order already. */
+static StackWeight *
+stack_weights_sorted(const StackWeights *weights, int64 *count)
+{
+	StackWeight *pairs = palloc_extended(sizeof(StackWeight) * Max(stack_weights_count(weights), 1),
+										 MCXT_ALLOC_HUGE);
+	int64		n = 0;
+
+	for (int64 slot = 0; slot < weights->capacity; slot++)
+		if (weights->dense_seen[slot])
+		{
+			pairs[n].stack_id = weights->base + slot;
+			pairs[n].weight = weights->dense_weight[slot];
+			n++;
+		}
+	if (weights->hash)
+	{
+		stackweights_iterator it;
+		StackWeight *entry;
+
+		stackweights_start_iterate(weights->hash, &it);
+		while ((entry = stackweights_iterate(weights->hash, &it)) != NULL)
+			pairs[n++] = *entry;
+		qsort(pairs, n, sizeof(StackWeight), compare_stack_weights);
+	}
+	*count = n;
+	return pairs;
 }
 
 static Datum
 stack_agg_add(FunctionCallInfo fcinfo, int64 weight)
 {
-	stackweights_hash *weights = PG_ARGISNULL(0) ? NULL : (stackweights_hash *) PG_GETARG_POINTER(0);
+	StackWeights *weights = PG_ARGISNULL(0) ? NULL : (StackWeights *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1))
 	{
@@ -235,10 +413,10 @@ Datum
 stack_agg_combinefn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = aggregate_context(fcinfo, "stack_agg_combinefn");
-	stackweights_hash *state = PG_ARGISNULL(0) ? NULL : (stackweights_hash *) PG_GETARG_POINTER(0);
-	stackweights_hash *other = PG_ARGISNULL(1) ? NULL : (stackweights_hash *) PG_GETARG_POINTER(1);
-	stackweights_iterator it;
-	StackWeight *entry;
+	StackWeights *state = PG_ARGISNULL(0) ? NULL : (StackWeights *) PG_GETARG_POINTER(0);
+	StackWeights *other = PG_ARGISNULL(1) ? NULL : (StackWeights *) PG_GETARG_POINTER(1);
+	StackWeight *pairs;
+	int64		count;
 
 	if (other == NULL)
 	{
@@ -248,9 +426,10 @@ stack_agg_combinefn(PG_FUNCTION_ARGS)
 	}
 	if (state == NULL)
 		state = stack_weights_create(aggcxt);
-	stackweights_start_iterate(other, &it);
-	while ((entry = stackweights_iterate(other, &it)) != NULL)
-		stack_weights_add(state, entry->stack_id, entry->weight);
+	pairs = stack_weights_sorted(other, &count);
+	for (int64 i = 0; i < count; i++)
+		stack_weights_add(state, pairs[i].stack_id, pairs[i].weight);
+	pfree(pairs);
 	PG_RETURN_POINTER(state);
 }
 
@@ -258,21 +437,25 @@ stack_agg_combinefn(PG_FUNCTION_ARGS)
 Datum
 stack_agg_serialfn(PG_FUNCTION_ARGS)
 {
-	stackweights_hash *weights = (stackweights_hash *) PG_GETARG_POINTER(0);
-	Size		size = VARHDRSZ + (Size) weights->members * 2 * sizeof(int64);
-	bytea	   *result = palloc_extended(size, MCXT_ALLOC_HUGE);
-	int64	   *out = (int64 *) VARDATA(result);
-	stackweights_iterator it;
-	StackWeight *entry;
+	StackWeights *weights = (StackWeights *) PG_GETARG_POINTER(0);
+	int64		count;
+	StackWeight *pairs;
+	Size		size;
+	bytea	   *result;
+	int64	   *out;
 
 	aggregate_context(fcinfo, "stack_agg_serialfn");
+	pairs = stack_weights_sorted(weights, &count);
+	size = VARHDRSZ + (Size) count * 2 * sizeof(int64);
+	result = palloc_extended(size, MCXT_ALLOC_HUGE);
+	out = (int64 *) VARDATA(result);
 	SET_VARSIZE(result, size);
-	stackweights_start_iterate(weights, &it);
-	while ((entry = stackweights_iterate(weights, &it)) != NULL)
+	for (int64 i = 0; i < count; i++)
 	{
-		*out++ = entry->stack_id;
-		*out++ = entry->weight;
+		*out++ = pairs[i].stack_id;
+		*out++ = pairs[i].weight;
 	}
+	pfree(pairs);
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -283,7 +466,7 @@ stack_agg_deserialfn(PG_FUNCTION_ARGS)
 	bytea	   *data = PG_GETARG_BYTEA_P(0);
 	Size		count = VARSIZE(data) - VARHDRSZ;
 	const char *in = VARDATA(data);
-	stackweights_hash *weights = stack_weights_create(aggcxt);
+	StackWeights *weights = stack_weights_create(aggcxt);
 
 	if (count % (2 * sizeof(int64)) != 0)
 		ereport(ERROR,
@@ -300,46 +483,30 @@ stack_agg_deserialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(weights);
 }
 
-static int
-compare_stack_weights(const void *a, const void *b)
-{
-	int64		x = ((const StackWeight *) a)->stack_id;
-	int64		y = ((const StackWeight *) b)->stack_id;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The tree: every distinct stack resolved to its node once.  Stacks are
  * taken in id order, so that a stack's prefixes (smaller ids) tend to be
  * resolved just before it, and so that any error names the same stack
- * whatever the hash table's order.
+ * whatever the state's layout.
  */
 Datum
 stack_agg_finalfn(PG_FUNCTION_ARGS)
 {
-	stackweights_hash *weights;
+	StackWeights *weights;
 	StackWeight *sorted;
-	StackWeight *entry;
-	stackweights_iterator it;
 	TreeBuilder *builder;
 	StackResolver *resolver;
-	uint32		n = 0;
+	int64		n;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	weights = (stackweights_hash *) PG_GETARG_POINTER(0);
-
-	sorted = palloc_extended(sizeof(StackWeight) * Max(weights->members, 1), MCXT_ALLOC_HUGE);
-	stackweights_start_iterate(weights, &it);
-	while ((entry = stackweights_iterate(weights, &it)) != NULL)
-		sorted[n++] = *entry;
-	qsort(sorted, n, sizeof(StackWeight), compare_stack_weights);
+	weights = (StackWeights *) PG_GETARG_POINTER(0);
+	sorted = stack_weights_sorted(weights, &n);
 
 	builder = tree_builder_create(CurrentMemoryContext);
 	resolver = stack_resolver_begin(builder);
 	stack_resolver_preload(resolver, n);
-	for (uint32 i = 0; i < n; i++)
+	for (int64 i = 0; i < n; i++)
 		tree_builder_add_self(builder, stack_resolver_node(resolver, sorted[i].stack_id),
 							  sorted[i].weight);
 	stack_resolver_end(resolver);
