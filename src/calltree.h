@@ -201,6 +201,7 @@ typedef struct TreeBuilder TreeBuilder;
 extern TreeBuilder *tree_builder_create(MemoryContext cxt);
 extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
 extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
+extern int32 tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func);
 extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);
 extern void tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls);
 extern void tree_builder_add_duration(TreeBuilder *builder, int32 node, int64 duration);

@@ -75,7 +75,38 @@ transform_tree(const CallTree *tree, const Transform *transform)
  * The bottom-up tree: every node's path read from the node up to its root.
  * The roots are the functions that held samples, each with running weight
  * equal to its self weight in the original tree.
+ *
+ * The inverted tree is built a level at a time rather than path by path:
+ * each node that holds samples is an entry whose cursor starts at the node;
+ * a group of entries (all under one inverted node) is sorted by the func at
+ * their cursors, each run of equal funcs becomes one new child, and the
+ * entries move their cursors to their parents and go on below that child,
+ * until a cursor passes a root, where the entry's weight lands.  Each child
+ * is made once, so no lookups are needed; and the work stack, not the C
+ * stack, holds the groups, since trees can be 10,000s deep.
  */
+typedef struct InvertEntry
+{
+	int32		cursor;			/* a node of the original tree */
+	int32		func;			/* its func, the sort key */
+	int64		weight;
+} InvertEntry;
+
+#define ST_SORT sort_invert_entries
+#define ST_ELEMENT_TYPE InvertEntry
+#define ST_COMPARE(a, b) (((a)->func > (b)->func) - ((a)->func < (b)->func))
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+typedef struct InvertGroup
+{
+	int64		start;
+	int64		end;
+	int32		parent;			/* the inverted node the group hangs from */
+} InvertGroup;
+
 CallTree *
 invert_tree(const CallTree *tree)
 {
@@ -84,28 +115,58 @@ invert_tree(const CallTree *tree)
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *path = palloc(sizeof(int32) * 64);
-	int32		path_capacity = 64;
+	InvertEntry *entries = palloc_extended(sizeof(InvertEntry) * Max(n, 1), MCXT_ALLOC_HUGE);
+	InvertGroup *groups = palloc_extended(sizeof(InvertGroup) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int64		nentries = 0;
+	int64		ngroups = 0;
 
 	for (int32 i = 0; i < n; i++)
+		if (holds_samples(tree, i))
+		{
+			entries[nentries].cursor = i;
+			entries[nentries].func = func[i];
+			entries[nentries].weight = self[i];
+			nentries++;
+		}
+	if (nentries > 0)
+		groups[ngroups++] = (InvertGroup) {0, nentries, -1};
+
+	/* a group's subgroups come from its own range: at most one per entry */
+	while (ngroups > 0)
 	{
-		int32		node = -1;
+		InvertGroup group = groups[--ngroups];
 
 		CHECK_FOR_INTERRUPTS();
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
-		if (depth[i] >= path_capacity)
+		sort_invert_entries(entries + group.start, group.end - group.start);
+		for (int64 i = group.start; i < group.end;)
 		{
-			path_capacity *= 2;
-			path = repalloc_huge(path, sizeof(int32) * (Size) path_capacity);
+			int32		run_func = entries[i].func;
+			int32		node = tree_builder_new_child(builder, group.parent, run_func);
+			int64		kept = i;
+			int64		j = i;
+
+			/* the run: entries ending here weigh on the node, the others move up */
+			for (; j < group.end && entries[j].func == run_func; j++)
+			{
+				int32		up = parent[entries[j].cursor];
+
+				if (up < 0)
+					tree_builder_add_self(builder, node, entries[j].weight);
+				else
+				{
+					entries[kept].cursor = up;
+					entries[kept].func = func[up];
+					entries[kept].weight = entries[j].weight;
+					kept++;
+				}
+			}
+			if (kept > i)
+				groups[ngroups++] = (InvertGroup) {i, kept, node};
+			i = j;
 		}
-		path[depth[i]] = func[i];
-		if (!holds_samples(tree, i))
-			continue;
-		for (int32 d = depth[i]; d >= 0; d--)
-			node = tree_builder_child(builder, node, path[d]);
-		tree_builder_add_self(builder, node, self[i]);
 	}
+	pfree(entries);
+	pfree(groups);
 	return tree_builder_finish(builder);
 }
 

@@ -154,6 +154,16 @@ tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
 	return entry->node;
 }
 
+/*
+ * A new child of `parent` for `func`, for a caller that knows there is none
+ * yet and never looks it up: it is not entered in the hash table.
+ */
+int32
+tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func)
+{
+	return tree_builder_new_node(builder, parent, func);
+}
+
 /* The child of `parent` for `func`, or -1 if there is none. */
 int32
 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func)
