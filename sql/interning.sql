@@ -23,7 +23,7 @@ SELECT stack_path(intern_stack(ARRAY['a','b','c'])) = ARRAY[intern_func('a'), in
        AS path_of_funcs;
 
 -- rows are not duplicated by repeated interning
-SELECT count(*) AS funcs_named_a FROM func WHERE name = 'a';
+SELECT count(*) AS funcs_named_a FROM func WHERE name = 'a' AND file IS NULL AND resource IS NULL;
 SELECT count(*) AS stacks_a_b_c FROM stack WHERE id = intern_stack(ARRAY['a','b','c']);
 
 -- deleting a profile deletes its samples; interned rows stay shared

@@ -13,6 +13,7 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "utils/jsonb.h"
 
 typedef struct ProfileWriter ProfileWriter;
@@ -62,6 +63,15 @@ extern int64 profile_writer_finish(ProfileWriter *writer);
 extern void profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts,
 								 int32 func, bool enter, int64 seq);
 extern int64 profile_writer_finish_events(ProfileWriter *writer);
+
+/* the importers' SQL entry points, which import_profile calls */
+extern Datum calltree_import_collapsed(PG_FUNCTION_ARGS);
+extern Datum calltree_import_cpuprofile(PG_FUNCTION_ARGS);
+extern Datum calltree_import_speedscope(PG_FUNCTION_ARGS);
+extern Datum calltree_import_pprof(PG_FUNCTION_ARGS);
+extern Datum calltree_import_perf_script(PG_FUNCTION_ARGS);
+extern Datum calltree_import_firefox(PG_FUNCTION_ARGS);
+extern Datum calltree_import_trace_events(PG_FUNCTION_ARGS);
 
 /* fmgr helper: the ProfileInfo from an importer's (data, name, meta) arguments */
 extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
