@@ -218,14 +218,6 @@ outermost_depths(const CallTree *tree, int32 func, int32 *depth)
 	return outer;
 }
 
-/* whether node i stands for samples of its own (see transform_tree.c) */
-static inline bool
-holds_samples(const CallTree *tree, int32 i)
-{
-	return calltree_self(tree)[i] != 0 ||
-		i + 1 == tree->nnodes || calltree_parent(tree)[i + 1] != i;
-}
-
 /*
  * outgoing_calls(tree, func) → (call_sites, outgoing): every top-level call
  * of the function (one with no call of it above) summed into one tree
@@ -314,7 +306,7 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 			path = repalloc_huge(path, sizeof(int32) * (Size) path_capacity);
 		}
 		path[depth[i]] = funcs[i];
-		if (outer[i] < 0 || !holds_samples(tree, i))
+		if (outer[i] < 0 || !calltree_holds_samples(tree, i))
 			continue;
 		if (self_mode && funcs[i] != func)
 			continue;

@@ -155,6 +155,18 @@ calltree_size(int32 nnodes, uint8 flags, int64 nbuckets)
 #define MAKE_BUCKET(i, c)	(((uint64) (i) << 48) | (uint64) (c))
 #define BUCKET_MAX_COUNT	INT64CONST(0xFFFFFFFFFFFF)
 
+/*
+ * Whether node i stands for samples of its own: it has self weight, or it
+ * is a leaf (a sample of weight 0 still makes a node).  An inner node with
+ * no self weight only stands for its descendants' samples.
+ */
+static inline bool
+calltree_holds_samples(const CallTree *tree, int32 i)
+{
+	return calltree_self(tree)[i] != 0 ||
+		i + 1 == tree->nnodes || calltree_parent(tree)[i + 1] != i;
+}
+
 #define DatumGetCallTreeP(X)	((CallTree *) PG_DETOAST_DATUM(X))
 #define PG_GETARG_CALLTREE_P(n) DatumGetCallTreeP(PG_GETARG_DATUM(n))
 #define PG_RETURN_CALLTREE_P(x) PG_RETURN_POINTER(x)

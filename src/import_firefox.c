@@ -42,6 +42,7 @@
 #include "utils/timestamp.h"
 
 #include "import.h"
+#include "json_reader.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_firefox);
 
@@ -171,23 +172,7 @@ is_container(const JsonbValue *v, bool array)
 static const char *
 type_name(const JsonbValue *v)
 {
-	if (v == NULL)
-		return "nothing";
-	switch (v->type)
-	{
-		case jbvNull:
-			return "null";
-		case jbvString:
-			return "a string";
-		case jbvNumeric:
-			return "a number";
-		case jbvBool:
-			return "a boolean";
-		case jbvBinary:
-			return JsonContainerIsArray(v->val.binary.data) ? "an array" : "an object";
-		default:
-			return "an unexpected value";
-	}
+	return v == NULL ? "nothing" : json_value_type_name(v);
 }
 
 /* A member that must be an object or an array; an error naming it if not. */

@@ -31,18 +31,6 @@ builder_last(void *arg, int32 out)
 	return tree_builder_func((TreeBuilder *) arg, out);
 }
 
-/*
- * A node stands for samples of its own when it has self weight, or when it
- * is a leaf (a sample of weight 0 still makes a node).  An inner node with
- * no self weight only stands for its descendants' samples.
- */
-static inline bool
-holds_samples(const CallTree *tree, int32 i)
-{
-	return calltree_self(tree)[i] != 0 ||
-		i + 1 == tree->nnodes || calltree_parent(tree)[i + 1] != i;
-}
-
 CallTree *
 transform_tree(const CallTree *tree, const Transform *transform)
 {
@@ -64,7 +52,7 @@ transform_tree(const CallTree *tree, const Transform *transform)
 			CHECK_FOR_INTERRUPTS();
 		*state = parent[i] < 0 ? start : states[parent[i]];
 		transform_step(transform, &sink, state, func[i]);
-		if (holds_samples(tree, i) && transform_keeps(state, &sink))
+		if (calltree_holds_samples(tree, i) && transform_keeps(state, &sink))
 			tree_builder_add_self(builder, state->out, self[i]);
 	}
 	pfree(states);
@@ -121,7 +109,7 @@ invert_tree(const CallTree *tree)
 	int64		ngroups = 0;
 
 	for (int32 i = 0; i < n; i++)
-		if (holds_samples(tree, i))
+		if (calltree_holds_samples(tree, i))
 		{
 			entries[nentries].cursor = i;
 			entries[nentries].func = func[i];
