@@ -134,6 +134,19 @@ struct ProfileWriter
 
 	int64		interned;		/* funcs, frames and stacks new to the cache */
 	int64		next_analyze;	/* ANALYZE the interned tables at this count */
+
+	/*
+	 * Stacks new to the table are handed out as provisional ids -1, -2, ...
+	 * and written in sets before the samples that use them (write_stacks).
+	 */
+	int64	   *pending_prefix; /* a real id, a provisional one, or 0 */
+	int64	   *pending_frame;
+	int64	   *written_id;		/* the real id, once written */
+	int64		npending;
+	int64		nwritten;		/* the first nwritten are written */
+	int64		pending_capacity;
+	SPIPlanPtr	write_stacks_plan;
+	SPIPlanPtr	write_root_stacks_plan;
 };
 
 static SPIPlanPtr
@@ -181,6 +194,7 @@ profile_writer_begin(const ProfileInfo *info)
 	Oid			func_types[3] = {TEXTOID, TEXTOID, TEXTOID};
 	Oid			frame_types[5] = {INT4OID, INT8OID, INT4OID, INT4OID, TEXTOID};
 	Oid			stack_types[2] = {INT8OID, INT8OID};
+	Oid			stack_array_types[2] = {INT8ARRAYOID, INT8ARRAYOID};
 	Oid			labels_types[1] = {JSONBOID};
 	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT8ARRAYOID, INT8ARRAYOID};
@@ -194,6 +208,9 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
 	writer->next_analyze = 1000;
+	writer->pending_prefix = MemoryContextAlloc(cxt, sizeof(int64));
+	writer->pending_frame = MemoryContextAlloc(cxt, sizeof(int64));
+	writer->written_id = MemoryContextAlloc(cxt, sizeof(int64));
 
 	SPI_connect();
 	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
@@ -202,6 +219,24 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->intern_func_plan = prepare("SELECT calltree.intern_func($1, $2, $3)", 3, func_types);
 	writer->intern_frame_plan = prepare("SELECT calltree.intern_frame($1, $2, $3, $4, $5)", 5, frame_types);
 	writer->intern_stack_plan = prepare("SELECT calltree.intern_stack($1, $2)", 2, stack_types);
+	writer->write_stacks_plan =
+		prepare("WITH input AS (SELECT u.frame, u.prefix, u.ord FROM unnest($1, $2) WITH ORDINALITY AS u(frame, prefix, ord)), "
+				"ins AS (INSERT INTO calltree.stack (prefix_id, frame_id) "
+				"        SELECT i.prefix, i.frame FROM input i ORDER BY i.ord "
+				"        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING RETURNING id, prefix_id, frame_id) "
+				"SELECT i.ord, coalesce(ins.id, s.id) FROM input i "
+				"LEFT JOIN ins ON ins.prefix_id = i.prefix AND ins.frame_id = i.frame "
+				"LEFT JOIN calltree.stack s ON s.prefix_id = i.prefix AND s.frame_id = i.frame",
+				2, stack_array_types);
+	writer->write_root_stacks_plan =
+		prepare("WITH input AS (SELECT u.frame, u.ord FROM unnest($1) WITH ORDINALITY AS u(frame, ord)), "
+				"ins AS (INSERT INTO calltree.stack (prefix_id, frame_id) "
+				"        SELECT NULL, i.frame FROM input i ORDER BY i.ord "
+				"        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING RETURNING id, frame_id) "
+				"SELECT i.ord, coalesce(ins.id, s.id) FROM input i "
+				"LEFT JOIN ins ON ins.frame_id = i.frame "
+				"LEFT JOIN calltree.stack s ON s.prefix_id IS NULL AND s.frame_id = i.frame",
+				2, stack_array_types);
 	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
 	writer->insert_samples_plan =
 		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
@@ -249,11 +284,12 @@ profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
  * times per import, and only for the tables' owner (others could not).
  */
 static void
-note_interned(ProfileWriter *writer)
+note_interned(ProfileWriter *writer, int64 count)
 {
 	Oid			stack_relid;
 
-	if (++writer->interned < writer->next_analyze)
+	writer->interned += count;
+	if (writer->interned < writer->next_analyze)
 		return;
 	writer->next_analyze *= 4;
 	stack_relid = get_relname_relid("stack", get_namespace_oid("calltree", false));
@@ -328,7 +364,7 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 		id = execute_for_id(writer->intern_func_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer, writer->funcs, &key, id);
-		note_interned(writer);
+		note_interned(writer, 1);
 	}
 	pfree(key.data);
 	return (int32) id;
@@ -364,7 +400,7 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 		id = execute_for_id(writer->intern_frame_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer, writer->frames, &key, id);
-		note_interned(writer);
+		note_interned(writer, 1);
 	}
 	pfree(key.data);
 	return id;
@@ -403,27 +439,163 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 	return id;
 }
 
+/*
+ * The stack `frame` on top of `prefix` (0: a root).  A stack new to this
+ * writer gets a provisional id (negative), written to the table with the
+ * others of its batch before any sample refers to it.
+ */
 int64
 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 {
 	StackKey	key = {prefix, frame};
 	CachedStack *entry = stackcache_lookup(writer->stacks, key);
 	bool		found;
-	Datum		values[2];
-	char		nulls[2] = {' ', ' '};
-	int64		id;
 
 	if (entry)
 		return entry->id;
-	values[0] = Int64GetDatum(prefix);
-	nulls[0] = prefix == 0 ? 'n' : ' ';
-	values[1] = Int64GetDatum(frame);
-	id = execute_for_id(writer->intern_stack_plan, values, nulls);
-	MemoryContextSwitchTo(writer->cxt);
+	if (writer->npending == writer->pending_capacity)
+	{
+		writer->pending_capacity = Max(1024, writer->pending_capacity * 2);
+		writer->pending_prefix = repalloc_huge(writer->pending_prefix, sizeof(int64) * writer->pending_capacity);
+		writer->pending_frame = repalloc_huge(writer->pending_frame, sizeof(int64) * writer->pending_capacity);
+		writer->written_id = repalloc_huge(writer->written_id, sizeof(int64) * writer->pending_capacity);
+	}
+	writer->pending_prefix[writer->npending] = prefix;
+	writer->pending_frame[writer->npending] = frame;
+	writer->written_id[writer->npending] = 0;
+	writer->npending++;
 	entry = stackcache_insert(writer->stacks, key, &found);
-	entry->id = id;
-	note_interned(writer);
-	return id;
+	entry->id = -writer->npending;
+	return entry->id;
+}
+
+static ArrayType *int8_array(Datum *values, bool *nulls, int count);
+
+/* The real id of a stack id handed out by the writer (written already). */
+static inline int64
+real_stack_id(const ProfileWriter *writer, int64 id)
+{
+	return id >= 0 ? id : writer->written_id[-id - 1];
+}
+
+/*
+ * Writes one set of new stacks whose prefixes are all written (or roots):
+ * one INSERT ... ON CONFLICT DO NOTHING for the set, and the ids of the rows
+ * it inserted or found.  A row another session committed while this one
+ * waited is neither inserted nor visible to the statement: such ids come
+ * back NULL and are looked up again by a new statement (under REPEATABLE
+ * READ the INSERT raises a serialization failure instead).
+ */
+static void
+write_stack_set(ProfileWriter *writer, const int64 *indexes, int64 count, bool roots)
+{
+	Datum	   *prefixes = palloc(sizeof(Datum) * Max(count, 1));
+	Datum	   *frames = palloc(sizeof(Datum) * Max(count, 1));
+	int64	   *set = palloc(sizeof(int64) * Max(count, 1));
+	int64		left = count;
+
+	memcpy(set, indexes, sizeof(int64) * count);
+	while (left > 0)
+	{
+		Datum		args[2];
+		int64		missing = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 i = 0; i < left; i++)
+		{
+			prefixes[i] = Int64GetDatum(real_stack_id(writer, writer->pending_prefix[set[i]]));
+			frames[i] = Int64GetDatum(writer->pending_frame[set[i]]);
+		}
+		args[0] = PointerGetDatum(int8_array(frames, NULL, (int) left));
+		args[1] = PointerGetDatum(int8_array(prefixes, NULL, (int) left));
+		if (SPI_execute_plan(roots ? writer->write_root_stacks_plan : writer->write_stacks_plan,
+							 args, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != (uint64) left)
+			elog(ERROR, "writing stacks returned " UINT64_FORMAT " rows for " INT64_FORMAT,
+				 SPI_processed, left);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		ord_null;
+			bool		id_null;
+			int64		ord = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &ord_null));
+			Datum		id = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &id_null);
+
+			if (id_null)
+				set[missing++] = set[ord - 1];	/* ord - 1 >= missing: safe in place */
+			else
+				writer->written_id[set[ord - 1]] = DatumGetInt64(id);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		MemoryContextSwitchTo(writer->cxt);
+		left = missing;
+	}
+	pfree(prefixes);
+	pfree(frames);
+	pfree(set);
+}
+
+/*
+ * Writes every pending stack, a level at a time: a stack's prefix is written
+ * before it, in an earlier set.
+ */
+static void
+write_stacks(ProfileWriter *writer)
+{
+	int64		count = writer->npending - writer->nwritten;
+	int32	   *level;
+	int64	   *order;
+	int64	   *first;
+	int64	   *fill;
+	int32		levels = 0;
+
+	if (count == 0)
+		return;
+	level = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
+	order = palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE);
+	for (int64 k = 0; k < count; k++)
+	{
+		int64		prefix = writer->pending_prefix[writer->nwritten + k];
+		int64		prefix_index = prefix < 0 ? -prefix - 1 - writer->nwritten : -1;
+
+		level[k] = prefix_index >= 0 ? level[prefix_index] + 1 : 0;
+		levels = Max(levels, level[k] + 1);
+	}
+	/* stacks grouped by level (counting sort); roots of level 0 apart */
+	first = palloc0(sizeof(int64) * ((Size) levels + 2));
+	for (int64 k = 0; k < count; k++)
+		first[level[k] + 1]++;
+	for (int32 l = 0; l < levels; l++)
+		first[l + 1] += first[l];
+	fill = palloc(sizeof(int64) * ((Size) levels + 1));
+	memcpy(fill, first, sizeof(int64) * ((Size) levels + 1));
+	for (int64 k = 0; k < count; k++)
+		order[fill[level[k]]++] = writer->nwritten + k;
+	pfree(fill);
+
+	for (int32 l = 0; l < levels; l++)
+	{
+		int64	   *set = order + first[l];
+		int64		n = first[l + 1] - first[l];
+		int64		nroots = 0;
+
+		/* roots first: their own statement, since NULL prefixes join apart */
+		for (int64 i = 0; i < n; i++)
+			if (writer->pending_prefix[set[i]] == 0)
+			{
+				int64		swap = set[nroots];
+
+				set[nroots++] = set[i];
+				set[i] = swap;
+			}
+		if (nroots > 0)
+			write_stack_set(writer, set, nroots, true);
+		if (n > nroots)
+			write_stack_set(writer, set + nroots, n - nroots, false);
+		note_interned(writer, n);
+	}
+	writer->nwritten = writer->npending;
+	pfree(level);
+	pfree(order);
+	pfree(first);
 }
 
 int64
@@ -483,6 +655,9 @@ flush_samples(ProfileWriter *writer)
 
 	if (n == 0)
 		return;
+	write_stacks(writer);
+	for (int i = 0; i < n; i++)
+		writer->stack_ids[i] = Int64GetDatum(real_stack_id(writer, DatumGetInt64(writer->stack_ids[i])));
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
 												   TEXTOID, -1, false, TYPALIGN_INT));
@@ -535,6 +710,7 @@ int64
 profile_writer_finish(ProfileWriter *writer)
 {
 	flush_samples(writer);
+	write_stacks(writer);		/* stacks no sample refers to still exist */
 	if (writer->weight_unit || writer->has_started_at)
 	{
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};
