@@ -492,6 +492,7 @@ write_stack_set(ProfileWriter *writer, const int64 *indexes, int64 count, bool r
 	Datum	   *prefixes = palloc(sizeof(Datum) * Max(count, 1));
 	Datum	   *frames = palloc(sizeof(Datum) * Max(count, 1));
 	int64	   *set = palloc(sizeof(int64) * Max(count, 1));
+	int64	   *retry = palloc(sizeof(int64) * Max(count, 1));
 	int64		left = count;
 
 	memcpy(set, indexes, sizeof(int64) * count);
@@ -519,18 +520,23 @@ write_stack_set(ProfileWriter *writer, const int64 *indexes, int64 count, bool r
 			int64		ord = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &ord_null));
 			Datum		id = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &id_null);
 
+			if (ord_null || ord < 1 || ord > left)
+				elog(ERROR, "writing stacks returned row number " INT64_FORMAT " of " INT64_FORMAT, ord, left);
 			if (id_null)
-				set[missing++] = set[ord - 1];	/* ord - 1 >= missing: safe in place */
+				retry[missing++] = set[ord - 1];
 			else
 				writer->written_id[set[ord - 1]] = DatumGetInt64(id);
 		}
 		SPI_freetuptable(SPI_tuptable);
 		MemoryContextSwitchTo(writer->cxt);
+		/* rows come back in any order: the retries go to their own array */
+		memcpy(set, retry, sizeof(int64) * missing);
 		left = missing;
 	}
 	pfree(prefixes);
 	pfree(frames);
 	pfree(set);
+	pfree(retry);
 }
 
 /*
