@@ -211,6 +211,7 @@ extern int64 calltree_add_weight(int64 a, int64 b);
 typedef struct TreeBuilder TreeBuilder;
 
 extern TreeBuilder *tree_builder_create(MemoryContext cxt);
+extern void tree_builder_reserve(TreeBuilder *builder, int64 expected);
 extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
 extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
 extern int32 tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func);

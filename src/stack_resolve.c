@@ -409,7 +409,7 @@ fetch_stack_row(StackResolver *resolver, int64 stack_id, int64 *prefix, int64 *f
  * (-1 for the root level).
  */
 static int32
-walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
+walk_up(StackResolver *resolver, int64 stack_id, int32 *len, int32 *known_depth)
 {
 	int64		current = stack_id;
 
@@ -420,7 +420,13 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 		int64		frame_id;
 
 		if (known >= 0)
+		{
+			int64		unused_prefix;
+			int64		unused_frame;
+
+			resolved_row(resolver, current, &unused_prefix, &unused_frame, known_depth);
 			return known;
+		}
 		if ((*len & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!fetch_stack_row(resolver, current, &prefix, &frame_id))
@@ -440,7 +446,10 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len)
 		}
 		chain_push(resolver, len, current, prefix, frame_id, frame_func(resolver, current, frame_id));
 		if (prefix == 0)
+		{
+			*known_depth = -1;
 			return -1;
+		}
 		if (prefix >= current)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
@@ -620,6 +629,8 @@ stack_resolver_preload(StackResolver *resolver, int64 expected)
 		keep_dense(resolver, &stack_rows, &frame_rows);
 	else
 		keep_hashed(resolver, &stack_rows, &frame_rows);
+	/* the tree has at most a node per stack row, and about as many */
+	tree_builder_reserve(resolver->builder, Min(stack_rows.count, expected * 4));
 	pfree(stack_rows.ids);
 	pfree(stack_rows.first);
 	pfree(stack_rows.second);
@@ -633,23 +644,14 @@ int32
 stack_resolver_node(StackResolver *resolver, int64 stack_id)
 {
 	int32		len = 0;
-	int32		node = walk_up(resolver, stack_id, &len);
+	int32		known_depth;
+	int32		node = walk_up(resolver, stack_id, &len, &known_depth);
 
+	/* the chain hangs below a stack of known depth (-1: the root level) */
 	for (int32 k = len - 1; k >= 0; k--)
 	{
-		const ChainLink *link = &resolver->chain[k];
-		int32		depth = 0;
-
-		if (link->prefix != 0)
-		{
-			int64		unused_prefix;
-			int64		unused_frame;
-
-			resolved_row(resolver, link->prefix, &unused_prefix, &unused_frame, &depth);
-			depth++;
-		}
-		node = tree_builder_child(resolver->builder, node, link->func);
-		remember(resolver, link, node, depth);
+		node = tree_builder_child(resolver->builder, node, resolver->chain[k].func);
+		remember(resolver, &resolver->chain[k], node, known_depth + (len - k));
 	}
 	return node;
 }

@@ -108,6 +108,25 @@ tree_builder_create(MemoryContext cxt)
 	return builder;
 }
 
+/*
+ * Makes room for `expected` nodes at once, when the caller knows about how
+ * many the tree will have: no regrowth of the arrays and the hash table.
+ */
+void
+tree_builder_reserve(TreeBuilder *builder, int64 expected)
+{
+	int32		capacity = (int32) Min(expected, (int64) CALLTREE_MAX_NODES);
+
+	if (capacity <= builder->capacity)
+		return;
+	builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
+	builder->weighed = repalloc_huge(builder->weighed, sizeof(bool) * (Size) capacity);
+	if (builder->latency)
+		builder->latency = repalloc_huge(builder->latency, sizeof(NodeLatency) * (Size) capacity);
+	builder->capacity = capacity;
+	childmap_grow(builder->children, (uint64) capacity * 2);
+}
+
 static int32
 tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 {
