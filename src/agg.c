@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -428,7 +429,11 @@ stack_agg_combinefn(PG_FUNCTION_ARGS)
 		state = stack_weights_create(aggcxt);
 	pairs = stack_weights_sorted(other, &count);
 	for (int64 i = 0; i < count; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		stack_weights_add(state, pairs[i].stack_id, pairs[i].weight);
+	}
 	pfree(pairs);
 	PG_RETURN_POINTER(state);
 }
@@ -477,6 +482,8 @@ stack_agg_deserialfn(PG_FUNCTION_ARGS)
 	{
 		int64		pair[2];
 
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		memcpy(pair, in + i * sizeof(pair), sizeof(pair));
 		stack_weights_add(weights, pair[0], pair[1]);
 	}
