@@ -45,6 +45,7 @@
 
 #include "postgres.h"
 
+#include "access/attnum.h"
 #include "fmgr.h"
 
 #define CALLTREE_VERSION	1
@@ -247,5 +248,9 @@ extern void stack_resolver_preload(StackResolver *resolver, int64 expected);
 extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
 extern int64 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth);
 extern void stack_resolver_end(StackResolver *resolver);
+
+/* relations.c: the extension's tables and columns by name, or an error */
+extern Oid	calltree_relation(Oid namespace, const char *name);
+extern AttrNumber calltree_column(Oid relid, const char *name);
 
 #endif							/* CALLTREE_H */

@@ -24,12 +24,15 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "calltree.h"
 #include "import.h"
+#include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
+#define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
 
 /* A cache from an encoded key (bytes) to an id */
 typedef struct BytesKey
@@ -97,6 +100,46 @@ typedef struct EventBatch
 	Datum		seqs[SAMPLE_BATCH];
 } EventBatch;
 
+/*
+ * Funcs, frames and stacks that no visible row has yet.  The writer hands
+ * them out as provisional ids, -1, -2, ... (the index here, negated, plus
+ * one), and writes them in sets before the first sample or event that needs
+ * them: funcs, then frames, then stacks, so that every row's references are
+ * written before it.  A provisional id stays the writer's name for its row;
+ * written[] gives the real one.
+ */
+typedef struct PendingFunc
+{
+	const char *name;
+	const char *file;
+	const char *resource;
+} PendingFunc;
+
+typedef struct PendingFrame
+{
+	int32		func;			/* a real or provisional func id */
+	OptionalInt address;
+	OptionalInt line;
+	OptionalInt col;
+	const char *implementation;
+} PendingFrame;
+
+typedef struct PendingStack
+{
+	int64		prefix;			/* a real or provisional stack id, or 0 */
+	int64		frame;			/* a real or provisional frame id */
+} PendingStack;
+
+typedef struct PendingRows
+{
+	void	   *rows;			/* PendingFunc, PendingFrame or PendingStack */
+	Size		row_size;
+	int64	   *written;		/* the real id, once written */
+	int64		count;
+	int64		nwritten;		/* the first nwritten are written */
+	int64		capacity;
+} PendingRows;
+
 struct ProfileWriter
 {
 	MemoryContext cxt;
@@ -109,10 +152,15 @@ struct ProfileWriter
 	idcache_hash *frames;
 	idcache_hash *labels;
 	stackcache_hash *stacks;
+	InternProbe *probe;			/* finds rows visible at the import's start */
 
-	SPIPlanPtr	intern_func_plan;
-	SPIPlanPtr	intern_frame_plan;
-	SPIPlanPtr	intern_stack_plan;
+	PendingRows pending_funcs;
+	PendingRows pending_frames;
+	PendingRows pending_stacks;
+
+	SPIPlanPtr	write_funcs_plan;
+	SPIPlanPtr	write_frames_plan;
+	SPIPlanPtr	write_stacks_plan;
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
@@ -132,21 +180,8 @@ struct ProfileWriter
 
 	EventBatch *events;			/* made by the first event */
 
-	int64		interned;		/* funcs, frames and stacks new to the cache */
+	int64		interned;		/* funcs, frames and stacks written */
 	int64		next_analyze;	/* ANALYZE the interned tables at this count */
-
-	/*
-	 * Stacks new to the table are handed out as provisional ids -1, -2, ...
-	 * and written in sets before the samples that use them (write_stacks).
-	 */
-	int64	   *pending_prefix; /* a real id, a provisional one, or 0 */
-	int64	   *pending_frame;
-	int64	   *written_id;		/* the real id, once written */
-	int64		npending;
-	int64		nwritten;		/* the first nwritten are written */
-	int64		pending_capacity;
-	SPIPlanPtr	write_stacks_plan;
-	SPIPlanPtr	write_root_stacks_plan;
 };
 
 static SPIPlanPtr
@@ -185,16 +220,47 @@ text_or_null(const char *s, char *null_flag)
 	return s ? CStringGetTextDatum(s) : (Datum) 0;
 }
 
+static void
+pending_init(PendingRows *pending, MemoryContext cxt, Size row_size)
+{
+	pending->row_size = row_size;
+	pending->capacity = 1024;
+	pending->rows = MemoryContextAlloc(cxt, row_size * pending->capacity);
+	pending->written = MemoryContextAlloc(cxt, sizeof(int64) * pending->capacity);
+}
+
+/* A new pending row; its provisional id. */
+static int64
+pending_add(PendingRows *pending, const void *row)
+{
+	if (pending->count == pending->capacity)
+	{
+		pending->capacity *= 2;
+		pending->rows = repalloc_huge(pending->rows, pending->row_size * pending->capacity);
+		pending->written = repalloc_huge(pending->written, sizeof(int64) * pending->capacity);
+	}
+	memcpy((char *) pending->rows + pending->row_size * pending->count, row, pending->row_size);
+	pending->written[pending->count] = 0;
+	pending->count++;
+	return -pending->count;
+}
+
+/* The real id of an id the writer handed out; 0 if not written yet. */
+static inline int64
+real_id(const PendingRows *pending, int64 id)
+{
+	return id >= 0 ? id : pending->written[-id - 1];
+}
+
 ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ProfileWriter *writer = palloc0(sizeof(ProfileWriter));
 	Oid			profile_types[4] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID};
-	Oid			func_types[3] = {TEXTOID, TEXTOID, TEXTOID};
-	Oid			frame_types[5] = {INT4OID, INT8OID, INT4OID, INT4OID, TEXTOID};
-	Oid			stack_types[2] = {INT8OID, INT8OID};
-	Oid			stack_array_types[2] = {INT8ARRAYOID, INT8ARRAYOID};
+	Oid			func_types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Oid			frame_types[5] = {INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID};
+	Oid			stack_types[2] = {INT8ARRAYOID, INT8ARRAYOID};
 	Oid			labels_types[1] = {JSONBOID};
 	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT8ARRAYOID, INT8ARRAYOID};
@@ -208,35 +274,36 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
 	writer->next_analyze = 1000;
-	writer->pending_prefix = MemoryContextAlloc(cxt, sizeof(int64));
-	writer->pending_frame = MemoryContextAlloc(cxt, sizeof(int64));
-	writer->written_id = MemoryContextAlloc(cxt, sizeof(int64));
+	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
+	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
+	pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 
 	SPI_connect();
 	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
 							 "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}')) RETURNING id",
 							 4, profile_types);
-	writer->intern_func_plan = prepare("SELECT calltree.intern_func($1, $2, $3)", 3, func_types);
-	writer->intern_frame_plan = prepare("SELECT calltree.intern_frame($1, $2, $3, $4, $5)", 5, frame_types);
-	writer->intern_stack_plan = prepare("SELECT calltree.intern_stack($1, $2)", 2, stack_types);
+	/*
+	 * New rows are written in sets; a row another session wrote first is
+	 * skipped by ON CONFLICT and found again by a probe (write_set).
+	 */
+	writer->write_funcs_plan =
+		prepare("INSERT INTO calltree.func AS t (name, file, resource) "
+				"SELECT u.name, u.file, u.resource FROM unnest($1, $2, $3) AS u(name, file, resource) "
+				"ON CONFLICT ON CONSTRAINT func_key DO NOTHING "
+				"RETURNING t.id, t.name, t.file, t.resource",
+				3, func_types);
+	writer->write_frames_plan =
+		prepare("INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
+				"SELECT u.f, u.a, u.l, u.c, u.i FROM unnest($1, $2, $3, $4, $5) AS u(f, a, l, c, i) "
+				"ON CONFLICT ON CONSTRAINT frame_key DO NOTHING "
+				"RETURNING t.id, t.func_id, t.address, t.line, t.col, t.implementation",
+				5, frame_types);
 	writer->write_stacks_plan =
-		prepare("WITH input AS (SELECT u.frame, u.prefix, u.ord FROM unnest($1, $2) WITH ORDINALITY AS u(frame, prefix, ord)), "
-				"ins AS (INSERT INTO calltree.stack (prefix_id, frame_id) "
-				"        SELECT i.prefix, i.frame FROM input i ORDER BY i.ord "
-				"        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING RETURNING id, prefix_id, frame_id) "
-				"SELECT i.ord, coalesce(ins.id, s.id) FROM input i "
-				"LEFT JOIN ins ON ins.prefix_id = i.prefix AND ins.frame_id = i.frame "
-				"LEFT JOIN calltree.stack s ON s.prefix_id = i.prefix AND s.frame_id = i.frame",
-				2, stack_array_types);
-	writer->write_root_stacks_plan =
-		prepare("WITH input AS (SELECT u.frame, u.ord FROM unnest($1) WITH ORDINALITY AS u(frame, ord)), "
-				"ins AS (INSERT INTO calltree.stack (prefix_id, frame_id) "
-				"        SELECT NULL, i.frame FROM input i ORDER BY i.ord "
-				"        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING RETURNING id, frame_id) "
-				"SELECT i.ord, coalesce(ins.id, s.id) FROM input i "
-				"LEFT JOIN ins ON ins.frame_id = i.frame "
-				"LEFT JOIN calltree.stack s ON s.prefix_id IS NULL AND s.frame_id = i.frame",
-				2, stack_array_types);
+		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
+				"ON CONFLICT ON CONSTRAINT stack_key DO NOTHING "
+				"RETURNING t.id, t.prefix_id, t.frame_id",
+				2, stack_types);
 	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
 	writer->insert_samples_plan =
 		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
@@ -251,6 +318,8 @@ profile_writer_begin(const ProfileInfo *info)
 	nulls[3] = info->meta ? ' ' : 'n';
 	writer->profile_id = execute_for_id(insert_profile, values, nulls);
 	MemoryContextSwitchTo(cxt);
+	/* the calling statement's snapshot, which outlives this call */
+	writer->probe = intern_probe_begin(GetActiveSnapshot());
 	return writer;
 }
 
@@ -275,13 +344,13 @@ profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
 
 /*
  * Keeps the planner's view of the interned tables up to date while they
- * grow.  The interning functions and the foreign-key checks on every new row
- * run cached plans; planned when the tables were small (a fresh database,
- * statistics from a first small import), they scan whole tables, and a big
- * import turns quadratic.  ANALYZE, which may run inside a transaction and
- * counts this transaction's own new rows, invalidates those plans.  It runs
- * each time the rows interned by this import grow fourfold, so a handful of
- * times per import, and only for the tables' owner (others could not).
+ * grow.  The foreign-key checks on every new row run cached plans; planned
+ * when the tables were small (a fresh database, statistics from a first
+ * small import), they scan whole tables, and a big import turns quadratic.
+ * ANALYZE, which may run inside a transaction and counts this transaction's
+ * own new rows, invalidates those plans.  It runs each time the rows written
+ * by this import grow fourfold, so a handful of times per import, and only
+ * for the tables' owner (others could not).
  */
 static void
 note_interned(ProfileWriter *writer, int64 count)
@@ -312,13 +381,13 @@ cached_id(idcache_hash *cache, StringInfo key, bool *found)
 }
 
 static void
-cache_id(ProfileWriter *writer, idcache_hash *cache, StringInfo key, int64 id)
+cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id)
 {
 	BytesKey	stored;
 	CachedId   *entry;
 	bool		found;
 
-	stored.data = MemoryContextAlloc(writer->cxt, key->len);
+	stored.data = MemoryContextAlloc(cxt, key->len);
 	memcpy((char *) stored.data, key->data, key->len);
 	stored.len = key->len;
 	entry = idcache_insert(cache, stored, &found);
@@ -342,29 +411,64 @@ key_add_int(StringInfo key, OptionalInt value)
 		appendBinaryStringInfo(key, (const char *) &value.value, sizeof(int64));
 }
 
+static void
+func_key(StringInfo key, const char *name, const char *file, const char *resource)
+{
+	resetStringInfo(key);
+	key_add_string(key, name);
+	key_add_string(key, file);
+	key_add_string(key, resource);
+}
+
+static void
+frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
+		  OptionalInt col, const char *implementation)
+{
+	resetStringInfo(key);
+	key_add_int(key, SOME_INT(func));
+	key_add_int(key, address);
+	key_add_int(key, line);
+	key_add_int(key, col);
+	key_add_string(key, implementation);
+}
+
+static void
+stack_key(StringInfo key, int64 prefix, int64 frame)
+{
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) &prefix, sizeof(int64));
+	appendBinaryStringInfo(key, (const char *) &frame, sizeof(int64));
+}
+
+static char *
+strdup_or_null(MemoryContext cxt, const char *s)
+{
+	return s ? MemoryContextStrdup(cxt, s) : NULL;
+}
+
 int32
 profile_writer_func(ProfileWriter *writer, const char *name, const char *file, const char *resource)
 {
 	StringInfoData key;
 	bool		found;
 	int64		id;
-	Datum		values[3];
-	char		nulls[3];
 
 	initStringInfo(&key);
-	key_add_string(&key, name);
-	key_add_string(&key, file);
-	key_add_string(&key, resource);
+	func_key(&key, name, file, resource);
 	id = cached_id(writer->funcs, &key, &found);
 	if (!found)
 	{
-		values[0] = text_or_null(name, &nulls[0]);
-		values[1] = text_or_null(file, &nulls[1]);
-		values[2] = text_or_null(resource, &nulls[2]);
-		id = execute_for_id(writer->intern_func_plan, values, nulls);
-		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer, writer->funcs, &key, id);
-		note_interned(writer, 1);
+		id = intern_probe_func(writer->probe, name, file, resource);
+		if (id == 0)
+		{
+			PendingFunc row;
+
+			row.name = MemoryContextStrdup(writer->cxt, name);
+			row.file = strdup_or_null(writer->cxt, file);
+			row.resource = strdup_or_null(writer->cxt, resource);
+			id = pending_add(&writer->pending_funcs, &row);
+		}
+		cache_id(writer->cxt, writer->funcs, &key, id);
 	}
 	pfree(key.data);
 	return (int32) id;
@@ -377,30 +481,25 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	StringInfoData key;
 	bool		found;
 	int64		id;
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 
 	initStringInfo(&key);
-	key_add_int(&key, SOME_INT(func));
-	key_add_int(&key, address);
-	key_add_int(&key, line);
-	key_add_int(&key, col);
-	key_add_string(&key, implementation);
+	frame_key(&key, func, address, line, col, implementation);
 	id = cached_id(writer->frames, &key, &found);
 	if (!found)
 	{
-		values[0] = Int32GetDatum(func);
-		values[1] = Int64GetDatum(address.value);
-		nulls[1] = address.present ? ' ' : 'n';
-		values[2] = Int32GetDatum((int32) line.value);
-		nulls[2] = line.present ? ' ' : 'n';
-		values[3] = Int32GetDatum((int32) col.value);
-		nulls[3] = col.present ? ' ' : 'n';
-		values[4] = text_or_null(implementation, &nulls[4]);
-		id = execute_for_id(writer->intern_frame_plan, values, nulls);
-		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer, writer->frames, &key, id);
-		note_interned(writer, 1);
+		int64		real_func = real_id(&writer->pending_funcs, func);
+
+		id = real_func > 0
+			? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
+			: 0;
+		if (id == 0)
+		{
+			PendingFrame row = {func, address, line, col,
+			strdup_or_null(writer->cxt, implementation)};
+
+			id = pending_add(&writer->pending_frames, &row);
+		}
+		cache_id(writer->cxt, writer->frames, &key, id);
 	}
 	pfree(key.data);
 	return id;
@@ -423,6 +522,7 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 	id = cached_id(writer->frames, &key, &found);
 	if (!found)
 	{
+		/* symbols and their locks live in SQL: one call per address */
 		if (writer->intern_address_plan == NULL)
 		{
 			Oid			types[2] = {TEXTOID, INT8OID};
@@ -433,16 +533,16 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 		values[1] = Int64GetDatum(address);
 		id = execute_for_id(writer->intern_address_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer, writer->frames, &key, id);
+		cache_id(writer->cxt, writer->frames, &key, id);
 	}
 	pfree(key.data);
 	return id;
 }
 
 /*
- * The stack `frame` on top of `prefix` (0: a root).  A stack new to this
- * writer gets a provisional id (negative), written to the table with the
- * others of its batch before any sample refers to it.
+ * The stack `frame` on top of `prefix` (0: a root).  A stack no visible row
+ * holds gets a provisional id, written with the others of its set before
+ * any sample refers to it.
  */
 int64
 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
@@ -450,103 +550,351 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	StackKey	key = {prefix, frame};
 	CachedStack *entry = stackcache_lookup(writer->stacks, key);
 	bool		found;
+	int64		real_prefix;
+	int64		real_frame;
+	int64		id = 0;
 
 	if (entry)
 		return entry->id;
-	if (writer->npending == writer->pending_capacity)
+	real_prefix = real_id(&writer->pending_stacks, prefix);
+	real_frame = real_id(&writer->pending_frames, frame);
+	if ((prefix == 0 || real_prefix > 0) && real_frame > 0)
+		id = intern_probe_stack(writer->probe, real_prefix, real_frame);
+	if (id == 0)
 	{
-		writer->pending_capacity = Max(1024, writer->pending_capacity * 2);
-		writer->pending_prefix = repalloc_huge(writer->pending_prefix, sizeof(int64) * writer->pending_capacity);
-		writer->pending_frame = repalloc_huge(writer->pending_frame, sizeof(int64) * writer->pending_capacity);
-		writer->written_id = repalloc_huge(writer->written_id, sizeof(int64) * writer->pending_capacity);
+		PendingStack row = {prefix, frame};
+
+		id = pending_add(&writer->pending_stacks, &row);
 	}
-	writer->pending_prefix[writer->npending] = prefix;
-	writer->pending_frame[writer->npending] = frame;
-	writer->written_id[writer->npending] = 0;
-	writer->npending++;
 	entry = stackcache_insert(writer->stacks, key, &found);
-	entry->id = -writer->npending;
-	return entry->id;
+	entry->id = id;
+	return id;
 }
 
 static ArrayType *int8_array(Datum *values, bool *nulls, int count);
+static ArrayType *int4_datums_array(Datum *values, bool *nulls, int count);
+static ArrayType *text_array(Datum *values, bool *nulls, int count);
 
-/* The real id of a stack id handed out by the writer (written already). */
-static inline int64
-real_stack_id(const ProfileWriter *writer, int64 id)
+/*
+ * How write_set handles one kind of pending row: the statement's array
+ * arguments for a set of rows, the encoded real key of a pending row and of
+ * a returned one (to match them), and a probe for a row's real key.
+ */
+typedef struct RowKind
 {
-	return id >= 0 ? id : writer->written_id[-id - 1];
+	const char *what;
+	int			nargs;
+	void		(*bind) (ProfileWriter *writer, const int64 *set, int count, Datum *args);
+	void		(*pending_key) (ProfileWriter *writer, int64 index, StringInfo key);
+	void		(*returned_key) (HeapTuple row, TupleDesc desc, StringInfo key);
+	int64		(*probe) (ProfileWriter *writer, InternProbe *probe, int64 index);
+} RowKind;
+
+/* a returned column as an OptionalInt */
+static OptionalInt
+column_int(HeapTuple row, TupleDesc desc, int column)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(row, desc, column, &isnull);
+
+	if (isnull)
+		return NO_INT;
+	return SOME_INT(SPI_gettypeid(desc, column) == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value));
+}
+
+static const char *
+column_text(HeapTuple row, TupleDesc desc, int column)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(row, desc, column, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(value);
+}
+
+static Datum
+text_datum(const char *s, bool *isnull)
+{
+	*isnull = s == NULL;
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+static Datum
+int_datum(OptionalInt v, bool *isnull)
+{
+	*isnull = !v.present;
+	return Int64GetDatum(v.value);
+}
+
+/* funcs */
+
+static inline PendingFunc *
+pending_func(ProfileWriter *writer, int64 index)
+{
+	return &((PendingFunc *) writer->pending_funcs.rows)[index];
+}
+
+static void
+bind_funcs(ProfileWriter *writer, const int64 *set, int count, Datum *args)
+{
+	Datum	   *values = palloc(sizeof(Datum) * count * 3);
+	bool	   *nulls = palloc(sizeof(bool) * count * 3);
+
+	for (int i = 0; i < count; i++)
+	{
+		PendingFunc *row = pending_func(writer, set[i]);
+
+		values[i] = text_datum(row->name, &nulls[i]);
+		values[count + i] = text_datum(row->file, &nulls[count + i]);
+		values[2 * count + i] = text_datum(row->resource, &nulls[2 * count + i]);
+	}
+	for (int a = 0; a < 3; a++)
+		args[a] = PointerGetDatum(text_array(values + a * count, nulls + a * count, count));
+}
+
+static void
+pending_func_key(ProfileWriter *writer, int64 index, StringInfo key)
+{
+	PendingFunc *row = pending_func(writer, index);
+
+	func_key(key, row->name, row->file, row->resource);
+}
+
+static void
+returned_func_key(HeapTuple row, TupleDesc desc, StringInfo key)
+{
+	func_key(key, column_text(row, desc, 2), column_text(row, desc, 3), column_text(row, desc, 4));
+}
+
+static int64
+probe_func(ProfileWriter *writer, InternProbe *probe, int64 index)
+{
+	PendingFunc *row = pending_func(writer, index);
+
+	return intern_probe_func(probe, row->name, row->file, row->resource);
+}
+
+static const RowKind func_rows = {"funcs", 3, bind_funcs, pending_func_key, returned_func_key, probe_func};
+
+/* frames: their funcs are written */
+
+static inline PendingFrame *
+pending_frame(ProfileWriter *writer, int64 index)
+{
+	return &((PendingFrame *) writer->pending_frames.rows)[index];
+}
+
+static void
+bind_frames(ProfileWriter *writer, const int64 *set, int count, Datum *args)
+{
+	Datum	   *values = palloc(sizeof(Datum) * count * 5);
+	bool	   *nulls = palloc(sizeof(bool) * count * 5);
+
+	for (int i = 0; i < count; i++)
+	{
+		PendingFrame *row = pending_frame(writer, set[i]);
+
+		values[i] = Int32GetDatum((int32) real_id(&writer->pending_funcs, row->func));
+		nulls[i] = false;
+		values[count + i] = int_datum(row->address, &nulls[count + i]);
+		values[2 * count + i] = Int32GetDatum((int32) row->line.value);
+		nulls[2 * count + i] = !row->line.present;
+		values[3 * count + i] = Int32GetDatum((int32) row->col.value);
+		nulls[3 * count + i] = !row->col.present;
+		values[4 * count + i] = text_datum(row->implementation, &nulls[4 * count + i]);
+	}
+	args[0] = PointerGetDatum(int4_datums_array(values, nulls, count));
+	args[1] = PointerGetDatum(int8_array(values + count, nulls + count, count));
+	args[2] = PointerGetDatum(int4_datums_array(values + 2 * count, nulls + 2 * count, count));
+	args[3] = PointerGetDatum(int4_datums_array(values + 3 * count, nulls + 3 * count, count));
+	args[4] = PointerGetDatum(text_array(values + 4 * count, nulls + 4 * count, count));
+}
+
+static void
+pending_frame_key(ProfileWriter *writer, int64 index, StringInfo key)
+{
+	PendingFrame *row = pending_frame(writer, index);
+
+	frame_key(key, real_id(&writer->pending_funcs, row->func), row->address, row->line,
+			  row->col, row->implementation);
+}
+
+static void
+returned_frame_key(HeapTuple row, TupleDesc desc, StringInfo key)
+{
+	frame_key(key, column_int(row, desc, 2).value, column_int(row, desc, 3),
+			  column_int(row, desc, 4), column_int(row, desc, 5), column_text(row, desc, 6));
+}
+
+static int64
+probe_frame(ProfileWriter *writer, InternProbe *probe, int64 index)
+{
+	PendingFrame *row = pending_frame(writer, index);
+
+	return intern_probe_frame(probe, (int32) real_id(&writer->pending_funcs, row->func),
+							  row->address, row->line, row->col, row->implementation);
+}
+
+static const RowKind frame_rows = {"frames", 5, bind_frames, pending_frame_key, returned_frame_key, probe_frame};
+
+/* stacks: their frames and prefixes are written */
+
+static inline PendingStack *
+pending_stack(ProfileWriter *writer, int64 index)
+{
+	return &((PendingStack *) writer->pending_stacks.rows)[index];
+}
+
+static void
+bind_stacks(ProfileWriter *writer, const int64 *set, int count, Datum *args)
+{
+	Datum	   *values = palloc(sizeof(Datum) * count * 2);
+	bool	   *nulls = palloc(sizeof(bool) * count * 2);
+
+	for (int i = 0; i < count; i++)
+	{
+		PendingStack *row = pending_stack(writer, set[i]);
+
+		values[i] = Int64GetDatum(real_id(&writer->pending_stacks, row->prefix));
+		nulls[i] = row->prefix == 0;
+		values[count + i] = Int64GetDatum(real_id(&writer->pending_frames, row->frame));
+		nulls[count + i] = false;
+	}
+	args[0] = PointerGetDatum(int8_array(values, nulls, count));
+	args[1] = PointerGetDatum(int8_array(values + count, nulls + count, count));
+}
+
+static void
+pending_stack_key(ProfileWriter *writer, int64 index, StringInfo key)
+{
+	PendingStack *row = pending_stack(writer, index);
+
+	stack_key(key, real_id(&writer->pending_stacks, row->prefix),
+			  real_id(&writer->pending_frames, row->frame));
+}
+
+static void
+returned_stack_key(HeapTuple row, TupleDesc desc, StringInfo key)
+{
+	stack_key(key, column_int(row, desc, 2).value, column_int(row, desc, 3).value);
+}
+
+static int64
+probe_stack(ProfileWriter *writer, InternProbe *probe, int64 index)
+{
+	PendingStack *row = pending_stack(writer, index);
+
+	return intern_probe_stack(probe, real_id(&writer->pending_stacks, row->prefix),
+							  real_id(&writer->pending_frames, row->frame));
+}
+
+static const RowKind stack_rows = {"stacks", 2, bind_stacks, pending_stack_key, returned_stack_key, probe_stack};
+
+/*
+ * Probes again, with the latest snapshot, for pending rows the INSERT
+ * skipped: another session committed them while the INSERT waited, after
+ * the statement's snapshot.  (Under REPEATABLE READ the INSERT raises a
+ * serialization failure instead.)  Compacts `set` to the rows still
+ * missing; their number.
+ */
+static int
+probe_skipped(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
+			  int64 *set, int count)
+{
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	InternProbe *probe = intern_probe_begin(snapshot);
+	int			missing = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		if (pending->written[set[i]] == 0)
+			pending->written[set[i]] = kind->probe(writer, probe, set[i]);
+		if (pending->written[set[i]] == 0)
+			set[missing++] = set[i];
+	}
+	intern_probe_end(probe);
+	UnregisterSnapshot(snapshot);
+	return missing;
 }
 
 /*
- * Writes one set of new stacks whose prefixes are all written (or roots):
- * one INSERT ... ON CONFLICT DO NOTHING for the set, and the ids of the rows
- * it inserted or found.  A row another session committed while this one
- * waited is neither inserted nor visible to the statement: such ids come
- * back NULL and are looked up again by a new statement (under REPEATABLE
- * READ the INSERT raises a serialization failure instead).
+ * Writes a set of pending rows whose references are all written: one
+ * INSERT ... ON CONFLICT DO NOTHING for the set, matching the returned rows
+ * to the pending ones by key.
  */
 static void
-write_stack_set(ProfileWriter *writer, const int64 *indexes, int64 count, bool roots)
+write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
+		  SPIPlanPtr plan, const int64 *indexes, int count)
 {
-	Datum	   *prefixes = palloc(sizeof(Datum) * Max(count, 1));
-	Datum	   *frames = palloc(sizeof(Datum) * Max(count, 1));
-	int64	   *set = palloc(sizeof(int64) * Max(count, 1));
-	int64	   *retry = palloc(sizeof(int64) * Max(count, 1));
-	int64		left = count;
+	MemoryContext cxt = AllocSetContextCreate(writer->cxt, "calltree write set", ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	int64	   *set = palloc(sizeof(int64) * count);
+	idcache_hash *by_key = idcache_create(cxt, count, NULL);
+	StringInfoData key;
+	Datum		args[5];
 
+	initStringInfo(&key);
 	memcpy(set, indexes, sizeof(int64) * count);
-	while (left > 0)
+	for (int i = 0; i < count; i++)
 	{
-		Datum		args[2];
-		int64		missing = 0;
-
+		kind->pending_key(writer, set[i], &key);
+		cache_id(cxt, by_key, &key, set[i]);
+	}
+	while (count > 0)
+	{
 		CHECK_FOR_INTERRUPTS();
-		for (int64 i = 0; i < left; i++)
-		{
-			prefixes[i] = Int64GetDatum(real_stack_id(writer, writer->pending_prefix[set[i]]));
-			frames[i] = Int64GetDatum(writer->pending_frame[set[i]]);
-		}
-		args[0] = PointerGetDatum(int8_array(frames, NULL, (int) left));
-		args[1] = PointerGetDatum(int8_array(prefixes, NULL, (int) left));
-		if (SPI_execute_plan(roots ? writer->write_root_stacks_plan : writer->write_stacks_plan,
-							 args, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != (uint64) left)
-			elog(ERROR, "writing stacks returned " UINT64_FORMAT " rows for " INT64_FORMAT,
-				 SPI_processed, left);
+		kind->bind(writer, set, count, args);
+		if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_INSERT_RETURNING)
+			elog(ERROR, "writing %s failed", kind->what);
+		MemoryContextSwitchTo(cxt);
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
-			bool		ord_null;
-			bool		id_null;
-			int64		ord = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &ord_null));
-			Datum		id = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &id_null);
+			bool		found;
+			int64		index;
 
-			if (ord_null || ord < 1 || ord > left)
-				elog(ERROR, "writing stacks returned row number " INT64_FORMAT " of " INT64_FORMAT, ord, left);
-			if (id_null)
-				retry[missing++] = set[ord - 1];
-			else
-				writer->written_id[set[ord - 1]] = DatumGetInt64(id);
+			kind->returned_key(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, &key);
+			index = cached_id(by_key, &key, &found);
+			if (!found)
+				elog(ERROR, "writing %s returned a row that was not asked for", kind->what);
+			pending->written[index] = column_int(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1).value;
 		}
+		note_interned(writer, (int64) SPI_processed);
 		SPI_freetuptable(SPI_tuptable);
-		MemoryContextSwitchTo(writer->cxt);
-		/* rows come back in any order: the retries go to their own array */
-		memcpy(set, retry, sizeof(int64) * missing);
-		left = missing;
+		MemoryContextSwitchTo(cxt);
+		count = probe_skipped(writer, kind, pending, set, count);
 	}
-	pfree(prefixes);
-	pfree(frames);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/* Writes the pending rows of one kind that have no pending references. */
+static void
+write_pending(ProfileWriter *writer, const RowKind *kind, PendingRows *pending, SPIPlanPtr plan)
+{
+	int64		count = pending->count - pending->nwritten;
+	int64	   *set;
+
+	if (count == 0)
+		return;
+	set = palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE);
+	for (int64 k = 0; k < count; k++)
+		set[k] = pending->nwritten + k;
+	for (int64 done = 0; done < count; done += WRITE_SET_MAX)
+		write_set(writer, kind, pending, plan, set + done, (int) Min(WRITE_SET_MAX, count - done));
+	pending->nwritten = pending->count;
 	pfree(set);
-	pfree(retry);
 }
 
 /*
- * Writes every pending stack, a level at a time: a stack's prefix is written
- * before it, in an earlier set.
+ * Writes the pending stacks a level at a time: a stack's prefix is written
+ * before it, in an earlier set, so its id is known (and smaller, as the
+ * stack table's CHECK wants).
  */
 static void
-write_stacks(ProfileWriter *writer)
+write_pending_stacks(ProfileWriter *writer)
 {
-	int64		count = writer->npending - writer->nwritten;
+	PendingRows *pending = &writer->pending_stacks;
+	int64		base = pending->nwritten;
+	int64		count = pending->count - base;
 	int32	   *level;
 	int64	   *order;
 	int64	   *first;
@@ -559,13 +907,14 @@ write_stacks(ProfileWriter *writer)
 	order = palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE);
 	for (int64 k = 0; k < count; k++)
 	{
-		int64		prefix = writer->pending_prefix[writer->nwritten + k];
-		int64		prefix_index = prefix < 0 ? -prefix - 1 - writer->nwritten : -1;
+		int64		prefix = pending_stack(writer, base + k)->prefix;
+		int64		prefix_index = prefix < 0 ? -prefix - 1 - base : -1;
 
+		/* a prefix written in an earlier flush has a negative index here */
 		level[k] = prefix_index >= 0 ? level[prefix_index] + 1 : 0;
 		levels = Max(levels, level[k] + 1);
 	}
-	/* stacks grouped by level (counting sort); roots of level 0 apart */
+	/* stacks grouped by level (counting sort) */
 	first = palloc0(sizeof(int64) * ((Size) levels + 2));
 	for (int64 k = 0; k < count; k++)
 		first[level[k] + 1]++;
@@ -574,34 +923,26 @@ write_stacks(ProfileWriter *writer)
 	fill = palloc(sizeof(int64) * ((Size) levels + 1));
 	memcpy(fill, first, sizeof(int64) * ((Size) levels + 1));
 	for (int64 k = 0; k < count; k++)
-		order[fill[level[k]]++] = writer->nwritten + k;
+		order[fill[level[k]]++] = base + k;
 	pfree(fill);
 
 	for (int32 l = 0; l < levels; l++)
-	{
-		int64	   *set = order + first[l];
-		int64		n = first[l + 1] - first[l];
-		int64		nroots = 0;
-
-		/* roots first: their own statement, since NULL prefixes join apart */
-		for (int64 i = 0; i < n; i++)
-			if (writer->pending_prefix[set[i]] == 0)
-			{
-				int64		swap = set[nroots];
-
-				set[nroots++] = set[i];
-				set[i] = swap;
-			}
-		if (nroots > 0)
-			write_stack_set(writer, set, nroots, true);
-		if (n > nroots)
-			write_stack_set(writer, set + nroots, n - nroots, false);
-		note_interned(writer, n);
-	}
-	writer->nwritten = writer->npending;
+		for (int64 done = first[l]; done < first[l + 1]; done += WRITE_SET_MAX)
+			write_set(writer, &stack_rows, pending, writer->write_stacks_plan, order + done,
+					  (int) Min(WRITE_SET_MAX, first[l + 1] - done));
+	pending->nwritten = pending->count;
 	pfree(level);
 	pfree(order);
 	pfree(first);
+}
+
+/* Writes every pending func, frame and stack, in that order. */
+static void
+write_all_pending(ProfileWriter *writer)
+{
+	write_pending(writer, &func_rows, &writer->pending_funcs, writer->write_funcs_plan);
+	write_pending(writer, &frame_rows, &writer->pending_frames, writer->write_frames_plan);
+	write_pending_stacks(writer);
 }
 
 int64
@@ -635,7 +976,7 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	{
 		id = execute_for_id(writer->intern_labels_plan, &value, &null);
 		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer, writer->labels, &key, id);
+		cache_id(writer->cxt, writer->labels, &key, id);
 	}
 	pfree(key.data);
 	return id;
@@ -650,6 +991,24 @@ int8_array(Datum *values, bool *nulls, int count)
 	return construct_md_array(values, nulls, 1, dims, lbs, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
 }
 
+static ArrayType *
+int4_datums_array(Datum *values, bool *nulls, int count)
+{
+	int			dims[1] = {count};
+	int			lbs[1] = {1};
+
+	return construct_md_array(values, nulls, 1, dims, lbs, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+}
+
+static ArrayType *
+text_array(Datum *values, bool *nulls, int count)
+{
+	int			dims[1] = {count};
+	int			lbs[1] = {1};
+
+	return construct_md_array(values, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
 static void
 flush_samples(ProfileWriter *writer)
 {
@@ -661,9 +1020,10 @@ flush_samples(ProfileWriter *writer)
 
 	if (n == 0)
 		return;
-	write_stacks(writer);
+	write_all_pending(writer);
 	for (int i = 0; i < n; i++)
-		writer->stack_ids[i] = Int64GetDatum(real_stack_id(writer, DatumGetInt64(writer->stack_ids[i])));
+		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
+													 DatumGetInt64(writer->stack_ids[i])));
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
 												   TEXTOID, -1, false, TYPALIGN_INT));
@@ -716,7 +1076,8 @@ int64
 profile_writer_finish(ProfileWriter *writer)
 {
 	flush_samples(writer);
-	write_stacks(writer);		/* stacks no sample refers to still exist */
+	write_all_pending(writer);	/* stacks no sample refers to still exist */
+	intern_probe_end(writer->probe);
 	if (writer->weight_unit || writer->has_started_at)
 	{
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};
@@ -762,6 +1123,10 @@ flush_events(ProfileWriter *writer)
 
 	if (batch == NULL || batch->count == 0)
 		return;
+	write_all_pending(writer);
+	for (int i = 0; i < batch->count; i++)
+		batch->funcs[i] = Int32GetDatum((int32) real_id(&writer->pending_funcs,
+														DatumGetInt32(batch->funcs[i])));
 	dims[0] = batch->count;
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = PointerGetDatum(construct_md_array(batch->threads, batch->thread_nulls, 1, dims, lbs,

@@ -45,6 +45,7 @@ typedef struct KeyedTable
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
+	MemoryContext cxt;			/* the scan's: it allocates lazily */
 } KeyedTable;
 
 /* stack id -> its node in the builder, and its row */
@@ -160,32 +161,6 @@ struct StackResolver
 	int32		chain_capacity;
 };
 
-static Oid
-calltree_relation(Oid namespace, const char *name)
-{
-	Oid			relid = get_relname_relid(name, namespace);
-
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation \"calltree.%s\" does not exist", name),
-				 errhint("Reinstall the extension with DROP EXTENSION calltree; CREATE EXTENSION calltree.")));
-	return relid;
-}
-
-static AttrNumber
-calltree_column(Oid relid, const char *name)
-{
-	AttrNumber	attnum = get_attnum(relid, name);
-
-	if (attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						name, get_rel_name(relid))));
-	return attnum;
-}
-
 static void
 keyed_table_open(KeyedTable *table, Oid namespace, const char *heap_name, const char *index_name)
 {
@@ -193,6 +168,7 @@ keyed_table_open(KeyedTable *table, Oid namespace, const char *heap_name, const 
 	table->index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
 	table->scan = index_beginscan(table->heap, table->index, GetActiveSnapshot(), 1, 0);
 	table->slot = table_slot_create(table->heap, NULL);
+	table->cxt = CurrentMemoryContext;
 }
 
 /* The row with primary key `id` in table->slot; false if there is none. */
@@ -200,10 +176,14 @@ static bool
 keyed_table_fetch(KeyedTable *table, int64 id)
 {
 	ScanKeyData key;
+	MemoryContext old = MemoryContextSwitchTo(table->cxt);
+	bool		found;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 	index_rescan(table->scan, &key, 1, NULL, 0);
-	return index_getnext_slot(table->scan, ForwardScanDirection, table->slot);
+	found = index_getnext_slot(table->scan, ForwardScanDirection, table->slot);
+	MemoryContextSwitchTo(old);
+	return found;
 }
 
 static void

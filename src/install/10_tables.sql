@@ -45,8 +45,8 @@ COMMENT ON TABLE frame IS 'interned frames: many frames (addresses, lines, JIT t
 CREATE SEQUENCE stack_id_seq;
 CREATE TABLE stack (
     id        bigint PRIMARY KEY DEFAULT nextval('@extschema@.stack_id_seq'),
-    prefix_id bigint REFERENCES stack (id),
-    frame_id  bigint NOT NULL REFERENCES frame (id),
+    prefix_id bigint,           -- a stack; checked by stack_insert_check
+    frame_id  bigint NOT NULL,  -- a frame; likewise
     CONSTRAINT stack_key UNIQUE NULLS NOT DISTINCT (prefix_id, frame_id),
     CONSTRAINT stack_prefix_before CHECK (prefix_id < id)
 );
