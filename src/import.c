@@ -153,6 +153,7 @@ struct ProfileWriter
 	idcache_hash *labels;
 	stackcache_hash *stacks;
 	InternProbe *probe;			/* finds rows visible at the import's start */
+	StringInfoData key;			/* cache keys are encoded here, call after call */
 
 	PendingRows pending_funcs;
 	PendingRows pending_frames;
@@ -277,6 +278,7 @@ profile_writer_begin(const ProfileInfo *info)
 	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
 	pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
+	initStringInfo(&writer->key);
 
 	SPI_connect();
 	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
@@ -449,13 +451,13 @@ strdup_or_null(MemoryContext cxt, const char *s)
 int32
 profile_writer_func(ProfileWriter *writer, const char *name, const char *file, const char *resource)
 {
-	StringInfoData key;
+	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
 
-	initStringInfo(&key);
-	func_key(&key, name, file, resource);
-	id = cached_id(writer->funcs, &key, &found);
+	resetStringInfo(key);
+	func_key(key, name, file, resource);
+	id = cached_id(writer->funcs, key, &found);
 	if (!found)
 	{
 		id = intern_probe_func(writer->probe, name, file, resource);
@@ -468,9 +470,8 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 			row.resource = strdup_or_null(writer->cxt, resource);
 			id = pending_add(&writer->pending_funcs, &row);
 		}
-		cache_id(writer->cxt, writer->funcs, &key, id);
+		cache_id(writer->cxt, writer->funcs, key, id);
 	}
-	pfree(key.data);
 	return (int32) id;
 }
 
@@ -478,13 +479,13 @@ int64
 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 					 OptionalInt line, OptionalInt col, const char *implementation)
 {
-	StringInfoData key;
+	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
 
-	initStringInfo(&key);
-	frame_key(&key, func, address, line, col, implementation);
-	id = cached_id(writer->frames, &key, &found);
+	resetStringInfo(key);
+	frame_key(key, func, address, line, col, implementation);
+	id = cached_id(writer->frames, key, &found);
 	if (!found)
 	{
 		int64		real_func = real_id(&writer->pending_funcs, func);
@@ -499,9 +500,8 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 
 			id = pending_add(&writer->pending_frames, &row);
 		}
-		cache_id(writer->cxt, writer->frames, &key, id);
+		cache_id(writer->cxt, writer->frames, key, id);
 	}
-	pfree(key.data);
 	return id;
 }
 
@@ -509,17 +509,17 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 int64
 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
 {
-	StringInfoData key;
+	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
 	Datum		values[2];
 	char		nulls[2] = {' ', ' '};
 
-	initStringInfo(&key);
-	appendStringInfoChar(&key, 'A');
-	key_add_int(&key, SOME_INT(address));
-	key_add_string(&key, resource);
-	id = cached_id(writer->frames, &key, &found);
+	resetStringInfo(key);
+	appendStringInfoChar(key, 'A');
+	key_add_int(key, SOME_INT(address));
+	key_add_string(key, resource);
+	id = cached_id(writer->frames, key, &found);
 	if (!found)
 	{
 		/* symbols and their locks live in SQL: one call per address */
@@ -533,9 +533,8 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 		values[1] = Int64GetDatum(address);
 		id = execute_for_id(writer->intern_address_plan, values, nulls);
 		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer->cxt, writer->frames, &key, id);
+		cache_id(writer->cxt, writer->frames, key, id);
 	}
-	pfree(key.data);
 	return id;
 }
 
@@ -963,22 +962,21 @@ profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
 int64
 profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 {
-	StringInfoData key;
+	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
 	Datum		value = JsonbPGetDatum(labels);
 	char		null = ' ';
 
-	initStringInfo(&key);
-	appendBinaryStringInfo(&key, (const char *) labels, VARSIZE(labels));
-	id = cached_id(writer->labels, &key, &found);
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) labels, VARSIZE(labels));
+	id = cached_id(writer->labels, key, &found);
 	if (!found)
 	{
 		id = execute_for_id(writer->intern_labels_plan, &value, &null);
 		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer->cxt, writer->labels, &key, id);
+		cache_id(writer->cxt, writer->labels, key, id);
 	}
-	pfree(key.data);
 	return id;
 }
 
