@@ -1,0 +1,110 @@
+/*
+ * line_reader.c
+ *	  Text cut into lines across pieces of any size (see import_text.h).
+ *
+ * Lines end with '\n'; the handler gets them without it (a CR before it is
+ * the parser's business).  A line that lies whole inside a piece is handed
+ * out in place; only a line cut at the end of a piece is copied, to be
+ * completed by the next one.  Text that ends without a newline has a last
+ * line all the same; text that ends with one has no empty line after it.
+ */
+#include "postgres.h"
+
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "import_text.h"
+
+void
+line_reader_init(LineReader *reader, LineHandler handler, void *arg, bool from_utf8)
+{
+	reader->handler = handler;
+	reader->arg = arg;
+	reader->from_utf8 = from_utf8;
+	initStringInfo(&reader->partial);
+	reader->lineno = 0;
+}
+
+/*
+ * Hands one line out, converted if asked.  The handler may leave any memory
+ * context current (the ProfileWriter switches to its own): the reader's
+ * caller gets its own back.
+ */
+static void
+emit_line(LineReader *reader, const char *line, int len)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *converted = NULL;
+
+	reader->lineno++;
+	if ((reader->lineno & 0x3FF) == 0)
+		CHECK_FOR_INTERRUPTS();
+	if (reader->from_utf8)
+	{
+		/* validates the line; returns it as is when no conversion is needed */
+		converted = pg_any_to_server(line, len, PG_UTF8);
+		if (converted == line)
+			converted = NULL;
+		else
+		{
+			line = converted;
+			len = strlen(converted);
+		}
+	}
+	reader->handler(reader->arg, line, len, reader->lineno);
+	MemoryContextSwitchTo(cxt);
+	if (converted)
+		pfree(converted);
+}
+
+/* Keeps the cut start of a line for the next piece. */
+static void
+keep_partial(LineReader *reader, const char *data, size_t len)
+{
+	if ((size_t) reader->partial.len + len >= MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("line " INT64_FORMAT " of the profile is longer than 1 GB", reader->lineno + 1),
+				 errhint("Lines are limited to 1 GB; is this a line-oriented text file?")));
+	appendBinaryStringInfo(&reader->partial, data, (int) len);
+}
+
+void
+line_reader_feed(LineReader *reader, const char *data, size_t len)
+{
+	const char *end = data + len;
+	const char *p = data;
+
+	while (p < end)
+	{
+		const char *newline = memchr(p, '\n', end - p);
+
+		if (newline == NULL)
+		{
+			keep_partial(reader, p, end - p);
+			return;
+		}
+		if (reader->partial.len > 0)
+		{
+			keep_partial(reader, p, newline - p);
+			emit_line(reader, reader->partial.data, reader->partial.len);
+			resetStringInfo(&reader->partial);
+		}
+		else
+		{
+			if (newline - p >= MaxAllocSize)
+				keep_partial(reader, p, newline - p);	/* the error */
+			emit_line(reader, p, (int) (newline - p));
+		}
+		p = newline + 1;
+	}
+}
+
+void
+line_reader_finish(LineReader *reader)
+{
+	if (reader->partial.len > 0)
+		emit_line(reader, reader->partial.data, reader->partial.len);
+	resetStringInfo(&reader->partial);
+}
