@@ -28,6 +28,7 @@ typedef struct LineReader
 	bool		from_utf8;		/* convert lines from UTF-8 to the database encoding */
 	StringInfoData partial;		/* the start of a line cut at the end of a piece */
 	int64		lineno;			/* lines handed out so far */
+	int64		current;		/* the line being handed out, 0 between lines */
 } LineReader;
 
 extern void line_reader_init(LineReader *reader, LineHandler handler, void *arg, bool from_utf8);

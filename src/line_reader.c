@@ -24,6 +24,7 @@ line_reader_init(LineReader *reader, LineHandler handler, void *arg, bool from_u
 	reader->from_utf8 = from_utf8;
 	initStringInfo(&reader->partial);
 	reader->lineno = 0;
+	reader->current = 0;
 }
 
 /*
@@ -37,7 +38,7 @@ emit_line(LineReader *reader, const char *line, int len)
 	MemoryContext cxt = CurrentMemoryContext;
 	char	   *converted = NULL;
 
-	reader->lineno++;
+	reader->current = ++reader->lineno;
 	if ((reader->lineno & 0x3FF) == 0)
 		CHECK_FOR_INTERRUPTS();
 	if (reader->from_utf8)
@@ -53,6 +54,7 @@ emit_line(LineReader *reader, const char *line, int len)
 		}
 	}
 	reader->handler(reader->arg, line, len, reader->lineno);
+	reader->current = 0;
 	MemoryContextSwitchTo(cxt);
 	if (converted)
 		pfree(converted);
