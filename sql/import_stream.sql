@@ -137,6 +137,11 @@ SELECT import_profile(pg_read_binary_file(:'cpuprofile')) AS whole \gset
 SELECT format, pg_temp.same_samples(:streamed, :whole),
        (SELECT count(*) FROM sample WHERE profile_id = :streamed) AS samples
   FROM profile WHERE id = :streamed;
+-- in one chunk, with meta and 300 kB of trailing white space (so that a
+-- buffer freed too early would be unmapped: this crashed once)
+SELECT pg_temp.fill(pg_read_binary_file(:'cpuprofile') || convert_to(repeat(' ', 300000), 'UTF8'), '{}') AS chunks;
+SELECT import_stream('chunks', 'hello', jsonb_build_object('run', 2)) AS streamed \gset
+SELECT format, meta, pg_temp.same_samples(:streamed, :whole) FROM profile WHERE id = :streamed;
 
 \set utf16 :data_dir 'speedscope-samples/stackcollapse/simple-utf16-le.txt'
 SELECT pg_temp.fill(pg_read_binary_file(:'utf16'), '{1, 2, 41}') AS chunks;

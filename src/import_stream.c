@@ -69,10 +69,14 @@ column_has_type(Oid relid, const char *column, Oid type1, Oid type2, Oid type3)
 	return type == type1 || type == type2 || type == type3;
 }
 
-/* Opens the cursor; SPI must be connected. */
+/*
+ * Opens the cursor; SPI must be connected.  SPI calls leave SPI's own
+ * memory context current, which SPI_finish deletes: the caller's comes back.
+ */
 static void
 chunk_reader_open(ChunkReader *r, Oid relid)
 {
+	MemoryContext cxt = CurrentMemoryContext;
 	char	   *nspname;
 	char	   *query;
 	SPIPlanPtr	plan;
@@ -96,8 +100,8 @@ chunk_reader_open(ChunkReader *r, Oid relid)
 		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
 	/* not read-only: like any volatile function, see the statement's own rows */
 	r->portal = SPI_cursor_open(NULL, plan, NULL, NULL, false);
-	r->chunk_cxt = AllocSetContextCreate(CurrentMemoryContext, "import_stream chunk",
-										 ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	r->chunk_cxt = AllocSetContextCreate(cxt, "import_stream chunk", ALLOCSET_DEFAULT_SIZES);
 }
 
 /* Why base64 text does not decode: its first stray character, or its end. */

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# bin/calltree-load: files, gzip, standard input, several files at once,
+# --name, --meta and --format, a failing file (non-zero exit, nothing left
+# behind), a role that is not a superuser, the progress bar on a terminal
+# only; then a collapsed file over 1 GB, whose samples must all arrive while
+# the server's backend and the client each stay under 500 MB.
+#
+# CALLTREE_LOAD_BIG_MB sets the big file's size in MB (default 1100; 0 skips
+# it).  On 2 cores, 1100 MB takes about 50 s to generate and load.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN);
+# CALLTREE_SHARED is the shared folder (default: ../shared of the repo).
+set -euo pipefail
+
+: "${PGHOST:?run me from test/run.sh test}"
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+shared=${CALLTREE_SHARED:-$repo/../shared}
+loader=$repo/bin/calltree-load
+big_mb=${CALLTREE_LOAD_BIG_MB:-1100}
+limit_kb=$((500 * 1024))
+db=calltree_load
+role=calltree_load_user
+work=$(mktemp -d)
+# the loader finds psql through PG_CONFIG; its backend is told apart by name
+export PG_CONFIG=$PG_BIN/pg_config PGDATABASE=$db
+unset PGAPPNAME
+export PGOPTIONS="-c client_min_messages=warning"
+
+cleanup() {
+	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	"$PG_BIN/psql" -X -q -d postgres -c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "t_load: $*" >&2
+	exit 1
+}
+
+# q SQL: one query, unaligned, tuples only.
+q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
+
+# profile ID: "name|format|meta|samples|total weight"
+profile() {
+	q "SELECT concat_ws('|', coalesce(p.name, '<null>'), p.format, p.meta::text, count(s.*), sum(s.weight))
+	     FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
+	    WHERE p.id = $1 GROUP BY p.id"
+}
+
+# same_tree ID ID: the two profiles have the same call tree
+same_tree() {
+	[ "$(q "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
+	             OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $2)")" = t ] ||
+		fail "profiles $1 and $2 should have the same call tree"
+}
+
+expect() { # expect WHAT ACTUAL EXPECTED
+	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
+}
+
+"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+"$PG_BIN/createdb" "$db"
+q 'CREATE EXTENSION calltree' >/dev/null
+
+# ---------------------------------------------------------------- small files
+example=$repo/examples/perf-vertx.collapsed
+cp "$example" "$work/vertx.collapsed"
+gzip -c "$example" >"$work/vertx.collapsed.gz"
+
+plain=$("$loader" "$work/vertx.collapsed" 2>"$work/err") || fail "loading a file failed: $(cat "$work/err")"
+expect "a collapsed file" "$(profile "$plain")" 'vertx.collapsed|collapsed|{}|199|285'
+# the same as import_collapsed of the whole text
+whole=$("$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v file="$example" <<-'SQL'
+	\set data `cat :'file'`
+	SELECT calltree.import_collapsed(:'data');
+SQL
+)
+same_tree "$plain" "$whole"
+
+gz=$("$loader" "$work/vertx.collapsed.gz")
+expect "a .gz file (named without .gz)" "$(profile "$gz")" 'vertx.collapsed|collapsed|{}|199|285'
+same_tree "$plain" "$gz"
+
+piped=$(cat "$work/vertx.collapsed.gz" | "$loader")
+expect "gzip on standard input" "$(profile "$piped")" '<null>|collapsed|{}|199|285'
+dash=$("$loader" - --name 'from stdin' <"$example")
+expect "standard input as -" "$(profile "$dash")" 'from stdin|collapsed|{}|199|285'
+
+# several files: one id per file, in order; --name and --meta for each
+perf=$shared/data/speedscope-samples/linux-perf/forks.linux-perf.txt
+cpuprofile=$shared/data/firefox-profiler/hello.cjs-20231120T211435.cpuprofile
+[ -r "$perf" ] && [ -r "$cpuprofile" ] || fail "cannot read the shared data (set CALLTREE_SHARED)"
+"$loader" "$example" "$perf" "$cpuprofile" --name "it's \"several\"" \
+	--meta host=ci-1 --meta 'note=a=b; DROP TABLE x' --meta host=ci-2 >"$work/ids"
+expect "ids printed for 3 files" "$(wc -l <"$work/ids")" 3
+mapfile -t ids <"$work/ids"
+expect "ids in order" "$(sort -n "$work/ids" | uniq | tr '\n' ' ')" "${ids[0]} ${ids[1]} ${ids[2]} "
+meta='{"host": "ci-2", "note": "a=b; DROP TABLE x"}'
+expect "collapsed, --name, --meta" "$(profile "${ids[0]}")" "it's \"several\"|collapsed|$meta|199|285"
+expect "perf script" "$(profile "${ids[1]}")" "it's \"several\"|perf script|$meta|561|561561561"
+expect "a .cpuprofile (read whole)" "$(profile "${ids[2]}" | cut -d'|' -f2,4)" 'cpuprofile|150'
+
+# --format says it
+forced=$("$loader" --format collapsed "$example")
+same_tree "$plain" "$forced"
+
+# ---------------------------------------------------------------- failures
+before=$(q 'SELECT count(*) FROM calltree.profile')
+printf 'main;a 1\nmain;b 2\nmain;c three\nmain;d 4\n' >"$work/bad.collapsed"
+rc=0
+"$loader" "$example" "$work/bad.collapsed" "$example" >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "a malformed file should make the exit status non-zero"
+grep -q 'malformed collapsed stack at line 3' "$work/err" || fail "psql's error should be shown: $(cat "$work/err")"
+grep -q '1 more file(s) not loaded' "$work/err" || fail "the files not loaded should be told: $(cat "$work/err")"
+expect "ids printed before the failure" "$(wc -l <"$work/out")" 1
+expect "profiles after the failure" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
+expect "the failed file's profile" "$(q "SELECT count(*) FROM calltree.profile WHERE name = 'bad.collapsed'")" 0
+rc=0
+"$loader" --format pprof "$example" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "--format pprof of a text file should fail"
+rc=0
+"$loader" "$work/missing.txt" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'missing.txt: No such file' "$work/err" || fail "a missing file: $(cat "$work/err")"
+expect "profiles after the failures" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
+
+# ---------------------------------------------------------------- no superuser
+# a role with the rights of the calltree tables only: no file access
+q "DROP ROLE IF EXISTS $role; CREATE ROLE $role LOGIN;
+   GRANT USAGE ON SCHEMA calltree TO $role;
+   GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA calltree TO $role;
+   GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO $role" >/dev/null
+user=$("$loader" -U "$role" "$work/vertx.collapsed.gz" 2>"$work/err") || fail "loading as $role failed: $(cat "$work/err")"
+same_tree "$plain" "$user"
+
+# ---------------------------------------------------------------- progress bar
+# on a terminal only (script(1) gives the loader one)
+"$loader" "$example" 2>"$work/err" >/dev/null
+[ ! -s "$work/err" ] || fail "no progress bar when stderr is not a terminal: $(cat "$work/err")"
+if command -v script >/dev/null; then
+	script -qec "$(printf '%q ' "$loader" "$example")" /dev/null >"$work/tty" </dev/null ||
+		fail "loading on a terminal failed: $(cat "$work/tty")"
+	grep -q '100%' "$work/tty" || fail "no progress bar on a terminal: $(cat -v "$work/tty")"
+fi
+
+# ---------------------------------------------------------------- over 1 GB
+if [ "$big_mb" -eq 0 ]; then
+	echo "t_load: ok (big file skipped: CALLTREE_LOAD_BIG_MB=0)"
+	exit 0
+fi
+
+# 8 stacks of 401 frames (~16 kB a line), repeated: few distinct stacks, so
+# it generates fast and the time goes to reading and parsing.  Weights 1..8.
+start=$SECONDS
+awk -v depth=400 'BEGIN {
+	for (k = 1; k <= 8; k++) {
+		line = "main"
+		for (d = 1; d < depth; d++)
+			line = line ";" sprintf("module_%02d::function_%03d_in_a_deep_stack", (d * k) % 17, d)
+		printf "%s;leaf_%d %d\n", line, k, k
+	}
+}' >"$work/block8"
+for _ in $(seq 64); do cat "$work/block8"; done >"$work/block"
+block_size=$(stat -c %s "$work/block")
+reps=$(((big_mb * 1000 * 1000 + block_size - 1) / block_size))
+for _ in $(seq "$reps"); do cat "$work/block"; done >"$work/big.collapsed"
+rm "$work/block"
+size=$(stat -c %s "$work/big.collapsed")
+generated=$((SECONDS - start))
+
+# the loader under a parent that reports its children's peak RSS (the
+# loader's and psql's), and the backend's VmHWM read while it runs
+start=$SECONDS
+python3 - "$loader" "$work/big.collapsed" --name big >"$work/big.id" 2>"$work/big.err" <<-'EOF' &
+	import resource, subprocess, sys
+	rc = subprocess.run(sys.argv[1:]).returncode
+	print(f"client_kb {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}", file=sys.stderr)
+	sys.exit(rc)
+EOF
+client=$!
+backend="" server_kb=0
+while kill -0 "$client" 2>/dev/null; do
+	if [ -z "$backend" ]; then
+		backend=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'calltree-load'" 2>/dev/null || true)
+	fi
+	if [ -n "$backend" ]; then
+		kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$backend/status" 2>/dev/null || true)
+		[ -z "$kb" ] || server_kb=$kb
+	fi
+	sleep 0.2
+done
+rc=0
+wait "$client" || rc=$?
+loaded=$((SECONDS - start))
+[ "$rc" -eq 0 ] || fail "loading the big file failed (exit $rc): $(cat "$work/big.err")"
+[ -n "$backend" ] && [ "$server_kb" -gt 0 ] || fail "the loader's backend was not seen in pg_stat_activity"
+client_kb=$(awk '/^client_kb/ { print $2 }' "$work/big.err")
+
+big=$(cat "$work/big.id")
+expect "the big file" "$(profile "$big")" "big|collapsed|{}|$((reps * 64 * 8))|$((reps * 64 * 36))"
+expect "the big file's distinct stacks" "$(q "SELECT count(DISTINCT stack_id) FROM calltree.sample WHERE profile_id = $big")" 8
+[ "$server_kb" -lt "$limit_kb" ] || fail "the backend's peak RSS is $((server_kb / 1024)) MB, over 500 MB"
+[ "$client_kb" -lt "$limit_kb" ] || fail "the client's peak RSS is $((client_kb / 1024)) MB, over 500 MB"
+
+echo "t_load: ok (big file: $((size / 1000000)) MB, $((reps * 64 * 8)) samples, generated in ${generated} s," \
+	"loaded in ${loaded} s; peak RSS: backend $((server_kb / 1024)) MB, client $((client_kb / 1024)) MB)"
