@@ -9,6 +9,9 @@
  * lines are skipped.  A line without a stack or without a non-negative
  * integer count is malformed: an error that names the line, or, with
  * strict => false, skipped and counted.
+ *
+ * The parser is fed a line at a time (import_text.h): by import_collapsed
+ * from its whole text, by import_stream from chunks.
  */
 #include "postgres.h"
 

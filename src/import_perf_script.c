@@ -26,6 +26,9 @@
  * the offset dropped, and keeps its address; a frame whose symbol is
  * [unknown] (or missing) is an address frame of its dso (intern_address),
  * which symbolicate() can later give a func.
+ *
+ * The parser is fed a line at a time (import_text.h): by import_perf_script
+ * from its whole text, by import_stream from chunks.
  */
 #include "postgres.h"
 

@@ -308,7 +308,7 @@ read_whole(ChunkReader *r, StringInfo buf)
 							   "Collapsed stacks and perf script are read as a stream, of any size; "
 							   "other formats, and gzip or UTF-16 data, are read whole.",
 							   r->relname, r->seq, r->bytes),
-					 errhint("Send the file uncompressed, or convert the profile to collapsed stacks.")));
+					 errhint("Send gzip data decompressed, as bin/calltree-load does, or convert the profile to collapsed stacks.")));
 		appendBinaryStringInfo(buf, data, len);
 	}
 }

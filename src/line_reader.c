@@ -60,16 +60,15 @@ emit_line(LineReader *reader, const char *line, int len)
 		pfree(converted);
 }
 
-/* Keeps the cut start of a line for the next piece. */
+/* A line as long as a StringInfo can hold is not a line of a text profile. */
 static void
-keep_partial(LineReader *reader, const char *data, size_t len)
+check_line_length(LineReader *reader, size_t len)
 {
 	if ((size_t) reader->partial.len + len >= MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("line " INT64_FORMAT " of the profile is longer than 1 GB", reader->lineno + 1),
-				 errhint("Lines are limited to 1 GB; is this a line-oriented text file?")));
-	appendBinaryStringInfo(&reader->partial, data, (int) len);
+				 errhint("Is this a line-oriented text file?")));
 }
 
 void
@@ -81,24 +80,23 @@ line_reader_feed(LineReader *reader, const char *data, size_t len)
 	while (p < end)
 	{
 		const char *newline = memchr(p, '\n', end - p);
+		size_t		n = (newline ? newline : end) - p;
 
+		check_line_length(reader, n);
 		if (newline == NULL)
 		{
-			keep_partial(reader, p, end - p);
+			/* the start of a line, kept for the next piece */
+			appendBinaryStringInfo(&reader->partial, p, (int) n);
 			return;
 		}
 		if (reader->partial.len > 0)
 		{
-			keep_partial(reader, p, newline - p);
+			appendBinaryStringInfo(&reader->partial, p, (int) n);
 			emit_line(reader, reader->partial.data, reader->partial.len);
 			resetStringInfo(&reader->partial);
 		}
 		else
-		{
-			if (newline - p >= MaxAllocSize)
-				keep_partial(reader, p, newline - p);	/* the error */
-			emit_line(reader, p, (int) (newline - p));
-		}
+			emit_line(reader, p, (int) n);
 		p = newline + 1;
 	}
 }
