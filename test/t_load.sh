@@ -127,6 +127,11 @@ rc=0
 rc=0
 "$loader" "$work/missing.txt" >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'missing.txt: No such file' "$work/err" || fail "a missing file: $(cat "$work/err")"
+# a truncated .gz: the loader's own error, the transaction never committed
+head -c 2000 "$work/vertx.collapsed.gz" >"$work/cut.collapsed.gz"
+rc=0
+"$loader" "$work/cut.collapsed.gz" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'cut.collapsed.gz: reading failed' "$work/err" || fail "a truncated .gz: $(cat "$work/err")"
 expect "profiles after the failures" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
 
 # ---------------------------------------------------------------- no superuser
