@@ -9,6 +9,9 @@
  * lines are skipped.  A line without a stack or without a non-negative
  * integer count is malformed: an error that names the line, or, with
  * strict => false, skipped and counted.
+ *
+ * The parser is fed a line at a time (import_text.h): by import_collapsed
+ * from its whole text, by import_stream from chunks.
  */
 #include "postgres.h"
 
@@ -18,6 +21,7 @@
 #include "utils/builtins.h"
 
 #include "import.h"
+#include "import_text.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_collapsed);
 
@@ -63,54 +67,73 @@ split_collapsed_line(char *line, int len, char ***names, int *nnames, int *capac
 	return true;
 }
 
-/* Parses the whole text into the writer; the number of skipped lines. */
-static int64
-parse_collapsed(ProfileWriter *writer, const char *data, int len, bool strict)
+/* The parse state between lines */
+struct CollapsedParser
 {
-	int			capacity = 64;
-	char	  **names = palloc(sizeof(char *) * capacity);
-	char	   *line = palloc(len + 1);
-	int64		skipped = 0;
-	int			lineno = 0;
-	int			start = 0;
+	ProfileWriter *writer;
+	bool		strict;
+	int64		skipped;
+	StringInfoData line;		/* a copy of the line, split in place */
+	char	  **names;
+	int			capacity;
+};
 
-	while (start < len)
+CollapsedParser *
+collapsed_parser_begin(ProfileWriter *writer, bool strict)
+{
+	CollapsedParser *parser = palloc0(sizeof(CollapsedParser));
+
+	parser->writer = writer;
+	parser->strict = strict;
+	initStringInfo(&parser->line);
+	parser->capacity = 64;
+	parser->names = palloc(sizeof(char *) * parser->capacity);
+	return parser;
+}
+
+/* One line into the writer; a LineHandler. */
+void
+collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
+{
+	CollapsedParser *parser = (CollapsedParser *) arg;
+	int			nnames;
+	int64		count;
+	bool		blank = true;
+
+	for (int i = 0; i < len && blank; i++)
+		blank = isspace((unsigned char) line[i]);
+	if (blank)
+		return;
+
+	resetStringInfo(&parser->line);
+	appendBinaryStringInfo(&parser->line, line, len);
+	if (!split_collapsed_line(parser->line.data, len, &parser->names, &nnames, &parser->capacity, &count))
 	{
-		const char *newline = memchr(data + start, '\n', len - start);
-		int			line_len = newline ? (int) (newline - (data + start)) : len - start;
-		int			nnames;
-		int64		count;
-		bool		blank = true;
-
-		lineno++;
-		if ((lineno & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		memcpy(line, data + start, line_len);
-		line[line_len] = '\0';
-		start += line_len + 1;
-		for (int i = 0; i < line_len && blank; i++)
-			blank = isspace((unsigned char) line[i]);
-		if (blank)
-			continue;
-
-		if (!split_collapsed_line(line, line_len, &names, &nnames, &capacity, &count))
-		{
-			if (strict)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						 errmsg("malformed collapsed stack at line %d", lineno),
-						 errdetail("Expected \"func;func;... count\" with a non-negative integer count, found \"%.*s\".",
-								   Min(line_len, 200), data + start - line_len - 1),
-						 errhint("Pass strict => false to skip malformed lines.")));
-			skipped++;
-			continue;
-		}
-		profile_writer_sample(writer, NULL, false, 0,
-							  profile_writer_named_stack(writer, names, nnames), count, 0);
+		if (parser->strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("malformed collapsed stack at line " INT64_FORMAT, lineno),
+					 errdetail("Expected \"func;func;... count\" with a non-negative integer count, found \"%.*s\".",
+							   Min(len, 200), line),
+					 errhint("Pass strict => false to skip malformed lines.")));
+		parser->skipped++;
+		return;
 	}
-	pfree(line);
-	pfree(names);
-	return skipped;
+	profile_writer_sample(parser->writer, NULL, false, 0,
+						  profile_writer_named_stack(parser->writer, parser->names, nnames), count, 0);
+}
+
+/* Reports the skipped lines and frees the parser. */
+void
+collapsed_parser_finish(CollapsedParser *parser)
+{
+	if (parser->skipped > 0)
+		ereport(NOTICE,
+				(errmsg("skipped " INT64_FORMAT " malformed line%s", parser->skipped,
+						parser->skipped == 1 ? "" : "s")));
+	pfree(parser->line.data);
+	pfree(parser->names);
+	pfree(parser);
 }
 
 /* import_collapsed(data text, name text, meta jsonb, strict boolean) → profile id */
@@ -120,17 +143,18 @@ calltree_import_collapsed(PG_FUNCTION_ARGS)
 	text	   *data;
 	ProfileInfo info;
 	ProfileWriter *writer;
-	int64		skipped;
+	CollapsedParser *parser;
+	LineReader	reader;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
 	profile_info_from_args(fcinfo, 1, 2, "collapsed", &info);
 	writer = profile_writer_begin(&info);
-	skipped = parse_collapsed(writer, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data),
-							  PG_ARGISNULL(3) || PG_GETARG_BOOL(3));
-	if (skipped > 0)
-		ereport(NOTICE,
-				(errmsg("skipped " INT64_FORMAT " malformed line%s", skipped, skipped == 1 ? "" : "s")));
+	parser = collapsed_parser_begin(writer, PG_ARGISNULL(3) || PG_GETARG_BOOL(3));
+	line_reader_init(&reader, collapsed_parser_feed_line, parser, false);
+	line_reader_feed(&reader, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+	line_reader_finish(&reader);
+	collapsed_parser_finish(parser);
 	PG_RETURN_INT64(profile_writer_finish(writer));
 }

@@ -26,6 +26,9 @@
  * the offset dropped, and keeps its address; a frame whose symbol is
  * [unknown] (or missing) is an address frame of its dso (intern_address),
  * which symbolicate() can later give a func.
+ *
+ * The parser is fed a line at a time (import_text.h): by import_perf_script
+ * from its whole text, by import_stream from chunks.
  */
 #include "postgres.h"
 
@@ -37,13 +40,14 @@
 #include "utils/memutils.h"
 
 #include "import.h"
+#include "import_text.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_perf_script);
 
 /* A sample header, parsed */
 typedef struct PerfHeader
 {
-	int			lineno;
+	int64		lineno;
 	char	   *thread;			/* NULL: neither comm nor pid */
 	int64		ts;				/* ns */
 	bool		has_period;
@@ -78,11 +82,11 @@ typedef struct Token
 } Token;
 
 static void
-malformed_header(int lineno, const char *line, const char *detail)
+malformed_header(int64 lineno, const char *line, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("malformed perf script sample header at line %d", lineno),
+			 errmsg("malformed perf script sample header at line " INT64_FORMAT, lineno),
 			 errdetail("%s Found \"%.200s\".", detail, line),
 			 errhint("Expected \"comm pid/tid [cpu] seconds.fraction: [period] event:\" as perf script prints it.")));
 }
@@ -176,7 +180,7 @@ header_thread(const char *line, Token *tokens, int last)
 }
 
 static void
-parse_header(char *line, int lineno, PerfHeader *h)
+parse_header(char *line, int64 lineno, PerfHeader *h)
 {
 	Token		tokens[MAX_TOKENS];
 	int			n = tokenize(line, tokens);
@@ -333,7 +337,7 @@ event_selected(EventChoice *choice, const PerfHeader *h)
 	if (match && choice->chosen != NULL && strcmp(choice->chosen, event) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("event \"%s\" matches two events of the perf script, \"%s\" and \"%s\" (line %d)",
+				 errmsg("event \"%s\" matches two events of the perf script, \"%s\" and \"%s\" (line " INT64_FORMAT ")",
 						choice->requested, choice->chosen, event, h->lineno),
 				 errdetail("An import holds one event; their weights do not add up."),
 				 errhint("Pass the full event name, e.g. event => '%s'.", choice->chosen)));
@@ -345,7 +349,7 @@ event_selected(EventChoice *choice, const PerfHeader *h)
 }
 
 /* The parse state between lines */
-typedef struct PerfParser
+struct PerfParser
 {
 	ProfileWriter *writer;
 	EventChoice *choice;
@@ -359,8 +363,8 @@ typedef struct PerfParser
 	bool		has_first_ts;
 	int64		first_ts;
 	int64		imported;
-	int			lines;
-} PerfParser;
+	StringInfoData line;		/* a copy of the line, cut and parsed in place */
+};
 
 static void
 add_frame(PerfParser *p, const PerfFrame *f)
@@ -384,20 +388,20 @@ add_frame(PerfParser *p, const PerfFrame *f)
 }
 
 static void
-stack_line(PerfParser *p, char *line, int lineno)
+stack_line(PerfParser *p, char *line, int64 lineno)
 {
 	PerfFrame	f;
 
 	if (!p->open)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("perf script stack line without a sample header at line %d", lineno),
+				 errmsg("perf script stack line without a sample header at line " INT64_FORMAT, lineno),
 				 errdetail("Found \"%.200s\" after a blank line.", line),
 				 errhint("Each stack follows its sample header line, with no blank line between.")));
 	if (!parse_frame(line, &f))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("malformed perf script stack line at line %d", lineno),
+				 errmsg("malformed perf script stack line at line " INT64_FORMAT, lineno),
 				 errdetail("Found \"%.200s\".", line),
 				 errhint("Expected \"address symbol+0xoffset (dso)\", perf script's default ip, sym and dso fields.")));
 	add_frame(p, &f);
@@ -419,7 +423,7 @@ end_sample(PerfParser *p)
 		if (p->header.rest == NULL || !parse_frame(p->header.rest, &f))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("perf script sample at line %d has no stack", p->header.lineno),
+					 errmsg("perf script sample at line " INT64_FORMAT " has no stack", p->header.lineno),
 					 errdetail("No stack lines follow the header, and it holds no \"address symbol (dso)\"."),
 					 errhint("Record with perf record -g, and keep the ip, sym and dso fields of perf script.")));
 		add_frame(p, &f);
@@ -442,7 +446,7 @@ end_sample(PerfParser *p)
 }
 
 static void
-header_line(PerfParser *p, char *line, int lineno)
+header_line(PerfParser *p, char *line, int64 lineno)
 {
 	end_sample(p);
 	MemoryContextSwitchTo(p->sample_cxt);
@@ -451,42 +455,73 @@ header_line(PerfParser *p, char *line, int lineno)
 	p->open = true;
 }
 
-static void
-parse_perf_script(PerfParser *p, const char *data, int len)
+PerfParser *
+perf_parser_begin(ProfileWriter *writer, const char *event)
 {
+	PerfParser *p = palloc0(sizeof(PerfParser));
+
+	p->writer = writer;
+	p->choice = palloc0(sizeof(EventChoice));
+	p->choice->requested = event;
+	p->capacity = 256;
+	p->frames = palloc(sizeof(int64) * p->capacity);
+	p->sample_cxt = AllocSetContextCreate(CurrentMemoryContext, "perf script sample",
+										  ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&p->line);
+	return p;
+}
+
+/* One line into the parser; a LineHandler. */
+void
+perf_parser_feed_line(void *arg, const char *text, int len, int64 lineno)
+{
+	PerfParser *p = (PerfParser *) arg;
 	MemoryContext cxt = CurrentMemoryContext;
-	char	   *line = palloc(len + 1);
-	int			lineno = 0;
-	int			start = 0;
+	char	   *line;
 
-	while (start < len)
-	{
-		const char *newline = memchr(data + start, '\n', len - start);
-		int			line_len = newline ? (int) (newline - (data + start)) : len - start;
+	while (len > 0 && isspace((unsigned char) text[len - 1]))
+		len--;
+	resetStringInfo(&p->line);
+	appendBinaryStringInfo(&p->line, text, len);
+	line = p->line.data;
 
-		lineno++;
-		if ((lineno & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		memcpy(line, data + start, line_len);
-		start += line_len + 1;
-		while (line_len > 0 && isspace((unsigned char) line[line_len - 1]))
-			line_len--;
-		line[line_len] = '\0';
+	MemoryContextSwitchTo(p->sample_cxt);
+	if (len == 0)
+		end_sample(p);
+	else if (line[0] == '#')
+		end_sample(p);
+	else if (line[0] == '\t')
+		stack_line(p, line, lineno);
+	else
+		header_line(p, line, lineno);
+	MemoryContextSwitchTo(cxt);
+}
 
-		MemoryContextSwitchTo(p->sample_cxt);
-		if (line_len == 0)
-			end_sample(p);
-		else if (line[0] == '#')
-			end_sample(p);
-		else if (line[0] == '\t')
-			stack_line(p, line, lineno);
-		else
-			header_line(p, line, lineno);
-		MemoryContextSwitchTo(cxt);
-	}
+/* Ends the last sample; errors if nothing was imported, reports what was skipped. */
+void
+perf_parser_finish(PerfParser *p, int64 lines)
+{
+	EventChoice *choice = p->choice;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	MemoryContextSwitchTo(p->sample_cxt);
 	end_sample(p);
 	MemoryContextSwitchTo(cxt);
-	p->lines = lineno;
+	if (p->imported == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 choice->requested ?
+				 errmsg("perf script has no samples of event \"%s\"", choice->requested) :
+				 errmsg("perf script has no samples"),
+				 errdetail("Read " INT64_FORMAT " line%s; events seen: %s.", lines, lines == 1 ? "" : "s",
+						   seen_events(choice)),
+				 errhint("Pass one of the events seen, or NULL for the first one.")));
+	if (choice->skipped > 0)
+		ereport(NOTICE,
+				(errmsg("skipped " INT64_FORMAT " sample%s of events other than \"%s\"",
+						choice->skipped, choice->skipped == 1 ? "" : "s", choice->chosen),
+				 errdetail("Events seen: %s.", seen_events(choice))));
+	MemoryContextDelete(p->sample_cxt);
 }
 
 /* import_perf_script(data text, event text, name text, meta jsonb) → profile id */
@@ -495,37 +530,19 @@ calltree_import_perf_script(PG_FUNCTION_ARGS)
 {
 	text	   *data;
 	ProfileInfo info;
-	PerfParser	parser;
-	EventChoice *choice = palloc0(sizeof(EventChoice));
+	PerfParser *parser;
+	LineReader	reader;
+	ProfileWriter *writer;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
-	choice->requested = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	profile_info_from_args(fcinfo, 2, 3, "perf script", &info);
-
-	memset(&parser, 0, sizeof(PerfParser));
-	parser.choice = choice;
-	parser.capacity = 256;
-	parser.frames = palloc(sizeof(int64) * parser.capacity);
-	parser.sample_cxt = AllocSetContextCreate(CurrentMemoryContext, "perf script sample",
-											  ALLOCSET_DEFAULT_SIZES);
-	parser.writer = profile_writer_begin(&info);
-	parse_perf_script(&parser, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-
-	if (parser.imported == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
-				 choice->requested ?
-				 errmsg("perf script has no samples of event \"%s\"", choice->requested) :
-				 errmsg("perf script has no samples"),
-				 errdetail("Read %d line%s; events seen: %s.", parser.lines, parser.lines == 1 ? "" : "s",
-						   seen_events(choice)),
-				 errhint("Pass one of the events seen, or NULL for the first one.")));
-	if (choice->skipped > 0)
-		ereport(NOTICE,
-				(errmsg("skipped " INT64_FORMAT " sample%s of events other than \"%s\"",
-						choice->skipped, choice->skipped == 1 ? "" : "s", choice->chosen),
-				 errdetail("Events seen: %s.", seen_events(choice))));
-	PG_RETURN_INT64(profile_writer_finish(parser.writer));
+	writer = profile_writer_begin(&info);
+	parser = perf_parser_begin(writer, PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	line_reader_init(&reader, perf_parser_feed_line, parser, false);
+	line_reader_feed(&reader, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+	line_reader_finish(&reader);
+	perf_parser_finish(parser, reader.lineno);
+	PG_RETURN_INT64(profile_writer_finish(writer));
 }

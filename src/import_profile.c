@@ -15,6 +15,9 @@
  *	- other text is `perf script` output when a line starts with white space
  *	  and a hexadecimal address, and collapsed stacks otherwise.
  * Text is taken as UTF-8 and converted to the database's encoding.
+ *
+ * import_stream shares the recognition and, for the formats it does not
+ * read as a stream, the import of the whole bytes (profile_format.h).
  */
 #include "postgres.h"
 
@@ -26,22 +29,9 @@
 
 #include "gzip.h"
 #include "import.h"
+#include "profile_format.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_profile);
-
-#define DETECT_WINDOW	65536			/* bytes looked at to tell formats apart */
-#define MAX_PROFILE_BYTES ((size_t) MaxAllocSize - VARHDRSZ - 1)
-
-typedef enum ProfileFormat
-{
-	FORMAT_PPROF,
-	FORMAT_TRACE_EVENTS,
-	FORMAT_CPUPROFILE,
-	FORMAT_SPEEDSCOPE,
-	FORMAT_FIREFOX,
-	FORMAT_PERF_SCRIPT,
-	FORMAT_COLLAPSED
-} ProfileFormat;
 
 /* UTF-16 with a byte-order mark, as UTF-8 (surrogate pairs joined) */
 static char *
@@ -89,7 +79,7 @@ utf16_to_utf8(const unsigned char *data, size_t len, bool big_endian, size_t *ou
 static bool
 looks_binary(const char *data, size_t len)
 {
-	size_t		window = Min(len, DETECT_WINDOW);
+	size_t		window = Min(len, PROFILE_DETECT_WINDOW);
 
 	if (memchr(data, '\0', window) != NULL)
 		return true;
@@ -101,7 +91,7 @@ looks_binary(const char *data, size_t len)
 static bool
 mentions(const char *data, size_t len, const char *needle)
 {
-	size_t		window = Min(len, DETECT_WINDOW);
+	size_t		window = Min(len, PROFILE_DETECT_WINDOW);
 	size_t		n = strlen(needle);
 
 	for (size_t i = 0; i + n <= window; i++)
@@ -137,7 +127,7 @@ json_format(const char *data, size_t len, char first)
 static bool
 has_perf_stack_line(const char *data, size_t len)
 {
-	size_t		window = Min(len, DETECT_WINDOW);
+	size_t		window = Min(len, PROFILE_DETECT_WINDOW);
 
 	for (size_t i = 0; i < window; i++)
 	{
@@ -158,8 +148,8 @@ has_perf_stack_line(const char *data, size_t len)
 	return false;
 }
 
-static ProfileFormat
-detect_format(const char *data, size_t len)
+ProfileFormat
+profile_format_detect(const char *data, size_t len)
 {
 	size_t		i = 0;
 
@@ -191,60 +181,104 @@ call_importer(PGFunction importer, int nargs, const Datum *values, const bool *n
 	return result;
 }
 
-/* import_profile(data bytea, name text, meta jsonb) → profile id */
-Datum
-calltree_import_profile(PG_FUNCTION_ARGS)
+/* The importers by name, the suffix of their SQL function's */
+static const struct
 {
-	bytea	   *raw;
-	const char *data;
-	size_t		len;
-	Datum		name = PG_GETARG_DATUM(1);
-	Datum		meta = PG_GETARG_DATUM(2);
-	bool		name_null = PG_ARGISNULL(1);
-	bool		meta_null = PG_ARGISNULL(2);
+	const char *name;
 	ProfileFormat format;
-	Datum		content;
+}			format_names[] =
+{
+	{"collapsed", FORMAT_COLLAPSED},
+	{"perf_script", FORMAT_PERF_SCRIPT},
+	{"pprof", FORMAT_PPROF},
+	{"cpuprofile", FORMAT_CPUPROFILE},
+	{"speedscope", FORMAT_SPEEDSCOPE},
+	{"firefox", FORMAT_FIREFOX},
+	{"trace_events", FORMAT_TRACE_EVENTS},
+};
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	raw = PG_GETARG_BYTEA_PP(0);
-	data = VARDATA_ANY(raw);
-	len = VARSIZE_ANY_EXHDR(raw);
+ProfileFormat
+profile_format_from_name(const char *name)
+{
+	StringInfoData names;
+
+	for (int i = 0; i < lengthof(format_names); i++)
+		if (strcmp(name, format_names[i].name) == 0)
+			return format_names[i].format;
+	initStringInfo(&names);
+	for (int i = 0; i < lengthof(format_names); i++)
+		appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", format_names[i].name);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown profile format \"%s\"", name),
+			 errhint("Use one of %s, or NULL to recognize the format from the content.", names.data)));
+}
+
+bool
+profile_is_wrapped(const char *data, size_t len)
+{
+	return gzip_is_compressed(data, len) ||
+		(len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE) ||
+		(len >= 2 && (unsigned char) data[0] == 0xFE && (unsigned char) data[1] == 0xFF);
+}
+
+size_t
+profile_utf8_bom_length(const char *data, size_t len)
+{
+	return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* gzip decompressed, UTF-16 as UTF-8, a UTF-8 byte-order mark dropped */
+static const char *
+unwrap(const char *data, size_t *len)
+{
+	if (gzip_is_compressed(data, *len))
+		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "gzip", len);
+
+	if (*len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE)
+		data = utf16_to_utf8((const unsigned char *) data, *len, false, len);
+	else if (*len >= 2 && (unsigned char) data[0] == 0xFE && (unsigned char) data[1] == 0xFF)
+		data = utf16_to_utf8((const unsigned char *) data, *len, true, len);
+	else
+	{
+		size_t		bom = profile_utf8_bom_length(data, *len);
+
+		data += bom;
+		*len -= bom;
+	}
+	return data;
+}
+
+int64
+profile_import_bytes(const char *data, size_t len, ProfileFormat format,
+					 NullableDatum name, NullableDatum meta)
+{
+	Datum		content;
+	size_t		i = 0;
+
 	if (len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("profile data is empty")));
-	if (gzip_is_compressed(data, len))
-		data = gzip_decompress(data, len, MAX_PROFILE_BYTES, "gzip", &len);
-
-	if (len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE)
-		data = utf16_to_utf8((const unsigned char *) data, len, false, &len);
-	else if (len >= 2 && (unsigned char) data[0] == 0xFE && (unsigned char) data[1] == 0xFF)
-		data = utf16_to_utf8((const unsigned char *) data, len, true, &len);
-	else if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-		data += 3, len -= 3;
-
-	{
-		size_t		i = 0;
-
-		while (i < len && isspace((unsigned char) data[i]))
-			i++;
-		if (i == len)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("profile data is empty"),
-					 errdetail("After unwrapping there are %zu bytes, all white space.", len)));
-	}
-	format = detect_format(data, len);
+	data = unwrap(data, &len);
+	while (i < len && isspace((unsigned char) data[i]))
+		i++;
+	if (i == len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("profile data is empty"),
+				 errdetail("After unwrapping there are %zu bytes, all white space.", len)));
+	if (format == FORMAT_UNKNOWN)
+		format = profile_format_detect(data, len);
 	if (format == FORMAT_PPROF)
 	{
 		bytea	   *bytes = palloc(VARHDRSZ + len);
-		Datum		args[4] = {PointerGetDatum(bytes), (Datum) 0, name, meta};
-		bool		nulls[4] = {false, true, name_null, meta_null};
+		Datum		args[4] = {PointerGetDatum(bytes), (Datum) 0, name.value, meta.value};
+		bool		nulls[4] = {false, true, name.isnull, meta.isnull};
 
 		SET_VARSIZE(bytes, VARHDRSZ + len);
 		memcpy(VARDATA(bytes), data, len);
-		return call_importer(calltree_import_pprof, 4, args, nulls);
+		return DatumGetInt64(call_importer(calltree_import_pprof, 4, args, nulls));
 	}
 
 	/* text: UTF-8 into the database's encoding (validating it) */
@@ -253,28 +287,43 @@ calltree_import_profile(PG_FUNCTION_ARGS)
 	{
 		case FORMAT_PERF_SCRIPT:
 			{
-				Datum		args[4] = {content, (Datum) 0, name, meta};
-				bool		nulls[4] = {false, true, name_null, meta_null};
+				Datum		args[4] = {content, (Datum) 0, name.value, meta.value};
+				bool		nulls[4] = {false, true, name.isnull, meta.isnull};
 
-				return call_importer(calltree_import_perf_script, 4, args, nulls);
+				return DatumGetInt64(call_importer(calltree_import_perf_script, 4, args, nulls));
 			}
 		case FORMAT_COLLAPSED:
 			{
-				Datum		args[4] = {content, name, meta, BoolGetDatum(true)};
-				bool		nulls[4] = {false, name_null, meta_null, false};
+				Datum		args[4] = {content, name.value, meta.value, BoolGetDatum(true)};
+				bool		nulls[4] = {false, name.isnull, meta.isnull, false};
 
-				return call_importer(calltree_import_collapsed, 4, args, nulls);
+				return DatumGetInt64(call_importer(calltree_import_collapsed, 4, args, nulls));
 			}
 		default:
 			{
-				Datum		args[3] = {content, name, meta};
-				bool		nulls[3] = {false, name_null, meta_null};
+				Datum		args[3] = {content, name.value, meta.value};
+				bool		nulls[3] = {false, name.isnull, meta.isnull};
 				PGFunction	importer = format == FORMAT_TRACE_EVENTS ? calltree_import_trace_events
 					: format == FORMAT_CPUPROFILE ? calltree_import_cpuprofile
 					: format == FORMAT_SPEEDSCOPE ? calltree_import_speedscope
 					: calltree_import_firefox;
 
-				return call_importer(importer, 3, args, nulls);
+				return DatumGetInt64(call_importer(importer, 3, args, nulls));
 			}
 	}
+}
+
+/* import_profile(data bytea, name text, meta jsonb) → profile id */
+Datum
+calltree_import_profile(PG_FUNCTION_ARGS)
+{
+	bytea	   *raw;
+	NullableDatum name = {PG_GETARG_DATUM(1), PG_ARGISNULL(1)};
+	NullableDatum meta = {PG_GETARG_DATUM(2), PG_ARGISNULL(2)};
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	raw = PG_GETARG_BYTEA_PP(0);
+	PG_RETURN_INT64(profile_import_bytes(VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), FORMAT_UNKNOWN,
+										 name, meta));
 }

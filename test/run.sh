@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The runner behind `make run`, `make test` and `make bench`.
 #
-#   test/run.sh run      build, install, load examples/perf-vertx.collapsed, print its call tree
+#   test/run.sh run      build, install, load examples/perf-vertx.collapsed with bin/calltree-load, print its call tree
 #   test/run.sh test     build with -Werror, install, pg_regress + isolation, test/t_*.sh, test/t/*.pl
 #   test/run.sh bench    build, install, bench/run.sh
 #   test/run.sh shell [CMD...]   build, install, run CMD (default: bash) against the cluster
@@ -61,12 +61,8 @@ do_run() {
 	"$PG_BIN/createdb" "$db"
 	export PGDATABASE=$db
 	ct_psql -c 'CREATE EXTENSION calltree'
-	# The file travels from the client (no server-side file access needed).
-	id=$(ct_psql -At -v file="$example" <<-'SQL'
-		\set data `cat :'file'`
-		SELECT calltree.import_collapsed(:'data', name => 'perf-vertx');
-	SQL
-	)
+	# The file travels from the client, streamed through psql (no server-side file access needed).
+	id=$(PG_CONFIG="$PG_CONFIG" "$CT_REPO/bin/calltree-load" --name perf-vertx "$example")
 	ct_say "loaded: examples/perf-vertx.collapsed as profile $id" \
 		"($(ct_psql -At -c "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
 	ct_say "call tree, top 40 nodes:"

@@ -1,0 +1,7 @@
+
+CREATE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                              format text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_stream'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole; returns the profile id';

@@ -1,0 +1,51 @@
+/*
+ * profile_format.h
+ *	  Telling profile formats apart, and importing bytes of any format
+ *	  (import_profile.c), for import_profile and import_stream.
+ */
+#ifndef CALLTREE_PROFILE_FORMAT_H
+#define CALLTREE_PROFILE_FORMAT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+typedef enum ProfileFormat
+{
+	FORMAT_UNKNOWN,				/* to be recognized from the content */
+	FORMAT_PPROF,
+	FORMAT_TRACE_EVENTS,
+	FORMAT_CPUPROFILE,
+	FORMAT_SPEEDSCOPE,
+	FORMAT_FIREFOX,
+	FORMAT_PERF_SCRIPT,
+	FORMAT_COLLAPSED
+} ProfileFormat;
+
+/* the bytes profile_format_detect looks at, at most */
+#define PROFILE_DETECT_WINDOW 65536
+
+/* the largest profile read whole: a text or bytea value */
+#define PROFILE_MAX_BYTES ((size_t) MaxAllocSize - VARHDRSZ - 1)
+
+/* Whether data must be unwrapped whole before it can be read: gzip, UTF-16 */
+extern bool profile_is_wrapped(const char *data, size_t len);
+
+/* The length of a UTF-8 byte-order mark at the start of data: 3 or 0 */
+extern size_t profile_utf8_bom_length(const char *data, size_t len);
+
+/* The format of unwrapped data, from its first PROFILE_DETECT_WINDOW bytes */
+extern ProfileFormat profile_format_detect(const char *data, size_t len);
+
+/* A format by name (the suffix of its importer: perf_script), or an error */
+extern ProfileFormat profile_format_from_name(const char *name);
+
+/*
+ * Imports a profile held whole in memory: unwraps it (gzip, UTF-16, a
+ * byte-order mark), recognizes its format unless given, and calls the
+ * importer with name and meta.  The new profile's id.
+ */
+extern int64 profile_import_bytes(const char *data, size_t len, ProfileFormat format,
+								  NullableDatum name, NullableDatum meta);
+
+#endif							/* CALLTREE_PROFILE_FORMAT_H */
