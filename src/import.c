@@ -151,6 +151,7 @@ struct ProfileWriter
 	idcache_hash *funcs;
 	idcache_hash *frames;
 	idcache_hash *labels;
+	idcache_hash *thread_texts; /* thread name -> its text Datum */
 	stackcache_hash *stacks;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -176,8 +177,7 @@ struct ProfileWriter
 	Datum		weights[SAMPLE_BATCH];
 	Datum		label_ids[SAMPLE_BATCH];
 	bool		label_nulls[SAMPLE_BATCH];
-	const char *last_thread;	/* sample threads repeat: share their text */
-	Datum		last_thread_text;
+	Datum		last_thread;	/* the text of the last thread seen, or 0 */
 
 	EventBatch *events;			/* made by the first event */
 
@@ -273,6 +273,7 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->funcs = idcache_create(cxt, 1024, NULL);
 	writer->frames = idcache_create(cxt, 1024, NULL);
 	writer->labels = idcache_create(cxt, 64, NULL);
+	writer->thread_texts = idcache_create(cxt, 64, NULL);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
 	writer->next_analyze = 1000;
 	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
@@ -1039,22 +1040,44 @@ flush_samples(ProfileWriter *writer)
 	writer->nsamples = 0;
 }
 
+/*
+ * The text of a thread name, in the writer's context (it waits there for the
+ * batch), made once per distinct name: the samples of a few threads
+ * interleave, and a copy per change of thread would grow with the samples.
+ */
+static Datum
+thread_text(ProfileWriter *writer, const char *thread)
+{
+	text	   *last = (text *) DatumGetPointer(writer->last_thread);
+	size_t		len = strlen(thread);
+	bool		found;
+	int64		cached;
+
+	if (last != NULL && VARSIZE(last) - VARHDRSZ == len && memcmp(VARDATA(last), thread, len) == 0)
+		return writer->last_thread;
+	resetStringInfo(&writer->key);
+	appendBinaryStringInfo(&writer->key, thread, len);
+	cached = cached_id(writer->thread_texts, &writer->key, &found);
+	if (found)
+		writer->last_thread = (Datum) cached;
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+
+		writer->last_thread = CStringGetTextDatum(thread);
+		MemoryContextSwitchTo(old);
+		cache_id(writer->cxt, writer->thread_texts, &writer->key, (int64) writer->last_thread);
+	}
+	return writer->last_thread;
+}
+
 void
 profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 					  int64 ts, int64 stack, int64 weight, int64 labels_id)
 {
 	int			i = writer->nsamples;
 
-	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
-	{
-		/* the text outlives the caller's context: it waits for the batch */
-		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
-
-		writer->last_thread = pstrdup(thread);
-		writer->last_thread_text = CStringGetTextDatum(thread);
-		MemoryContextSwitchTo(old);
-	}
-	writer->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
+	writer->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
 	writer->thread_nulls[i] = thread == NULL;
 	writer->timestamps[i] = Int64GetDatum(ts);
 	writer->ts_nulls[i] = !has_ts;
@@ -1162,12 +1185,7 @@ profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 
 		MemoryContextSwitchTo(writer->cxt);
 	}
 	i = batch->count;
-	if (thread != NULL && (writer->last_thread == NULL || strcmp(thread, writer->last_thread) != 0))
-	{
-		writer->last_thread = MemoryContextStrdup(writer->cxt, thread);
-		writer->last_thread_text = CStringGetTextDatum(thread);
-	}
-	batch->threads[i] = thread ? writer->last_thread_text : (Datum) 0;
+	batch->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
 	batch->thread_nulls[i] = thread == NULL;
 	batch->timestamps[i] = Int64GetDatum(ts);
 	batch->funcs[i] = Int32GetDatum(func);
