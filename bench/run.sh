@@ -11,6 +11,9 @@
 #   BENCH_RUNS=N        runs per query, best one counts (default 3)
 #   BENCH_REGENERATE=1  drop and regenerate the profile even if it is there
 #   BENCH_TRANSFORMS=0  skip the transforms (bench/transforms.sql, minutes)
+#   BENCH_IMPORTS=1     also run bench/imports.sh, the import benchmark
+#                       (off by default: about 11 minutes at full sizes;
+#                       its BENCH_IMPORT_* variables pass through)
 #   BENCH_STRICT=1      exit 1 when a target is missed (default: only a
 #                       failed correctness check makes the exit status 1)
 set -euo pipefail
@@ -100,6 +103,17 @@ if [ "${BENCH_TRANSFORMS:-1}" = 1 ]; then
 fi
 
 rc=0
+
+# Imports: generated perf script, collapsed and pprof files, first and
+# repeat imports against the floor, COPY of their sample rows (a scratch
+# database of their own; see bench/README.md).  Off by default.
+if [ "${BENCH_IMPORTS:-0}" = 1 ]; then
+	say ""
+	say "bench: imports (bench/imports.sh, BENCH_IMPORTS=1)"
+	PSQL="$PSQL" "$BENCH_DIR/imports.sh" || { say "bench: the import benchmark failed" >&2; rc=1; }
+	[ ! -f "$OUT_DIR/imports.txt" ] || cat "$OUT_DIR/imports.txt" >>"$OUT_DIR/report.txt"
+fi
+
 if grep -q 'FAILED' "$OUT_DIR/report.txt"; then
 	say "bench: a correctness check FAILED" >&2
 	rc=1
