@@ -152,6 +152,16 @@ struct ProfileWriter
 	idcache_hash *frames;
 	idcache_hash *labels;
 	idcache_hash *thread_texts; /* thread name -> its text Datum */
+	idcache_hash *memo;			/* the importer's keys -> stack ids */
+
+	/* the current walk (profile_writer_walk_*) and the previous one's path */
+	int64	   *walk_frames;
+	int64	   *walk_stacks;
+	int32		walk_depth;
+	int32		walk_last_depth;
+	int32		walk_capacity;
+	bool		walk_diverged;
+	int64		walk_stack;
 	stackcache_hash *stacks;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -274,6 +284,10 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->frames = idcache_create(cxt, 1024, NULL);
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->thread_texts = idcache_create(cxt, 64, NULL);
+	writer->memo = idcache_create(cxt, 1024, NULL);
+	writer->walk_capacity = 64;
+	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
+	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
 	writer->next_analyze = 1000;
 	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
@@ -569,6 +583,58 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	entry = stackcache_insert(writer->stacks, key, &found);
 	entry->id = id;
 	return id;
+}
+
+void
+profile_writer_walk_begin(ProfileWriter *writer)
+{
+	writer->walk_last_depth = writer->walk_depth;
+	writer->walk_depth = 0;
+	writer->walk_diverged = false;
+	writer->walk_stack = 0;
+}
+
+int64
+profile_writer_walk_push(ProfileWriter *writer, int64 frame)
+{
+	int32		d = writer->walk_depth;
+
+	if (!writer->walk_diverged && d < writer->walk_last_depth && writer->walk_frames[d] == frame)
+		writer->walk_stack = writer->walk_stacks[d];
+	else
+	{
+		writer->walk_diverged = true;
+		writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
+		if (d == writer->walk_capacity)
+		{
+			writer->walk_capacity *= 2;
+			writer->walk_frames = repalloc_huge(writer->walk_frames, sizeof(int64) * writer->walk_capacity);
+			writer->walk_stacks = repalloc_huge(writer->walk_stacks, sizeof(int64) * writer->walk_capacity);
+		}
+		writer->walk_frames[d] = frame;
+		writer->walk_stacks[d] = writer->walk_stack;
+	}
+	writer->walk_depth = d + 1;
+	return writer->walk_stack;
+}
+
+bool
+profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack)
+{
+	BytesKey	probe = {key, len};
+	CachedId   *entry = idcache_lookup(writer->memo, probe);
+
+	if (entry)
+		*stack = entry->id;
+	return entry != NULL;
+}
+
+void
+profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack)
+{
+	resetStringInfo(&writer->key);
+	appendBinaryStringInfo(&writer->key, key, len);
+	cache_id(writer->cxt, writer->memo, &writer->key, stack);
 }
 
 static ArrayType *int8_array(Datum *values, bool *nulls, int count);
@@ -950,12 +1016,12 @@ profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
 {
 	int64		stack = 0;
 
+	profile_writer_walk_begin(writer);
 	for (int i = 0; i < count; i++)
 	{
 		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
 
-		stack = profile_writer_stack(writer, stack,
-									 profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
+		stack = profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
 	}
 	return stack;
 }

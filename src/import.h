@@ -50,6 +50,19 @@ extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt
 extern int64 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address);
 /* prefix 0: a root stack */
 extern int64 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame);
+
+/*
+ * A stack a frame at a time, root first: begin, then push each frame, which
+ * returns the stack so far.  Frames equal to the previous walk's at the same
+ * depth reuse its stacks without a lookup (consecutive samples share long
+ * prefixes).
+ */
+extern void profile_writer_walk_begin(ProfileWriter *writer);
+extern int64 profile_writer_walk_push(ProfileWriter *writer, int64 frame);
+
+/* stack ids memoized under a key of the importer's (a pprof location list) */
+extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);
+extern void profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack);
 /* a stack of func names, root first: one frame per func */
 extern int64 profile_writer_named_stack(ProfileWriter *writer, char **names, int count);
 extern int64 profile_writer_labels(ProfileWriter *writer, Jsonb *labels);

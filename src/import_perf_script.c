@@ -435,8 +435,9 @@ end_sample(PerfParser *p)
 			p->has_first_ts = true;
 			p->first_ts = p->header.ts;
 		}
+		profile_writer_walk_begin(p->writer);
 		for (int i = p->nframes - 1; i >= 0; i--)
-			stack = profile_writer_stack(p->writer, stack, p->frames[i]);
+			stack = profile_writer_walk_push(p->writer, p->frames[i]);
 		profile_writer_sample(p->writer, p->header.thread, true, p->header.ts - p->first_ts, stack,
 							  p->header.has_period ? p->header.period : 1, 0);
 		p->imported++;

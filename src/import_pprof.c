@@ -219,12 +219,20 @@ location_frames(PprofImport *import, const PprofLocation *location)
 	return lf;
 }
 
-/* The stack of a sample (root first), 0 when it has no locations. */
+/*
+ * The stack of a sample (root first), 0 when it has no locations.  Samples
+ * of one stack under several label sets repeat its location list: the
+ * stack is memoized under it.
+ */
 static int64
 sample_stack(PprofImport *import, const PprofSample *sample)
 {
 	int64		stack = 0;
+	int			key_len = (int) (sizeof(uint64) * sample->nlocation_ids);
 
+	if (profile_writer_memo_get(import->writer, sample->location_ids, key_len, &stack))
+		return stack;
+	profile_writer_walk_begin(import->writer);
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
 		const LocationFrames *lf;
@@ -234,8 +242,9 @@ sample_stack(PprofImport *import, const PprofSample *sample)
 		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
 
 		for (int j = 0; j < lf->nframes; j++)
-			stack = profile_writer_stack(import->writer, stack, lf->frames[j]);
+			stack = profile_writer_walk_push(import->writer, lf->frames[j]);
 	}
+	profile_writer_memo_put(import->writer, sample->location_ids, key_len, stack);
 	return stack;
 }
 
