@@ -65,3 +65,39 @@ ROLLBACK;
 
 DELETE FROM stack WHERE id IN (900000010, 900000011);
 DELETE FROM frame WHERE id IN (900000001, 900000002);
+
+-- samples: their profile and label set must exist ...
+INSERT INTO frame (id, func_id) VALUES (900000001, intern_func('integrity a'));
+INSERT INTO stack (id, prefix_id, frame_id) VALUES (900000010, NULL, 900000001);
+INSERT INTO profile (id, name) VALUES (900000001, 'integrity one'), (900000002, 'integrity two');
+INSERT INTO labels (id, labels) VALUES (900000001, '{"integrity": "x"}'), (900000002, '{"integrity": "y"}');
+INSERT INTO sample (profile_id, stack_id, weight, labels_id) VALUES
+  (900000001, 900000010, 1, NULL), (900000001, 900000010, 2, 900000001),
+  (900000002, 900000010, 4, 900000001);
+INSERT INTO sample (profile_id, stack_id) VALUES (900000001, 900000010), (900000009, 900000010);
+INSERT INTO sample (profile_id, stack_id, labels_id) VALUES (900000001, 900000010, 900000009);
+UPDATE sample SET profile_id = 900000008 WHERE profile_id = 900000002;
+UPDATE sample SET labels_id = 900000002 WHERE profile_id = 900000002;
+SELECT profile_id, weight, labels_id FROM sample WHERE profile_id >= 900000001 ORDER BY weight;
+-- ... a used label set cannot go, an unused one can ...
+DELETE FROM labels WHERE id = 900000001;
+BEGIN;
+UPDATE sample SET labels_id = NULL WHERE labels_id = 900000001;
+DELETE FROM labels WHERE id = 900000001;
+ROLLBACK;
+-- ... and deleting a profile deletes its samples, in one statement or several
+DELETE FROM profile WHERE id = 900000002;
+SELECT profile_id, weight FROM sample WHERE profile_id >= 900000001 ORDER BY weight;
+UPDATE profile SET id = 900000003 WHERE id = 900000001;
+UPDATE labels SET id = 900000003 WHERE id = 900000002;
+BEGIN;
+TRUNCATE profile CASCADE;
+ROLLBACK;
+BEGIN;
+TRUNCATE labels;
+ROLLBACK;
+DELETE FROM profile WHERE id IN (900000001, 900000002);
+SELECT count(*) AS samples_left FROM sample WHERE profile_id >= 900000001;
+DELETE FROM labels WHERE id IN (900000001, 900000002);
+DELETE FROM stack WHERE id = 900000010;
+DELETE FROM frame WHERE id = 900000001;

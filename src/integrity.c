@@ -19,10 +19,28 @@
  * the transaction's), so each sees what the other committed, at any
  * isolation level.  Like foreign keys, the triggers do not fire under
  * session_replication_role = replica.
+ *
+ * A sample refers to its profile and its label set, one of each for a whole
+ * import: foreign keys would check and lock that same row for every sample.
+ * Here the statement locks the distinct rows it refers to, FOR KEY SHARE as
+ * a foreign key's check does, so the guarantees are the foreign keys' own:
+ *
+ *	- after an INSERT or UPDATE of samples, their profiles and label sets
+ *	  exist (and stay, until the transaction ends);
+ *	- deleting a profile deletes its samples (with the rows that concurrent
+ *	  imports committed meanwhile: they held the lock the DELETE waited for);
+ *	- deleting a label set some sample uses is refused;
+ *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
+ *	  profile or labels while samples exist.
+ *
+ * The sample's stack stays a declared foreign key: pg_dump orders the data
+ * of extension tables by their foreign keys, and samples must be restored
+ * after the stacks they refer to.
  */
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "utils/rel.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
@@ -33,6 +51,9 @@
 PG_FUNCTION_INFO_V1(calltree_stack_insert_check);
 PG_FUNCTION_INFO_V1(calltree_interned_delete_check);
 PG_FUNCTION_INFO_V1(calltree_interned_refuse);
+PG_FUNCTION_INFO_V1(calltree_sample_refs_check);
+PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
+PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
 
 static TriggerData *
 trigger_data(FunctionCallInfo fcinfo, const char *name)
@@ -167,37 +188,166 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 }
 
 /*
- * BEFORE UPDATE ON stack, BEFORE UPDATE OF id ON frame, and BEFORE TRUNCATE
- * ON frame (while stacks exist), FOR EACH STATEMENT: refused.
+ * BEFORE UPDATE ON stack, BEFORE UPDATE OF id ON frame, profile and labels,
+ * and BEFORE TRUNCATE ON frame, profile and labels (while the rows that
+ * refer to them exist), FOR EACH STATEMENT: refused.
  */
 Datum
 calltree_interned_refuse(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_refuse");
 	const char *table = RelationGetRelationName(trigdata->tg_relation);
+	const char *referring = strcmp(table, "frame") == 0 ? "stack" : "sample";
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
-		bool		stacks_exist;
+		bool		referred;
 		bool		isnull;
 
 		SPI_connect();
-		if (SPI_execute("SELECT EXISTS (SELECT FROM calltree.stack)", true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not read calltree.stack");
-		stacks_exist = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (SPI_execute(psprintf("SELECT EXISTS (SELECT FROM calltree.%s)", referring), true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read calltree.%s", referring);
+		referred = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		SPI_finish();
-		if (!stacks_exist)
+		if (!referred)
 			return PointerGetDatum(NULL);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot truncate calltree.%s while stacks refer to it", table),
-				 errhint("Truncate calltree.stack first, in its own statement.")));
+				 errmsg("cannot truncate calltree.%s while rows of calltree.%s refer to it", table, referring),
+				 errhint("Truncate calltree.%s first, in its own statement.", referring)));
 	}
+	if (strcmp(table, "stack") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot update rows of calltree.stack"),
+				 errdetail("Stacks are interned: samples and longer stacks refer to them, and a stack's prefix and frame are its key."),
+				 errhint("Intern a new stack instead.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot update %s of calltree.%s", strcmp(table, "stack") == 0 ? "rows" : "the id",
-					table),
-			 errdetail("Interned rows are shared by every profile that refers to them."),
-			 errhint("Intern a new row instead.")));
+			 errmsg("cannot update the id of calltree.%s", table),
+			 errdetail("Rows of calltree.%s refer to it by id.", referring),
+			 errhint("Insert a new row instead.")));
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * Runs an SPI statement the way a foreign key's action does: under
+ * REPEATABLE READ or SERIALIZABLE it sees the latest rows, and fails with a
+ * serialization error on a row the transaction's snapshot cannot see.
+ */
+static int
+execute_as_foreign_key(const char *query, bool read_only)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
+	if (!IsolationUsesXactSnapshot())
+		return SPI_execute_plan(plan, NULL, NULL, read_only, 0);
+	CommandCounterIncrement();
+	return SPI_execute_snapshot(plan, NULL, NULL, GetLatestSnapshot(), GetTransactionSnapshot(),
+								read_only, false, 0);
+}
+
+/* The first id of `column` in new_samples with no row in `table`, or 0. */
+static int64
+missing_reference(const char *column, const char *table)
+{
+	char	   *query = psprintf("SELECT n.%s FROM new_samples n WHERE n.%s IS NOT NULL "
+								 "AND NOT EXISTS (SELECT FROM calltree.%s t WHERE t.id = n.%s) LIMIT 1",
+								 column, column, table, column);
+
+	/* not read-only: a new snapshot, which sees what the lock waited for */
+	if (SPI_execute(query, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the new samples");
+	return SPI_processed > 0 ? column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : 0;
+}
+
+/*
+ * Locks FOR KEY SHARE the rows of `table` that the new samples' `column`
+ * names, and fails if one is missing.
+ */
+static void
+lock_references(const char *column, const char *table, const char *what, const char *hint)
+{
+	char	   *lock = psprintf("SELECT t.id FROM calltree.%s t "
+								"WHERE t.id IN (SELECT n.%s FROM new_samples n) FOR KEY SHARE OF t",
+								table, column);
+	char	   *count = psprintf("SELECT count(DISTINCT n.%s) FROM new_samples n", column);
+	uint64		locked;
+	int64		wanted;
+	int64		missing;
+
+	if (SPI_execute(lock, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the rows of calltree.%s that new samples refer to", table);
+	locked = SPI_processed;
+	if (SPI_execute(count, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not count the rows new samples refer to");
+	wanted = column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	if ((int64) locked == wanted)
+		return;
+	missing = missing_reference(column, table);
+	ereport(ERROR,
+			(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+			 errmsg("a new sample refers to %s " INT64_FORMAT ", which does not exist", what, missing),
+			 errhint("%s", hint)));
+}
+
+/*
+ * AFTER INSERT and AFTER UPDATE ON sample FOR EACH STATEMENT, with the new
+ * rows as new_samples.
+ */
+Datum
+calltree_sample_refs_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
+
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+	lock_references("profile_id", "profile", "profile",
+					"Samples are written by an import, into the profile it creates.");
+	lock_references("labels_id", "labels", "label set",
+					"Intern the label set first, with intern_labels().");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* AFTER DELETE ON profile FOR EACH STATEMENT (old_rows): their samples go. */
+Datum
+calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
+
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+	if (execute_as_foreign_key("DELETE FROM calltree.sample s USING old_rows o WHERE s.profile_id = o.id",
+							   false) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete the samples of deleted profiles");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* AFTER DELETE ON labels FOR EACH STATEMENT (old_rows): unless used. */
+Datum
+calltree_labels_delete_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_check");
+
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+	if (execute_as_foreign_key("SELECT o.id FROM old_rows o "
+							   "WHERE EXISTS (SELECT FROM calltree.sample s WHERE s.labels_id = o.id) LIMIT 1",
+							   true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the samples of deleted label sets");
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("label set " INT64_FORMAT " is still referred to by samples",
+						column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errhint("Delete the profiles of those samples first.")));
+	SPI_finish();
 	return PointerGetDatum(NULL);
 }

@@ -63,12 +63,12 @@ ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
 COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';
 
 CREATE TABLE sample (
-    profile_id bigint NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+    profile_id bigint NOT NULL, -- a profile; checked by sample_refs_check, deleted with it
     thread     text,
     ts         bigint,
     stack_id   bigint NOT NULL REFERENCES stack (id),
     weight     bigint NOT NULL DEFAULT 1,
-    labels_id  bigint REFERENCES labels (id)
+    labels_id  bigint           -- a label set; checked by sample_refs_check
 );
 CREATE INDEX sample_profile_idx ON sample (profile_id, thread, ts);
 COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';

@@ -1,6 +1,8 @@
--- The references of stack rows (to their prefix stack and their frame),
--- checked a statement at a time by triggers rather than row by row by
--- foreign keys: see src/integrity.c for why and how.
+-- The references of stack rows (to their prefix stack and their frame) and
+-- of samples (to their profile and label set), checked a statement at a
+-- time by triggers rather than row by row by foreign keys: see
+-- src/integrity.c for why and how.  sample.stack_id and frame.func_id stay
+-- foreign keys.
 
 CREATE FUNCTION stack_insert_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_stack_insert_check' LANGUAGE C
@@ -27,4 +29,34 @@ CREATE TRIGGER stack_update_refused BEFORE UPDATE ON stack
 CREATE TRIGGER frame_id_update_refused BEFORE UPDATE OF id ON frame
     FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
 CREATE TRIGGER frame_truncate_check BEFORE TRUNCATE ON frame
+    FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
+
+CREATE FUNCTION sample_refs_check() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_sample_refs_check' LANGUAGE C;
+
+CREATE FUNCTION profile_delete_cascade() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_profile_delete_cascade' LANGUAGE C;
+
+CREATE FUNCTION labels_delete_check() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_labels_delete_check' LANGUAGE C;
+
+CREATE TRIGGER sample_insert_check AFTER INSERT ON sample
+    REFERENCING NEW TABLE AS new_samples
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
+CREATE TRIGGER sample_update_check AFTER UPDATE ON sample
+    REFERENCING NEW TABLE AS new_samples
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
+CREATE TRIGGER profile_delete_cascade AFTER DELETE ON profile
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION profile_delete_cascade();
+CREATE TRIGGER labels_delete_check AFTER DELETE ON labels
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION labels_delete_check();
+CREATE TRIGGER profile_id_update_refused BEFORE UPDATE OF id ON profile
+    FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
+CREATE TRIGGER labels_id_update_refused BEFORE UPDATE OF id ON labels
+    FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
+CREATE TRIGGER profile_truncate_check BEFORE TRUNCATE ON profile
+    FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
+CREATE TRIGGER labels_truncate_check BEFORE TRUNCATE ON labels
     FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
