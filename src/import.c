@@ -87,6 +87,28 @@ typedef struct CachedStack
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* prefix stack (the writer's id) -> whether all its children were read */
+typedef struct ReadChildren
+{
+	int64		prefix;
+	bool		all;
+	char		status;
+} ReadChildren;
+
+#define SH_PREFIX		childread
+#define SH_ELEMENT_TYPE ReadChildren
+#define SH_KEY_TYPE		int64
+#define SH_KEY			prefix
+#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* children read at once per known stack; more, and each is probed */
+#define MAX_CHILDREN_READ 64
+
 /* Events of instrumented traces, batched like samples */
 typedef struct EventBatch
 {
@@ -163,6 +185,7 @@ struct ProfileWriter
 	bool		walk_diverged;
 	int64		walk_stack;
 	stackcache_hash *stacks;
+	childread_hash *children_read;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 
@@ -289,6 +312,7 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
+	writer->children_read = childread_create(cxt, 1024, NULL);
 	writer->next_analyze = 1000;
 	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
@@ -554,6 +578,38 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 }
 
 /*
+ * Reads the children of a known stack into the cache, once: the stacks of
+ * a profile share prefixes, so the siblings of a child looked up now are
+ * looked up soon.  True if all of them were read (a child not in the cache
+ * is then not in the table either); false if there were too many, and each
+ * is probed on its own.
+ */
+static bool
+read_children(ProfileWriter *writer, int64 prefix, int64 real_prefix)
+{
+	ReadChildren *entry;
+	bool		found;
+	int64		frames[MAX_CHILDREN_READ];
+	int64		ids[MAX_CHILDREN_READ];
+	int			count;
+
+	entry = childread_insert(writer->children_read, prefix, &found);
+	if (found)
+		return entry->all;
+	count = intern_probe_children(writer->probe, real_prefix, frames, ids, MAX_CHILDREN_READ);
+	entry->all = count >= 0;
+	for (int i = 0; i < count; i++)
+	{
+		StackKey	key = {prefix, frames[i]};
+		CachedStack *child = stackcache_insert(writer->stacks, key, &found);
+
+		if (!found)
+			child->id = ids[i];
+	}
+	return entry->all;
+}
+
+/*
  * The stack `frame` on top of `prefix` (0: a root).  A stack no visible row
  * holds gets a provisional id, written with the others of its set before
  * any sample refers to it.
@@ -573,7 +629,18 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	real_prefix = real_id(&writer->pending_stacks, prefix);
 	real_frame = real_id(&writer->pending_frames, frame);
 	if ((prefix == 0 || real_prefix > 0) && real_frame > 0)
-		id = intern_probe_stack(writer->probe, real_prefix, real_frame);
+	{
+		if (read_children(writer, prefix, real_prefix))
+		{
+			/* the children are cached under their real frame ids */
+			StackKey	read_key = {prefix, real_frame};
+			CachedStack *read = stackcache_lookup(writer->stacks, read_key);
+
+			id = read ? read->id : 0;
+		}
+		else
+			id = intern_probe_stack(writer->probe, real_prefix, real_frame);
+	}
 	if (id == 0)
 	{
 		PendingStack row = {prefix, frame};

@@ -40,6 +40,7 @@ typedef struct KeyIndex
 	AttrNumber	id_attnum;
 	bool		id_is_int4;
 	int			ncolumns;
+	int			nkeys;			/* the first nkeys columns are searched */
 	FmgrInfo	equal[MAX_KEY_COLUMNS];
 	ScanKeyData keys[MAX_KEY_COLUMNS];
 } KeyIndex;
@@ -55,11 +56,13 @@ struct InternProbe
 	KeyIndex	funcs;
 	KeyIndex	frames;
 	KeyIndex	stacks;
+	KeyIndex	children;		/* stack_key searched by prefix alone */
+	AttrNumber	frame_attnum;	/* of stack */
 };
 
 static void
 key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
-			   int ncolumns, Snapshot snapshot)
+			   int ncolumns, int nkeys, Snapshot snapshot)
 {
 	Oid			heap_relid = calltree_relation(namespace, heap_name);
 
@@ -69,6 +72,7 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 		elog(ERROR, "index \"%s\" has %d key columns, expected %d", index_name,
 			 IndexRelationGetNumberOfKeyAttributes(k->index), ncolumns);
 	k->ncolumns = ncolumns;
+	k->nkeys = nkeys;
 	for (int i = 0; i < ncolumns; i++)
 	{
 		Oid			type = k->index->rd_opcintype[i];
@@ -81,7 +85,7 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	}
 	k->id_attnum = calltree_column(heap_relid, "id");
 	k->id_is_int4 = TupleDescAttr(RelationGetDescr(k->heap), k->id_attnum - 1)->atttypid == INT4OID;
-	k->scan = index_beginscan(k->heap, k->index, snapshot, ncolumns, 0);
+	k->scan = index_beginscan(k->heap, k->index, snapshot, nkeys, 0);
 	k->slot = table_slot_create(k->heap, NULL);
 }
 
@@ -129,7 +133,7 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int64		id = 0;
 
-	index_rescan(k->scan, k->keys, k->ncolumns, NULL, 0);
+	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
 	if (index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
 	{
 		bool		isnull;
@@ -139,7 +143,7 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 			id = k->id_is_int4 ? DatumGetInt32(value) : DatumGetInt64(value);
 		ExecClearTuple(k->slot);
 	}
-	for (int i = 0; i < k->ncolumns; i++)
+	for (int i = 0; i < k->nkeys; i++)
 		if (!(k->keys[i].sk_flags & SK_ISNULL) && k->index->rd_opcintype[i] == TEXTOID)
 			pfree(DatumGetPointer(k->keys[i].sk_argument));
 	MemoryContextSwitchTo(old);
@@ -154,9 +158,11 @@ intern_probe_begin(Snapshot snapshot)
 	Oid			namespace = get_namespace_oid("calltree", false);
 
 	probe->cxt = CurrentMemoryContext;
-	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, snapshot);
-	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, snapshot);
-	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, snapshot);
+	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, snapshot);
+	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
+	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
+	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
+	probe->frame_attnum = calltree_column(RelationGetRelid(probe->stacks.heap), "frame_id");
 	return probe;
 }
 
@@ -166,6 +172,7 @@ intern_probe_end(InternProbe *probe)
 	key_index_close(&probe->funcs);
 	key_index_close(&probe->frames);
 	key_index_close(&probe->stacks);
+	key_index_close(&probe->children);
 	pfree(probe);
 }
 
@@ -197,4 +204,42 @@ intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame)
 	key_set_int(&probe->stacks, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
 	key_set_int(&probe->stacks, 1, SOME_INT(frame), false);
 	return key_index_find(probe, &probe->stacks);
+}
+
+/*
+ * The children of a stack (prefix 0: the roots), at most `max` of them,
+ * into frames[] and ids[]: their number, or -1 when there are more.  One
+ * index descent and a range of leaf entries, where probing each child would
+ * descend once per child.
+ */
+int
+intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *ids, int max)
+{
+	KeyIndex   *k = &probe->children;
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+	int			count = 0;
+
+	key_set_int(k, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
+	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
+	while (index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
+	{
+		bool		frame_null;
+		bool		id_null;
+		Datum		frame = slot_getattr(k->slot, probe->frame_attnum, &frame_null);
+		Datum		id = slot_getattr(k->slot, k->id_attnum, &id_null);
+
+		if (count == max)
+		{
+			count = -1;
+			break;
+		}
+		if (frame_null || id_null)
+			continue;
+		frames[count] = DatumGetInt64(frame);
+		ids[count] = DatumGetInt64(id);
+		count++;
+	}
+	ExecClearTuple(k->slot);
+	MemoryContextSwitchTo(old);
+	return count;
 }

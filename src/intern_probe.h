@@ -33,5 +33,7 @@ extern int32 intern_probe_func(InternProbe *probe, const char *name,
 extern int64 intern_probe_frame(InternProbe *probe, int32 func, OptionalInt address,
 								OptionalInt line, OptionalInt col, const char *implementation);
 extern int64 intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame);
+extern int	intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames,
+								  int64 *ids, int max);
 
 #endif							/* CALLTREE_INTERN_PROBE_H */
