@@ -157,6 +157,7 @@ typedef struct PendingRows
 	void	   *rows;			/* PendingFunc, PendingFrame or PendingStack */
 	Size		row_size;
 	int64	   *written;		/* the real id, once written */
+	bool	   *inserted;		/* written by this writer, not found */
 	int64		count;
 	int64		nwritten;		/* the first nwritten are written */
 	int64		capacity;
@@ -196,6 +197,7 @@ struct ProfileWriter
 	SPIPlanPtr	write_funcs_plan;
 	SPIPlanPtr	write_frames_plan;
 	SPIPlanPtr	write_stacks_plan;
+	SPIPlanPtr	insert_stacks_plan; /* fresh stacks only: no ON CONFLICT */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
@@ -261,6 +263,7 @@ pending_init(PendingRows *pending, MemoryContext cxt, Size row_size)
 	pending->capacity = 1024;
 	pending->rows = MemoryContextAlloc(cxt, row_size * pending->capacity);
 	pending->written = MemoryContextAlloc(cxt, sizeof(int64) * pending->capacity);
+	pending->inserted = MemoryContextAlloc(cxt, sizeof(bool) * pending->capacity);
 }
 
 /* A new pending row; its provisional id. */
@@ -272,9 +275,11 @@ pending_add(PendingRows *pending, const void *row)
 		pending->capacity *= 2;
 		pending->rows = repalloc_huge(pending->rows, pending->row_size * pending->capacity);
 		pending->written = repalloc_huge(pending->written, sizeof(int64) * pending->capacity);
+		pending->inserted = repalloc_huge(pending->inserted, sizeof(bool) * pending->capacity);
 	}
 	memcpy((char *) pending->rows + pending->row_size * pending->count, row, pending->row_size);
 	pending->written[pending->count] = 0;
+	pending->inserted[pending->count] = false;
 	pending->count++;
 	return -pending->count;
 }
@@ -343,6 +348,11 @@ profile_writer_begin(const ProfileInfo *info)
 		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
 				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
 				"ON CONFLICT ON CONSTRAINT stack_key DO NOTHING "
+				"RETURNING t.id, t.prefix_id, t.frame_id",
+				2, stack_types);
+	writer->insert_stacks_plan =
+		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
@@ -989,6 +999,7 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 			if (!found)
 				elog(ERROR, "writing %s returned a row that was not asked for", kind->what);
 			pending->written[index] = column_int(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1).value;
+			pending->inserted[index] = true;
 		}
 		note_interned(writer, (int64) SPI_processed);
 		SPI_freetuptable(SPI_tuptable);
@@ -1015,6 +1026,22 @@ write_pending(ProfileWriter *writer, const RowKind *kind, PendingRows *pending, 
 		write_set(writer, kind, pending, plan, set + done, (int) Min(WRITE_SET_MAX, count - done));
 	pending->nwritten = pending->count;
 	pfree(set);
+}
+
+/*
+ * Whether a pending stack is fresh: its prefix or its frame is a row this
+ * writer inserted.  No other transaction can see that row before this one
+ * commits, and no other writer of this transaction runs while this one
+ * does, so nobody else can have written the stack: a plain INSERT writes
+ * it, without ON CONFLICT's check of the unique index beforehand.
+ */
+static bool
+fresh_stack(ProfileWriter *writer, int64 index)
+{
+	PendingStack *row = pending_stack(writer, index);
+
+	return (row->prefix < 0 && writer->pending_stacks.inserted[-row->prefix - 1]) ||
+		(row->frame < 0 && writer->pending_frames.inserted[-row->frame - 1]);
 }
 
 /*
@@ -1060,9 +1087,27 @@ write_pending_stacks(ProfileWriter *writer)
 	pfree(fill);
 
 	for (int32 l = 0; l < levels; l++)
-		for (int64 done = first[l]; done < first[l + 1]; done += WRITE_SET_MAX)
-			write_set(writer, &stack_rows, pending, writer->write_stacks_plan, order + done,
-					  (int) Min(WRITE_SET_MAX, first[l + 1] - done));
+	{
+		int64	   *set = order + first[l];
+		int64		n = first[l + 1] - first[l];
+		int64		nfresh = 0;
+
+		/* the fresh stacks first: their own statement, without ON CONFLICT */
+		for (int64 i = 0; i < n; i++)
+			if (fresh_stack(writer, set[i]))
+			{
+				int64		swap = set[nfresh];
+
+				set[nfresh++] = set[i];
+				set[i] = swap;
+			}
+		for (int64 done = 0; done < nfresh; done += WRITE_SET_MAX)
+			write_set(writer, &stack_rows, pending, writer->insert_stacks_plan, set + done,
+					  (int) Min(WRITE_SET_MAX, nfresh - done));
+		for (int64 done = nfresh; done < n; done += WRITE_SET_MAX)
+			write_set(writer, &stack_rows, pending, writer->write_stacks_plan, set + done,
+					  (int) Min(WRITE_SET_MAX, n - done));
+	}
 	pending->nwritten = pending->count;
 	pfree(level);
 	pfree(order);
