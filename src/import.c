@@ -943,10 +943,18 @@ static int
 probe_skipped(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 			  int64 *set, int count)
 {
-	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	InternProbe *probe = intern_probe_begin(snapshot);
+	Snapshot	snapshot;
+	InternProbe *probe;
 	int			missing = 0;
 
+	/* usually the INSERT returned every row: no new snapshot, no scans */
+	for (int i = 0; i < count && missing == 0; i++)
+		missing = pending->written[set[i]] == 0;
+	if (missing == 0)
+		return 0;
+	missing = 0;
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	probe = intern_probe_begin(snapshot);
 	for (int i = 0; i < count; i++)
 	{
 		if (pending->written[set[i]] == 0)
@@ -984,6 +992,8 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 	}
 	while (count > 0)
 	{
+		int64		written;
+
 		CHECK_FOR_INTERRUPTS();
 		kind->bind(writer, set, count, args);
 		if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_INSERT_RETURNING)
@@ -1001,8 +1011,10 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 			pending->written[index] = column_int(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1).value;
 			pending->inserted[index] = true;
 		}
-		note_interned(writer, (int64) SPI_processed);
+		written = (int64) SPI_processed;
+		/* before note_interned, whose ANALYZE replaces SPI_tuptable */
 		SPI_freetuptable(SPI_tuptable);
+		note_interned(writer, written);
 		MemoryContextSwitchTo(cxt);
 		count = probe_skipped(writer, kind, pending, set, count);
 	}

@@ -65,21 +65,35 @@ trigger_data(FunctionCallInfo fcinfo, const char *name)
 	return (TriggerData *) fcinfo->context;
 }
 
+/* Connects to SPI with the statement's transition tables visible to queries. */
+static void
+connect_with_transition_tables(TriggerData *trigdata)
+{
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+}
+
+static SPIPlanPtr
+prepare(const char *query)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
+	return plan;
+}
+
 /*
- * Runs a query over the statement's transition tables with the latest
- * snapshot, after making this statement's own changes visible; the first
- * row of at most one, or NULL.
+ * Runs a query over the statement's transition tables (registered by the
+ * caller) with the latest snapshot, after making this statement's own
+ * changes visible; the first row of at most one, or NULL.
  */
 static HeapTuple
 first_violation(TriggerData *trigdata, const char *query, TupleDesc *desc)
 {
-	SPIPlanPtr	plan;
+	SPIPlanPtr	plan = prepare(query);
 
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition tables");
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
 	CommandCounterIncrement();
 	if (SPI_execute_snapshot(plan, NULL, NULL, GetLatestSnapshot(), InvalidSnapshot,
 							 false, false, 1) != SPI_OK_SELECT)
@@ -124,7 +138,7 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	HeapTuple	bad;
 
-	SPI_connect();
+	connect_with_transition_tables(trigdata);
 	bad = first_violation(trigdata,
 						  "SELECT true, p.id FROM (SELECT DISTINCT prefix_id AS id FROM new_stacks "
 						  "                        WHERE prefix_id IS NOT NULL) p "
@@ -167,7 +181,7 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	HeapTuple	bad;
 
-	SPI_connect();
+	connect_with_transition_tables(trigdata);
 	/* wait for the transactions writing stacks, and hold them off */
 	if (SPI_execute("LOCK TABLE calltree.stack IN SHARE ROW EXCLUSIVE MODE", false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not lock calltree.stack");
@@ -238,10 +252,8 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 static int
 execute_as_foreign_key(const char *query, bool read_only)
 {
-	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+	SPIPlanPtr	plan = prepare(query);
 
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
 	if (!IsolationUsesXactSnapshot())
 		return SPI_execute_plan(plan, NULL, NULL, read_only, 0);
 	CommandCounterIncrement();
@@ -302,9 +314,7 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
 
-	SPI_connect();
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition tables");
+	connect_with_transition_tables(trigdata);
 	lock_references("profile_id", "profile", "profile",
 					"Samples are written by an import, into the profile it creates.");
 	lock_references("labels_id", "labels", "label set",
@@ -319,9 +329,7 @@ calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
 
-	SPI_connect();
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition tables");
+	connect_with_transition_tables(trigdata);
 	if (execute_as_foreign_key("DELETE FROM calltree.sample s USING old_rows o WHERE s.profile_id = o.id",
 							   false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete the samples of deleted profiles");
@@ -335,9 +343,7 @@ calltree_labels_delete_check(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_check");
 
-	SPI_connect();
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition tables");
+	connect_with_transition_tables(trigdata);
 	if (execute_as_foreign_key("SELECT o.id FROM old_rows o "
 							   "WHERE EXISTS (SELECT FROM calltree.sample s WHERE s.labels_id = o.id) LIMIT 1",
 							   true) != SPI_OK_SELECT)
