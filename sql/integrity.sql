@@ -76,6 +76,17 @@ INSERT INTO sample (profile_id, stack_id, weight, labels_id) VALUES
   (900000002, 900000010, 4, 900000001);
 INSERT INTO sample (profile_id, stack_id) VALUES (900000001, 900000010), (900000009, 900000010);
 INSERT INTO sample (profile_id, stack_id, labels_id) VALUES (900000001, 900000010, 900000009);
+-- ... and so must their stack, on insert and on update; a stack that
+-- samples use cannot be deleted
+INSERT INTO sample (profile_id, stack_id) VALUES (900000001, 900000010), (900000001, 900000099);
+UPDATE sample SET stack_id = 900000098 WHERE profile_id = 900000002;
+DELETE FROM stack WHERE id = 900000010;
+-- sample.stack_id is declared a foreign key (pg_dump orders the data by
+-- it), but its row-level triggers are off: the statement checks stand in
+SELECT c.conname, t.tgrelid::regclass AS on_table, t.tgenabled
+  FROM pg_constraint c JOIN pg_trigger t ON t.tgconstraint = c.oid
+ WHERE c.conrelid = 'sample'::regclass AND c.contype = 'f'
+ ORDER BY t.tgrelid::regclass::text COLLATE "C", t.tgfoid::regproc::text COLLATE "C";
 UPDATE sample SET profile_id = 900000008 WHERE profile_id = 900000002;
 UPDATE sample SET labels_id = 900000002 WHERE profile_id = 900000002;
 SELECT profile_id, weight, labels_id FROM sample WHERE profile_id >= 900000001 ORDER BY weight;

@@ -29,6 +29,7 @@
 
 #include "calltree.h"
 #include "import.h"
+#include "integrity.h"
 #include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
@@ -188,6 +189,7 @@ struct ProfileWriter
 	stackcache_hash *stacks;
 	childread_hash *children_read;
 	InternProbe *probe;			/* finds rows visible at the import's start */
+	Snapshot	stack_snapshot; /* the probe's, for stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 
 	PendingRows pending_funcs;
@@ -369,8 +371,16 @@ profile_writer_begin(const ProfileInfo *info)
 	nulls[3] = info->meta ? ' ' : 'n';
 	writer->profile_id = execute_for_id(insert_profile, values, nulls);
 	MemoryContextSwitchTo(cxt);
-	/* the calling statement's snapshot, which outlives this call */
-	writer->probe = intern_probe_begin(GetActiveSnapshot());
+	/*
+	 * Funcs and frames are looked up in the calling statement's snapshot,
+	 * which outlives this call.  Stacks are looked up in a snapshot taken
+	 * after the lock that holds off their deletion, so that every stack
+	 * found stays: the samples' stacks are then not checked again
+	 * (integrity.c).
+	 */
+	integrity_hold_stacks();
+	writer->stack_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->stack_snapshot);
 	return writer;
 }
 
@@ -954,7 +964,7 @@ probe_skipped(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 		return 0;
 	missing = 0;
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	probe = intern_probe_begin(snapshot);
+	probe = intern_probe_begin(snapshot, snapshot);
 	for (int i = 0; i < count; i++)
 	{
 		if (pending->written[set[i]] == 0)
@@ -1220,7 +1230,7 @@ flush_samples(ProfileWriter *writer)
 	values[3] = PointerGetDatum(int8_array(writer->stack_ids, NULL, n));
 	values[4] = PointerGetDatum(int8_array(writer->weights, NULL, n));
 	values[5] = PointerGetDatum(int8_array(writer->label_ids, writer->label_nulls, n));
-	ret = SPI_execute_plan(writer->insert_samples_plan, values, NULL, false, 0);
+	ret = integrity_insert_vouched_samples(writer->insert_samples_plan, values);
 	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
 		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);
@@ -1289,6 +1299,7 @@ profile_writer_finish(ProfileWriter *writer)
 	flush_samples(writer);
 	write_all_pending(writer);	/* stacks no sample refers to still exist */
 	intern_probe_end(writer->probe);
+	UnregisterSnapshot(writer->stack_snapshot);
 	if (writer->weight_unit || writer->has_started_at)
 	{
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};

@@ -33,20 +33,40 @@
  *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
  *	  profile or labels while samples exist.
  *
- * The sample's stack stays a declared foreign key: pg_dump orders the data
- * of extension tables by their foreign keys, and samples must be restored
- * after the stacks they refer to.
+ * A sample also refers to its stack, a different one for most samples: a
+ * foreign key would probe and lock a stack row per sample, most of the time
+ * of a repeat import.  The checks instead work like those of stack rows:
+ *
+ *	- a statement inserting samples takes ROW EXCLUSIVE on stack and checks
+ *	  with the latest snapshot that their stacks exist;
+ *	- a DELETE from stack takes SHARE ROW EXCLUSIVE on stack, so it waits
+ *	  for the transactions inserting samples and they wait for it, and then
+ *	  checks with the latest snapshot that no sample refers to a deleted
+ *	  stack.
+ *
+ * An import's writer takes the same lock before it looks up any stack, with
+ * a snapshot taken after the lock, so every stack it finds stays until the
+ * transaction ends; its own INSERTs of samples are vouched for and skip the
+ * stack check (integrity_insert_vouched_samples).
+ *
+ * sample.stack_id is still declared a foreign key, with its triggers
+ * disabled by the install script: pg_dump orders the data of extension
+ * tables by their foreign keys, and samples must be restored after the
+ * stacks they refer to.
  */
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "utils/rel.h"
+#include "catalog/namespace.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "calltree.h"
+#include "integrity.h"
 
 PG_FUNCTION_INFO_V1(calltree_stack_insert_check);
 PG_FUNCTION_INFO_V1(calltree_interned_delete_check);
@@ -54,6 +74,40 @@ PG_FUNCTION_INFO_V1(calltree_interned_refuse);
 PG_FUNCTION_INFO_V1(calltree_sample_refs_check);
 PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
 PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
+
+/*
+ * True while the ProfileWriter's own INSERT of samples runs.  Nothing else
+ * inserts samples during it, unless a user's trigger on sample does; its
+ * samples would then skip the stack check too.
+ */
+static bool samples_vouched = false;
+
+void
+integrity_hold_stacks(void)
+{
+	/* the control file fixes the schema: the extension is not relocatable */
+	Oid			namespace = get_namespace_oid("calltree", false);
+
+	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
+}
+
+int
+integrity_insert_vouched_samples(SPIPlanPtr plan, Datum *values)
+{
+	int			ret;
+
+	samples_vouched = true;
+	PG_TRY();
+	{
+		ret = SPI_execute_plan(plan, values, NULL, false, 0);
+	}
+	PG_FINALLY();
+	{
+		samples_vouched = false;
+	}
+	PG_END_TRY();
+	return ret;
+}
 
 static TriggerData *
 trigger_data(FunctionCallInfo fcinfo, const char *name)
@@ -197,6 +251,17 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 						stacks ? "stack" : "frame", column_int8(bad, desc, 2), column_int8(bad, desc, 1)),
 				 errdetail("Stacks refer to their prefix stack and to their frame."),
 				 errhint("Delete the stacks that refer to it first (and their samples).")));
+	/* one pass over the samples for the statement (sample.stack_id has no index) */
+	if (stacks)
+		bad = first_violation(trigdata,
+							  "SELECT s.stack_id FROM calltree.sample s "
+							  "WHERE s.stack_id IN (SELECT o.id FROM old_rows o) LIMIT 1",
+							  &desc);
+	if (stacks && bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("stack " INT64_FORMAT " is still referred to by samples", column_int8(bad, desc, 1)),
+				 errhint("Delete the profiles of those samples first.")));
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -306,6 +371,29 @@ lock_references(const char *column, const char *table, const char *what, const c
 }
 
 /*
+ * Fails if a new sample's stack does not exist; holds the stacks first, so
+ * that the ones found stay.
+ */
+static void
+check_sample_stacks(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad;
+
+	integrity_hold_stacks();
+	bad = first_violation(trigdata,
+						  "SELECT n.stack_id FROM new_samples n "
+						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s WHERE s.id = n.stack_id) LIMIT 1",
+						  &desc);
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("a new sample refers to stack " INT64_FORMAT ", which does not exist",
+						column_int8(bad, desc, 1)),
+				 errhint("Intern the stack first, with intern_stack().")));
+}
+
+/*
  * AFTER INSERT and AFTER UPDATE ON sample FOR EACH STATEMENT, with the new
  * rows as new_samples.
  */
@@ -315,6 +403,8 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
 
 	connect_with_transition_tables(trigdata);
+	if (!samples_vouched || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		check_sample_stacks(trigdata);
 	lock_references("profile_id", "profile", "profile",
 					"Samples are written by an import, into the profile it creates.");
 	lock_references("labels_id", "labels", "label set",

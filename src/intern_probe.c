@@ -151,7 +151,7 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 }
 
 InternProbe *
-intern_probe_begin(Snapshot snapshot)
+intern_probe_begin(Snapshot snapshot, Snapshot stack_snapshot)
 {
 	InternProbe *probe = palloc0(sizeof(InternProbe));
 	/* the control file fixes the schema: the extension is not relocatable */
@@ -160,8 +160,8 @@ intern_probe_begin(Snapshot snapshot)
 	probe->cxt = CurrentMemoryContext;
 	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, snapshot);
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
-	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
-	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
+	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, stack_snapshot);
+	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, stack_snapshot);
 	probe->frame_attnum = calltree_column(RelationGetRelid(probe->stacks.heap), "frame_id");
 	return probe;
 }

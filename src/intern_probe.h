@@ -22,9 +22,10 @@ typedef struct InternProbe InternProbe;
 
 /*
  * Opens the three tables and their key indexes in the current memory
- * context, which must outlive the probe; probes see `snapshot`.
+ * context, which must outlive the probe; probes of funcs and frames see
+ * `snapshot`, probes of stacks `stack_snapshot`.
  */
-extern InternProbe *intern_probe_begin(Snapshot snapshot);
+extern InternProbe *intern_probe_begin(Snapshot snapshot, Snapshot stack_snapshot);
 extern void intern_probe_end(InternProbe *probe);
 
 /* Each returns the id, or 0 when no row with that key is visible. */

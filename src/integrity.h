@@ -1,0 +1,26 @@
+/*
+ * integrity.h
+ *	  What the ProfileWriter tells the reference checks of integrity.c.
+ */
+#ifndef CALLTREE_INTEGRITY_H
+#define CALLTREE_INTEGRITY_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+/*
+ * Holds off deletes of stacks until the transaction ends (they wait for
+ * this lock, see integrity.c); taken by a writer before it looks any stack
+ * up, and by the checks of samples.
+ */
+extern void integrity_hold_stacks(void);
+
+/*
+ * Runs the writer's INSERT of samples whose stacks it found with the
+ * stacks held: the statement's check skips the stacks, and checks the
+ * rest.  The vouch ends with the statement, also on error.
+ */
+extern int	integrity_insert_vouched_samples(SPIPlanPtr plan, Datum *values);
+
+#endif
