@@ -34,6 +34,7 @@
 
 #define SAMPLE_BATCH 10000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
+#define MEMO_MAX_BYTES ((Size) 128 * 1024 * 1024)	/* of keys in the memo */
 
 /* A cache from an encoded key (bytes) to an id */
 typedef struct BytesKey
@@ -177,6 +178,8 @@ struct ProfileWriter
 	idcache_hash *labels;
 	idcache_hash *thread_texts; /* thread name -> its text Datum */
 	idcache_hash *memo;			/* the importer's keys -> stack ids */
+	MemoryContext memo_cxt;		/* the memo's keys, packed */
+	Size		memo_bytes;
 
 	/* the current walk (profile_writer_walk_*) and the previous one's path */
 	int64	   *walk_frames;
@@ -201,6 +204,7 @@ struct ProfileWriter
 	SPIPlanPtr	write_stacks_plan;
 	SPIPlanPtr	insert_stacks_plan; /* fresh stacks only: no ON CONFLICT */
 	SPIPlanPtr	intern_labels_plan;
+	SPIPlanPtr	lock_labels_plan;
 	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
 
@@ -303,6 +307,7 @@ profile_writer_begin(const ProfileInfo *info)
 	Oid			frame_types[5] = {INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID};
 	Oid			stack_types[2] = {INT8ARRAYOID, INT8ARRAYOID};
 	Oid			labels_types[1] = {JSONBOID};
+	Oid			id_types[1] = {INT8OID};
 	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT8ARRAYOID, INT8ARRAYOID};
 	Datum		values[4];
@@ -315,6 +320,8 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->thread_texts = idcache_create(cxt, 64, NULL);
 	writer->memo = idcache_create(cxt, 1024, NULL);
+	/* keys of a few hundred bytes: no rounding up to a power of two */
+	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
 	writer->walk_capacity = 64;
 	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
@@ -358,6 +365,9 @@ profile_writer_begin(const ProfileInfo *info)
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
+	/* as a sample's check would: the writer's samples skip it */
+	writer->lock_labels_plan =
+		prepare("SELECT l.id FROM calltree.labels l WHERE l.id = $1 FOR KEY SHARE", 1, id_types);
 	writer->insert_samples_plan =
 		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
 				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
@@ -716,12 +726,16 @@ profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *
 	return entry != NULL;
 }
 
+/* Remembers a key's stack, until the memo holds MEMO_MAX_BYTES of keys. */
 void
 profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack)
 {
+	if (writer->memo_bytes + len > MEMO_MAX_BYTES)
+		return;
+	writer->memo_bytes += len;
 	resetStringInfo(&writer->key);
 	appendBinaryStringInfo(&writer->key, key, len);
-	cache_id(writer->cxt, writer->memo, &writer->key, stack);
+	cache_id(writer->memo_cxt, writer->memo, &writer->key, stack);
 }
 
 static ArrayType *int8_array(Datum *values, bool *nulls, int count);
@@ -1174,7 +1188,16 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	id = cached_id(writer->labels, key, &found);
 	if (!found)
 	{
+		Datum		id_value;
+
 		id = execute_for_id(writer->intern_labels_plan, &value, &null);
+		id_value = Int64GetDatum(id);
+		if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
+			SPI_processed != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("label set " INT64_FORMAT " was deleted while the import used it", id),
+					 errhint("Import the profile again.")));
 		MemoryContextSwitchTo(writer->cxt);
 		cache_id(writer->cxt, writer->labels, key, id);
 	}

@@ -25,30 +25,42 @@
 
 PG_FUNCTION_INFO_V1(calltree_import_collapsed);
 
-/* One line split into its funcs and count; false if malformed. */
+/*
+ * The count at the end of a line, and the length of the stack before it;
+ * false if malformed.
+ */
 static bool
-split_collapsed_line(char *line, int len, char ***names, int *nnames, int *capacity, int64 *count)
+parse_collapsed_count(const char *line, int len, int *stack_len, int64 *count)
 {
-	char	   *space;
-	char	   *end;
-	char	   *name;
+	int			space;
+	int64		value = 0;
 
 	while (len > 0 && isspace((unsigned char) line[len - 1]))
 		len--;
-	line[len] = '\0';
-	space = strrchr(line, ' ');
-	if (space == NULL || space == line || space[1] == '\0' || !isdigit((unsigned char) space[1]))
-		return false;
-	errno = 0;
-	*count = strtoll(space + 1, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return false;
-	while (space > line && space[-1] == ' ')
+	space = len - 1;
+	while (space >= 0 && isdigit((unsigned char) line[space]))
 		space--;
-	*space = '\0';
+	if (space <= 0 || space == len - 1 || line[space] != ' ')
+		return false;
+	for (int i = space + 1; i < len; i++)
+	{
+		if (value > (PG_INT64_MAX - (line[i] - '0')) / 10)
+			return false;
+		value = value * 10 + (line[i] - '0');
+	}
+	while (space > 0 && line[space - 1] == ' ')
+		space--;
+	*stack_len = space;
+	*count = value;
+	return true;
+}
 
+/* A stack's text split in place at its semicolons into func names. */
+static void
+split_collapsed_stack(char *stack, char ***names, int *nnames, int *capacity)
+{
 	*nnames = 0;
-	for (name = line;; name++)
+	for (char *name = stack;; name++)
 	{
 		char	   *semicolon = strchr(name, ';');
 
@@ -64,7 +76,6 @@ split_collapsed_line(char *line, int len, char ***names, int *nnames, int *capac
 			break;
 		name = semicolon;
 	}
-	return true;
 }
 
 /* The parse state between lines */
@@ -97,7 +108,9 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
 {
 	CollapsedParser *parser = (CollapsedParser *) arg;
 	int			nnames;
+	int			stack_len;
 	int64		count;
+	int64		stack;
 	bool		blank = true;
 
 	for (int i = 0; i < len && blank; i++)
@@ -105,9 +118,7 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
 	if (blank)
 		return;
 
-	resetStringInfo(&parser->line);
-	appendBinaryStringInfo(&parser->line, line, len);
-	if (!split_collapsed_line(parser->line.data, len, &parser->names, &nnames, &parser->capacity, &count))
+	if (!parse_collapsed_count(line, len, &stack_len, &count))
 	{
 		if (parser->strict)
 			ereport(ERROR,
@@ -119,8 +130,16 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
 		parser->skipped++;
 		return;
 	}
-	profile_writer_sample(parser->writer, NULL, false, 0,
-						  profile_writer_named_stack(parser->writer, parser->names, nnames), count, 0);
+	/* a file may name the same stack on many lines (several hosts' files) */
+	if (!profile_writer_memo_get(parser->writer, line, stack_len, &stack))
+	{
+		resetStringInfo(&parser->line);
+		appendBinaryStringInfo(&parser->line, line, stack_len);
+		split_collapsed_stack(parser->line.data, &parser->names, &nnames, &parser->capacity);
+		stack = profile_writer_named_stack(parser->writer, parser->names, nnames);
+		profile_writer_memo_put(parser->writer, line, stack_len, stack);
+	}
+	profile_writer_sample(parser->writer, NULL, false, 0, stack, count, 0);
 }
 
 /* Reports the skipped lines and frees the parser. */

@@ -47,7 +47,7 @@
  * An import's writer takes the same lock before it looks up any stack, with
  * a snapshot taken after the lock, so every stack it finds stays until the
  * transaction ends; its own INSERTs of samples are vouched for and skip the
- * stack check (integrity_insert_vouched_samples).
+ * checks (integrity_insert_vouched_samples).
  *
  * sample.stack_id is still declared a foreign key, with its triggers
  * disabled by the install script: pg_dump orders the data of extension
@@ -76,9 +76,12 @@ PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
 PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
 
 /*
- * True while the ProfileWriter's own INSERT of samples runs.  Nothing else
- * inserts samples during it, unless a user's trigger on sample does; its
- * samples would then skip the stack check too.
+ * True while the ProfileWriter's own INSERT of samples runs.  The writer
+ * vouches for all three references: it found the stacks while holding them
+ * (integrity_hold_stacks), it inserted the profile in this transaction, and
+ * it locked each label set FOR KEY SHARE when it interned it.  Nothing else
+ * inserts samples meanwhile, unless a user's trigger on sample does; its
+ * samples would then skip the checks too.
  */
 static bool samples_vouched = false;
 
@@ -402,9 +405,10 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
 
+	if (samples_vouched && TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		return PointerGetDatum(NULL);
 	connect_with_transition_tables(trigdata);
-	if (!samples_vouched || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
-		check_sample_stacks(trigdata);
+	check_sample_stacks(trigdata);
 	lock_references("profile_id", "profile", "profile",
 					"Samples are written by an import, into the profile it creates.");
 	lock_references("labels_id", "labels", "label set",

@@ -17,9 +17,10 @@
 extern void integrity_hold_stacks(void);
 
 /*
- * Runs the writer's INSERT of samples whose stacks it found with the
- * stacks held: the statement's check skips the stacks, and checks the
- * rest.  The vouch ends with the statement, also on error.
+ * Runs the writer's INSERT of samples, whose references it vouches for:
+ * stacks found while holding them, its own profile, label sets it locked.
+ * The statement's checks are skipped.  The vouch ends with the statement,
+ * also on error.
  */
 extern int	integrity_insert_vouched_samples(SPIPlanPtr plan, Datum *values);
 
