@@ -192,7 +192,7 @@ struct ProfileWriter
 	stackcache_hash *stacks;
 	childread_hash *children_read;
 	InternProbe *probe;			/* finds rows visible at the import's start */
-	Snapshot	stack_snapshot; /* the probe's, for stacks */
+	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 
 	PendingRows pending_funcs;
@@ -382,15 +382,16 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->profile_id = execute_for_id(insert_profile, values, nulls);
 	MemoryContextSwitchTo(cxt);
 	/*
-	 * Funcs and frames are looked up in the calling statement's snapshot,
-	 * which outlives this call.  Stacks are looked up in a snapshot taken
-	 * after the lock that holds off their deletion, so that every stack
-	 * found stays: the samples' stacks are then not checked again
-	 * (integrity.c).
+	 * Frames and stacks are looked up in a snapshot taken after the lock
+	 * that holds off their deletion, so every one found stays: the writer
+	 * vouches for the references of the stacks and samples it writes, which
+	 * are not checked again (integrity.c).  Funcs are looked up in the
+	 * calling statement's snapshot, which outlives this call, as the
+	 * foreign key of the frames that refer to them checks them in it.
 	 */
 	integrity_hold_stacks();
-	writer->stack_snapshot = RegisterSnapshot(GetLatestSnapshot());
-	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->stack_snapshot);
+	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
 	return writer;
 }
 
@@ -1020,7 +1021,7 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 
 		CHECK_FOR_INTERRUPTS();
 		kind->bind(writer, set, count, args);
-		if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_INSERT_RETURNING)
+		if (integrity_execute_vouched(plan, args) != SPI_OK_INSERT_RETURNING)
 			elog(ERROR, "writing %s failed", kind->what);
 		MemoryContextSwitchTo(cxt);
 		for (uint64 r = 0; r < SPI_processed; r++)
@@ -1253,7 +1254,7 @@ flush_samples(ProfileWriter *writer)
 	values[3] = PointerGetDatum(int8_array(writer->stack_ids, NULL, n));
 	values[4] = PointerGetDatum(int8_array(writer->weights, NULL, n));
 	values[5] = PointerGetDatum(int8_array(writer->label_ids, writer->label_nulls, n));
-	ret = integrity_insert_vouched_samples(writer->insert_samples_plan, values);
+	ret = integrity_execute_vouched(writer->insert_samples_plan, values);
 	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
 		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);
@@ -1322,7 +1323,7 @@ profile_writer_finish(ProfileWriter *writer)
 	flush_samples(writer);
 	write_all_pending(writer);	/* stacks no sample refers to still exist */
 	intern_probe_end(writer->probe);
-	UnregisterSnapshot(writer->stack_snapshot);
+	UnregisterSnapshot(writer->held_snapshot);
 	if (writer->weight_unit || writer->has_started_at)
 	{
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};

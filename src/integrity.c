@@ -44,10 +44,10 @@
  *	  checks with the latest snapshot that no sample refers to a deleted
  *	  stack.
  *
- * An import's writer takes the same lock before it looks up any stack, with
- * a snapshot taken after the lock, so every stack it finds stays until the
- * transaction ends; its own INSERTs of samples are vouched for and skip the
- * checks (integrity_insert_vouched_samples).
+ * An import's writer takes the same lock before it looks up any frame or
+ * stack, with a snapshot taken after the lock, so every one it finds stays
+ * until the transaction ends; its own INSERTs of stacks and samples are
+ * vouched for and skip the checks (integrity_execute_vouched).
  *
  * sample.stack_id is still declared a foreign key, with its triggers
  * disabled by the install script: pg_dump orders the data of extension
@@ -76,14 +76,15 @@ PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
 PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
 
 /*
- * True while the ProfileWriter's own INSERT of samples runs.  The writer
- * vouches for all three references: it found the stacks while holding them
- * (integrity_hold_stacks), it inserted the profile in this transaction, and
- * it locked each label set FOR KEY SHARE when it interned it.  Nothing else
- * inserts samples meanwhile, unless a user's trigger on sample does; its
- * samples would then skip the checks too.
+ * True while one of the ProfileWriter's own INSERTs runs.  The writer
+ * vouches for the references of the stacks and samples it writes: it found
+ * their frames and stacks while holding the stacks (integrity_hold_stacks),
+ * or wrote them itself; it inserted the profile in this transaction; it
+ * locked each label set FOR KEY SHARE when it interned it.  Nothing else
+ * inserts stacks or samples meanwhile, unless a user's trigger does; its
+ * rows would then skip the checks too.
  */
-static bool samples_vouched = false;
+static bool writer_vouches = false;
 
 void
 integrity_hold_stacks(void)
@@ -95,18 +96,23 @@ integrity_hold_stacks(void)
 }
 
 int
-integrity_insert_vouched_samples(SPIPlanPtr plan, Datum *values)
+integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 {
 	int			ret;
 
-	samples_vouched = true;
+	/*
+	 * Under REPEATABLE READ and SERIALIZABLE, the SQL functions the writer
+	 * calls (intern_address) read in the transaction's snapshot, older than
+	 * the writer's lock: there the checks run as for anyone.
+	 */
+	writer_vouches = !IsolationUsesXactSnapshot();
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, values, NULL, false, 0);
 	}
 	PG_FINALLY();
 	{
-		samples_vouched = false;
+		writer_vouches = false;
 	}
 	PG_END_TRY();
 	return ret;
@@ -195,6 +201,8 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	HeapTuple	bad;
 
+	if (writer_vouches)
+		return PointerGetDatum(NULL);
 	connect_with_transition_tables(trigdata);
 	bad = first_violation(trigdata,
 						  "SELECT true, p.id FROM (SELECT DISTINCT prefix_id AS id FROM new_stacks "
@@ -405,7 +413,7 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
 
-	if (samples_vouched && TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+	if (writer_vouches && TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
 		return PointerGetDatum(NULL);
 	connect_with_transition_tables(trigdata);
 	check_sample_stacks(trigdata);

@@ -17,11 +17,12 @@
 extern void integrity_hold_stacks(void);
 
 /*
- * Runs the writer's INSERT of samples, whose references it vouches for:
- * stacks found while holding them, its own profile, label sets it locked.
- * The statement's checks are skipped.  The vouch ends with the statement,
- * also on error.
+ * Runs one of the writer's INSERTs, of interned rows or samples, whose
+ * references it vouches for: frames and stacks found while holding the
+ * stacks, or written by itself; its own profile; label sets it locked.  The
+ * statement's checks are skipped.  The vouch ends with the statement, also
+ * on error.
  */
-extern int	integrity_insert_vouched_samples(SPIPlanPtr plan, Datum *values);
+extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values);
 
 #endif

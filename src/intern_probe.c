@@ -151,17 +151,17 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 }
 
 InternProbe *
-intern_probe_begin(Snapshot snapshot, Snapshot stack_snapshot)
+intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 {
 	InternProbe *probe = palloc0(sizeof(InternProbe));
 	/* the control file fixes the schema: the extension is not relocatable */
 	Oid			namespace = get_namespace_oid("calltree", false);
 
 	probe->cxt = CurrentMemoryContext;
-	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, snapshot);
+	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, func_snapshot);
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
-	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, stack_snapshot);
-	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, stack_snapshot);
+	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
+	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
 	probe->frame_attnum = calltree_column(RelationGetRelid(probe->stacks.heap), "frame_id");
 	return probe;
 }

@@ -22,10 +22,10 @@ typedef struct InternProbe InternProbe;
 
 /*
  * Opens the three tables and their key indexes in the current memory
- * context, which must outlive the probe; probes of funcs and frames see
- * `snapshot`, probes of stacks `stack_snapshot`.
+ * context, which must outlive the probe; probes of funcs see
+ * `func_snapshot`, probes of frames and stacks `snapshot`.
  */
-extern InternProbe *intern_probe_begin(Snapshot snapshot, Snapshot stack_snapshot);
+extern InternProbe *intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot);
 extern void intern_probe_end(InternProbe *probe);
 
 /* Each returns the id, or 0 when no row with that key is visible. */
