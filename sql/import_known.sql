@@ -43,3 +43,15 @@ SELECT * FROM (
             JOIN func f ON f.id = u.id) AS stack, t.running, t.self
     FROM nodes(pg_temp.tree('more')) AS t) AS named
 ORDER BY stack COLLATE "C";
+
+-- once VACUUM has marked the pages all-visible, known stacks are read from
+-- stack_key alone (it includes the id), without the heap: the same stacks
+VACUUM calltree.stack;
+SELECT count(*) AS stacks_before FROM stack \gset
+SELECT pg_temp.import('vacuumed', :'wide' || E'\n' || :'narrow');
+SELECT count(*) - :stacks_before AS new_stack_rows FROM stack;
+SELECT pg_temp.tree('first') = pg_temp.tree('vacuumed') AS same_tree,
+       (SELECT array_agg(DISTINCT s.stack_id ORDER BY s.stack_id) FROM sample s JOIN imports i ON i.id = s.profile_id
+         WHERE i.label = 'first')
+     = (SELECT array_agg(DISTINCT s.stack_id ORDER BY s.stack_id) FROM sample s JOIN imports i ON i.id = s.profile_id
+         WHERE i.label = 'vacuumed') AS same_stack_ids;

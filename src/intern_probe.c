@@ -10,17 +10,25 @@
  *
  * The equality functions and collations come from the index itself, so the
  * probes compare exactly as the unique constraint does.
+ *
+ * stack_key also holds the stack's id (INCLUDE), so a probe of a stack
+ * reads the heap only when the visibility map cannot vouch for the page, as
+ * an index-only scan does: a repeat import probes a million stacks.
  */
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/itup.h"
 #include "access/nbtree.h"
 #include "access/relscan.h"
 #include "access/skey.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/visibilitymap.h"
 #include "catalog/namespace.h"
 #include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -39,6 +47,11 @@ typedef struct KeyIndex
 	TupleTableSlot *slot;
 	AttrNumber	id_attnum;
 	bool		id_is_int4;
+	AttrNumber	frame_attnum;	/* of stack, for children; else 0 */
+	/* index-only reads: where id and frame_id are in the index, else 0 */
+	int			id_column;
+	int			frame_column;
+	Buffer		vmbuffer;
 	int			ncolumns;
 	int			nkeys;			/* the first nkeys columns are searched */
 	FmgrInfo	equal[MAX_KEY_COLUMNS];
@@ -57,8 +70,17 @@ struct InternProbe
 	KeyIndex	frames;
 	KeyIndex	stacks;
 	KeyIndex	children;		/* stack_key searched by prefix alone */
-	AttrNumber	frame_attnum;	/* of stack */
 };
+
+/* The 1-based column of the index that holds heap column attnum, or 0. */
+static int
+index_column_of(Relation index, AttrNumber attnum)
+{
+	for (int i = 0; i < index->rd_index->indnatts; i++)
+		if (index->rd_index->indkey.values[i] == attnum)
+			return i + 1;
+	return 0;
+}
 
 static void
 key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
@@ -85,13 +107,20 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	}
 	k->id_attnum = calltree_column(heap_relid, "id");
 	k->id_is_int4 = TupleDescAttr(RelationGetDescr(k->heap), k->id_attnum - 1)->atttypid == INT4OID;
+	k->frame_attnum = strcmp(heap_name, "stack") == 0 ? calltree_column(heap_relid, "frame_id") : 0;
+	k->id_column = index_column_of(k->index, k->id_attnum);
+	k->frame_column = k->frame_attnum ? index_column_of(k->index, k->frame_attnum) : 0;
+	k->vmbuffer = InvalidBuffer;
 	k->scan = index_beginscan(k->heap, k->index, snapshot, nkeys, 0);
+	k->scan->xs_want_itup = k->id_column > 0;
 	k->slot = table_slot_create(k->heap, NULL);
 }
 
 static void
 key_index_close(KeyIndex *k)
 {
+	if (BufferIsValid(k->vmbuffer))
+		ReleaseBuffer(k->vmbuffer);
 	ExecDropSingleTupleTableSlot(k->slot);
 	index_endscan(k->scan);
 	index_close(k->index, NoLock);
@@ -126,23 +155,74 @@ key_set_int(KeyIndex *k, int column, OptionalInt v, bool int4)
 	key_set(k, column, value, !v.present);
 }
 
+static int64
+int_value(Datum value, bool isnull, bool int4)
+{
+	if (isnull)
+		return 0;
+	return int4 ? DatumGetInt32(value) : DatumGetInt64(value);
+}
+
+/*
+ * The next visible row of the scan: its id, and its frame_id for a scan of
+ * stack (0 when NULL).  From the index entry when the visibility map says
+ * every row of its heap page is visible (and the index holds the columns),
+ * from the heap row otherwise.  False at the end of the scan.
+ */
+static bool
+key_index_next(KeyIndex *k, int64 *id, int64 *frame)
+{
+	ItemPointer tid;
+	bool		isnull;
+
+	while ((tid = index_getnext_tid(k->scan, ForwardScanDirection)) != NULL)
+	{
+		if (k->id_column > 0 && (k->frame_attnum == 0 || k->frame_column > 0) &&
+			VM_ALL_VISIBLE(k->heap, ItemPointerGetBlockNumber(tid), &k->vmbuffer))
+		{
+			IndexTuple	entry = k->scan->xs_itup;
+			TupleDesc	desc = k->scan->xs_itupdesc;
+			Datum		value;
+
+			value = index_getattr(entry, k->id_column, desc, &isnull);
+			*id = int_value(value, isnull, k->id_is_int4);
+			if (k->frame_attnum)
+			{
+				value = index_getattr(entry, k->frame_column, desc, &isnull);
+				*frame = int_value(value, isnull, false);
+			}
+			/* no heap tuple to lock: the page, as an index-only scan does */
+			PredicateLockPage(k->heap, ItemPointerGetBlockNumber(tid), k->scan->xs_snapshot);
+			return true;
+		}
+		if (index_fetch_heap(k->scan, k->slot))
+		{
+			Datum		value = slot_getattr(k->slot, k->id_attnum, &isnull);
+
+			*id = int_value(value, isnull, k->id_is_int4);
+			if (k->frame_attnum)
+			{
+				value = slot_getattr(k->slot, k->frame_attnum, &isnull);
+				*frame = int_value(value, isnull, false);
+			}
+			ExecClearTuple(k->slot);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The id of the row with the keys set, or 0; frees the text keys. */
 static int64
 key_index_find(InternProbe *probe, KeyIndex *k)
 {
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int64		id = 0;
+	int64		frame;
 
 	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
-	if (index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
-	{
-		bool		isnull;
-		Datum		value = slot_getattr(k->slot, k->id_attnum, &isnull);
-
-		if (!isnull)
-			id = k->id_is_int4 ? DatumGetInt32(value) : DatumGetInt64(value);
-		ExecClearTuple(k->slot);
-	}
+	if (!key_index_next(k, &id, &frame))
+		id = 0;
 	for (int i = 0; i < k->nkeys; i++)
 		if (!(k->keys[i].sk_flags & SK_ISNULL) && k->index->rd_opcintype[i] == TEXTOID)
 			pfree(DatumGetPointer(k->keys[i].sk_argument));
@@ -162,7 +242,6 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
 	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
 	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
-	probe->frame_attnum = calltree_column(RelationGetRelid(probe->stacks.heap), "frame_id");
 	return probe;
 }
 
@@ -218,28 +297,22 @@ intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *id
 	KeyIndex   *k = &probe->children;
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int			count = 0;
+	int64		id;
+	int64		frame;
 
 	key_set_int(k, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
 	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
-	while (index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
+	while (key_index_next(k, &id, &frame))
 	{
-		bool		frame_null;
-		bool		id_null;
-		Datum		frame = slot_getattr(k->slot, probe->frame_attnum, &frame_null);
-		Datum		id = slot_getattr(k->slot, k->id_attnum, &id_null);
-
 		if (count == max)
 		{
 			count = -1;
 			break;
 		}
-		if (frame_null || id_null)
-			continue;
-		frames[count] = DatumGetInt64(frame);
-		ids[count] = DatumGetInt64(id);
+		frames[count] = frame;
+		ids[count] = id;
 		count++;
 	}
-	ExecClearTuple(k->slot);
 	MemoryContextSwitchTo(old);
 	return count;
 }

@@ -47,7 +47,8 @@ CREATE TABLE stack (
     id        bigint PRIMARY KEY DEFAULT nextval('@extschema@.stack_id_seq'),
     prefix_id bigint,           -- a stack; checked by stack_insert_check
     frame_id  bigint NOT NULL,  -- a frame; likewise
-    CONSTRAINT stack_key UNIQUE NULLS NOT DISTINCT (prefix_id, frame_id),
+    -- INCLUDE (id): imports find known stacks by index-only reads
+    CONSTRAINT stack_key UNIQUE NULLS NOT DISTINCT (prefix_id, frame_id) INCLUDE (id),
     CONSTRAINT stack_prefix_before CHECK (prefix_id < id)
 );
 ALTER SEQUENCE stack_id_seq OWNED BY stack.id;
