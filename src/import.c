@@ -2,11 +2,14 @@
  * import.c
  *	  The ProfileWriter: an imported profile into the calltree tables.
  *
- * Interning goes through the extension's own SQL functions (intern_func,
- * intern_frame, intern_stack, intern_labels), which are safe under
- * concurrent imports; a cache in front of them makes each distinct key cost
- * one call.  Samples are buffered and inserted 10,000 at a time with one
- * INSERT ... SELECT FROM unnest(...) each.
+ * Funcs, frames and stacks are found by probing their unique indexes
+ * (intern_probe.c), with a cache in front so that each distinct key is
+ * looked up once; new ones get provisional ids and are written in sets with
+ * INSERT ... ON CONFLICT DO NOTHING before any sample refers to them.
+ * Samples are buffered and inserted 10,000 at a time with one INSERT ...
+ * SELECT FROM unnest(...) each.  From its start the writer holds the stack
+ * table against deletes (integrity.c), so what it finds stays, and it
+ * vouches for the references of the rows it writes.
  *
  * The writer keeps one SPI connection open from begin to finish.  Its own
  * memory lives in the caller's memory context, which SPI does not reset.
