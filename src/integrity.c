@@ -235,6 +235,26 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Fails if a sample refers to a deleted stack: one pass over the samples
+ * for the statement (sample.stack_id has no index).
+ */
+static void
+check_deleted_stacks_unsampled(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad = first_violation(trigdata,
+									  "SELECT s.stack_id FROM calltree.sample s "
+									  "WHERE s.stack_id IN (SELECT o.id FROM old_rows o) LIMIT 1",
+									  &desc);
+
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("stack " INT64_FORMAT " is still referred to by samples", column_int8(bad, desc, 1)),
+				 errhint("Delete the profiles of those samples first.")));
+}
+
+/*
  * AFTER DELETE ON stack or frame FOR EACH STATEMENT, with the deleted rows
  * as old_rows: no stack left may refer to one of them.
  */
@@ -262,17 +282,8 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 						stacks ? "stack" : "frame", column_int8(bad, desc, 2), column_int8(bad, desc, 1)),
 				 errdetail("Stacks refer to their prefix stack and to their frame."),
 				 errhint("Delete the stacks that refer to it first (and their samples).")));
-	/* one pass over the samples for the statement (sample.stack_id has no index) */
 	if (stacks)
-		bad = first_violation(trigdata,
-							  "SELECT s.stack_id FROM calltree.sample s "
-							  "WHERE s.stack_id IN (SELECT o.id FROM old_rows o) LIMIT 1",
-							  &desc);
-	if (stacks && bad != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
-				 errmsg("stack " INT64_FORMAT " is still referred to by samples", column_int8(bad, desc, 1)),
-				 errhint("Delete the profiles of those samples first.")));
+		check_deleted_stacks_unsampled(trigdata);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
