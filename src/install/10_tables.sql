@@ -67,7 +67,7 @@ CREATE TABLE sample (
     profile_id bigint NOT NULL, -- a profile; checked by sample_refs_check, deleted with it
     thread     text,
     ts         bigint,
-    stack_id   bigint NOT NULL REFERENCES stack (id),
+    stack_id   bigint NOT NULL REFERENCES stack (id), -- checked by sample_refs_check (see 15_integrity.sql)
     weight     bigint NOT NULL DEFAULT 1,
     labels_id  bigint           -- a label set; checked by sample_refs_check
 );
