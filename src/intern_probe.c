@@ -51,6 +51,7 @@ typedef struct KeyIndex
 	/* index-only reads: where id and frame_id are in the index, else 0 */
 	int			id_column;
 	int			frame_column;
+	bool		index_only;		/* the index holds every column read */
 	Buffer		vmbuffer;
 	int			ncolumns;
 	int			nkeys;			/* the first nkeys columns are searched */
@@ -110,9 +111,10 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	k->frame_attnum = strcmp(heap_name, "stack") == 0 ? calltree_column(heap_relid, "frame_id") : 0;
 	k->id_column = index_column_of(k->index, k->id_attnum);
 	k->frame_column = k->frame_attnum ? index_column_of(k->index, k->frame_attnum) : 0;
+	k->index_only = k->id_column > 0 && (k->frame_attnum == 0 || k->frame_column > 0);
 	k->vmbuffer = InvalidBuffer;
 	k->scan = index_beginscan(k->heap, k->index, snapshot, nkeys, 0);
-	k->scan->xs_want_itup = k->id_column > 0;
+	k->scan->xs_want_itup = k->index_only;
 	k->slot = table_slot_create(k->heap, NULL);
 }
 
@@ -177,8 +179,7 @@ key_index_next(KeyIndex *k, int64 *id, int64 *frame)
 
 	while ((tid = index_getnext_tid(k->scan, ForwardScanDirection)) != NULL)
 	{
-		if (k->id_column > 0 && (k->frame_attnum == 0 || k->frame_column > 0) &&
-			VM_ALL_VISIBLE(k->heap, ItemPointerGetBlockNumber(tid), &k->vmbuffer))
+		if (k->index_only && VM_ALL_VISIBLE(k->heap, ItemPointerGetBlockNumber(tid), &k->vmbuffer))
 		{
 			IndexTuple	entry = k->scan->xs_itup;
 			TupleDesc	desc = k->scan->xs_itupdesc;
