@@ -6,10 +6,12 @@
  * (intern_probe.c), with a cache in front so that each distinct key is
  * looked up once; new ones get provisional ids and are written in sets with
  * INSERT ... ON CONFLICT DO NOTHING before any sample refers to them.
- * Samples are buffered and inserted 10,000 at a time with one INSERT ...
- * SELECT FROM unnest(...) each.  From its start the writer holds the stack
- * table against deletes (integrity.c), so what it finds stays, and it
- * vouches for the references of the rows it writes.
+ * Stacks that only this writer can have made (fresh_stack) and samples,
+ * buffered 10,000 at a time, go in by COPY (copy_rows.c); where row
+ * security applies to their table, by INSERT ... SELECT FROM unnest(...).
+ * From its start the writer holds the stack table against deletes
+ * (integrity.c), so what it finds stays, and it vouches for the references
+ * of the rows it writes.
  *
  * The writer keeps one SPI connection open from begin to finish.  Its own
  * memory lives in the caller's memory context, which SPI does not reset.
@@ -17,10 +19,12 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "commands/sequence.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/value.h"
 #include "catalog/namespace.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -31,6 +35,7 @@
 #include "utils/timestamp.h"
 
 #include "calltree.h"
+#include "copy_rows.h"
 #include "import.h"
 #include "integrity.h"
 #include "intern_probe.h"
@@ -211,6 +216,17 @@ struct ProfileWriter
 	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
 
+	/*
+	 * Samples and fresh stacks go in by COPY (copy_rows.c), unless row
+	 * security applies to their table: then by the INSERTs above.
+	 */
+	CopyRows	copy;
+	Oid			sample_relid;	/* InvalidOid: samples by INSERT */
+	List	   *sample_columns;
+	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
+	List	   *stack_columns;
+	Oid			stack_sequence; /* ids of fresh stacks */
+
 	/* the batch of samples not yet inserted */
 	int			nsamples;
 	Datum		threads[SAMPLE_BATCH];
@@ -300,6 +316,40 @@ real_id(const PendingRows *pending, int64 id)
 	return id >= 0 ? id : pending->written[-id - 1];
 }
 
+static List *
+column_names(const char *const *names, int count)
+{
+	List	   *columns = NIL;
+
+	for (int i = 0; i < count; i++)
+		columns = lappend(columns, makeString(pstrdup(names[i])));
+	return columns;
+}
+
+/* Which of the tables the writer can COPY into; in the writer's context. */
+static void
+choose_copy(ProfileWriter *writer)
+{
+	static const char *const sample_columns[] = {"profile_id", "thread", "ts", "stack_id", "weight", "labels_id"};
+	static const char *const stack_columns[] = {"id", "prefix_id", "frame_id"};
+	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			sample = calltree_relation(namespace, "sample");
+	Oid			stack = calltree_relation(namespace, "stack");
+
+	copy_rows_init(&writer->copy);
+	if (copy_rows_allowed(sample))
+	{
+		writer->sample_relid = sample;
+		writer->sample_columns = column_names(sample_columns, lengthof(sample_columns));
+	}
+	if (copy_rows_allowed(stack))
+	{
+		writer->stack_relid = stack;
+		writer->stack_columns = column_names(stack_columns, lengthof(stack_columns));
+		writer->stack_sequence = calltree_relation(namespace, "stack_id_seq");
+	}
+}
+
 ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
@@ -335,6 +385,7 @@ profile_writer_begin(const ProfileInfo *info)
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
 	pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
+	choose_copy(writer);
 
 	SPI_connect();
 	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
@@ -1085,6 +1136,40 @@ fresh_stack(ProfileWriter *writer, int64 index)
 }
 
 /*
+ * Writes a set of fresh stacks by COPY, with ids taken from the stack
+ * table's sequence here (in the order of the set, so a prefix written in
+ * an earlier set has a smaller id, as the table's CHECK wants).
+ */
+static void
+copy_fresh_stacks(ProfileWriter *writer, const int64 *set, int count)
+{
+	PendingRows *pending = &writer->pending_stacks;
+	CopyRows   *rows = &writer->copy;
+
+	copy_rows_reset(rows);
+	for (int i = 0; i < count; i++)
+	{
+		PendingStack *row = pending_stack(writer, set[i]);
+		int64		id = nextval_internal(writer->stack_sequence, true);
+
+		if ((i & 0x3FFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		copy_rows_int8(rows, id);
+		if (row->prefix == 0)
+			copy_rows_null(rows);
+		else
+			copy_rows_int8(rows, real_id(pending, row->prefix));
+		copy_rows_int8(rows, real_id(&writer->pending_frames, row->frame));
+		copy_rows_end_row(rows);
+		pending->written[set[i]] = id;
+		pending->inserted[set[i]] = true;
+	}
+	integrity_copy_vouched(rows, writer->stack_relid, writer->stack_columns);
+	note_interned(writer, count);
+	MemoryContextSwitchTo(writer->cxt);
+}
+
+/*
  * Writes the pending stacks a level at a time: a stack's prefix is written
  * before it, in an earlier set, so its id is known (and smaller, as the
  * stack table's CHECK wants).
@@ -1142,8 +1227,14 @@ write_pending_stacks(ProfileWriter *writer)
 				set[i] = swap;
 			}
 		for (int64 done = 0; done < nfresh; done += WRITE_SET_MAX)
-			write_set(writer, &stack_rows, pending, writer->insert_stacks_plan, set + done,
-					  (int) Min(WRITE_SET_MAX, nfresh - done));
+		{
+			int			count = (int) Min(WRITE_SET_MAX, nfresh - done);
+
+			if (OidIsValid(writer->stack_relid))
+				copy_fresh_stacks(writer, set + done, count);
+			else
+				write_set(writer, &stack_rows, pending, writer->insert_stacks_plan, set + done, count);
+		}
 		for (int64 done = nfresh; done < n; done += WRITE_SET_MAX)
 			write_set(writer, &stack_rows, pending, writer->write_stacks_plan, set + done,
 					  (int) Min(WRITE_SET_MAX, n - done));
@@ -1236,6 +1327,43 @@ text_array(Datum *values, bool *nulls, int count)
 }
 
 static void
+copy_nullable_int8(CopyRows *rows, Datum value, bool isnull)
+{
+	if (isnull)
+		copy_rows_null(rows);
+	else
+		copy_rows_int8(rows, DatumGetInt64(value));
+}
+
+/* The batch of samples, their stack ids real, by COPY */
+static void
+copy_samples(ProfileWriter *writer)
+{
+	CopyRows   *rows = &writer->copy;
+
+	copy_rows_reset(rows);
+	for (int i = 0; i < writer->nsamples; i++)
+	{
+		copy_rows_int8(rows, writer->profile_id);
+		if (writer->thread_nulls[i])
+			copy_rows_null(rows);
+		else
+		{
+			text	   *thread = DatumGetTextPP(writer->threads[i]);
+
+			copy_rows_text(rows, VARDATA_ANY(thread), VARSIZE_ANY_EXHDR(thread));
+		}
+		copy_nullable_int8(rows, writer->timestamps[i], writer->ts_nulls[i]);
+		copy_rows_int8(rows, DatumGetInt64(writer->stack_ids[i]));
+		copy_rows_int8(rows, DatumGetInt64(writer->weights[i]));
+		copy_nullable_int8(rows, writer->label_ids[i], writer->label_nulls[i]);
+		copy_rows_end_row(rows);
+	}
+	integrity_copy_vouched(rows, writer->sample_relid, writer->sample_columns);
+	MemoryContextSwitchTo(writer->cxt);
+}
+
+static void
 flush_samples(ProfileWriter *writer)
 {
 	int			n = writer->nsamples;
@@ -1250,6 +1378,12 @@ flush_samples(ProfileWriter *writer)
 	for (int i = 0; i < n; i++)
 		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
 													 DatumGetInt64(writer->stack_ids[i])));
+	if (OidIsValid(writer->sample_relid))
+	{
+		copy_samples(writer);
+		writer->nsamples = 0;
+		return;
+	}
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
 												   TEXTOID, -1, false, TYPALIGN_INT));

@@ -47,7 +47,8 @@
  * An import's writer takes the same lock before it looks up any frame or
  * stack, with a snapshot taken after the lock, so every one it finds stays
  * until the transaction ends; its own INSERTs of stacks and samples are
- * vouched for and skip the checks (integrity_execute_vouched).
+ * vouched for and skip the checks (integrity_execute_vouched and
+ * integrity_copy_vouched).
  *
  * sample.stack_id is still declared a foreign key, with its triggers
  * disabled by the install script: pg_dump orders the data of extension
@@ -95,17 +96,23 @@ integrity_hold_stacks(void)
 	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
 }
 
+/*
+ * Under REPEATABLE READ and SERIALIZABLE, the SQL functions the writer
+ * calls (intern_address) read in the transaction's snapshot, older than the
+ * writer's lock: there the checks run as for anyone.
+ */
+static inline bool
+writer_can_vouch(void)
+{
+	return !IsolationUsesXactSnapshot();
+}
+
 int
 integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 {
 	int			ret;
 
-	/*
-	 * Under REPEATABLE READ and SERIALIZABLE, the SQL functions the writer
-	 * calls (intern_address) read in the transaction's snapshot, older than
-	 * the writer's lock: there the checks run as for anyone.
-	 */
-	writer_vouches = !IsolationUsesXactSnapshot();
+	writer_vouches = writer_can_vouch();
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, values, NULL, false, 0);
@@ -116,6 +123,24 @@ integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 	}
 	PG_END_TRY();
 	return ret;
+}
+
+uint64
+integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns)
+{
+	uint64		count;
+
+	writer_vouches = writer_can_vouch();
+	PG_TRY();
+	{
+		count = copy_rows_insert(rows, relid, columns);
+	}
+	PG_FINALLY();
+	{
+		writer_vouches = false;
+	}
+	PG_END_TRY();
+	return count;
 }
 
 static TriggerData *

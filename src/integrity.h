@@ -9,6 +9,8 @@
 
 #include "executor/spi.h"
 
+#include "copy_rows.h"
+
 /*
  * Holds off deletes of stacks until the transaction ends (they wait for
  * this lock, see integrity.c); taken by a writer before it looks any stack
@@ -24,5 +26,8 @@ extern void integrity_hold_stacks(void);
  * on error.
  */
 extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values);
+
+/* The same for rows the writer COPYs in (copy_rows_insert) */
+extern uint64 integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns);
 
 #endif

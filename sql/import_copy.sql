@@ -1,0 +1,110 @@
+-- How an import writes its samples and new stacks: by COPY FROM's code
+-- (copy_rows.c), with what an INSERT would do kept: text exactly as given
+-- whatever the client encoding, the user's privileges, triggers, the
+-- stack table's sequence and CHECK; and by INSERT where row security
+-- applies, so that its policies hold.
+SET search_path = calltree, public;
+
+-- A speedscope file of three sampled profiles, one thread each, whose
+-- names hold what COPY's text format escapes (tab, newline, carriage
+-- return, backslash) and a non-ASCII letter.  Samples: copy_a;copy_b
+-- weight 2 and copy_a weight 1 in each profile.
+CREATE TEMP TABLE files AS SELECT $json$
+{"$schema": "https://www.speedscope.app/file-format-schema.json",
+ "shared": {"frames": [{"name": "copy_a"}, {"name": "copy_b"}]},
+ "profiles": [
+  {"type": "sampled", "name": "tab\there\\N", "unit": "none", "startValue": 0, "endValue": 3,
+   "samples": [[0, 1], [0]], "weights": [2, 1]},
+  {"type": "sampled", "name": "line\nbreak\r\\", "unit": "none", "startValue": 0, "endValue": 3,
+   "samples": [[0, 1], [0]], "weights": [2, 1]},
+  {"type": "sampled", "name": "Z\u00fcrich", "unit": "none", "startValue": 0, "endValue": 3,
+   "samples": [[0, 1], [0]], "weights": [2, 1]}]}
+$json$::text AS threads;
+
+SELECT import_speedscope(threads, 'threads') AS id FROM files \gset
+-- each name is stored as given: six samples, two per thread, weight 3 each
+SELECT thread = E'tab\there\\N' AS tab, thread = E'line\nbreak\r\\' AS line_break,
+       thread = U&'Z\00FCrich' AS non_ascii, count(*), sum(weight)
+  FROM sample WHERE profile_id = :id GROUP BY thread ORDER BY 1, 2, 3;
+SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :id));
+
+-- A client in another encoding: the rows are still in the database's own.
+SET client_encoding = 'LATIN1';
+SELECT import_speedscope(threads, 'latin1 client') AS id FROM files \gset
+SELECT count(*) FILTER (WHERE thread = U&'Z\00FCrich') AS zurich, count(*) AS samples
+  FROM sample WHERE profile_id = :id;
+RESET client_encoding;
+
+-- The two new stacks took their ids from the stack table's sequence, the
+-- prefix first; the sequence stays ahead of them.
+SELECT count(*) AS stacks, bool_and(s.prefix_id < s.id OR s.prefix_id IS NULL) AS prefix_first,
+       max(s.id) < nextval('stack_id_seq') AS sequence_ahead
+  FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
+ WHERE f.name IN ('copy_a', 'copy_b');
+
+-- Triggers fire as for an INSERT: a BEFORE ROW trigger on sample sees
+-- (and here changes) every row, a statement trigger counts statements.
+CREATE TABLE sample_seen (statements int);
+INSERT INTO sample_seen VALUES (0);
+CREATE FUNCTION pg_temp.double_weight() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN NEW.weight := NEW.weight * 2; RETURN NEW; END$$;
+CREATE FUNCTION pg_temp.count_statement() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN UPDATE sample_seen SET statements = statements + 1; RETURN NULL; END$$;
+CREATE TRIGGER double_weight BEFORE INSERT ON sample FOR EACH ROW EXECUTE FUNCTION pg_temp.double_weight();
+CREATE TRIGGER count_statement AFTER INSERT ON sample FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.count_statement();
+SELECT import_collapsed(E'a;b 5\na 7\n', 'triggers') AS id \gset
+-- weights doubled: 10 and 14; one batch of samples, one statement
+SELECT sum(weight) AS weight, (SELECT statements FROM sample_seen) AS statements
+  FROM sample WHERE profile_id = :id;
+DROP TRIGGER double_weight ON sample;
+DROP TRIGGER count_statement ON sample;
+DROP TABLE sample_seen;
+
+-- Privileges: a user who may not insert into sample gets INSERT's error,
+-- and the import leaves nothing behind.
+CREATE ROLE regress_calltree_importer;
+GRANT USAGE ON SCHEMA calltree TO regress_calltree_importer;
+GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA calltree TO regress_calltree_importer;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_importer;
+REVOKE INSERT ON sample FROM regress_calltree_importer;
+SELECT count(*) AS profiles_before FROM profile \gset
+SET ROLE regress_calltree_importer;
+SELECT import_collapsed(E'a;b 5\n', 'no insert on sample');
+RESET ROLE;
+GRANT INSERT (profile_id, thread, ts, stack_id, weight) ON sample TO regress_calltree_importer;
+SET ROLE regress_calltree_importer;
+-- INSERT on every column but labels_id is not enough either
+SELECT import_collapsed(E'a;b 5\n', 'no insert on labels_id');
+RESET ROLE;
+SELECT count(*) - :profiles_before AS profiles_added FROM profile;
+GRANT INSERT ON sample TO regress_calltree_importer;
+REVOKE INSERT ON stack FROM regress_calltree_importer;
+SET ROLE regress_calltree_importer;
+SELECT import_collapsed(E'brand;new;stack 5\n', 'no insert on stack');
+RESET ROLE;
+GRANT INSERT ON stack TO regress_calltree_importer;
+
+-- Row security: COPY would not apply policies, so where they apply the
+-- import INSERTs, and the policies hold.  This one lets the importer
+-- write only weights under 100.
+ALTER TABLE sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE stack ENABLE ROW LEVEL SECURITY;
+CREATE POLICY light_samples ON sample FOR ALL TO regress_calltree_importer
+  USING (true) WITH CHECK (weight < 100);
+CREATE POLICY any_stack ON stack FOR ALL TO regress_calltree_importer USING (true);
+SET ROLE regress_calltree_importer;
+SELECT import_collapsed(E'rls;a 5\nrls;b 7\n', 'light') IS NOT NULL AS imported;
+SELECT import_collapsed(E'rls;a 5\nrls;c 700\n', 'heavy');
+RESET ROLE;
+-- light: 2 samples, weight 12; heavy: no profile left
+SELECT p.name, count(s.*), sum(s.weight) FROM profile p LEFT JOIN sample s ON s.profile_id = p.id
+ WHERE p.name IN ('light', 'heavy') GROUP BY p.name;
+DROP POLICY light_samples ON sample;
+DROP POLICY any_stack ON stack;
+ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
+ALTER TABLE stack DISABLE ROW LEVEL SECURITY;
+
+REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_calltree_importer;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA calltree FROM regress_calltree_importer;
+REVOKE ALL ON SCHEMA calltree FROM regress_calltree_importer;
+DROP ROLE regress_calltree_importer;

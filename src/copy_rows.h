@@ -1,0 +1,42 @@
+/*
+ * copy_rows.h
+ *	  Rows built in memory, written into a table by COPY FROM's own code.
+ */
+#ifndef CALLTREE_COPY_ROWS_H
+#define CALLTREE_COPY_ROWS_H
+
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+/* Rows in COPY's text format, a field at a time */
+typedef struct CopyRows
+{
+	StringInfoData text;
+	int64		nrows;
+	bool		row_open;		/* a field was added since the last row ended */
+} CopyRows;
+
+extern void copy_rows_init(CopyRows *rows);
+extern void copy_rows_reset(CopyRows *rows);
+extern void copy_rows_int8(CopyRows *rows, int64 value);
+extern void copy_rows_null(CopyRows *rows);
+extern void copy_rows_text(CopyRows *rows, const char *s, int len);
+extern void copy_rows_end_row(CopyRows *rows);
+
+/*
+ * Whether the current user's INSERT into `relid` could be a COPY: no row
+ * security policy applies to it (COPY FROM does not apply them).
+ */
+extern bool copy_rows_allowed(Oid relid);
+
+/*
+ * Inserts the rows into `relid`, whose `columns` (a List of String) they
+ * give in order, as COPY FROM does: with the user's INSERT privileges
+ * checked, triggers fired, constraints and indexes kept, and rows written
+ * many at a time.  The number of rows written.
+ */
+extern uint64 copy_rows_insert(CopyRows *rows, Oid relid, List *columns);
+
+#endif
