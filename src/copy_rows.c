@@ -4,8 +4,9 @@
  *
  * An INSERT ... SELECT writes its rows one at a time.  COPY FROM writes
  * them a thousand at a time into the heap (one WAL record per page, not
- * per row), and skips the executor's plan: for the samples and new stacks
- * of an import, about half the time of the INSERT that wrote them before.
+ * per row; index entries are still one at a time), and needs no plan: the
+ * 743,537 samples of bench/imports.sh's pprof file take 0.76 s by COPY
+ * against 1.29 s by INSERT ... SELECT FROM unnest() in sets of 10,000.
  * PostgreSQL's logical replication copies tables the same way
  * (BeginCopyFrom with a callback that supplies the data).
  *
