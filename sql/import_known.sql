@@ -55,3 +55,54 @@ SELECT pg_temp.tree('first') = pg_temp.tree('vacuumed') AS same_tree,
          WHERE i.label = 'first')
      = (SELECT array_agg(DISTINCT s.stack_id ORDER BY s.stack_id) FROM sample s JOIN imports i ON i.id = s.profile_id
          WHERE i.label = 'vacuumed') AS same_stack_ids;
+
+-- The table read whole: once an import has looked up past its cache an
+-- eighth as many stacks as calltree.stack holds, it reads the table in one
+-- sequential scan instead of more index reads.  Here a profile of n new
+-- stacks of depth 2, n a quarter of the table (at least 1200, whatever the
+-- earlier tests left), so that a re-import looks up half as many stacks as
+-- the table holds.  calltree.stack_read = scan reads it at the first
+-- look-up, index never.  Every way finds the same stacks and writes
+-- exactly the new ones.
+SELECT greatest(1200, count(*) / 4) AS n FROM stack \gset
+SELECT string_agg(format('read whole %s;leaf %s', n, n), E'\n') AS many
+  FROM generate_series(1, :n) AS n \gset
+SELECT count(*) AS stacks_before FROM stack \gset
+SELECT pg_temp.import('many', :'many');
+SELECT count(*) - :stacks_before = 2 * :n AS all_new FROM stack;
+CREATE FUNCTION pg_temp.import_counting_scans(label text, data text,
+                                              OUT new_stack_rows bigint, OUT stack_scans bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  stacks bigint := (SELECT count(*) FROM calltree.stack);
+  scans bigint := pg_stat_get_xact_numscans('calltree.stack'::regclass);
+BEGIN
+  PERFORM pg_temp.import(label, data);
+  stack_scans := pg_stat_get_xact_numscans('calltree.stack'::regclass) - scans;
+  new_stack_rows := (SELECT count(*) FROM calltree.stack) - stacks;
+END $$;
+CREATE FUNCTION pg_temp.same_as(label text, other text,
+                                OUT same_tree boolean, OUT same_stack_ids boolean)
+LANGUAGE sql AS $$
+  SELECT pg_temp.tree($1) = pg_temp.tree($2),
+         (SELECT array_agg(DISTINCT s.stack_id ORDER BY s.stack_id) FROM calltree.sample s
+            JOIN imports i ON i.id = s.profile_id WHERE i.label = $1)
+       = (SELECT array_agg(DISTINCT s.stack_id ORDER BY s.stack_id) FROM calltree.sample s
+            JOIN imports i ON i.id = s.profile_id WHERE i.label = $2)
+$$;
+-- the 1200 again, with three new stack rows: a new leaf under a known
+-- stack, a new root with its leaf; read whole (one scan), then probed
+-- (stack_read = index, no scan) for comparison: the same stacks
+SELECT * FROM pg_temp.import_counting_scans('auto', :'many' || E'\nread whole 7;other 1\nread whole new;leaf 1');
+SET calltree.stack_read = index;
+SELECT * FROM pg_temp.import_counting_scans('auto, probed', :'many' || E'\nread whole 7;other 1\nread whole new;leaf 1');
+SELECT * FROM pg_temp.same_as('auto', 'auto, probed');
+-- index never reads it whole, even for three new rows
+SELECT * FROM pg_temp.import_counting_scans('index', :'many' || E'\nread whole 8;other 1\nread whole newer;leaf 1');
+-- scan reads it whole at once, even for a small profile: a new leaf under
+-- a known stack, and a known stack
+SET calltree.stack_read = scan;
+SELECT * FROM pg_temp.import_counting_scans('scan', E'read whole 9;other 1\nread whole 10;leaf 1');
+RESET calltree.stack_read;
+SELECT * FROM pg_temp.import_counting_scans('scan, probed', E'read whole 9;other 1\nread whole 10;leaf 1');
+SELECT * FROM pg_temp.same_as('scan', 'scan, probed');

@@ -29,9 +29,9 @@ void
 _PG_init(void)
 {
 	DefineCustomEnumVariable("calltree.stack_read",
-							 "How stack_agg reads calltree.stack.",
-							 "auto reads the whole table when a query needs a good share of it "
-							 "and probes its index otherwise; index and scan force one way.",
+							 "How stack_agg and imports read calltree.stack.",
+							 "auto reads the whole table when a query or an import needs a good share "
+							 "of it and probes its indexes otherwise; index and scan force one way.",
 							 &calltree_stack_read, STACK_READ_AUTO, stack_read_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");

@@ -4,8 +4,10 @@
  *
  * Funcs, frames and stacks are found by probing their unique indexes
  * (intern_probe.c), with a cache in front so that each distinct key is
- * looked up once; new ones get provisional ids and are written in sets with
- * INSERT ... ON CONFLICT DO NOTHING before any sample refers to them.
+ * looked up once (an import that needs a good share of the stack table
+ * reads it whole into the cache instead: should_load_stacks); new ones get
+ * provisional ids and are written in sets with INSERT ... ON CONFLICT DO
+ * NOTHING before any sample refers to them.
  * Stacks that only this writer can have made (fresh_stack) and samples,
  * buffered 10,000 at a time, go in by COPY (copy_rows.c); where row
  * security applies to their table, by INSERT ... SELECT FROM unnest(...).
@@ -199,6 +201,9 @@ struct ProfileWriter
 	int64		walk_stack;
 	stackcache_hash *stacks;
 	childread_hash *children_read;
+	int64		stack_reads;	/* look-ups of stacks past the cache */
+	int64		next_load_check;	/* when to think of reading stack whole */
+	bool		stacks_loaded;	/* the cache holds every stack visible */
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -380,6 +385,8 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->stacks = stackcache_create(cxt, 4096, NULL);
 	writer->children_read = childread_create(cxt, 1024, NULL);
+	/* calltree.stack_read: index never reads stack whole, scan at once */
+	writer->next_load_check = calltree_stack_read == STACK_READ_SCAN ? 1 : 1024;
 	writer->next_analyze = 1000;
 	pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
@@ -694,6 +701,79 @@ read_children(ProfileWriter *writer, int64 prefix, int64 real_prefix)
 	return entry->all;
 }
 
+static void
+cache_known_stack(void *arg, int64 id, int64 prefix, int64 frame)
+{
+	ProfileWriter *writer = arg;
+	StackKey	key = {prefix, frame};
+	bool		found;
+	CachedStack *entry = stackcache_insert(writer->stacks, key, &found);
+
+	if (!found)
+		entry->id = id;
+}
+
+/*
+ * Whether to read the stack table whole into the cache now: once the
+ * import has looked up past the cache an eighth as many stacks as the
+ * table holds, as a sequential read of the table costs about as much as
+ * that many index reads, and every later look-up is then the cache's alone
+ * (a repeat import of a big profile looks up a million).  Only if the rows
+ * it would add fit in maintenance_work_mem; else it asks again when its
+ * look-ups have doubled.  The rows are those of the probes' snapshot, so a
+ * stack missing from the cache afterwards is one a probe would not have
+ * found either.
+ * calltree.stack_read = scan reads it at the first look-up, index never.
+ */
+static bool
+should_load_stacks(ProfileWriter *writer)
+{
+	double		rows;
+	double		added;
+
+	if (calltree_stack_read == STACK_READ_SCAN)
+		return true;
+	rows = intern_probe_stack_rows(writer->probe);
+	if ((double) writer->stack_reads * 8 < rows)
+	{
+		writer->next_load_check = (int64) (rows / 8) + 1;
+		return false;
+	}
+	added = rows - writer->stacks->members;
+	if (added * sizeof(CachedStack) > (double) maintenance_work_mem * 1024)
+	{
+		writer->next_load_check = writer->stack_reads * 2;
+		return false;
+	}
+	return true;
+}
+
+/* The id of a stack visible to the probes, or 0: from the cache or the table */
+static int64
+find_known_stack(ProfileWriter *writer, int64 prefix, int64 real_prefix, int64 real_frame)
+{
+	StackKey	real_key = {real_prefix, real_frame};
+	CachedStack *known;
+
+	if (!writer->stacks_loaded && calltree_stack_read != STACK_READ_INDEX &&
+		++writer->stack_reads >= writer->next_load_check && should_load_stacks(writer))
+	{
+		intern_probe_all_stacks(writer->probe, cache_known_stack, writer);
+		writer->stacks_loaded = true;
+	}
+	if (writer->stacks_loaded)
+	{
+		known = stackcache_lookup(writer->stacks, real_key);
+		return known ? known->id : 0;
+	}
+	if (!read_children(writer, prefix, real_prefix))
+		return intern_probe_stack(writer->probe, real_prefix, real_frame);
+	/* the children are cached under their real frame ids */
+	real_key.prefix = prefix;
+	known = stackcache_lookup(writer->stacks, real_key);
+	return known ? known->id : 0;
+}
+
 /*
  * The stack `frame` on top of `prefix` (0: a root).  A stack no visible row
  * holds gets a provisional id, written with the others of its set before
@@ -714,18 +794,7 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	real_prefix = real_id(&writer->pending_stacks, prefix);
 	real_frame = real_id(&writer->pending_frames, frame);
 	if ((prefix == 0 || real_prefix > 0) && real_frame > 0)
-	{
-		if (read_children(writer, prefix, real_prefix))
-		{
-			/* the children are cached under their real frame ids */
-			StackKey	read_key = {prefix, real_frame};
-			CachedStack *read = stackcache_lookup(writer->stacks, read_key);
-
-			id = read ? read->id : 0;
-		}
-		else
-			id = intern_probe_stack(writer->probe, real_prefix, real_frame);
-	}
+		id = find_known_stack(writer, prefix, real_prefix, real_frame);
 	if (id == 0)
 	{
 		PendingStack row = {prefix, frame};

@@ -27,6 +27,7 @@
 #include "access/visibilitymap.h"
 #include "catalog/namespace.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/builtins.h"
@@ -316,4 +317,57 @@ intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *id
 	}
 	MemoryContextSwitchTo(old);
 	return count;
+}
+
+/*
+ * About how many rows the stack table holds now: its pages now, times the
+ * rows per page at its last ANALYZE or VACUUM (a guess if never), as the
+ * planner estimates a table's size.
+ */
+double
+intern_probe_stack_rows(InternProbe *probe)
+{
+	Relation	heap = probe->stacks.heap;
+	BlockNumber pages = RelationGetNumberOfBlocks(heap);
+	double		density = BLCKSZ / 48.0;	/* about 48 bytes a row */
+
+	if (heap->rd_rel->relpages > 0 && heap->rd_rel->reltuples >= 0)
+		density = heap->rd_rel->reltuples / heap->rd_rel->relpages;
+	return pages * density;
+}
+
+/* An int8 column of the slot's row; 0 for NULL */
+static inline int64
+slot_int8(TupleTableSlot *slot, AttrNumber attnum)
+{
+	bool		isnull;
+	Datum		value = slot_getattr(slot, attnum, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(value);
+}
+
+/*
+ * Every stack visible in the snapshot of stack probes, passed to `each` as
+ * (id, prefix or 0, frame): one sequential read of the table.
+ */
+void
+intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
+{
+	KeyIndex   *k = &probe->stacks;
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+	AttrNumber	prefix_attnum = calltree_column(RelationGetRelid(k->heap), "prefix_id");
+	TableScanDesc scan = table_beginscan(k->heap, k->scan->xs_snapshot, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(k->heap, NULL);
+	uint64		count = 0;
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		if ((++count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		each(arg, slot_int8(slot, k->id_attnum), slot_int8(slot, prefix_attnum),
+			 slot_int8(slot, k->frame_attnum));
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	MemoryContextSwitchTo(old);
 }

@@ -37,4 +37,9 @@ extern int64 intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame);
 extern int	intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames,
 								  int64 *ids, int max);
 
+/* The stack table read whole: about its size, and its rows */
+typedef void (*EachStack) (void *arg, int64 id, int64 prefix, int64 frame);
+extern double intern_probe_stack_rows(InternProbe *probe);
+extern void intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg);
+
 #endif							/* CALLTREE_INTERN_PROBE_H */
