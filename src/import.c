@@ -748,6 +748,19 @@ should_load_stacks(ProfileWriter *writer)
 	return true;
 }
 
+/* Every stack visible to the probes into the cache, grown once beforehand */
+static void
+load_stacks(ProfileWriter *writer)
+{
+	double		entries = writer->stacks->members + intern_probe_stack_rows(writer->probe);
+	double		buckets = entries / 0.9 + 1;	/* simplehash's default fill factor */
+
+	if (buckets > writer->stacks->size && buckets < (double) PG_UINT32_MAX)
+		stackcache_grow(writer->stacks, (uint64) buckets);
+	intern_probe_all_stacks(writer->probe, cache_known_stack, writer);
+	writer->stacks_loaded = true;
+}
+
 /* The id of a stack visible to the probes, or 0: from the cache or the table */
 static int64
 find_known_stack(ProfileWriter *writer, int64 prefix, int64 real_prefix, int64 real_frame)
@@ -757,10 +770,7 @@ find_known_stack(ProfileWriter *writer, int64 prefix, int64 real_prefix, int64 r
 
 	if (!writer->stacks_loaded && calltree_stack_read != STACK_READ_INDEX &&
 		++writer->stack_reads >= writer->next_load_check && should_load_stacks(writer))
-	{
-		intern_probe_all_stacks(writer->probe, cache_known_stack, writer);
-		writer->stacks_loaded = true;
-	}
+		load_stacks(writer);
 	if (writer->stacks_loaded)
 	{
 		known = stackcache_lookup(writer->stacks, real_key);
