@@ -5,25 +5,11 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 src=calltree_dump_src
 dst=calltree_dump_dst
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$src" >/dev/null 2>&1 || true
-	"$PG_BIN/dropdb" --if-exists "$dst" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_dump_restore: $*" >&2
-	exit 1
-}
 
 # q DB SQL: one query, unaligned, tuples only.
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
@@ -39,9 +25,7 @@ snapshot() {
 	done
 }
 
-"$PG_BIN/dropdb" --if-exists "$src" >/dev/null
-"$PG_BIN/dropdb" --if-exists "$dst" >/dev/null
-"$PG_BIN/createdb" "$src"
+t_createdb "$src"
 q "$src" 'CREATE EXTENSION calltree'
 
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" <<'SQL'
@@ -71,7 +55,7 @@ read -r max_func max_frame max_stack max_profile <<<"$(q "$src" "$max_sql")"
 
 "$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump failed: $(cat "$work/pg_dump.err")"
-"$PG_BIN/createdb" "$dst"
+t_createdb "$dst"
 "$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
 

@@ -12,25 +12,11 @@
 #
 #   test/t_flamegraph_browser.sh [SCREENSHOT.png]    also save a screenshot
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 js="$repo/test/js"
 db=calltree_flamegraph_browser
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_flamegraph_browser: $*" >&2
-	exit 1
-}
 
 command -v node >/dev/null || fail "node is missing: Node.js >= 20 with npm is needed"
 [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] ||
@@ -43,8 +29,7 @@ fi
 
 psql_db() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
 psql_db -c 'CREATE EXTENSION calltree'
 
 # The two trees, each with a box to zoom on and search terms.

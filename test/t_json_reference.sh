@@ -10,20 +10,10 @@
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
 # scratch database.  Needs python3.  CALLTREE_SHARED defaults to ../shared.
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test (PGHOST, PGPORT, PGUSER are needed)}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-shared=$(cd "${CALLTREE_SHARED:-$repo/../shared}" && pwd)
 db=calltree_json_reference
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 files=(
 	speedscope-samples/Chrome/65/simple.cpuprofile
@@ -36,8 +26,7 @@ files=(
 	speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
 )
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION calltree'
 
 (cd "$shared/data" && python3 "$repo/test/reference/json_profiles.py" "${files[@]}") >"$work/reference.txt"

@@ -14,34 +14,18 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN);
 # CALLTREE_SHARED is the shared folder (default: ../shared of the repo).
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-shared=${CALLTREE_SHARED:-$repo/../shared}
 loader=$repo/bin/calltree-load
 big_mb=${CALLTREE_LOAD_BIG_MB:-1100}
 perf_mb=${CALLTREE_LOAD_PERF_MB:-300}
 limit_kb=$((500 * 1024))
 db=calltree_load
 role=calltree_load_user
-work=$(mktemp -d)
 # the loader finds psql through PG_CONFIG; its backend is told apart by name
 export PG_CONFIG=$PG_BIN/pg_config PGDATABASE=$db
 unset PGAPPNAME
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	"$PG_BIN/psql" -X -q -d postgres -c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_load: $*" >&2
-	exit 1
-}
 
 # q SQL: one query, unaligned, tuples only.
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
@@ -64,8 +48,8 @@ expect() { # expect WHAT ACTUAL EXPECTED
 	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
 }
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
+t_at_exit "\"\$PG_BIN/psql\" -X -q -d postgres -c 'DROP ROLE IF EXISTS $role'"
 q 'CREATE EXTENSION calltree' >/dev/null
 
 # ---------------------------------------------------------------- small files

@@ -10,33 +10,17 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN);
 # CALLTREE_SHARED is the shared folder (default: ../shared of the repo).
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-shared=${CALLTREE_SHARED:-$repo/../shared}
 gz=$shared/data/firefox-profiler/test.perf.gz
 db=calltree_perf_gz
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_perf_gz: $*" >&2
-	exit 1
-}
 
 [ -r "$gz" ] || fail "cannot read $gz (set CALLTREE_SHARED)"
 gunzip -c "$gz" >"$work/test.perf"
 python3 "$repo/test/reference/perf_script_reference.py" "$work/test.perf" >"$work/expected"
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
 psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 psql_db -c 'CREATE EXTENSION calltree'
 

@@ -7,38 +7,23 @@
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN, CALLTREE_SHARED).
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test}"
-: "${CALLTREE_SHARED:?the runner exports CALLTREE_SHARED, the path of ../shared}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 db=calltree_pprof_go
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
 # go needs a writable cache and home, also when HOME is not ours
 export GOCACHE="$work/gocache" GOPATH="$work/gopath" HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_pprof_go: $*" >&2
-	exit 1
-}
 
 command -v go >/dev/null 2>&1 || fail "go is not installed (Debian package golang-go)"
 
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
 q -c 'CREATE EXTENSION calltree'
 
 # The trees under test, in a table: sample.cpu by sample count, and a tree
 # of named paths with recursion.
-q -v file="$CALLTREE_SHARED/data/pprof/sample.cpu" <<'SQL'
+q -v file="$shared/data/pprof/sample.cpu" <<'SQL'
 CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
 SELECT calltree.import_pprof(pg_read_binary_file(:'file'), 'samples') AS id \gset
 INSERT INTO trees

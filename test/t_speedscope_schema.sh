@@ -9,26 +9,11 @@
 # test/js (the runner does `npm ci --prefix test/js`; see test/js/package.json).
 # CALLTREE_SHARED (default ../shared) holds the seeds and the real profiles.
 set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
-: "${PGHOST:?run me from test/run.sh test (PGHOST, PGPORT, PGUSER are needed)}"
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-shared=${CALLTREE_SHARED:-$repo/../shared}
 js=$repo/test/js
 db=calltree_speedscope_schema
-work=$(mktemp -d)
-export PGOPTIONS="-c client_min_messages=warning"
-
-cleanup() {
-	"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "t_speedscope_schema: $*" >&2
-	exit 1
-}
 
 schema=$js/node_modules/speedscope/dist/release/file-format-schema.json
 [ -f "$schema" ] || fail "no $schema: run npm ci --prefix test/js"
@@ -36,8 +21,7 @@ schema=$js/node_modules/speedscope/dist/release/file-format-schema.json
 
 psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-"$PG_BIN/dropdb" --if-exists "$db" >/dev/null
-"$PG_BIN/createdb" "$db"
+t_createdb "$db"
 psql_db -c 'CREATE EXTENSION calltree'
 
 # The trees: seed 000 (its three samples), real profiles, odd names, unknown func ids.
