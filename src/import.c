@@ -314,6 +314,17 @@ pending_add(PendingRows *pending, const void *row)
 	return -pending->count;
 }
 
+/*
+ * Whether an id the writer handed out is of a row it inserted itself (not
+ * one it found written by another session): the probes' snapshot, older,
+ * does not see that row.
+ */
+static inline bool
+inserted_here(const PendingRows *pending, int64 id)
+{
+	return id < 0 && pending->inserted[-id - 1];
+}
+
 /* The real id of an id the writer handed out; 0 if not written yet. */
 static inline int64
 real_id(const PendingRows *pending, int64 id)
@@ -803,7 +814,9 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 		return entry->id;
 	real_prefix = real_id(&writer->pending_stacks, prefix);
 	real_frame = real_id(&writer->pending_frames, frame);
-	if ((prefix == 0 || real_prefix > 0) && real_frame > 0)
+	/* on top of a row this writer inserted, no stack is visible to the probes */
+	if ((prefix == 0 || real_prefix > 0) && real_frame > 0 &&
+		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame))
 		id = find_known_stack(writer, prefix, real_prefix, real_frame);
 	if (id == 0)
 	{
@@ -1210,8 +1223,8 @@ fresh_stack(ProfileWriter *writer, int64 index)
 {
 	PendingStack *row = pending_stack(writer, index);
 
-	return (row->prefix < 0 && writer->pending_stacks.inserted[-row->prefix - 1]) ||
-		(row->frame < 0 && writer->pending_frames.inserted[-row->frame - 1]);
+	return inserted_here(&writer->pending_stacks, row->prefix) ||
+		inserted_here(&writer->pending_frames, row->frame);
 }
 
 /*
