@@ -1455,8 +1455,9 @@ copy_samples(ProfileWriter *writer)
 	MemoryContextSwitchTo(writer->cxt);
 }
 
+/* The batch of samples, their stack ids real, by INSERT (row security applies) */
 static void
-flush_samples(ProfileWriter *writer)
+insert_samples(ProfileWriter *writer)
 {
 	int			n = writer->nsamples;
 	int			dims[1] = {n};
@@ -1464,18 +1465,6 @@ flush_samples(ProfileWriter *writer)
 	Datum		values[6];
 	int			ret;
 
-	if (n == 0)
-		return;
-	write_all_pending(writer);
-	for (int i = 0; i < n; i++)
-		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
-													 DatumGetInt64(writer->stack_ids[i])));
-	if (OidIsValid(writer->sample_relid))
-	{
-		copy_samples(writer);
-		writer->nsamples = 0;
-		return;
-	}
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
 												   TEXTOID, -1, false, TYPALIGN_INT));
@@ -1487,9 +1476,23 @@ flush_samples(ProfileWriter *writer)
 	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
 		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);
-	for (int i = 0; i < 6; i++)
-		if (i > 0)
-			pfree(DatumGetPointer(values[i]));
+	for (int i = 1; i < 6; i++)
+		pfree(DatumGetPointer(values[i]));
+}
+
+static void
+flush_samples(ProfileWriter *writer)
+{
+	if (writer->nsamples == 0)
+		return;
+	write_all_pending(writer);
+	for (int i = 0; i < writer->nsamples; i++)
+		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
+													 DatumGetInt64(writer->stack_ids[i])));
+	if (OidIsValid(writer->sample_relid))
+		copy_samples(writer);
+	else
+		insert_samples(writer);
 	writer->nsamples = 0;
 }
 
