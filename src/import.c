@@ -187,6 +187,7 @@ struct ProfileWriter
 	idcache_hash *frames;
 	idcache_hash *labels;
 	idcache_hash *thread_texts; /* thread name -> its text Datum */
+	idcache_hash *symbol_locks; /* resources whose symbols are locked */
 	idcache_hash *memo;			/* the importer's keys -> stack ids */
 	MemoryContext memo_cxt;		/* the memo's keys, packed */
 	Size		memo_bytes;
@@ -218,7 +219,8 @@ struct ProfileWriter
 	SPIPlanPtr	insert_stacks_plan; /* fresh stacks only: no ON CONFLICT */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
-	SPIPlanPtr	intern_address_plan;	/* prepared on first use */
+	SPIPlanPtr	lock_symbols_plan;	/* prepared on first use */
+	SPIPlanPtr	address_name_plan;	/* likewise */
 	SPIPlanPtr	insert_samples_plan;
 
 	/*
@@ -388,6 +390,7 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->frames = idcache_create(cxt, 1024, NULL);
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->thread_texts = idcache_create(cxt, 64, NULL);
+	writer->symbol_locks = idcache_create(cxt, 16, NULL);
 	writer->memo = idcache_create(cxt, 1024, NULL);
 	/* keys of a few hundred bytes: no rounding up to a power of two */
 	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
@@ -648,35 +651,102 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 }
 
 /* Address frames share the frame cache, under keys that start with 'A'. */
+static void
+address_key(StringInfo key, const char *resource, int64 address)
+{
+	resetStringInfo(key);
+	appendStringInfoChar(key, 'A');
+	key_add_int(key, SOME_INT(address));
+	key_add_string(key, resource);
+}
+
+/*
+ * Takes once per import and resource the lock that symbolicate() of the
+ * resource waits for (it moves address frames between funcs), as
+ * intern_address() does; held until the transaction ends.
+ */
+static void
+lock_symbols(ProfileWriter *writer, const char *resource)
+{
+	StringInfo	key = &writer->key;
+	bool		found;
+	Datum		value;
+
+	resetStringInfo(key);
+	key_add_string(key, resource);
+	(void) cached_id(writer->symbol_locks, key, &found);
+	if (found)
+		return;
+	if (writer->lock_symbols_plan == NULL)
+	{
+		Oid			types[1] = {TEXTOID};
+
+		writer->lock_symbols_plan =
+			prepare("SELECT pg_catalog.pg_advisory_xact_lock_shared(calltree.symbol_lock_key($1))", 1, types);
+	}
+	value = CStringGetTextDatum(resource);
+	if (SPI_execute_plan(writer->lock_symbols_plan, &value, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "locking the symbols of \"%s\" failed", resource);
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(writer->cxt);
+	cache_id(writer->cxt, writer->symbol_locks, key, 1);
+}
+
+/* The name of a new address frame's func: address_name(), in the writer's context */
+static char *
+address_name(ProfileWriter *writer, const char *resource, int64 address)
+{
+	Datum		values[2];
+	char	   *name;
+
+	if (writer->address_name_plan == NULL)
+	{
+		Oid			types[2] = {TEXTOID, INT8OID};
+
+		writer->address_name_plan = prepare("SELECT calltree.address_name($1, $2)", 2, types);
+	}
+	values[0] = CStringGetTextDatum(resource);
+	values[1] = Int64GetDatum(address);
+	if (SPI_execute_plan(writer->address_name_plan, values, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "naming an address frame failed");
+	MemoryContextSwitchTo(writer->cxt);
+	name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	SPI_freetuptable(SPI_tuptable);
+	if (name == NULL)
+		elog(ERROR, "address_name() returned NULL");
+	return name;
+}
+
+/*
+ * A frame known by its address in a resource, as intern_address() would
+ * make it: found by a probe, or a new frame (and func, named by
+ * address_name()) written with the other new rows.
+ */
 int64
 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
 {
 	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
-	Datum		values[2];
-	char		nulls[2] = {' ', ' '};
 
-	resetStringInfo(key);
-	appendStringInfoChar(key, 'A');
-	key_add_int(key, SOME_INT(address));
-	key_add_string(key, resource);
+	address_key(key, resource, address);
 	id = cached_id(writer->frames, key, &found);
-	if (!found)
+	if (found)
+		return id;
+	lock_symbols(writer, resource);
+	id = intern_probe_address(writer->probe, resource, address);
+	if (id == 0)
 	{
-		/* symbols and their locks live in SQL: one call per address */
-		if (writer->intern_address_plan == NULL)
-		{
-			Oid			types[2] = {TEXTOID, INT8OID};
+		char	   *name = address_name(writer, resource, address);
+		int32		func = profile_writer_func(writer, name, NULL, resource);
 
-			writer->intern_address_plan = prepare("SELECT calltree.intern_address($1, $2)", 2, types);
-		}
-		values[0] = CStringGetTextDatum(resource);
-		values[1] = Int64GetDatum(address);
-		id = execute_for_id(writer->intern_address_plan, values, nulls);
-		MemoryContextSwitchTo(writer->cxt);
-		cache_id(writer->cxt, writer->frames, key, id);
+		id = profile_writer_frame(writer, func, SOME_INT(address), NO_INT, NO_INT, "address");
+		pfree(name);
 	}
+	/* the key again: the calls above encoded theirs in writer->key */
+	address_key(key, resource, address);
+	cache_id(writer->cxt, writer->frames, key, id);
 	return id;
 }
 

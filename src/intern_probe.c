@@ -72,6 +72,12 @@ struct InternProbe
 	KeyIndex	frames;
 	KeyIndex	stacks;
 	KeyIndex	children;		/* stack_key searched by prefix alone */
+	KeyIndex	addresses;		/* frame_address_idx: address frames */
+	KeyIndex	func_ids;		/* func_pkey, for an address frame's resource */
+	AttrNumber	frame_func_attnum;
+	AttrNumber	frame_line_attnum;
+	AttrNumber	frame_col_attnum;
+	AttrNumber	func_resource_attnum;
 };
 
 /* The 1-based column of the index that holds heap column attnum, or 0. */
@@ -244,6 +250,12 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
 	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
 	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
+	key_index_open(&probe->addresses, namespace, "frame", "frame_address_idx", 1, 1, snapshot);
+	key_index_open(&probe->func_ids, namespace, "func", "func_pkey", 1, 1, snapshot);
+	probe->frame_func_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "func_id");
+	probe->frame_line_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "line");
+	probe->frame_col_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "col");
+	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe->funcs.heap), "resource");
 	return probe;
 }
 
@@ -254,6 +266,8 @@ intern_probe_end(InternProbe *probe)
 	key_index_close(&probe->frames);
 	key_index_close(&probe->stacks);
 	key_index_close(&probe->children);
+	key_index_close(&probe->addresses);
+	key_index_close(&probe->func_ids);
 	pfree(probe);
 }
 
@@ -370,4 +384,63 @@ intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	MemoryContextSwitchTo(old);
+}
+
+/* Whether func `id` has resource `resource` */
+static bool
+func_has_resource(InternProbe *probe, int32 id, const char *resource)
+{
+	KeyIndex   *k = &probe->func_ids;
+	size_t		len = strlen(resource);
+	bool		matches = false;
+	bool		isnull;
+	Datum		value;
+
+	key_set_int(k, 0, SOME_INT(id), true);
+	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
+	if (index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
+	{
+		value = slot_getattr(k->slot, probe->func_resource_attnum, &isnull);
+		if (!isnull)
+		{
+			text	   *stored = DatumGetTextPP(value);
+
+			matches = VARSIZE_ANY_EXHDR(stored) == len && memcmp(VARDATA_ANY(stored), resource, len) == 0;
+			if ((Pointer) stored != DatumGetPointer(value))
+				pfree(stored);
+		}
+		ExecClearTuple(k->slot);
+	}
+	return matches;
+}
+
+/*
+ * The address frame of `resource` at `address`, as intern_address() finds
+ * it (implementation 'address', no line or column, a func of that
+ * resource), or 0: the frames at that address through frame_address_idx,
+ * each func's resource through func_pkey.
+ */
+int64
+intern_probe_address(InternProbe *probe, const char *resource, int64 address)
+{
+	KeyIndex   *k = &probe->addresses;
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+	int64		found = 0;
+
+	key_set_int(k, 0, SOME_INT(address), false);
+	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
+	while (found == 0 && index_getnext_slot(k->scan, ForwardScanDirection, k->slot))
+	{
+		bool		isnull;
+		int32		func = DatumGetInt32(slot_getattr(k->slot, probe->frame_func_attnum, &isnull));
+
+		(void) slot_getattr(k->slot, probe->frame_line_attnum, &isnull);
+		if (isnull)
+			(void) slot_getattr(k->slot, probe->frame_col_attnum, &isnull);
+		if (isnull && func_has_resource(probe, func, resource))
+			found = slot_int8(k->slot, k->id_attnum);
+		ExecClearTuple(k->slot);
+	}
+	MemoryContextSwitchTo(old);
+	return found;
 }

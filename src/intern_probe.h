@@ -36,6 +36,7 @@ extern int64 intern_probe_frame(InternProbe *probe, int32 func, OptionalInt addr
 extern int64 intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame);
 extern int	intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames,
 								  int64 *ids, int max);
+extern int64 intern_probe_address(InternProbe *probe, const char *resource, int64 address);
 
 /* The stack table read whole: about its size, and its rows */
 typedef void (*EachStack) (void *arg, int64 id, int64 prefix, int64 frame);

@@ -36,6 +36,33 @@ CREATE FUNCTION symbol_lock_key(resource text) RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.hashtextextended('calltree.symbols ' || resource, 0);
 
+-- The name of the func an address frame gets: the symbol with the highest
+-- start not above the address, in unsigned order (two ranges of the
+-- primary key, so no sort), else the address in hex.  PL/pgSQL, so that
+-- its plans are kept from call to call (an SQL function with SET is
+-- planned again at every call).
+CREATE FUNCTION address_name(resource text, address bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    symbol_name text;
+BEGIN
+    SELECT s.name INTO symbol_name FROM @extschema@.symbol s
+     WHERE s.resource = address_name.resource AND s.start <= address_name.address
+       AND (s.start >= 0 OR address_name.address < 0)
+     ORDER BY s.start DESC LIMIT 1;
+    IF NOT FOUND AND address_name.address < 0 THEN
+        SELECT s.name INTO symbol_name FROM @extschema@.symbol s
+         WHERE s.resource = address_name.resource AND s.start >= 0
+         ORDER BY s.start DESC LIMIT 1;
+    END IF;
+    RETURN coalesce(symbol_name, '0x' || to_hex(address_name.address));
+END
+$$;
+COMMENT ON FUNCTION address_name(text, bigint) IS 'the func name of an address frame: its symbol''s name, else the address in hex';
+
 CREATE FUNCTION intern_address(resource text, address bigint)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -43,7 +70,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     found_id bigint;
-    symbol_name text;
 BEGIN
     IF intern_address.resource IS NULL OR intern_address.address IS NULL THEN
         RAISE EXCEPTION 'address frame resource and address must not be null'
@@ -60,20 +86,8 @@ BEGIN
     IF FOUND THEN
         RETURN found_id;
     END IF;
-    -- the symbol with the highest start not above the address, in unsigned
-    -- order; two ranges of the primary key, so no sort
-    SELECT s.name INTO symbol_name FROM @extschema@.symbol s
-     WHERE s.resource = intern_address.resource
-       AND s.start <= intern_address.address
-       AND (s.start >= 0 OR intern_address.address < 0)
-     ORDER BY s.start DESC LIMIT 1;
-    IF NOT FOUND AND intern_address.address < 0 THEN
-        SELECT s.name INTO symbol_name FROM @extschema@.symbol s
-         WHERE s.resource = intern_address.resource AND s.start >= 0
-         ORDER BY s.start DESC LIMIT 1;
-    END IF;
     RETURN @extschema@.intern_frame(
-        @extschema@.intern_func(coalesce(symbol_name, '0x' || to_hex(intern_address.address)),
+        @extschema@.intern_func(@extschema@.address_name(intern_address.resource, intern_address.address),
                                 NULL, intern_address.resource),
         intern_address.address, NULL, NULL, 'address');
 END
