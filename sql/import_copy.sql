@@ -35,9 +35,10 @@ SELECT count(*) FILTER (WHERE thread = U&'Z\00FCrich') AS zurich, count(*) AS sa
   FROM sample WHERE profile_id = :id;
 RESET client_encoding;
 
--- The two new stacks took their ids from the stack table's sequence, the
--- prefix first; the sequence stays ahead of them.
-SELECT count(*) AS stacks, bool_and(s.prefix_id < s.id OR s.prefix_id IS NULL) AS prefix_first,
+-- The two new stacks took consecutive ids from the stack table's sequence,
+-- the root's first; the sequence stays ahead of them.
+SELECT count(*) AS stacks,
+       min(s.id) FILTER (WHERE s.prefix_id IS NULL) + 1 = max(s.id) FILTER (WHERE s.prefix_id IS NOT NULL) AS root_then_child,
        max(s.id) < nextval('stack_id_seq') AS sequence_ahead
   FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
  WHERE f.name IN ('copy_a', 'copy_b');

@@ -72,6 +72,8 @@ struct InternProbe
 	KeyIndex	frames;
 	KeyIndex	stacks;
 	KeyIndex	children;		/* stack_key searched by prefix alone */
+	/* opened by the first probe of an address frame */
+	bool		addresses_open;
 	KeyIndex	addresses;		/* frame_address_idx: address frames */
 	KeyIndex	func_ids;		/* func_pkey, for an address frame's resource */
 	AttrNumber	frame_func_attnum;
@@ -250,12 +252,6 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
 	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
 	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
-	key_index_open(&probe->addresses, namespace, "frame", "frame_address_idx", 1, 1, snapshot);
-	key_index_open(&probe->func_ids, namespace, "func", "func_pkey", 1, 1, snapshot);
-	probe->frame_func_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "func_id");
-	probe->frame_line_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "line");
-	probe->frame_col_attnum = calltree_column(RelationGetRelid(probe->frames.heap), "col");
-	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe->funcs.heap), "resource");
 	return probe;
 }
 
@@ -266,8 +262,11 @@ intern_probe_end(InternProbe *probe)
 	key_index_close(&probe->frames);
 	key_index_close(&probe->stacks);
 	key_index_close(&probe->children);
-	key_index_close(&probe->addresses);
-	key_index_close(&probe->func_ids);
+	if (probe->addresses_open)
+	{
+		key_index_close(&probe->addresses);
+		key_index_close(&probe->func_ids);
+	}
 	pfree(probe);
 }
 
@@ -386,6 +385,23 @@ intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 	MemoryContextSwitchTo(old);
 }
 
+/* Opens the indexes of address frames, in the frames' snapshot */
+static void
+open_addresses(InternProbe *probe)
+{
+	Oid			namespace = get_namespace_oid("calltree", false);
+	Snapshot	snapshot = probe->frames.scan->xs_snapshot;
+	Oid			frame_relid = RelationGetRelid(probe->frames.heap);
+
+	key_index_open(&probe->addresses, namespace, "frame", "frame_address_idx", 1, 1, snapshot);
+	key_index_open(&probe->func_ids, namespace, "func", "func_pkey", 1, 1, snapshot);
+	probe->frame_func_attnum = calltree_column(frame_relid, "func_id");
+	probe->frame_line_attnum = calltree_column(frame_relid, "line");
+	probe->frame_col_attnum = calltree_column(frame_relid, "col");
+	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe->funcs.heap), "resource");
+	probe->addresses_open = true;
+}
+
 /* Whether func `id` has resource `resource` */
 static bool
 func_has_resource(InternProbe *probe, int32 id, const char *resource)
@@ -426,6 +442,9 @@ intern_probe_address(InternProbe *probe, const char *resource, int64 address)
 	KeyIndex   *k = &probe->addresses;
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int64		found = 0;
+
+	if (!probe->addresses_open)
+		open_addresses(probe);
 
 	key_set_int(k, 0, SOME_INT(address), false);
 	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
