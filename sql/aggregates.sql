@@ -138,3 +138,35 @@ SET enable_sort = off;
 SELECT tree, count(*) FROM (VALUES ('{1:1/1}'::calltree), ('{1:1/1}'), ('{2:1/1}')) AS v(tree)
  GROUP BY tree ORDER BY count(*) DESC;
 RESET enable_sort;
+
+-- A node with many children: past a few, its children are also found by
+-- hash (tree.c), as are the roots'.  Func 1 gets 20 children, funcs 2 to
+-- 21, path {1, r + 2} with weight k for k = 1..100 and r = k % 20: child 2
+-- (r = 0) weighs 20+40+60+80+100 = 300, child 3 weighs 1+21+41+61+81 = 205,
+-- child 21 weighs 19+39+59+79+99 = 295, and func 1 runs 5050.  30 more
+-- roots, funcs 100 to 129, are seen 3 times each with weight 1.
+CREATE TEMP TABLE wide (p int4[], w bigint);
+INSERT INTO wide SELECT ARRAY[1, k % 20 + 2], k FROM generate_series(1, 100) AS k;
+INSERT INTO wide SELECT ARRAY[k % 30 + 100], 1 FROM generate_series(1, 90) AS k;
+SELECT count(*) AS nodes,
+       count(*) FILTER (WHERE depth = 0) AS roots,
+       max(running) FILTER (WHERE path = '{1}') AS running_1,
+       count(*) FILTER (WHERE depth = 1) AS children_of_1,
+       string_agg(self::text, ',' ORDER BY func) FILTER (WHERE func IN (2, 3, 21)) AS self_2_3_21,
+       count(*) FILTER (WHERE func >= 100 AND self = 3 AND running = 3) AS roots_of_3
+  FROM nodes((SELECT calltree_agg(p, w) FROM wide));
+-- the order of the paths does not matter, nor does merging trees that
+-- each hold a part of them
+SELECT (SELECT calltree_agg(p, w ORDER BY p DESC, w) FROM wide)
+     = (SELECT calltree_agg(p, w ORDER BY w DESC, p) FROM wide) AS any_order,
+       (SELECT calltree_merge(t) FROM (SELECT calltree_agg(p, w) AS t FROM wide GROUP BY w % 7) AS parts)
+     = (SELECT calltree_agg(p, w) FROM wide) AS merged_parts;
+-- the same through stack ids: 20 stacks below one, and 30 roots
+CREATE TEMP TABLE wide_stacks AS
+  SELECT intern_stack(ARRAY['wide_main', 'wide_f' || (k % 20)]) AS stack_id, k AS weight
+    FROM generate_series(1, 100) AS k
+  UNION ALL
+  SELECT intern_stack(ARRAY['wide_root' || (k % 30)]), 1 FROM generate_series(1, 90) AS k;
+SELECT stack_agg(stack_id, weight) = calltree_agg(stack_path(stack_id), weight) AS stack_agg_wide,
+       (SELECT count(*) FROM nodes(stack_agg(stack_id, weight))) AS nodes
+  FROM wide_stacks;

@@ -475,9 +475,18 @@ read_rows_add(ReadRows *rows, int64 id, int64 first, int64 second)
 	rows->max_id = Max(rows->max_id, id);
 }
 
+/* The rows a table is thought to hold, from its statistics (0: unknown) */
+static double
+estimated_rows(Relation rel)
+{
+	return rel->rd_rel->reltuples >= 0 ? rel->rd_rel->reltuples
+		: (double) RelationGetNumberOfBlocks(rel) * 100.0;
+}
+
 /*
  * Reads a table whole: columns a and b of every row (a NULL a is 0, b must
- * not be NULL).
+ * not be NULL).  The arrays start at the size the statistics give, so that
+ * a big table is not copied at every doubling.
  */
 static void
 read_table(Relation rel, AttrNumber id_attnum, AttrNumber a_attnum, AttrNumber b_attnum, ReadRows *rows)
@@ -486,10 +495,10 @@ read_table(Relation rel, AttrNumber id_attnum, AttrNumber a_attnum, AttrNumber b
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 
 	memset(rows, 0, sizeof(ReadRows));
-	rows->capacity = 1024;
-	rows->ids = palloc(sizeof(int64) * rows->capacity);
-	rows->first = palloc(sizeof(int64) * rows->capacity);
-	rows->second = palloc(sizeof(int64) * rows->capacity);
+	rows->capacity = (int64) Min(estimated_rows(rel) * 1.05, (double) (MaxAllocHugeSize / sizeof(int64) / 2)) + 1024;
+	rows->ids = palloc_extended(sizeof(int64) * rows->capacity, MCXT_ALLOC_HUGE);
+	rows->first = palloc_extended(sizeof(int64) * rows->capacity, MCXT_ALLOC_HUGE);
+	rows->second = palloc_extended(sizeof(int64) * rows->capacity, MCXT_ALLOC_HUGE);
 	rows->min_id = PG_INT64_MAX;
 	rows->max_id = PG_INT64_MIN;
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
@@ -593,8 +602,7 @@ void
 stack_resolver_preload(StackResolver *resolver, int64 expected)
 {
 	Relation	stacks = resolver->stacks.heap;
-	double		rows = stacks->rd_rel->reltuples >= 0 ? stacks->rd_rel->reltuples
-		: (double) RelationGetNumberOfBlocks(stacks) * 100.0;
+	double		rows = estimated_rows(stacks);
 	ReadRows	stack_rows;
 	ReadRows	frame_rows;
 

@@ -3,9 +3,14 @@
  *	  Building call trees and reading stored ones.  No fmgr code here.
  *
  * The builder is a trie of func paths.  Its nodes live in one array in
- * creation order (a parent is always created before its children), and a
- * hash table maps (parent index, func) to the child's index.  Adding a path
- * is one hash probe per frame; merging a tree is one probe per node.
+ * creation order (a parent is always created before its children).  Each
+ * node links its children in a list, and finding a child walks that list:
+ * most nodes have one child or a few, and a short walk through the node
+ * array is cheaper than a probe of a hash table as big as the tree (a cache
+ * miss each, and megabytes to allocate and clear per query).  A node whose
+ * list grows past WIDE_CHILDREN is "wide": its children also go in a hash
+ * table keyed by (parent index, func), made on first need, so a node with
+ * thousands of children costs a probe per look-up, not a walk.
  *
  * tree_builder_finish() turns the trie into the canonical stored form:
  * running weights by one backward pass, then a depth-first walk that visits
@@ -22,10 +27,18 @@
 typedef struct BuildNode
 {
 	int64		self;
-	int64		calls;
 	int32		func;
 	int32		parent;			/* -1 for a root */
+	int32		first_child;	/* -1: none */
+	int32		next_sibling;	/* -1: the last */
 } BuildNode;
+
+/* builder->flags[node] */
+#define NODE_WEIGHED	0x01	/* the node was given a weight (maybe 0) */
+#define NODE_WIDE		0x02	/* its children are in builder->children too */
+
+/* a node with more children than this is wide */
+#define WIDE_CHILDREN	8
 
 /* (parent, func) -> child node */
 typedef struct ChildEntry
@@ -60,12 +73,15 @@ struct TreeBuilder
 {
 	MemoryContext cxt;
 	BuildNode  *nodes;
-	bool	   *weighed;		/* the node was given a weight (maybe 0) */
+	uint8	   *flags;			/* NODE_* per node */
+	int64	   *calls;			/* per node, once any node has calls */
 	NodeLatency *latency;		/* per node, once any node has latency */
 	int32		nnodes;
 	int32		capacity;
 	bool		has_calls;
-	childmap_hash *children;
+	int32		first_root;		/* the roots' list, as first_child */
+	bool		roots_wide;
+	childmap_hash *children;	/* children of wide nodes; NULL until one is */
 };
 
 static inline uint64
@@ -103,28 +119,35 @@ tree_builder_create(MemoryContext cxt)
 	builder->cxt = cxt;
 	builder->capacity = 256;
 	builder->nodes = MemoryContextAlloc(cxt, sizeof(BuildNode) * builder->capacity);
-	builder->weighed = MemoryContextAlloc(cxt, sizeof(bool) * builder->capacity);
-	builder->children = childmap_create(cxt, builder->capacity, NULL);
+	builder->flags = MemoryContextAlloc(cxt, sizeof(uint8) * builder->capacity);
+	builder->first_root = -1;
 	return builder;
+}
+
+/* Room for `capacity` nodes in every per-node array */
+static void
+grow_node_arrays(TreeBuilder *builder, int32 capacity)
+{
+	builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
+	builder->flags = repalloc_huge(builder->flags, sizeof(uint8) * (Size) capacity);
+	if (builder->calls)
+		builder->calls = repalloc_huge(builder->calls, sizeof(int64) * (Size) capacity);
+	if (builder->latency)
+		builder->latency = repalloc_huge(builder->latency, sizeof(NodeLatency) * (Size) capacity);
+	builder->capacity = capacity;
 }
 
 /*
  * Makes room for `expected` nodes at once, when the caller knows about how
- * many the tree will have: no regrowth of the arrays and the hash table.
+ * many the tree will have: no regrowth of the arrays.
  */
 void
 tree_builder_reserve(TreeBuilder *builder, int64 expected)
 {
 	int32		capacity = (int32) Min(expected, (int64) CALLTREE_MAX_NODES);
 
-	if (capacity <= builder->capacity)
-		return;
-	builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
-	builder->weighed = repalloc_huge(builder->weighed, sizeof(bool) * (Size) capacity);
-	if (builder->latency)
-		builder->latency = repalloc_huge(builder->latency, sizeof(NodeLatency) * (Size) capacity);
-	builder->capacity = capacity;
-	childmap_grow(builder->children, (uint64) capacity * 2);
+	if (capacity > builder->capacity)
+		grow_node_arrays(builder, capacity);
 }
 
 static int32
@@ -143,21 +166,64 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 					 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
 					 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
 		capacity = Min((int64) builder->capacity * 2, CALLTREE_MAX_NODES);
-		builder->nodes = repalloc_huge(builder->nodes, sizeof(BuildNode) * (Size) capacity);
-		builder->weighed = repalloc_huge(builder->weighed, sizeof(bool) * (Size) capacity);
-		if (builder->latency)
-			builder->latency = repalloc_huge(builder->latency, sizeof(NodeLatency) * (Size) capacity);
-		builder->capacity = capacity;
+		grow_node_arrays(builder, capacity);
 	}
 	node = &builder->nodes[builder->nnodes];
 	node->self = 0;
-	node->calls = 0;
 	node->func = func;
 	node->parent = parent;
-	builder->weighed[builder->nnodes] = false;
+	node->first_child = -1;
+	node->next_sibling = -1;
+	builder->flags[builder->nnodes] = 0;
+	if (builder->calls)
+		builder->calls[builder->nnodes] = 0;
 	if (builder->latency)
 		memset(&builder->latency[builder->nnodes], 0, sizeof(NodeLatency));
 	return builder->nnodes++;
+}
+
+static inline int32 *
+children_head(TreeBuilder *builder, int32 parent)
+{
+	return parent < 0 ? &builder->first_root : &builder->nodes[parent].first_child;
+}
+
+static inline bool
+is_wide(const TreeBuilder *builder, int32 parent)
+{
+	return parent < 0 ? builder->roots_wide : (builder->flags[parent] & NODE_WIDE) != 0;
+}
+
+/* Enters the children of `parent` in the hash table, which from now on has all. */
+static void
+make_wide(TreeBuilder *builder, int32 parent)
+{
+	if (builder->children == NULL)
+		builder->children = childmap_create(builder->cxt, 256, NULL);
+	for (int32 c = *children_head(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
+	{
+		bool		found;
+		ChildEntry *entry = childmap_insert(builder->children, child_key(parent, builder->nodes[c].func),
+											&found);
+
+		entry->node = c;
+	}
+	if (parent < 0)
+		builder->roots_wide = true;
+	else
+		builder->flags[parent] |= NODE_WIDE;
+}
+
+/* A new node, first in its parent's list of children */
+static int32
+tree_builder_linked_node(TreeBuilder *builder, int32 parent, int32 func)
+{
+	int32		node = tree_builder_new_node(builder, parent, func);
+	int32	   *head = children_head(builder, parent);	/* after a repalloc */
+
+	builder->nodes[node].next_sibling = *head;
+	*head = node;
+	return node;
 }
 
 /* The child of `parent` (-1: the forest's root level) for `func`, made if new. */
@@ -166,16 +232,32 @@ tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
 {
 	ChildEntry *entry;
 	bool		found;
+	int32		walked = 0;
+	int32		node;
 
-	entry = childmap_insert(builder->children, child_key(parent, func), &found);
-	if (!found)
-		entry->node = tree_builder_new_node(builder, parent, func);
-	return entry->node;
+	if (is_wide(builder, parent))
+	{
+		entry = childmap_insert(builder->children, child_key(parent, func), &found);
+		if (!found)
+			entry->node = tree_builder_linked_node(builder, parent, func);
+		return entry->node;
+	}
+	for (int32 c = *children_head(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
+	{
+		if (builder->nodes[c].func == func)
+			return c;
+		walked++;
+	}
+	node = tree_builder_linked_node(builder, parent, func);
+	if (walked >= WIDE_CHILDREN)
+		make_wide(builder, parent);
+	return node;
 }
 
 /*
  * A new child of `parent` for `func`, for a caller that knows there is none
- * yet and never looks it up: it is not entered in the hash table.
+ * yet and never looks it up: it is in no list of children, so that a
+ * look-up never finds it.
  */
 int32
 tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func)
@@ -187,9 +269,16 @@ tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func)
 int32
 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func)
 {
-	ChildEntry *entry = childmap_lookup(builder->children, child_key(parent, func));
+	if (is_wide(builder, parent))
+	{
+		ChildEntry *entry = childmap_lookup(builder->children, child_key(parent, func));
 
-	return entry ? entry->node : -1;
+		return entry ? entry->node : -1;
+	}
+	for (int32 c = *children_head((TreeBuilder *) builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
+		if (builder->nodes[c].func == func)
+			return c;
+	return -1;
 }
 
 void
@@ -198,15 +287,16 @@ tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight)
 	BuildNode  *n = &builder->nodes[node];
 
 	n->self = calltree_add_weight(n->self, weight);
-	builder->weighed[node] = true;
+	builder->flags[node] |= NODE_WEIGHED;
 }
 
 void
 tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls)
 {
-	BuildNode  *n = &builder->nodes[node];
-
-	n->calls = calltree_add_weight(n->calls, calls);
+	if (builder->calls == NULL)
+		builder->calls = MemoryContextAllocExtended(builder->cxt, sizeof(int64) * (Size) builder->capacity,
+													MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	builder->calls[node] = calltree_add_weight(builder->calls[node], calls);
 	builder->has_calls = true;
 }
 
@@ -351,10 +441,10 @@ tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other)
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		mapped[i] = tree_builder_child(builder, p, n->func);
-		if (other->weighed[i])
+		if (other->flags[i] & NODE_WEIGHED)
 			tree_builder_add_self(builder, mapped[i], n->self);
-		if (other->has_calls)
-			tree_builder_add_calls(builder, mapped[i], n->calls);
+		if (other->calls)
+			tree_builder_add_calls(builder, mapped[i], other->calls[i]);
 		if (other->latency)
 			tree_builder_add_latency(builder, mapped[i], other->latency[i].min, other->latency[i].max,
 									 other->latency[i].buckets, other->latency[i].nbuckets);
@@ -452,7 +542,7 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	/* liveness and running weights: children come after their parents */
 	for (int32 i = 0; i < n; i++)
 	{
-		live[i] = builder->weighed[i];
+		live[i] = (builder->flags[i] & NODE_WEIGHED) != 0;
 		running[i] = nodes[i].self;
 	}
 	for (int32 i = n - 1; i >= 0; i--)
@@ -524,8 +614,8 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 			CHECK_FOR_INTERRUPTS();
 		placed[i] = nplaced;
 		out_self[nplaced] = node->self;
-		if (out_calls)
-			out_calls[nplaced] = node->calls;
+		if (builder->calls)
+			out_calls[nplaced] = builder->calls[i];
 		out_func[nplaced] = node->func;
 		out_parent[nplaced] = node->parent < 0 ? -1 : placed[node->parent];
 		if (out_bucket_start)
