@@ -499,14 +499,82 @@ compare_siblings(const void *a, const void *b, void *arg)
  * Only nodes that were given a weight, and their ancestors, are kept: a
  * transform may walk into a path and then drop its sample (transform.h).
  * Children are gathered per parent in one counting pass (slot n is the
- * virtual parent of the roots), each sibling group is sorted, and a
- * depth-first walk with an explicit stack (trees can be 10,000s deep) writes
- * the nodes in preorder.
+ * virtual parent of the roots) and each sibling group is sorted.  The
+ * stored order is the preorder of that sorted tree, and a node's place in
+ * it follows from subtree sizes: its first child comes right after it,
+ * each next sibling after the subtree of the one before.  So the places
+ * are worked out parents first, in creation order, and the nodes are then
+ * written to their places in creation order too: no walk down the tree,
+ * whose reads would jump around the node array (and trees can be 10,000s
+ * deep).
  */
 CallTree *
 tree_builder_finish(const TreeBuilder *builder)
 {
 	return tree_builder_finish_mapped(builder, NULL);
+}
+
+/* Places the children of one sibling group after `place`, in group order. */
+static inline void
+place_group(const int32 *group, int32 count, const int32 *size, int32 place, int32 *placed)
+{
+	for (int32 c = 0; c < count; c++)
+	{
+		placed[group[c]] = place;
+		place += size[group[c]];
+	}
+}
+
+/*
+ * The preorder place of every live node, from the sorted sibling groups
+ * (children[first[g] .. first[g + 1]) for parent g, group n for the roots)
+ * and the subtree sizes.  Parents come before their children in the
+ * builder, so each group's parent is placed when the group is reached.
+ */
+static void
+place_in_preorder(const bool *live, int32 n, const int32 *first, const int32 *children,
+				  const int32 *size, int32 *placed)
+{
+	place_group(children + first[n], first[n + 1] - first[n], size, 0, placed);
+	for (int32 g = 0; g < n; g++)
+	{
+		if ((g & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (live[g] && first[g + 1] > first[g])
+			place_group(children + first[g], first[g + 1] - first[g], size, placed[g] + 1, placed);
+	}
+}
+
+/*
+ * The latency histograms, each at its node's place: the bucket counts per
+ * place, summed into start offsets, then the buckets copied.
+ */
+static void
+write_latency(const TreeBuilder *builder, const bool *live, const int32 *placed, CallTree *tree)
+{
+	int32	   *bucket_start = calltree_bucket_start(tree);
+	int64		offset = 0;
+
+	for (int32 i = 0; i < builder->nnodes; i++)
+	{
+		if (!live[i])
+			continue;
+		calltree_latency_min(tree)[placed[i]] = builder->latency[i].min;
+		calltree_latency_max(tree)[placed[i]] = builder->latency[i].max;
+		bucket_start[placed[i]] = builder->latency[i].nbuckets;
+	}
+	for (int32 p = 0; p < tree->nnodes; p++)
+	{
+		int32		count = bucket_start[p];
+
+		bucket_start[p] = (int32) offset;
+		offset += count;
+	}
+	bucket_start[tree->nnodes] = (int32) offset;
+	for (int32 i = 0; i < builder->nnodes; i++)
+		if (live[i] && builder->latency[i].nbuckets > 0)
+			memcpy(calltree_buckets(tree) + bucket_start[placed[i]], builder->latency[i].buckets,
+				   sizeof(uint64) * builder->latency[i].nbuckets);
 }
 
 /*
@@ -520,10 +588,10 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	const BuildNode *nodes = builder->nodes;
 	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *pending = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *placed = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *placed = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
 	SiblingOrder order = {nodes, running};
 	CallTree   *tree;
 	int64	   *out_self;
@@ -533,13 +601,12 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	int32		nlive = 0;
 	uint8		flags;
 	int64		nbuckets = 0;
-	int64		nplaced_buckets = 0;
-	int32	   *out_bucket_start;
-	int32		npending = 0;
-	int32		nplaced = 0;
 	int64		total = 0;
 
-	/* liveness and running weights: children come after their parents */
+	/*
+	 * Liveness, running weights and subtree sizes, children before their
+	 * parents: children come after their parents in the builder.
+	 */
 	for (int32 i = 0; i < n; i++)
 	{
 		live[i] = (builder->flags[i] & NODE_WEIGHED) != 0;
@@ -550,10 +617,12 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (!live[i])
 			continue;
 		nlive++;
+		size[i]++;
 		if (nodes[i].parent >= 0)
 		{
 			live[nodes[i].parent] = true;
 			running[nodes[i].parent] = calltree_add_weight(running[nodes[i].parent], running[i]);
+			size[nodes[i].parent] += size[i];
 		}
 		else
 			total = calltree_add_weight(total, running[i]);
@@ -567,13 +636,13 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	for (int32 g = 0; g <= n; g++)
 		first[g + 1] += first[g];
 	{
-		int32	   *fill = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+		/* the next free slot per group; `placed` is not used yet */
+		int32	   *fill = placed;
 
 		memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
 		for (int32 i = 0; i < n; i++)
 			if (live[i])
 				children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
-		pfree(fill);
 	}
 	for (int32 g = 0; g <= n; g++)
 	{
@@ -582,6 +651,7 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (count > 1)
 			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
 	}
+	place_in_preorder(live, n, first, children, size, placed);
 
 	flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
 	if (builder->latency)
@@ -600,52 +670,34 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	out_calls = calltree_calls(tree);
 	out_func = calltree_func(tree);
 	out_parent = calltree_parent(tree);
-	out_bucket_start = calltree_bucket_start(tree);
 
-	/* preorder walk; push sibling groups in reverse so the first pops first */
-	for (int32 c = first[n + 1] - 1; c >= first[n]; c--)
-		pending[npending++] = children[c];
-	while (npending > 0)
+	/* every live node to its place, read in creation order */
+	for (int32 i = 0; i < n; i++)
 	{
-		int32		i = pending[--npending];
-		const BuildNode *node = &nodes[i];
+		int32		p;
 
-		if ((nplaced & 0xFFFF) == 0)
+		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		placed[i] = nplaced;
-		out_self[nplaced] = node->self;
+		if (!live[i])
+			continue;
+		p = placed[i];
+		out_self[p] = nodes[i].self;
+		out_func[p] = nodes[i].func;
+		out_parent[p] = nodes[i].parent < 0 ? -1 : placed[nodes[i].parent];
 		if (builder->calls)
-			out_calls[nplaced] = builder->calls[i];
-		out_func[nplaced] = node->func;
-		out_parent[nplaced] = node->parent < 0 ? -1 : placed[node->parent];
-		if (out_bucket_start)
-		{
-			const NodeLatency *latency = &builder->latency[i];
-
-			calltree_latency_min(tree)[nplaced] = latency->min;
-			calltree_latency_max(tree)[nplaced] = latency->max;
-			out_bucket_start[nplaced] = (int32) nplaced_buckets;
-			if (latency->nbuckets > 0)
-				memcpy(calltree_buckets(tree) + nplaced_buckets, latency->buckets,
-					   sizeof(uint64) * latency->nbuckets);
-			nplaced_buckets += latency->nbuckets;
-		}
-		nplaced++;
-		for (int32 c = first[i + 1] - 1; c >= first[i]; c--)
-			pending[npending++] = children[c];
+			out_calls[p] = builder->calls[i];
 	}
-	Assert(nplaced == nlive);
-	if (out_bucket_start)
-		out_bucket_start[nlive] = (int32) nplaced_buckets;
+	if (builder->latency)
+		write_latency(builder, live, placed, tree);
 	if (placed_out)
 		for (int32 i = 0; i < n; i++)
 			placed_out[i] = live[i] ? placed[i] : -1;
 
 	pfree(live);
 	pfree(running);
+	pfree(size);
 	pfree(first);
 	pfree(children);
-	pfree(pending);
 	pfree(placed);
 	return tree;
 }
