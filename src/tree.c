@@ -13,8 +13,7 @@
  * thousands of children costs a probe per look-up, not a walk.
  *
  * tree_builder_finish() turns the trie into the canonical stored form:
- * running weights by one backward pass, then a depth-first walk that visits
- * siblings by running weight descending and func ascending.
+ * preorder, siblings by running weight descending and func ascending.
  */
 #include "postgres.h"
 
@@ -188,6 +187,12 @@ children_head(TreeBuilder *builder, int32 parent)
 	return parent < 0 ? &builder->first_root : &builder->nodes[parent].first_child;
 }
 
+static inline int32
+first_child(const TreeBuilder *builder, int32 parent)
+{
+	return parent < 0 ? builder->first_root : builder->nodes[parent].first_child;
+}
+
 static inline bool
 is_wide(const TreeBuilder *builder, int32 parent)
 {
@@ -200,7 +205,7 @@ make_wide(TreeBuilder *builder, int32 parent)
 {
 	if (builder->children == NULL)
 		builder->children = childmap_create(builder->cxt, 256, NULL);
-	for (int32 c = *children_head(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
+	for (int32 c = first_child(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
 	{
 		bool		found;
 		ChildEntry *entry = childmap_insert(builder->children, child_key(parent, builder->nodes[c].func),
@@ -212,6 +217,22 @@ make_wide(TreeBuilder *builder, int32 parent)
 		builder->roots_wide = true;
 	else
 		builder->flags[parent] |= NODE_WIDE;
+}
+
+/*
+ * The child of a parent that is not wide for `func`, by its list, or -1;
+ * *walked counts the siblings passed.
+ */
+static inline int32
+listed_child(const TreeBuilder *builder, int32 parent, int32 func, int32 *walked)
+{
+	for (int32 c = first_child(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
+	{
+		if (builder->nodes[c].func == func)
+			return c;
+		(*walked)++;
+	}
+	return -1;
 }
 
 /* A new node, first in its parent's list of children */
@@ -242,12 +263,9 @@ tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
 			entry->node = tree_builder_linked_node(builder, parent, func);
 		return entry->node;
 	}
-	for (int32 c = *children_head(builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
-	{
-		if (builder->nodes[c].func == func)
-			return c;
-		walked++;
-	}
+	node = listed_child(builder, parent, func, &walked);
+	if (node >= 0)
+		return node;
 	node = tree_builder_linked_node(builder, parent, func);
 	if (walked >= WIDE_CHILDREN)
 		make_wide(builder, parent);
@@ -269,16 +287,15 @@ tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func)
 int32
 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func)
 {
+	int32		walked = 0;
+
 	if (is_wide(builder, parent))
 	{
 		ChildEntry *entry = childmap_lookup(builder->children, child_key(parent, func));
 
 		return entry ? entry->node : -1;
 	}
-	for (int32 c = *children_head((TreeBuilder *) builder, parent); c >= 0; c = builder->nodes[c].next_sibling)
-		if (builder->nodes[c].func == func)
-			return c;
-	return -1;
+	return listed_child(builder, parent, func, &walked);
 }
 
 void
