@@ -6,10 +6,11 @@
 # bench/out/import-data/), then, per format, in a scratch database of its
 # own (created and dropped here): uploads the file once from the client,
 # times a first import (every stack new), repeat imports (every stack
-# known) and the floor (COPY of the same sample rows into an UNLOGGED
-# table), checks every import against the generator's totals, and for
-# pprof times `go tool pprof -raw` on the same file.  The report goes to
-# standard output and to bench/out/imports.txt.
+# known), the floor (COPY of the same sample rows into an UNLOGGED table)
+# and the write floor (COPY of the same stack and sample rows into logged
+# tables with calltree's indexes), checks every import against the
+# generator's totals, and for pprof times `go tool pprof -raw` on the same
+# file.  The report goes to standard output and to bench/out/imports.txt.
 #
 # Connects with the usual libpq variables (PGHOST, PGPORT, PGUSER,
 # PGDATABASE); needs the right to create databases.
