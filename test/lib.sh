@@ -5,11 +5,16 @@
 # Source it from a bash script running under `set -euo pipefail`.  Before
 # calling ct_cluster_start, install the trap:  trap ct_cleanup EXIT
 
-PG_BIN=/usr/lib/postgresql/15/bin
+# CT_PG_ROOT: a copy of PostgreSQL's installation to build into and run
+# (lib/postgresql/15, share/postgresql/15 and include/postgresql copied
+# under one folder; PostgreSQL finds its files relative to its programs),
+# so that several checkouts can run their tests at once.  Default: Debian's.
+PG_BIN=${CT_PG_ROOT:+$CT_PG_ROOT/lib/postgresql/15/bin}
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_CONFIG="$PG_BIN/pg_config"
 # shellcheck disable=SC2034  # used by the scripts that source this file
-PGXS_DIR=/usr/lib/postgresql/15/lib/pgxs
-CT_PORT=54329
+PGXS_DIR=$(dirname "$PG_BIN")/lib/pgxs
+CT_PORT=${CT_PORT:-54329}
 CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl zlib1g-dev make gcc chromium golang-go gzip python3)
 export PG_BIN
 
