@@ -8,6 +8,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "common/hashfn.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -34,6 +36,12 @@ _PG_init(void)
 							 "of it and probes its indexes otherwise; index and scan force one way.",
 							 &calltree_stack_read, STACK_READ_AUTO, stack_read_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("calltree.import_work_mem",
+							"Memory an import may use for its caches of funcs, frames and stacks.",
+							"Collapsed stacks and perf script empty their caches when they would "
+							"pass it; every import reads the stack table whole only if it fits.",
+							&calltree_import_work_mem, 256 * 1024, 1024, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }
 

@@ -240,6 +240,7 @@ typedef enum StackRead
 } StackRead;
 
 extern int	calltree_stack_read;	/* GUC calltree.stack_read */
+extern int	calltree_import_work_mem;	/* GUC calltree.import_work_mem, in kB */
 
 typedef struct StackResolver StackResolver;
 

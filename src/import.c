@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/sequence.h"
 #include "common/hashfn.h"
@@ -45,6 +46,8 @@
 #define SAMPLE_BATCH 10000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
 #define MEMO_MAX_BYTES ((Size) 128 * 1024 * 1024)	/* of keys in the memo */
+
+int			calltree_import_work_mem = 256 * 1024;	/* GUC, kB */
 
 /* A cache from an encoded key (bytes) to an id */
 typedef struct BytesKey
@@ -173,6 +176,7 @@ typedef struct PendingRows
 	int64		count;
 	int64		nwritten;		/* the first nwritten are written */
 	int64		capacity;
+	int64		base;			/* ids handed out before the last reset */
 } PendingRows;
 
 struct ProfileWriter
@@ -205,6 +209,9 @@ struct ProfileWriter
 	int64		stack_reads;	/* look-ups of stacks past the cache */
 	int64		next_load_check;	/* when to think of reading stack whole */
 	bool		stacks_loaded;	/* the cache holds every stack visible */
+	bool		bounded;		/* may empty its caches between samples */
+	int64		nsamples_seen;
+	int64		cache_releases;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -298,6 +305,33 @@ pending_init(PendingRows *pending, MemoryContext cxt, Size row_size)
 	pending->inserted = MemoryContextAlloc(cxt, sizeof(bool) * pending->capacity);
 }
 
+/*
+ * Forgets every pending row (all written).  Their provisional ids are not
+ * handed out again: keys made with one (a frame's func) then never match
+ * a new row's.
+ */
+static void
+pending_reset(PendingRows *pending, MemoryContext cxt)
+{
+	Assert(pending->nwritten == pending->count);
+	pfree(pending->rows);
+	pfree(pending->written);
+	pfree(pending->inserted);
+	pending->base += pending->count;
+	pending->count = pending->nwritten = 0;
+	pending_init(pending, cxt, pending->row_size);
+}
+
+/* The index of a provisional id among the pending rows */
+static inline int64
+pending_index(const PendingRows *pending, int64 id)
+{
+	int64		index = -id - 1 - pending->base;
+
+	Assert(id < 0 && index >= 0 && index < pending->count);
+	return index;
+}
+
 /* A new pending row; its provisional id. */
 static int64
 pending_add(PendingRows *pending, const void *row)
@@ -313,7 +347,7 @@ pending_add(PendingRows *pending, const void *row)
 	pending->written[pending->count] = 0;
 	pending->inserted[pending->count] = false;
 	pending->count++;
-	return -pending->count;
+	return -(pending->base + pending->count);
 }
 
 /*
@@ -324,14 +358,14 @@ pending_add(PendingRows *pending, const void *row)
 static inline bool
 inserted_here(const PendingRows *pending, int64 id)
 {
-	return id < 0 && pending->inserted[-id - 1];
+	return id < 0 && pending->inserted[pending_index(pending, id)];
 }
 
 /* The real id of an id the writer handed out; 0 if not written yet. */
 static inline int64
 real_id(const PendingRows *pending, int64 id)
 {
-	return id >= 0 ? id : pending->written[-id - 1];
+	return id >= 0 ? id : pending->written[pending_index(pending, id)];
 }
 
 static List *
@@ -794,13 +828,49 @@ cache_known_stack(void *arg, int64 id, int64 prefix, int64 frame)
 		entry->id = id;
 }
 
+/* The bytes of a pending set's arrays, and of their next doubling */
+static double
+pending_bytes(const PendingRows *pending)
+{
+	return 2.0 * (double) pending->capacity * (pending->row_size + sizeof(int64) + sizeof(bool));
+}
+
+/*
+ * What the writer's caches and pending rows take, as calltree.import_work_mem
+ * counts it, with `more_stacks` entries added to the stack cache.  The stack
+ * cache counts thrice its bucket array: when it grows, the doubled array
+ * and the old one are both there.  Keys of the func and frame caches are
+ * left out (they grow with the distinct funcs and frames, not the stacks).
+ */
+static double
+cache_bytes(const ProfileWriter *writer, double more_stacks)
+{
+	double		stack_buckets = writer->stacks->size;
+	double		needed = (writer->stacks->members + more_stacks) / 0.9; /* simplehash's fill */
+
+	while (stack_buckets < needed)
+		stack_buckets *= 2;
+	return 3.0 * stack_buckets * sizeof(CachedStack) +
+		(double) writer->children_read->size * sizeof(ReadChildren) +
+		(double) (writer->memo->size + writer->funcs->size + writer->frames->size) * sizeof(CachedId) +
+		(double) MemoryContextMemAllocated(writer->memo_cxt, true) +
+		pending_bytes(&writer->pending_funcs) + pending_bytes(&writer->pending_frames) +
+		pending_bytes(&writer->pending_stacks);
+}
+
+static double
+import_work_mem_bytes(void)
+{
+	return (double) calltree_import_work_mem * 1024;
+}
+
 /*
  * Whether to read the stack table whole into the cache now: once the
  * import has looked up past the cache an eighth as many stacks as the
  * table holds, as a sequential read of the table costs about as much as
  * that many index reads, and every later look-up is then the cache's alone
- * (a repeat import of a big profile looks up a million).  Only if the rows
- * it would add fit in maintenance_work_mem; else it asks again when its
+ * (a repeat import of a big profile looks up a million).  Only if the cache
+ * would still fit in calltree.import_work_mem; else it asks again when its
  * look-ups have doubled.  The rows are those of the probes' snapshot, so a
  * stack missing from the cache afterwards is one a probe would not have
  * found either.
@@ -821,7 +891,7 @@ should_load_stacks(ProfileWriter *writer)
 		return false;
 	}
 	added = rows - writer->stacks->members;
-	if (added * sizeof(CachedStack) > (double) maintenance_work_mem * 1024)
+	if (cache_bytes(writer, Max(added, 0)) > import_work_mem_bytes())
 	{
 		writer->next_load_check = writer->stack_reads * 2;
 		return false;
@@ -1355,7 +1425,7 @@ write_pending_stacks(ProfileWriter *writer)
 	for (int64 k = 0; k < count; k++)
 	{
 		int64		prefix = pending_stack(writer, base + k)->prefix;
-		int64		prefix_index = prefix < 0 ? -prefix - 1 - base : -1;
+		int64		prefix_index = prefix < 0 ? pending_index(pending, prefix) - base : -1;
 
 		/* a prefix written in an earlier flush has a negative index here */
 		level[k] = prefix_index >= 0 ? level[prefix_index] + 1 : 0;
@@ -1414,6 +1484,72 @@ write_all_pending(ProfileWriter *writer)
 	write_pending(writer, &func_rows, &writer->pending_funcs, writer->write_funcs_plan);
 	write_pending(writer, &frame_rows, &writer->pending_frames, writer->write_frames_plan);
 	write_pending_stacks(writer);
+}
+
+/*
+ * The writer's importer holds no func, frame or stack id from one sample to
+ * the next (collapsed stacks, perf script): between samples, the writer may
+ * empty its caches to stay within calltree.import_work_mem.
+ */
+void
+profile_writer_bound_memory(ProfileWriter *writer)
+{
+	writer->bounded = true;
+}
+
+/* The real ids of a cache's values, once every pending row is written */
+static void
+realize_cached_ids(idcache_hash *cache, const PendingRows *pending)
+{
+	idcache_iterator it;
+	CachedId   *entry;
+
+	idcache_start_iterate(cache, &it);
+	while ((entry = idcache_iterate(cache, &it)) != NULL)
+		entry->id = real_id(pending, entry->id);
+}
+
+/*
+ * Empties the caches of stacks and of the importer's keys, and forgets the
+ * pending rows, all written: provisional ids start again.  The funcs and
+ * frames stay cached, under their real ids.  The probes then look in a new
+ * snapshot, which sees the rows this writer inserted (the lock on the stack
+ * table, held since the start, still keeps every row found).
+ */
+static void
+release_caches(ProfileWriter *writer)
+{
+	double		before = cache_bytes(writer, 0);
+
+	write_all_pending(writer);
+	realize_cached_ids(writer->funcs, &writer->pending_funcs);
+	realize_cached_ids(writer->frames, &writer->pending_frames);
+	pending_reset(&writer->pending_funcs, writer->cxt);
+	pending_reset(&writer->pending_frames, writer->cxt);
+	pending_reset(&writer->pending_stacks, writer->cxt);
+
+	stackcache_destroy(writer->stacks);
+	writer->stacks = stackcache_create(writer->cxt, 4096, NULL);
+	childread_destroy(writer->children_read);
+	writer->children_read = childread_create(writer->cxt, 1024, NULL);
+	writer->stacks_loaded = false;
+	idcache_destroy(writer->memo);
+	MemoryContextReset(writer->memo_cxt);
+	writer->memo = idcache_create(writer->cxt, 1024, NULL);
+	writer->memo_bytes = 0;
+	writer->walk_depth = 0;		/* the next walk shares nothing */
+
+	intern_probe_end(writer->probe);
+	UnregisterSnapshot(writer->held_snapshot);
+	CommandCounterIncrement();
+	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
+	writer->cache_releases++;
+	ereport(DEBUG1,
+			(errmsg_internal("calltree import: caches emptied after " INT64_FORMAT " samples",
+							 writer->nsamples_seen),
+			 errdetail_internal("They took %.0f kB; calltree.import_work_mem is %d kB.",
+								before / 1024, calltree_import_work_mem)));
 }
 
 int64
@@ -1615,6 +1751,13 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 	{
 		CHECK_FOR_INTERRUPTS();
 		flush_samples(writer);
+	}
+	/* a few thousand samples may make a few hundred thousand new stacks */
+	if (writer->bounded && (++writer->nsamples_seen & 0x3FF) == 0 &&
+		cache_bytes(writer, 0) > import_work_mem_bytes())
+	{
+		flush_samples(writer);
+		release_caches(writer);
 	}
 }
 

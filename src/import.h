@@ -40,6 +40,7 @@ typedef struct OptionalInt
 extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);
 extern int64 profile_writer_id(const ProfileWriter *writer);
 extern void profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit);
+extern void profile_writer_bound_memory(ProfileWriter *writer);
 extern void profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at);
 
 extern int32 profile_writer_func(ProfileWriter *writer, const char *name,

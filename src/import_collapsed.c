@@ -96,6 +96,8 @@ collapsed_parser_begin(ProfileWriter *writer, bool strict)
 
 	parser->writer = writer;
 	parser->strict = strict;
+	/* it holds no ids from one line to the next */
+	profile_writer_bound_memory(writer);
 	initStringInfo(&parser->line);
 	parser->capacity = 64;
 	parser->names = palloc(sizeof(char *) * parser->capacity);

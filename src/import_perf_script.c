@@ -462,6 +462,8 @@ perf_parser_begin(ProfileWriter *writer, const char *event)
 	PerfParser *p = palloc0(sizeof(PerfParser));
 
 	p->writer = writer;
+	/* it holds no ids from one sample to the next */
+	profile_writer_bound_memory(writer);
 	p->choice = palloc0(sizeof(EventChoice));
 	p->choice->requested = event;
 	p->capacity = 256;
