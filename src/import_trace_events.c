@@ -348,7 +348,7 @@ read_trace_file(TraceFile *file, JsonbContainer *events)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 		if (value.type != jbvBinary || !JsonContainerIsObject(value.val.binary.data))
-			bad_event(index, "is not an object");
+			bad_event(index, "not an object");
 		read_event(file, value.val.binary.data, index);
 		index++;
 	}

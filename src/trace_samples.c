@@ -193,14 +193,16 @@ start_profile(TraceThreads *threads, JsonbContainer *events, int index, const Ev
 
 	if (!json_member(data, "startTime", &value))
 	{
-		start_path = JSON_KEY(&paths->event, "ts");
+		JsonPath	ts_path = JSON_KEY(&paths->event, "ts");
+
 		if (!json_member(event, "ts", &value))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("trace-event Profile event %d has no start time", index),
 					 errdetail("Neither %s nor %s is there.", json_path_string(&start_path),
-							   json_path_string(&paths->data)),
+							   json_path_string(&ts_path)),
 					 errhint("%s", FMT->hint)));
+		start_path = ts_path;
 	}
 	profile->key = profile_key(event);
 	profile->thread = trace_event_thread(threads, event);
