@@ -1,5 +1,9 @@
 -- import_trace_events: Chrome trace-event JSON into calltree.event, then
--- trace_agg.  Files from speedscope's samples (../shared/data).
+-- trace_agg; and the CPU samples of trace-event files into calltree.sample.
+-- Files from speedscope's samples (../shared/data).
+\set ECHO none
+\ir test/reference/helpers.sql
+\set ECHO all
 SET search_path = calltree, public;
 \getenv shared_dir CALLTREE_SHARED
 \set trace_dir :shared_dir '/data/speedscope-samples/trace-event/'
@@ -14,7 +18,8 @@ CREATE FUNCTION pg_temp.trie(profile bigint) RETURNS TABLE (thread text, trie te
    GROUP BY e.thread ORDER BY e.thread
 $$;
 CREATE FUNCTION pg_temp.load(file text) RETURNS bigint LANGUAGE sql AS $$
-  SELECT calltree.import_trace_events(pg_read_file(file), name => regexp_replace(file, '^.*/', ''))
+  SELECT calltree.import_trace_events(pg_read_file(file), name => regexp_replace(file, '^.*/', ''),
+                                      source => 'events')
 $$;
 
 -- simple.json: alpha B@0..E@14, beta B@1..E@13, gamma X@2 dur 5, epsilon
@@ -48,10 +53,15 @@ SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'invalid-x-nesting.json'
 SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'simple-partial.json'));
 SELECT * FROM pg_temp.trie(pg_temp.load(:'trace_dir' || 'simple-partial-trailing-comma.json'));
 
--- every file of the folder imports (notices come in directory order: quiet)
+-- every file of the folder imports, as events and by default (notices
+-- come in directory order: quiet)
 SET client_min_messages = warning;
 SELECT count(*) AS files, bool_and(id IS NOT NULL) AS all_imported
   FROM pg_ls_dir(:'trace_dir') AS f, LATERAL (SELECT pg_temp.load(:'trace_dir' || f) AS id) AS x
+ WHERE f LIKE '%.json';
+SELECT count(*) AS files, bool_and(id IS NOT NULL) AS all_imported
+  FROM pg_ls_dir(:'trace_dir') AS f,
+       LATERAL (SELECT import_trace_events(pg_read_file(:'trace_dir' || f)) AS id) AS x
  WHERE f LIKE '%.json';
 RESET client_min_messages;
 
@@ -85,3 +95,193 @@ BEGIN
     RAISE NOTICE '% cuts failed, % loaded, % new profiles', failed, loaded,
         (SELECT count(*) FROM calltree.profile) - before;
 END $$;
+
+------------------------------------------------------------------------
+-- CPU samples inside trace-event files
+------------------------------------------------------------------------
+\set chrome_file :shared_dir '/data/speedscope-samples/Chrome/69/simple.json'
+
+-- Chrome 69, the DevTools Performance panel: 1 Profile and 21 ProfileChunk
+-- events.  By default the samples are imported (with a notice on the B, E
+-- and X events left out).  The numbers of pg_temp.summary() are those of
+-- test/reference/json_profiles.py (t_json_reference.sh diffs the two):
+-- 2051 samples over 276.45 ms, all on the thread of the Profile event
+-- (pid 85129, tid 775), named by its thread_name metadata event.
+SELECT import_trace_events(pg_read_file(:'chrome_file'), 'chrome 69') AS id \gset
+SELECT name, format, weight_unit FROM profile WHERE id = :id;
+SELECT * FROM pg_temp.summary(:id);
+SELECT count(*) AS events FROM event WHERE profile_id = :id;
+-- a node path: (root) is not a frame, (idle) and (program) are root funcs
+SELECT f.name, r.running, r.self
+  FROM nodes((SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :id)) AS r
+  JOIN func AS f ON f.id = r.func
+ WHERE r.parent IS NULL ORDER BY r.running DESC, f.name;
+-- import_profile recognizes the file as trace events and gets the same samples
+SELECT import_profile(pg_read_binary_file(:'chrome_file')) AS id2 \gset
+SELECT p.format, count(*) AS samples, sum(s.weight) AS total
+  FROM sample AS s JOIN profile AS p ON p.id = s.profile_id
+ WHERE s.profile_id = :id2 GROUP BY p.format;
+-- source => 'events': the instrumented events instead, no samples
+SET client_min_messages = warning;
+SELECT import_trace_events(pg_read_file(:'chrome_file'), source => 'events') AS id3 \gset
+RESET client_min_messages;
+SELECT (SELECT count(*) FROM event WHERE profile_id = :id3) > 0 AS has_events,
+       (SELECT count(*) FROM sample WHERE profile_id = :id3) AS samples;
+
+-- By hand: two processes whose profiles both have id 0x1 (ids are per
+-- process), chunks interleaved, node 4 arriving in a later chunk under a
+-- node of an earlier one, a negative time delta, an endTime, and the thread
+-- name coming after the events it names.  Origin: the earlier startTime,
+-- 1000 µs.  Process 1 (thread "Main 1/10"): samples at +10, +20, +40, -15,
+-- so at 10 main, 30 (program), 70 main→(anonymous), 55 main; in time order
+-- 10, 30, 55, 70, weighing 20, 25, 15 µs and the last until endTime (1100,
+-- so 100 after the origin): 30 µs.  Process 2 (thread "2/20", no name):
+-- starts at 500, samples at 500 and 530 worker, the last weighing 0 (no
+-- endTime).  Total 90 + 30 µs = 120000 ns.
+SELECT import_trace_events($$[
+ {"ph": "P", "name": "Profile", "id": "0x1", "pid": 1, "tid": 10, "ts": 1000, "args": {"data": {"startTime": 1000}}},
+ {"ph": "P", "name": "Profile", "id": "0x1", "pid": 2, "tid": 20, "ts": 1500, "args": {"data": {"startTime": 1500}}},
+ {"ph": "P", "name": "ProfileChunk", "id": "0x1", "pid": 1, "tid": 11, "ts": 1100, "args": {"data": {
+   "cpuProfile": {"nodes": [
+     {"id": 1, "callFrame": {"functionName": "(root)", "url": "", "scriptId": 0, "lineNumber": -1, "columnNumber": -1}},
+     {"id": 2, "parent": 1, "callFrame": {"functionName": "main", "url": "app.js", "scriptId": 1, "lineNumber": 0, "columnNumber": 9}},
+     {"id": 3, "parent": 1, "callFrame": {"functionName": "(program)", "url": "", "scriptId": 0}}],
+   "samples": [2, 3]}, "timeDeltas": [10, 20]}}},
+ {"ph": "P", "name": "ProfileChunk", "id": "0x1", "pid": 2, "tid": 21, "ts": 1600, "args": {"data": {
+   "cpuProfile": {"nodes": [
+     {"id": 1, "callFrame": {"functionName": "(root)", "url": ""}},
+     {"id": 2, "parent": 1, "callFrame": {"functionName": "worker", "url": "w.js", "lineNumber": 4, "columnNumber": 0}}],
+   "samples": [2, 2]}, "timeDeltas": [0, 30]}}},
+ {"ph": "P", "name": "ProfileChunk", "id": "0x1", "pid": 1, "tid": 11, "ts": 1200, "args": {"data": {
+   "cpuProfile": {"nodes": [
+     {"id": 4, "parent": 2, "callFrame": {"functionName": "", "url": "app.js", "lineNumber": 4, "columnNumber": 2}}],
+   "samples": [4, 2]}, "timeDeltas": [40, -15], "endTime": 1100}}},
+ {"ph": "X", "name": "task", "pid": 1, "tid": 10, "ts": 1000, "dur": 100},
+ {"ph": "M", "name": "thread_name", "pid": 1, "tid": 10, "args": {"name": "Main"}}
+]$$, 'two processes') AS id \gset
+SELECT s.thread, s.ts, s.weight, string_agg(f.name, ' → ' ORDER BY u.ord) AS stack
+  FROM sample AS s
+ CROSS JOIN LATERAL unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, ord)
+  JOIN func AS f ON f.id = u.func
+ WHERE s.profile_id = :id
+ GROUP BY s.thread, s.ts, s.weight ORDER BY s.thread, s.ts;
+SELECT count(*) AS samples, sum(weight) AS total FROM sample WHERE profile_id = :id;
+-- func = name + url, frame = 1-based line and column; empty names are (anonymous)
+SELECT DISTINCT f.name, f.file, fr.line, fr.col
+  FROM sample AS s JOIN stack AS st ON st.id = s.stack_id
+  JOIN frame AS fr ON fr.id = st.frame_id JOIN func AS f ON f.id = fr.func_id
+ WHERE s.profile_id = :id ORDER BY f.name;
+
+-- Hermes, by hand: "samples" and "stackFrames" beside "traceEvents",
+-- numbers in strings.  Origin: the earliest sample, 90 µs.  Thread "js 7/1":
+-- g at 90 (stack f → g, g's parent given as a string), f at 100, the root
+-- frame at 130 (a sample on the root marker keeps its name); weights 10 µs,
+-- 30 µs, 0.  Thread "7/2": f at 95.5 µs, 5500 ns after the origin, weight 0.
+-- The "weight" members are not read.
+SELECT import_trace_events($${"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 7, "tid": "1", "args": {"name": "js"}}],
+ "samples": [{"ts": "100", "pid": 7, "tid": "1", "sf": 2, "weight": "1"},
+             {"ts": "90", "pid": 7, "tid": "1", "sf": 3, "weight": "5"},
+             {"ts": "130", "pid": 7, "tid": "1", "sf": "1"},
+             {"ts": 95.5, "pid": 7, "tid": "2", "sf": 2}],
+ "stackFrames": {"1": {"name": "[root]", "category": "root"},
+                 "2": {"name": "f", "category": "JavaScript", "parent": 1},
+                 "3": {"name": "g", "category": "JavaScript", "parent": "2"}}}$$) AS id \gset
+SELECT s.thread, s.ts, s.weight, string_agg(f.name, ' → ' ORDER BY u.ord) AS stack
+  FROM sample AS s
+ CROSS JOIN LATERAL unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, ord)
+  JOIN func AS f ON f.id = u.func
+ WHERE s.profile_id = :id
+ GROUP BY s.thread, s.ts, s.weight ORDER BY s.thread, s.ts;
+
+-- Bad input.  Every cut of the Chrome file at k/50 of its length is an
+-- error naming the format and the byte offset, except one: the cut at
+-- 42/50 falls right after the "}" that closes an event, and a top-level
+-- array cut short there loads (as the format allows a trace cut short when
+-- its process died), here with all 2051 samples, since the Profile chunks
+-- all come before the cut.  The errors leave no profile behind.
+SELECT max(id) AS last_id FROM profile \gset
+SELECT count(*) AS profiles_before FROM profile \gset
+SET client_min_messages = warning;
+SELECT * FROM pg_temp.truncations('import_trace_events', 'trace-event', pg_read_file(:'chrome_file'));
+RESET client_min_messages;
+SELECT right(left(pg_read_file(:'chrome_file'), length(pg_read_file(:'chrome_file')) * 42 / 50), 12) AS cut_42_ends_with;
+SELECT count(DISTINCT p.id) AS profiles_added, count(s.*) AS samples, sum(s.weight) AS total
+  FROM profile AS p LEFT JOIN sample AS s ON s.profile_id = p.id WHERE p.id > :last_id;
+DELETE FROM profile WHERE id > :last_id;
+-- one character overwritten at k/50: imported (then rolled back by the
+-- helper), or an error naming the format; never a crash
+SET client_min_messages = warning;
+SELECT * FROM pg_temp.corruptions('import_trace_events', 'trace-event', pg_read_file(:'chrome_file'));
+RESET client_min_messages;
+SELECT count(*) - :profiles_before AS profiles_left_behind FROM profile;
+
+-- Malformed CPU samples: SQLSTATE, message and detail of each.  The first
+-- chunk is good (and imports); each other case breaks one thing.
+CREATE FUNCTION pg_temp.fail(doc text, source text DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    msg text;
+    detail text;
+BEGIN
+    PERFORM calltree.import_trace_events(doc, source => source);
+    RAISE EXCEPTION 'imported' USING ERRCODE = 'CTOK0';  -- undo it
+EXCEPTION WHEN SQLSTATE 'CTOK0' THEN
+    RETURN 'ok';
+WHEN others THEN
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || msg || coalesce(' / ' || nullif(detail, ''), '');
+END
+$$;
+CREATE FUNCTION pg_temp.chunk(cpu text, deltas text DEFAULT '[1]', profile text DEFAULT NULL) RETURNS text LANGUAGE sql AS $$
+  SELECT '[' || coalesce(profile, '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": 0}}}')
+      || ', {"ph": "P", "name": "ProfileChunk", "id": 1, "pid": 1, "tid": 2, "args": {"data": {"cpuProfile": '
+      || cpu || ', "timeDeltas": ' || deltas || '}}}]'
+$$;
+\set good_nodes '"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}, {"id": 2, "parent": 1, "callFrame": {"functionName": "f"}}]'
+SELECT pg_temp.fail(doc) FROM (VALUES
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}')),
+  -- a sample naming an unknown node
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [9]}')),
+  -- a node whose parent is missing
+  (pg_temp.chunk('{"nodes": [{"id": 2, "parent": 7, "callFrame": {"functionName": "f"}}], "samples": [2]}')),
+  -- two parents
+  (pg_temp.chunk('{"nodes": [{"id": 1, "callFrame": {"functionName": "a"}, "children": [2]}, {"id": 3, "callFrame": {"functionName": "b"}}, {"id": 2, "parent": 3, "callFrame": {"functionName": "f"}}], "samples": [2]}')),
+  -- timeDeltas and samples of different lengths
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2, 2]}')),
+  (pg_temp.chunk('{' || :'good_nodes' || '}', '[1, 2]')),
+  -- a ProfileChunk before its Profile, and one of another process
+  ('[{"ph": "P", "name": "ProfileChunk", "id": 1, "pid": 1, "tid": 2, "args": {"data": {}}}, {"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": 0}}}]'),
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}', '[1]',
+                 '{"ph": "P", "name": "Profile", "id": 1, "pid": 5, "tid": 1, "args": {"data": {"startTime": 0}}}')),
+  -- the same profile started twice
+  ('[{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "args": {"data": {"startTime": 0}}}, {"ph": "P", "name": "Profile", "id": 1, "pid": 1, "args": {"data": {"startTime": 5}}}]'),
+  -- wrong JSON types
+  (pg_temp.chunk('[]')),
+  (pg_temp.chunk('{"nodes": {}}')),
+  (pg_temp.chunk('{"nodes": [7]}')),
+  (pg_temp.chunk('{"nodes": [{"id": "1", "callFrame": {"functionName": "f"}}]}')),
+  (pg_temp.chunk('{"nodes": [{"id": 1}]}')),
+  (pg_temp.chunk('{"nodes": [{"id": 1, "callFrame": {"functionName": null}}]}')),
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}', '["1"]')),
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}', '{}')),
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}', '[1e300]')),
+  (pg_temp.chunk('{' || :'good_nodes' || ', "samples": ["2"]}')),
+  (pg_temp.chunk('{}', '[]', '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": "soon"}}}')),
+  (pg_temp.chunk('{}', '[]', '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": -4}}}')),
+  (pg_temp.chunk('{}', '[]', '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": 3}')),
+  ('[{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {}}}]'),
+  -- a cycle of parent links
+  (pg_temp.chunk('{"nodes": [{"id": 1, "parent": 2, "callFrame": {"functionName": "a"}}, {"id": 2, "parent": 1, "callFrame": {"functionName": "b"}}], "samples": [2]}')),
+  -- Hermes: an unknown frame, a key that is no id, a missing parent, wrong types
+  ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 4}], "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [], "stackFrames": {"one": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"2": {"name": "b", "parent": 1}}}'),
+  ('{"traceEvents": [], "samples": [{"ts": "later", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [{"ts": 1}], "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": {}, "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [], "stackFrames": {"1": {"category": "root"}}}'),
+  ('{"traceEvents": [], "samples": [], "stackFrames": []}')
+) AS v(doc);
+-- the source argument
+SELECT pg_temp.fail('[{"ph": "X", "name": "x", "ts": 1, "dur": 2}]', 'samples');
+SELECT pg_temp.fail('[{"ph": "X", "name": "x", "ts": 1, "dur": 2}]', 'cpu');
+SELECT count(*) - :profiles_before AS profiles_left_behind FROM profile;

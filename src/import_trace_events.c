@@ -11,13 +11,22 @@
  * a name is "(unnamed)".  "M" events name threads (thread_name); every
  * other phase is skipped and counted.  Numbers may also come as strings.
  *
+ * CPU samples travel in trace-event files too: Chrome's Profile and
+ * ProfileChunk events, and Hermes' "samples" and "stackFrames" beside
+ * "traceEvents" (trace_samples.c reads them).  A file holds either kind or
+ * both; the `source` argument picks what is imported: 'samples' (into
+ * calltree.sample, a sampled profile), 'events' (the instrumented events,
+ * into calltree.event), or NULL, which means the samples when the file has
+ * any and the events otherwise, as speedscope and DevTools do.
+ *
  * Events are put in time order per thread.  At equal timestamps, complete
  * events' exits come first (innermost first), then "B"/"E" events in file
  * order, then complete events' enters (outermost first), so that nested and
  * back-to-back calls keep their shape.  Timestamps are microseconds
  * (fractional); events keep them as integer nanoseconds from the earliest.
  *
- * The JSON is parsed by PostgreSQL's own parser, into jsonb.  As the
+ * The JSON is parsed by PostgreSQL's own parser, into jsonb (json_reader.c,
+ * so that malformed JSON is an error naming the byte offset).  As the
  * format allows, a top-level array may lack its closing bracket (a trace
  * cut short when its process died), with or without a trailing comma.
  */
@@ -32,6 +41,8 @@
 #include "utils/numeric.h"
 
 #include "import.h"
+#include "json_reader.h"
+#include "trace_events.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_trace_events);
 
@@ -53,29 +64,38 @@ typedef struct TraceEvent
 	const char *name;			/* NULL: an "E" that closes the innermost call */
 } TraceEvent;
 
-typedef struct ThreadInfo
-{
-	char	   *key;			/* "pid/tid" */
-	char	   *name;			/* from thread_name metadata, or NULL */
-} ThreadInfo;
-
 typedef struct TraceFile
 {
 	TraceEvent *events;
 	int32		nevents;
 	int32		capacity;
-	ThreadInfo *threads;
-	int32		nthreads;
-	int32		thread_capacity;
+	TraceThreads threads;
+	bool		keep_calls;		/* false: B, E and X events are only counted */
+	int64		calls;			/* B, E and X events seen */
 	int64		skipped;
 } TraceFile;
+
+/* What import_trace_events imports of a file */
+typedef enum TraceSource
+{
+	SOURCE_AUTO,				/* the samples if there are any, else the events */
+	SOURCE_SAMPLES,
+	SOURCE_EVENTS
+} TraceSource;
+
+const JsonFormat trace_event_format = {
+	"trace-event",
+	"A trace-event file is Chrome's Trace Event Format JSON: an array of events, or an object "
+	"with \"traceEvents\"; CPU samples come in Profile and ProfileChunk events, or (Hermes) in "
+	"\"samples\" and \"stackFrames\" beside \"traceEvents\"."
+};
 
 static pg_attribute_noreturn() void
 bad_event(int index, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid trace event %d: %s", index, what),
+			 errmsg("invalid trace-event file: event %d: %s", index, what),
 			 errhint("A trace event is an object with \"ph\", \"ts\" (microseconds), \"pid\", \"tid\", "
 					 "and \"name\" for \"B\" and \"X\" events.")));
 }
@@ -135,8 +155,8 @@ time_field(JsonbContainer *object, const char *key, int index, int64 *ns)
 }
 
 /* pid and tid may be numbers or strings: their text either way */
-static char *
-id_field(JsonbContainer *object, const char *key)
+char *
+trace_id_text(JsonbContainer *object, const char *key)
 {
 	JsonbValue	value;
 
@@ -158,20 +178,37 @@ event_name(JsonbContainer *object, int index)
 	return name ? name : "(unnamed)";
 }
 
-static int32
-thread_index(TraceFile *file, const char *key)
+int32
+trace_thread_index(TraceThreads *threads, const char *key)
 {
-	for (int32 i = file->nthreads - 1; i >= 0; i--)
-		if (strcmp(file->threads[i].key, key) == 0)
+	for (int32 i = threads->n - 1; i >= 0; i--)
+		if (strcmp(threads->items[i].key, key) == 0)
 			return i;
-	if (file->nthreads == file->thread_capacity)
+	if (threads->n == threads->capacity)
 	{
-		file->thread_capacity *= 2;
-		file->threads = repalloc(file->threads, sizeof(ThreadInfo) * file->thread_capacity);
+		threads->capacity = Max(16, threads->capacity * 2);
+		threads->items = threads->items
+			? repalloc(threads->items, sizeof(TraceThread) * threads->capacity)
+			: palloc(sizeof(TraceThread) * threads->capacity);
 	}
-	file->threads[file->nthreads].key = pstrdup(key);
-	file->threads[file->nthreads].name = NULL;
-	return file->nthreads++;
+	threads->items[threads->n].key = pstrdup(key);
+	threads->items[threads->n].name = NULL;
+	return threads->n++;
+}
+
+int32
+trace_event_thread(TraceThreads *threads, JsonbContainer *event)
+{
+	return trace_thread_index(threads, psprintf("%s/%s", trace_id_text(event, "pid"),
+												trace_id_text(event, "tid")));
+}
+
+const char *
+trace_thread_label(const TraceThreads *threads, int32 thread)
+{
+	const TraceThread *info = &threads->items[thread];
+
+	return info->name ? psprintf("%s %s", info->name, info->key) : info->key;
 }
 
 static void
@@ -200,7 +237,6 @@ static void
 read_event(TraceFile *file, JsonbContainer *object, int index)
 {
 	char	   *phase = string_field(object, "ph", index, true);
-	char	   *key = psprintf("%s/%s", id_field(object, "pid"), id_field(object, "tid"));
 	int32		thread;
 	int64		ts;
 	int64		duration;
@@ -214,8 +250,12 @@ read_event(TraceFile *file, JsonbContainer *object, int index)
 		if (name && strcmp(name, "thread_name") == 0 &&
 			field(object, "args", &args) != NULL && args.type == jbvBinary &&
 			field(args.val.binary.data, "name", &thread_name) != NULL && thread_name.type == jbvString)
-			file->threads[thread_index(file, key)].name =
-				pnstrdup(thread_name.val.string.val, thread_name.val.string.len);
+		{
+			/* the index first: adding the thread may move the array */
+			thread = trace_event_thread(&file->threads, object);
+			file->threads.items[thread].name = pnstrdup(thread_name.val.string.val,
+														thread_name.val.string.len);
+		}
 		return;
 	}
 	if (strcmp(phase, "B") != 0 && strcmp(phase, "E") != 0 && strcmp(phase, "X") != 0)
@@ -223,9 +263,12 @@ read_event(TraceFile *file, JsonbContainer *object, int index)
 		file->skipped++;
 		return;
 	}
+	file->calls++;
+	if (!file->keep_calls)
+		return;
 	if (!time_field(object, "ts", index, &ts))
 		bad_event(index, "\"ts\" is missing");
-	thread = thread_index(file, key);
+	thread = trace_event_thread(&file->threads, object);
 	if (strcmp(phase, "B") == 0)
 		add_event(file, thread, ts, ORDER_BEGIN_END, 2 * (int64) index, index, true, event_name(object, index));
 	else if (strcmp(phase, "E") == 0)
@@ -275,25 +318,26 @@ compare_events(const void *a, const void *b)
 
 /* The events' container: the top-level array, or "traceEvents" */
 static JsonbContainer *
-event_array(Jsonb *document)
+event_array(JsonbContainer *root)
 {
 	JsonbValue	events;
 
-	if (JB_ROOT_IS_ARRAY(document) && !JB_ROOT_IS_SCALAR(document))
-		return &document->root;
-	if (JB_ROOT_IS_OBJECT(document) &&
-		field(&document->root, "traceEvents", &events) != NULL &&
+	if (JsonContainerIsArray(root) && !JsonContainerIsScalar(root))
+		return root;
+	if (JsonContainerIsObject(root) &&
+		field(root, "traceEvents", &events) != NULL &&
 		events.type == jbvBinary && JsonContainerIsArray(events.val.binary.data))
 		return events.val.binary.data;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("trace-event data is neither an array of events nor an object with \"traceEvents\"")));
+			 errmsg("invalid trace-event file: neither an array of events nor an object with \"traceEvents\""),
+			 errhint("%s", trace_event_format.hint)));
 }
 
 static void
-read_trace_file(TraceFile *file, Jsonb *document)
+read_trace_file(TraceFile *file, JsonbContainer *events)
 {
-	JsonbIterator *it = JsonbIteratorInit(event_array(document));
+	JsonbIterator *it = JsonbIteratorInit(events);
 	JsonbValue	value;
 	JsonbIteratorToken token;
 	int			index = 0;
@@ -332,11 +376,9 @@ write_events(ProfileWriter *writer, TraceFile *file)
 			CHECK_FOR_INTERRUPTS();
 		if (event->thread != thread)
 		{
-			const ThreadInfo *info = &file->threads[event->thread];
-
 			thread = event->thread;
 			depth = 0;
-			thread_label = info->name ? psprintf("%s %s", info->name, info->key) : info->key;
+			thread_label = trace_thread_label(&file->threads, thread);
 		}
 		if (event->enter)
 		{
@@ -385,34 +427,90 @@ complete_array(char *json)
 	return psprintf("%.*s]", (int) len, json);
 }
 
-/* import_trace_events(data text, name text, meta jsonb) → profile id */
+static TraceSource
+source_argument(FunctionCallInfo fcinfo, int arg)
+{
+	char	   *source;
+
+	if (PG_NARGS() <= arg || PG_ARGISNULL(arg))
+		return SOURCE_AUTO;
+	source = text_to_cstring(PG_GETARG_TEXT_PP(arg));
+	if (strcmp(source, "samples") == 0)
+		return SOURCE_SAMPLES;
+	if (strcmp(source, "events") == 0)
+		return SOURCE_EVENTS;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid trace-event source \"%s\"", source),
+			 errhint("Use 'samples' for the CPU samples, 'events' for the B, E and X events, "
+					 "or NULL for the samples when the file has any.")));
+}
+
+/* Whether to import the samples (or the events) of this file */
+static bool
+use_samples(TraceSource source, JsonbContainer *root, JsonbContainer *events)
+{
+	bool		has_samples = source != SOURCE_EVENTS && trace_has_cpu_samples(root, events);
+
+	if (source == SOURCE_SAMPLES && !has_samples)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("trace-event file has no CPU samples"),
+				 errdetail("It has no Profile event and no \"samples\" with \"stackFrames\"."),
+				 errhint("Import its B, E and X events with source => 'events'.")));
+	return has_samples;
+}
+
+static int64
+import_events(ProfileWriter *writer, TraceFile *file)
+{
+	int64		unmatched;
+
+	qsort(file->events, file->nevents, sizeof(TraceEvent), compare_events);
+	unmatched = write_events(writer, file);
+	if (file->skipped > 0 || unmatched > 0)
+		ereport(NOTICE,
+				(errmsg("skipped " INT64_FORMAT " events of other phases and " INT64_FORMAT
+						" nameless exits with nothing open", file->skipped, unmatched)));
+	return profile_writer_finish_events(writer);
+}
+
+static int64
+import_samples(ProfileWriter *writer, TraceFile *file, JsonbContainer *root, JsonbContainer *events)
+{
+	trace_write_cpu_samples(writer, &file->threads, root, events);
+	if (file->calls > 0)
+		ereport(NOTICE,
+				(errmsg("imported the CPU samples; left out " INT64_FORMAT " B, E and X events", file->calls),
+				 errhint("source => 'events' imports the events instead.")));
+	return profile_writer_finish(writer);
+}
+
+/* import_trace_events(data text, name text, meta jsonb, source text) → profile id */
 Datum
 calltree_import_trace_events(PG_FUNCTION_ARGS)
 {
 	ProfileInfo info;
 	ProfileWriter *writer;
-	Jsonb	   *document;
+	char	   *json;
+	JsonbContainer *root;
+	JsonbContainer *events;
 	TraceFile	file = {0};
-	int64		unmatched;
+	bool		samples;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	document = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-												  CStringGetDatum(complete_array(text_to_cstring(PG_GETARG_TEXT_PP(0))))));
+	json = complete_array(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	root = json_read_container(&trace_event_format, json, strlen(json));
+	events = event_array(root);
+	samples = use_samples(source_argument(fcinfo, 3), root, events);
 	file.capacity = 1024;
 	file.events = palloc(sizeof(TraceEvent) * file.capacity);
-	file.thread_capacity = 16;
-	file.threads = palloc(sizeof(ThreadInfo) * file.thread_capacity);
-	read_trace_file(&file, document);
-	qsort(file.events, file.nevents, sizeof(TraceEvent), compare_events);
+	file.keep_calls = !samples;
+	read_trace_file(&file, events);
 
 	profile_info_from_args(fcinfo, 1, 2, "trace-event", &info);
 	info.weight_unit = "nanoseconds";
 	writer = profile_writer_begin(&info);
-	unmatched = write_events(writer, &file);
-	if (file.skipped > 0 || unmatched > 0)
-		ereport(NOTICE,
-				(errmsg("skipped " INT64_FORMAT " events of other phases and " INT64_FORMAT
-						" nameless exits with nothing open", file.skipped, unmatched)));
-	PG_RETURN_INT64(profile_writer_finish_events(writer));
+	PG_RETURN_INT64(samples ? import_samples(writer, &file, root, events) : import_events(writer, &file));
 }

@@ -83,8 +83,8 @@ json_value_type_name(const JsonbValue *value)
 	}
 }
 
-static void
-type_error(const JsonFormat *format, const JsonPath *path, const char *expected,
+void
+json_type_error(const JsonFormat *format, const JsonPath *path, const char *expected,
 		   const JsonbValue *found)
 {
 	ereport(ERROR,
@@ -134,6 +134,19 @@ check_syntax(const JsonFormat *format, char *text, int len)
 JsonbContainer *
 json_read_document(const JsonFormat *format, const char *data, int len)
 {
+	JsonbContainer *root = json_read_container(format, data, len);
+
+	if (!JsonContainerIsObject(root))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid %s file: the document is not a JSON object", format->name),
+				 errhint("%s", format->hint)));
+	return root;
+}
+
+JsonbContainer *
+json_read_container(const JsonFormat *format, const char *data, int len)
+{
 	char	   *text = pnstrdup(data, len);
 	ErrorContextCallback callback;
 	Jsonb	   *document;
@@ -154,11 +167,6 @@ json_read_document(const JsonFormat *format, const char *data, int len)
 	error_context_stack = callback.previous;
 	pfree(text);
 
-	if (!JB_ROOT_IS_OBJECT(document))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid %s file: the document is not a JSON object", format->name),
-				 errhint("%s", format->hint)));
 	return &document->root;
 }
 
@@ -186,10 +194,10 @@ json_as_container(const JsonFormat *format, const JsonbValue *value, bool array,
 	JsonbContainer *container;
 
 	if (value->type != jbvBinary)
-		type_error(format, path, array ? "an array" : "an object", value);
+		json_type_error(format, path, array ? "an array" : "an object", value);
 	container = value->val.binary.data;
 	if (array ? !JsonContainerIsArray(container) : !JsonContainerIsObject(container))
-		type_error(format, path, array ? "an array" : "an object", value);
+		json_type_error(format, path, array ? "an array" : "an object", value);
 	return container;
 }
 
@@ -197,7 +205,7 @@ Numeric
 json_as_number(const JsonFormat *format, const JsonbValue *value, const JsonPath *path)
 {
 	if (value->type != jbvNumeric)
-		type_error(format, path, "a number", value);
+		json_type_error(format, path, "a number", value);
 	return value->val.numeric;
 }
 
@@ -237,7 +245,7 @@ json_optional_string(const JsonFormat *format, JsonbContainer *object, const cha
 	if (!json_member(object, key, &value))
 		return NULL;
 	if (value.type != jbvString)
-		type_error(format, &path, "a string", &value);
+		json_type_error(format, &path, "a string", &value);
 	return pnstrdup(value.val.string.val, value.val.string.len);
 }
 

@@ -41,6 +41,10 @@ extern char *json_path_string(const JsonPath *path);
 
 /* The document's root object; ERROR with a byte offset if it is not JSON. */
 extern JsonbContainer *json_read_document(const JsonFormat *format, const char *data, int len);
+/* The same for a root that may also be an array */
+extern JsonbContainer *json_read_container(const JsonFormat *format, const char *data, int len);
+extern void json_type_error(const JsonFormat *format, const JsonPath *path, const char *expected,
+							const JsonbValue *found);
 
 /* Members of an object; missing members and JSON nulls are "absent". */
 extern bool json_member(JsonbContainer *object, const char *key, JsonbValue *value);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# import_cpuprofile and import_speedscope agree with an independent reading
+# import_cpuprofile, import_speedscope and import_trace_events (CPU samples)
+# agree with an independent reading
 # of the same files: test/reference/json_profiles.py (Python's json module,
 # the rules in the README's formats reference, no code shared with the C importers)
 # prints per file the samples, total, sum(ts), per-thread counts, the top
@@ -24,6 +25,9 @@ files=(
 	speedscope-samples/speedscope/0.0.1/simple-no-pretty-print.speedscope.json
 	speedscope-samples/speedscope/0.1.2/simple-sampled.speedscope.json
 	speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
+	speedscope-samples/Chrome/69/simple.json
+	speedscope-samples/trace-event/simple-with-samples.json
+	speedscope-samples/trace-event/multi-thread-with-samples.json
 )
 
 t_createdb "$db"
@@ -33,11 +37,13 @@ t_createdb "$db"
 
 {
 	echo '\set ON_ERROR_STOP 1'
+	echo 'SET client_min_messages = warning;'
 	echo "\\i $repo/test/reference/helpers.sql"
 	for f in "${files[@]}"; do
 		case "$f" in
 			*.cpuprofile) importer=import_cpuprofile ;;
-			*) importer=import_speedscope ;;
+			*.speedscope.json) importer=import_speedscope ;;
+			*) importer=import_trace_events ;;
 		esac
 		echo "\\echo $f"
 		echo "SELECT calltree.$importer(pg_read_file('$shared/data/$f')) AS id \\gset"

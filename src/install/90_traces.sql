@@ -60,8 +60,12 @@ AS 'MODULE_PATHNAME', 'calltree_lines'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
 COMMENT ON FUNCTION lines(bigint, int4[]) IS 'per frame (address, line) of a CallNode''s function: self weight, and running weight of the samples through the CallNode';
 
-CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+-- source: 'samples' (the CPU samples: Profile/ProfileChunk events, Hermes
+-- samples/stackFrames) into calltree.sample, 'events' (B/E/X events) into
+-- calltree.event, or NULL: the samples when the file has any.
+CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+    source text DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_trace_events(text, text, jsonb) IS 'imports Chrome trace-event JSON (B/E and X events) into calltree.event; returns the profile id';
+COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk events, Hermes samples) into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';

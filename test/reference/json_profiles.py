@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Reference numbers for calltree's JSON importers, computed independently.
 
-Reads .cpuprofile and speedscope files with Python's json module, applies the
-rules of doc/json-formats.md (issue 5) with no code shared with the C
-importers, and prints, per file, the numbers that sql/import_cpuprofile.sql
-and sql/import_speedscope.sql check:
+Reads .cpuprofile, speedscope and trace-event files (their CPU samples:
+Chrome's Profile/ProfileChunk events, Hermes' samples/stackFrames) with
+Python's json module, applies the rules of doc/json-formats.md (issue 5) and
+of the README's import_trace_events reference with no code shared with the C
+importers, and prints, per file, the numbers that sql/import_cpuprofile.sql,
+sql/import_speedscope.sql and sql/import_trace_events.sql check:
 
   samples, total, sum(ts)     over all samples of the file
   per thread: samples, total  (speedscope: one thread per profile)
@@ -13,7 +15,8 @@ and sql/import_speedscope.sql check:
   nodes:     the top 5 CallNodes by self (then running, path), shown as depth,
              leaf name and the md5 of the ';'-joined path of names
 
-Usage: json_profiles.py FILE...   (the format is told by the file name)
+Usage: json_profiles.py FILE...   (.cpuprofile by its name; trace events by
+"traceEvents" or a top-level array; speedscope otherwise)
 """
 import hashlib
 import json
@@ -104,6 +107,89 @@ def speedscope_samples(doc):
     return result
 
 
+def text(value):
+    """pid, tid, id: a number's or a string's text."""
+    return value if isinstance(value, str) else str(value)
+
+
+def weigh(group, end):
+    """[(ts, order, thread, path)] of one thread → samples weighing the time to the next."""
+    group.sort(key=lambda s: (s[0], s[1]))
+    result = []
+    for k, (ts, _, thread, path) in enumerate(group):
+        nxt = group[k + 1][0] if k + 1 < len(group) else (max(end, ts) if end is not None else ts)
+        result.append((thread, ts, path, nxt - ts))
+    return result
+
+
+def trace_samples(doc):
+    """The CPU samples of a trace-event file, as cpuprofile_samples gives them."""
+    events = doc if isinstance(doc, list) else doc["traceEvents"]
+    names = {}
+    for ev in events:
+        if ev.get("ph") == "M" and ev.get("name") == "thread_name":
+            names[(text(ev.get("pid", 0)), text(ev.get("tid", 0)))] = ev["args"]["name"]
+
+    def label(ev):
+        key = (text(ev.get("pid", 0)), text(ev.get("tid", 0)))
+        return (names[key] + " " if key in names else "") + "/".join(key)
+
+    profiles = {}  # (pid, id) → Profile event and its chunks, in file order
+    for ev in events:
+        if ev.get("ph") == "P" and ev.get("name") == "Profile":
+            profiles[(text(ev.get("pid", 0)), text(ev.get("id", "")))] = (ev, [])
+        elif ev.get("ph") == "P" and ev.get("name") == "ProfileChunk":
+            profiles[(text(ev.get("pid", 0)), text(ev.get("id", "")))][1].append(ev)
+    starts = [scaled(ev["args"]["data"]["startTime"], 1000) for ev, _ in profiles.values()]
+    hermes = doc.get("samples", []) if isinstance(doc, dict) and "stackFrames" in doc else []
+    origin = min(starts + [scaled(s["ts"], 1000) for s in hermes], default=0)
+
+    result = []
+    for ev, chunks in profiles.values():
+        frames, parent, fname, end = {}, {}, {}, None
+        ts = scaled(ev["args"]["data"]["startTime"], 1000) - origin
+        for c in chunks:
+            for n in c["args"]["data"].get("cpuProfile", {}).get("nodes", []):
+                cf = n["callFrame"]
+                frames[n["id"]] = (cf["functionName"] or "(anonymous)", cf.get("url") or None)
+                fname[n["id"]] = cf["functionName"]
+                if "parent" in n:
+                    parent[n["id"]] = n["parent"]
+        group = []
+        for c in chunks:
+            data = c["args"]["data"]
+            for node, delta in zip(data.get("cpuProfile", {}).get("samples", []), data.get("timeDeltas", [])):
+                ts += scaled(delta, 1000)
+                out = []
+                at = node
+                while at is not None:
+                    if not (at not in parent and fname[at] == "(root)"):
+                        out.append(frames[at])
+                    at = parent.get(at)
+                group.append((ts, len(group), label(ev), tuple(reversed(out)) or (frames[node],)))
+            if "endTime" in data:
+                end = scaled(data["endTime"], 1000) - origin
+        result += weigh(group, end)
+
+    if hermes:
+        sf = {int(k): v for k, v in doc["stackFrames"].items()}
+        threads = {}
+        for s in hermes:
+            out, at = [], int(s["sf"])
+            while at is not None:
+                f = sf[at]
+                parent = int(f["parent"]) if "parent" in f else None
+                if not (parent is None and f.get("category") == "root"):
+                    out.append((f["name"], None))
+                at = parent
+            group = threads.setdefault(label(s), [])
+            group.append((scaled(s["ts"], 1000) - origin, len(group), label(s),
+                          tuple(reversed(out)) or ((sf[int(s["sf"])]["name"], None),)))
+        for group in threads.values():
+            result += weigh(group, None)
+    return result
+
+
 def report(samples):
     total = sum(s[3] for s in samples)
     tss = [s[1] for s in samples if s[1] is not None]
@@ -137,7 +223,12 @@ def main():
         with open(name, encoding="utf-8") as f:
             doc = json.load(f)
         print(name)
-        report(cpuprofile_samples(doc) if name.endswith(".cpuprofile") else speedscope_samples(doc))
+        if name.endswith(".cpuprofile"):
+            report(cpuprofile_samples(doc))
+        elif isinstance(doc, list) or "traceEvents" in doc:
+            report(trace_samples(doc))
+        else:
+            report(speedscope_samples(doc))
 
 
 if __name__ == "__main__":
