@@ -1,6 +1,6 @@
 /*
  * import_profile.c
- *	  import_profile(data bytea, name, meta): a profile file of any format
+ *	  import_profile(data bytea, name, meta, options): a profile file of any format
  *	  calltree reads, recognized from its content.
  *
  * The bytes are unwrapped first: gzip is decompressed, a UTF-16 file (with
@@ -15,6 +15,10 @@
  *	- other text is `perf script` output when a line starts with white space
  *	  and a hexadecimal address, and collapsed stacks otherwise.
  * Text is taken as UTF-8 and converted to the database's encoding.
+ *
+ * The importers' own options (strict, event, sample_type) are passed on to
+ * the importer of the format they belong to; given for another format, they
+ * are an error rather than ignored.
  *
  * import_stream shares the recognition and, for the formats it does not
  * read as a stream, the import of the whole bytes (profile_format.h).
@@ -197,6 +201,51 @@ static const struct
 	{"trace_events", FORMAT_TRACE_EVENTS},
 };
 
+const char *
+profile_format_name(ProfileFormat format)
+{
+	for (int i = 0; i < lengthof(format_names); i++)
+		if (format_names[i].format == format)
+			return format_names[i].name;
+	elog(ERROR, "unexpected profile format %d", (int) format);
+}
+
+void
+profile_options_from_args(FunctionCallInfo fcinfo, int first_arg, ProfileOptions *options)
+{
+	NullableDatum *slots[3] = {&options->strict, &options->event, &options->sample_type};
+
+	for (int i = 0; i < lengthof(slots); i++)
+	{
+		slots[i]->isnull = PG_ARGISNULL(first_arg + i);
+		slots[i]->value = slots[i]->isnull ? (Datum) 0 : PG_GETARG_DATUM(first_arg + i);
+	}
+}
+
+/* An error if the option is given and format is not its owner's */
+static void
+check_option(const NullableDatum *value, const char *option, ProfileFormat owner,
+			 ProfileFormat format)
+{
+	if (value->isnull || format == owner)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("option \"%s\" does not apply to a %s profile", option, profile_format_name(format)),
+			 errdetail("The profile's format is %s; %s is an option of %s profiles only.",
+					   profile_format_name(format), option, profile_format_name(owner)),
+			 errhint("Leave %s out: strict is for collapsed stacks, event for perf_script, sample_type for pprof.",
+					 option)));
+}
+
+void
+profile_options_check(ProfileFormat format, const ProfileOptions *options)
+{
+	check_option(&options->strict, "strict", FORMAT_COLLAPSED, format);
+	check_option(&options->event, "event", FORMAT_PERF_SCRIPT, format);
+	check_option(&options->sample_type, "sample_type", FORMAT_PPROF, format);
+}
+
 ProfileFormat
 profile_format_from_name(const char *name)
 {
@@ -251,7 +300,7 @@ unwrap(const char *data, size_t *len)
 
 int64
 profile_import_bytes(const char *data, size_t len, ProfileFormat format,
-					 NullableDatum name, NullableDatum meta)
+					 NullableDatum name, NullableDatum meta, const ProfileOptions *options)
 {
 	Datum		content;
 	size_t		i = 0;
@@ -270,11 +319,12 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 				 errdetail("After unwrapping there are %zu bytes, all white space.", len)));
 	if (format == FORMAT_UNKNOWN)
 		format = profile_format_detect(data, len);
+	profile_options_check(format, options);
 	if (format == FORMAT_PPROF)
 	{
 		bytea	   *bytes = palloc(VARHDRSZ + len);
-		Datum		args[4] = {PointerGetDatum(bytes), (Datum) 0, name.value, meta.value};
-		bool		nulls[4] = {false, true, name.isnull, meta.isnull};
+		Datum		args[4] = {PointerGetDatum(bytes), options->sample_type.value, name.value, meta.value};
+		bool		nulls[4] = {false, options->sample_type.isnull, name.isnull, meta.isnull};
 
 		SET_VARSIZE(bytes, VARHDRSZ + len);
 		memcpy(VARDATA(bytes), data, len);
@@ -287,15 +337,15 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 	{
 		case FORMAT_PERF_SCRIPT:
 			{
-				Datum		args[4] = {content, (Datum) 0, name.value, meta.value};
-				bool		nulls[4] = {false, true, name.isnull, meta.isnull};
+				Datum		args[4] = {content, options->event.value, name.value, meta.value};
+				bool		nulls[4] = {false, options->event.isnull, name.isnull, meta.isnull};
 
 				return DatumGetInt64(call_importer(calltree_import_perf_script, 4, args, nulls));
 			}
 		case FORMAT_COLLAPSED:
 			{
-				Datum		args[4] = {content, name.value, meta.value, BoolGetDatum(true)};
-				bool		nulls[4] = {false, name.isnull, meta.isnull, false};
+				Datum		args[4] = {content, name.value, meta.value, options->strict.value};
+				bool		nulls[4] = {false, name.isnull, meta.isnull, options->strict.isnull};
 
 				return DatumGetInt64(call_importer(calltree_import_collapsed, 4, args, nulls));
 			}
@@ -313,17 +363,22 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 	}
 }
 
-/* import_profile(data bytea, name text, meta jsonb) → profile id */
+/*
+ * import_profile(data bytea, name text, meta jsonb, strict boolean,
+ * event text, sample_type text) → profile id
+ */
 Datum
 calltree_import_profile(PG_FUNCTION_ARGS)
 {
 	bytea	   *raw;
 	NullableDatum name = {PG_GETARG_DATUM(1), PG_ARGISNULL(1)};
 	NullableDatum meta = {PG_GETARG_DATUM(2), PG_ARGISNULL(2)};
+	ProfileOptions options;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	raw = PG_GETARG_BYTEA_PP(0);
+	profile_options_from_args(fcinfo, 3, &options);
 	PG_RETURN_INT64(profile_import_bytes(VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), FORMAT_UNKNOWN,
-										 name, meta));
+										 name, meta, &options));
 }
