@@ -120,3 +120,42 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- A collapsed-stack profile's numbers, printed line for line like
+-- test/reference/collapsed_stacks.py prints them after its strict and lenient
+-- lines (test/t_collapsed_reference.sh diffs the two): samples and total,
+-- the top 10 functions by self, the top 8 CallNodes by running and by self,
+-- each node as the ';'-joined names of its path.
+CREATE FUNCTION pg_temp.collapsed_summary(profile bigint) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    t calltree.calltree;
+BEGIN
+    SELECT calltree.stack_agg(stack_id, weight) INTO t FROM calltree.sample WHERE profile_id = profile;
+    RETURN QUERY
+        SELECT format('  samples %s  total %s', count(*), coalesce(sum(weight), 0))
+          FROM calltree.sample WHERE profile_id = profile;
+    RETURN NEXT '  functions (name | self | running):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', f.name, fn.self, fn.running)
+          FROM calltree.functions(t) AS fn JOIN calltree.func AS f ON f.id = fn.func
+         ORDER BY fn.self DESC, fn.running DESC, f.name COLLATE "C"
+         LIMIT 10;
+    CREATE TEMP TABLE IF NOT EXISTS collapsed_nodes (names text, running bigint, self bigint);
+    TRUNCATE collapsed_nodes;
+    INSERT INTO collapsed_nodes
+        SELECT p.names, n.running, n.self
+          FROM calltree.nodes(t) AS n
+         CROSS JOIN LATERAL (SELECT string_agg(pf.name, ';' ORDER BY u.ord) AS names
+                               FROM unnest(n.path) WITH ORDINALITY AS u(id, ord)
+                               JOIN calltree.func AS pf ON pf.id = u.id) AS p;
+    RETURN NEXT '  nodes by running (path | running | self):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', names, running, self) FROM collapsed_nodes
+         ORDER BY running DESC, self DESC, names COLLATE "C" LIMIT 8;
+    RETURN NEXT '  nodes by self (path | running | self):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', names, running, self) FROM collapsed_nodes
+         ORDER BY self DESC, running DESC, names COLLATE "C" LIMIT 8;
+END
+$$;
