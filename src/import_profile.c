@@ -6,7 +6,8 @@
  * The bytes are unwrapped first: gzip is decompressed, a UTF-16 file (with
  * its byte-order mark) becomes UTF-8, a UTF-8 byte-order mark is dropped.
  * Then:
- *	- bytes that are not text (a NUL byte, or not UTF-8) are pprof protobuf;
+ *	- bytes that are not text (a NUL byte, or invalid UTF-8 with control
+ *	  characters) are pprof protobuf;
  *	- JSON is told apart by its members: trace events ("traceEvents", or an
  *	  array of objects with "ph"), a V8 .cpuprofile ("nodes" with "callFrame",
  *	  or the old "head"), speedscope ("shared" and "profiles", or its
@@ -14,7 +15,8 @@
  *	  recording around it);
  *	- other text is `perf script` output when a line starts with white space
  *	  and a hexadecimal address, and collapsed stacks otherwise.
- * Text is taken as UTF-8 and converted to the database's encoding.
+ * Text is taken as UTF-8 (invalid UTF-8 is an error naming its line) and
+ * converted to the database's encoding.
  *
  * The importers' own options (strict, event, sample_type) are passed on to
  * the importer of the format they belong to; given for another format, they
@@ -80,6 +82,27 @@ utf16_to_utf8(const unsigned char *data, size_t len, bool big_endian, size_t *ou
 	return buf.data;
 }
 
+/* Whether a control character other than white space (or ESC) is in data */
+static bool
+has_control_character(const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) data[i];
+
+		if ((c < 0x20 && !isspace(c) && c != 0x1B) || c == 0x7F)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the data is not text: a NUL byte, or invalid UTF-8 together with
+ * control characters, as protobuf has from its first bytes on (field tags
+ * 0x08, 0x10, 0x12..., varints of 0x80 and up).  Invalid UTF-8 alone, or a
+ * control character alone, is a damaged text file, whose error should name
+ * its line.
+ */
 static bool
 looks_binary(const char *data, size_t len)
 {
@@ -88,7 +111,27 @@ looks_binary(const char *data, size_t len)
 	if (memchr(data, '\0', window) != NULL)
 		return true;
 	/* a cut multibyte character at the window's end is not evidence */
-	return pg_encoding_verifymbstr(PG_UTF8, data, (int) window) < (int) window - 3;
+	return pg_encoding_verifymbstr(PG_UTF8, data, (int) window) < (int) window - 3 &&
+		has_control_character(data, window);
+}
+
+/* An error naming the line of the first byte that is not UTF-8, if any */
+static void
+check_utf8(const char *data, size_t len, ProfileFormat format)
+{
+	size_t		valid = (size_t) pg_encoding_verifymbstr(PG_UTF8, data, (int) len);
+	int64		line = 1;
+
+	if (valid == len)
+		return;
+	for (size_t i = 0; i < valid; i++)
+		line += data[i] == '\n';
+	ereport(ERROR,
+			(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+			 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT, profile_format_name(format), line),
+			 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
+					   valid, (unsigned char) data[valid]),
+			 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
 }
 
 /* Whether `needle` occurs in the window of the data. */
@@ -331,7 +374,8 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 		return DatumGetInt64(call_importer(calltree_import_pprof, 4, args, nulls));
 	}
 
-	/* text: UTF-8 into the database's encoding (validating it) */
+	/* text: UTF-8 into the database's encoding */
+	check_utf8(data, len, format);
 	content = PointerGetDatum(cstring_to_text(pg_any_to_server(pnstrdup(data, len), (int) len, PG_UTF8)));
 	switch (format)
 	{
