@@ -40,7 +40,7 @@ SELECT to_collapsed(calltree_agg(ARRAY[:a, :empty, :b])) = E'A;;B 1\n' AS empty_
        to_collapsed(calltree_agg(ARRAY[:a, :empty])) = E'A; 1\n' AS empty_leaf_name,
        to_collapsed(calltree_agg(ARRAY[:empty, :a])) = '#' || :empty || E';A 1\n' AS empty_root_name;
 -- and the empty names below the root come back
-SELECT import_collapsed(E'A; 1\nA;;B 2\n') AS empty_back \gset
+SELECT import_collapsed(E'A; 1\nA;;B 2\n', 'empty names') AS empty_back \gset
 SELECT stack_agg(stack_id, weight) = (SELECT calltree_agg(path, w) FROM (VALUES (ARRAY[:a, :empty], 1), (ARRAY[:a, :empty, :b], 2)) AS v(path, w))
        AS same_tree
   FROM sample WHERE profile_id = :empty_back;
@@ -84,8 +84,8 @@ SELECT stack_agg(stack_id, weight) = (SELECT tree FROM big) AS same_tree
 \getenv shared_dir CALLTREE_SHARED
 \set dir :shared_dir '/data/speedscope-samples/stackcollapse/'
 CREATE TEMP TABLE real_trees (file text, tree calltree, back bigint);
-SELECT import_collapsed(pg_read_file(:'dir' || 'perf-vertx-stacks-01-collapsed-all.txt')) AS vertx,
-       import_collapsed(pg_read_file(:'dir' || 'recursion.txt')) AS recursion \gset
+SELECT import_collapsed(pg_read_file(:'dir' || 'perf-vertx-stacks-01-collapsed-all.txt'), 'vertx') AS vertx,
+       import_collapsed(pg_read_file(:'dir' || 'recursion.txt'), 'recursion') AS recursion \gset
 INSERT INTO real_trees (file, tree)
 SELECT 'vertx', stack_agg(stack_id, weight) FROM sample WHERE profile_id = :vertx
 UNION ALL
