@@ -39,3 +39,5 @@ SELECT pg_temp.show(:lenient);
 -- the largest bigint is a count
 SELECT import_collapsed(E'a 9223372036854775807\n', 'collapsed max') AS max \gset
 SELECT weight FROM sample WHERE profile_id = :max;
+-- spaces only before the count are no stack, like nothing before it ("7")
+SELECT import_collapsed(E'a;b 1\n  5\n');

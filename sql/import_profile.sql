@@ -62,3 +62,42 @@ SELECT import_profile('\xfffe3d'::bytea);
 SELECT import_profile('\xfffe200020000a00'::bytea);
 SELECT import_profile('\x1f8b0800'::bytea);
 SELECT import_profile(convert_to('a;b;c 3' || chr(10) || 'a;b x', 'UTF8'));
+
+-- The importers' options pass through: strict => false (collapsed stacks)
+-- skips malformed lines (a;b 1 and a 2 are kept: 2 samples, 3 in all),
+-- event (perf script) picks the event (instructions: 3 of the 5 + 3),
+-- sample_type (pprof) the sample type (sample.cpu by count: 176 samples,
+-- as import_pprof's test has it).
+SELECT import_profile(convert_to(E'a;b 1\nnot a line\na 2\n', 'UTF8'), strict => false) AS lenient \gset
+SELECT format, count(*) AS samples, sum(weight) AS total
+  FROM profile p JOIN sample s ON s.profile_id = p.id WHERE p.id = :lenient GROUP BY p.id;
+\set two_events 'app 1/1 1.0: 5 cycles:u:\n\t 400400 main (/bin/app)\n\napp 1/1 1.1: 3 instructions:u:\n\t 400400 main (/bin/app)\n'
+SELECT import_profile(convert_to(E:'two_events', 'UTF8'), event => 'instructions') AS perf \gset
+SELECT format, count(*) AS samples, sum(weight) AS total
+  FROM profile p JOIN sample s ON s.profile_id = p.id WHERE p.id = :perf GROUP BY p.id;
+SELECT import_profile(pg_read_binary_file(:'data_dir' || 'pprof/sample.cpu'), sample_type => 'samples') AS pprof \gset
+SELECT format, weight_unit, sum(weight) AS total
+  FROM profile p JOIN sample s ON s.profile_id = p.id WHERE p.id = :pprof GROUP BY p.id;
+-- NULL is an option not given
+SELECT import_profile(convert_to(E'a;b 1\n', 'UTF8'), strict => NULL, event => NULL, sample_type => NULL) > 0 AS imported;
+
+-- An option of another format is an error, even a default value
+SELECT count(*) AS profiles FROM profile \gset
+SELECT import_profile(pg_read_binary_file(:'data_dir' || 'speedscope-samples/stackcollapse/simple.txt'),
+                      sample_type => 'cpu');
+SELECT import_profile(pg_read_binary_file(:'data_dir' || 'pprof/sample.cpu'), strict => false);
+SELECT import_profile(convert_to(E:'two_events', 'UTF8'), strict => true);
+SELECT import_profile(pg_read_binary_file(:'data_dir' || 'speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json'),
+                      event => 'cycles');
+SELECT count(*) = :profiles AS nothing_left_behind FROM profile;
+
+-- Invalid UTF-8 in a text format names its line (and the byte); a control
+-- character alone is text too (here in a func name); bytes that are not
+-- text (NUL, or invalid UTF-8 with control characters) are pprof
+SELECT import_profile(convert_to(E'a;b 1\na;c 2\n', 'UTF8') || '\xe9'::bytea || convert_to(E'; 3\n', 'UTF8'));
+SELECT import_profile(convert_to(E'{"shared": {"frames": []},\n"profiles": ["', 'UTF8') || '\xc0'::bytea || convert_to('"]}', 'UTF8'));
+SELECT import_profile(convert_to(E'a;b 1\n', 'UTF8') || '\x11'::bytea || convert_to(E'a 2\n', 'UTF8')) AS control \gset
+SELECT encode(convert_to(f.name, 'UTF8'), 'escape') AS name, s.weight
+  FROM sample s JOIN stack k ON k.id = s.stack_id JOIN frame fr ON fr.id = k.frame_id JOIN func f ON f.id = fr.func_id
+ WHERE s.profile_id = :control ORDER BY s.weight;
+SELECT import_profile(convert_to(E'a;b 1\n', 'UTF8') || '\x08910a08910a08910a'::bytea);

@@ -163,6 +163,23 @@ SELECT pg_temp.same_samples(import_stream('chunks', format => 'collapsed'),
 SELECT import_stream('chunks', format => 'perf_script');
 SELECT import_stream('chunks', format => 'speedscope');
 
+-- the importers' options: strict and event reach the streamed parsers,
+-- sample_type the pprof read whole; another format's option is an error
+SELECT pg_temp.fill(convert_to(E'a;b 1\n# a comment\na 2\n', 'UTF8'), '{8}');
+SELECT import_stream('chunks');
+SELECT import_stream('chunks', strict => false) AS lenient \gset
+SELECT count(*) AS samples, sum(weight) AS total FROM sample WHERE profile_id = :lenient;
+SELECT import_stream('chunks', sample_type => 'cpu');
+SELECT pg_temp.fill(convert_to(E'app 1/1 1.0: 5 cycles:u:\n\t 400400 main (/bin/app)\n\napp 1/1 1.1: 3 instructions:u:\n\t 400400 main (/bin/app)\n', 'UTF8'), '{30, 60}');
+SELECT import_stream('chunks', event => 'instructions') AS instructions \gset
+SELECT count(*) AS samples, sum(weight) AS total FROM sample WHERE profile_id = :instructions;
+SELECT import_stream('chunks', strict => false);
+SELECT pg_temp.fill(pg_read_binary_file(:'data_dir' || 'pprof/sample.cpu'), '{100}');
+SELECT import_stream('chunks', sample_type => 'samples') AS by_count \gset
+SELECT weight_unit, sum(weight) AS total FROM profile p JOIN sample s ON s.profile_id = p.id
+ WHERE p.id = :by_count GROUP BY p.id;
+SELECT import_stream('chunks', event => 'cycles');
+
 ---------------------------------------------------------------------------
 -- Bad input: clear errors, and nothing left behind.
 SELECT count(*) AS profiles FROM profile \gset

@@ -9,8 +9,9 @@
  *		root;caller;leaf self\n
  *
  * in the tree's preorder.  A func the tree names but calltree.func does not
- * hold is written '#<id>', as report() does; so is a func with an empty name,
- * which the format cannot hold.  The format has no escapes, so a name that
+ * hold is written '#<id>', as report() does.  An empty name is written as it
+ * is ("a;;b", "a; 5"), as import_collapsed reads it, but at the root, where
+ * it would leave a line " 5" without a stack: there it is '#<id>' too.  The format has no escapes, so a name that
  * holds a ';' or a line break cannot be written faithfully: ';' becomes ':'
  * and CR and LF become spaces.
  */
@@ -27,9 +28,9 @@ PG_FUNCTION_INFO_V1(calltree_to_collapsed);
 
 /* Appends one func name, made safe for the format (see above). */
 static void
-append_collapsed_name(StringInfo buf, const char *name, int32 func)
+append_collapsed_name(StringInfo buf, const char *name, int32 func, bool root)
 {
-	if (name == NULL || name[0] == '\0')
+	if (name == NULL || (root && name[0] == '\0'))
 	{
 		appendStringInfo(buf, "#%d", func);
 		return;
@@ -86,7 +87,7 @@ tree_to_collapsed(const CallTree *tree, const FuncNames *names)
 		path.len = d == 0 ? 0 : end[d - 1];
 		if (d > 0)
 			appendStringInfoChar(&path, ';');
-		append_collapsed_name(&path, func_names_get(names, func[i]), func[i]);
+		append_collapsed_name(&path, func_names_get(names, func[i]), func[i], d == 0);
 		end[d] = path.len;
 
 		if (self[i] != 0 || leaf)

@@ -8,7 +8,8 @@
  * be empty, as flamegraph.pl allows).  CR before LF is dropped and blank
  * lines are skipped.  A line without a stack or without a non-negative
  * integer count is malformed: an error that names the line, or, with
- * strict => false, skipped and counted.
+ * strict => false, skipped and counted.  Input without a sample line is an
+ * error.
  *
  * The parser is fed a line at a time (import_text.h): by import_collapsed
  * from its whole text, by import_stream from chunks.
@@ -50,6 +51,9 @@ parse_collapsed_count(const char *line, int len, int *stack_len, int64 *count)
 	}
 	while (space > 0 && line[space - 1] == ' ')
 		space--;
+	/* spaces only before the count are no stack, as no character is */
+	if (space == 0)
+		return false;
 	*stack_len = space;
 	*count = value;
 	return true;
@@ -83,7 +87,9 @@ struct CollapsedParser
 {
 	ProfileWriter *writer;
 	bool		strict;
+	int64		samples;
 	int64		skipped;
+	int64		lines;			/* the number of the last line seen */
 	StringInfoData line;		/* a copy of the line, split in place */
 	char	  **names;
 	int			capacity;
@@ -115,6 +121,7 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
 	int64		stack;
 	bool		blank = true;
 
+	parser->lines = lineno;
 	for (int i = 0; i < len && blank; i++)
 		blank = isspace((unsigned char) line[i]);
 	if (blank)
@@ -142,12 +149,26 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
 		profile_writer_memo_put(parser->writer, line, stack_len, stack);
 	}
 	profile_writer_sample(parser->writer, NULL, false, 0, stack, count, 0);
+	parser->samples++;
 }
 
-/* Reports the skipped lines and frees the parser. */
+/*
+ * Reports the skipped lines and frees the parser.  Input without a sample
+ * (empty, blank lines only, or nothing but malformed lines skipped) is an
+ * error, as it is for import_profile and the other importers.
+ */
 void
 collapsed_parser_finish(CollapsedParser *parser)
 {
+	if (parser->samples == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("collapsed stacks have no samples"),
+				 parser->lines == 0 ? errdetail("The input is empty.") :
+				 errdetail("Read " INT64_FORMAT " line%s: " INT64_FORMAT " blank, " INT64_FORMAT " malformed and skipped.",
+						   parser->lines, parser->lines == 1 ? "" : "s",
+						   parser->lines - parser->skipped, parser->skipped),
+				 errhint("Each sample is a line \"func;func;... count\".")));
 	if (parser->skipped > 0)
 		ereport(NOTICE,
 				(errmsg("skipped " INT64_FORMAT " malformed line%s", parser->skipped,

@@ -1,12 +1,13 @@
 /*
  * import_profile.c
- *	  import_profile(data bytea, name, meta): a profile file of any format
+ *	  import_profile(data bytea, name, meta, options): a profile file of any format
  *	  calltree reads, recognized from its content.
  *
  * The bytes are unwrapped first: gzip is decompressed, a UTF-16 file (with
  * its byte-order mark) becomes UTF-8, a UTF-8 byte-order mark is dropped.
  * Then:
- *	- bytes that are not text (a NUL byte, or not UTF-8) are pprof protobuf;
+ *	- bytes that are not text (a NUL byte, or invalid UTF-8 with control
+ *	  characters) are pprof protobuf;
  *	- JSON is told apart by its members: trace events ("traceEvents", or an
  *	  array of objects with "ph"), a V8 .cpuprofile ("nodes" with "callFrame",
  *	  or the old "head"), speedscope ("shared" and "profiles", or its
@@ -14,7 +15,12 @@
  *	  recording around it);
  *	- other text is `perf script` output when a line starts with white space
  *	  and a hexadecimal address, and collapsed stacks otherwise.
- * Text is taken as UTF-8 and converted to the database's encoding.
+ * Text is taken as UTF-8 (invalid UTF-8 is an error naming its line) and
+ * converted to the database's encoding.
+ *
+ * The importers' own options (strict, event, sample_type) are passed on to
+ * the importer of the format they belong to; given for another format, they
+ * are an error rather than ignored.
  *
  * import_stream shares the recognition and, for the formats it does not
  * read as a stream, the import of the whole bytes (profile_format.h).
@@ -76,6 +82,27 @@ utf16_to_utf8(const unsigned char *data, size_t len, bool big_endian, size_t *ou
 	return buf.data;
 }
 
+/* Whether a control character other than white space (or ESC) is in data */
+static bool
+has_control_character(const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) data[i];
+
+		if ((c < 0x20 && !isspace(c) && c != 0x1B) || c == 0x7F)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the data is not text: a NUL byte, or invalid UTF-8 together with
+ * control characters, as protobuf has from its first bytes on (field tags
+ * 0x08, 0x10, 0x12..., varints of 0x80 and up).  Invalid UTF-8 alone, or a
+ * control character alone, is a damaged text file, whose error should name
+ * its line.
+ */
 static bool
 looks_binary(const char *data, size_t len)
 {
@@ -84,7 +111,27 @@ looks_binary(const char *data, size_t len)
 	if (memchr(data, '\0', window) != NULL)
 		return true;
 	/* a cut multibyte character at the window's end is not evidence */
-	return pg_encoding_verifymbstr(PG_UTF8, data, (int) window) < (int) window - 3;
+	return pg_encoding_verifymbstr(PG_UTF8, data, (int) window) < (int) window - 3 &&
+		has_control_character(data, window);
+}
+
+/* An error naming the line of the first byte that is not UTF-8, if any */
+static void
+check_utf8(const char *data, size_t len, ProfileFormat format)
+{
+	size_t		valid = (size_t) pg_encoding_verifymbstr(PG_UTF8, data, (int) len);
+	int64		line = 1;
+
+	if (valid == len)
+		return;
+	for (size_t i = 0; i < valid; i++)
+		line += data[i] == '\n';
+	ereport(ERROR,
+			(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+			 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT, profile_format_name(format), line),
+			 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
+					   valid, (unsigned char) data[valid]),
+			 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
 }
 
 /* Whether `needle` occurs in the window of the data. */
@@ -197,6 +244,51 @@ static const struct
 	{"trace_events", FORMAT_TRACE_EVENTS},
 };
 
+const char *
+profile_format_name(ProfileFormat format)
+{
+	for (int i = 0; i < lengthof(format_names); i++)
+		if (format_names[i].format == format)
+			return format_names[i].name;
+	elog(ERROR, "unexpected profile format %d", (int) format);
+}
+
+void
+profile_options_from_args(FunctionCallInfo fcinfo, int first_arg, ProfileOptions *options)
+{
+	NullableDatum *slots[3] = {&options->strict, &options->event, &options->sample_type};
+
+	for (int i = 0; i < lengthof(slots); i++)
+	{
+		slots[i]->isnull = PG_ARGISNULL(first_arg + i);
+		slots[i]->value = slots[i]->isnull ? (Datum) 0 : PG_GETARG_DATUM(first_arg + i);
+	}
+}
+
+/* An error if the option is given and format is not its owner's */
+static void
+check_option(const NullableDatum *value, const char *option, ProfileFormat owner,
+			 ProfileFormat format)
+{
+	if (value->isnull || format == owner)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("option \"%s\" does not apply to a %s profile", option, profile_format_name(format)),
+			 errdetail("The profile's format is %s; %s is an option of %s profiles only.",
+					   profile_format_name(format), option, profile_format_name(owner)),
+			 errhint("Leave %s out: strict is for collapsed stacks, event for perf_script, sample_type for pprof.",
+					 option)));
+}
+
+void
+profile_options_check(ProfileFormat format, const ProfileOptions *options)
+{
+	check_option(&options->strict, "strict", FORMAT_COLLAPSED, format);
+	check_option(&options->event, "event", FORMAT_PERF_SCRIPT, format);
+	check_option(&options->sample_type, "sample_type", FORMAT_PPROF, format);
+}
+
 ProfileFormat
 profile_format_from_name(const char *name)
 {
@@ -251,7 +343,7 @@ unwrap(const char *data, size_t *len)
 
 int64
 profile_import_bytes(const char *data, size_t len, ProfileFormat format,
-					 NullableDatum name, NullableDatum meta)
+					 NullableDatum name, NullableDatum meta, const ProfileOptions *options)
 {
 	Datum		content;
 	size_t		i = 0;
@@ -270,32 +362,34 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 				 errdetail("After unwrapping there are %zu bytes, all white space.", len)));
 	if (format == FORMAT_UNKNOWN)
 		format = profile_format_detect(data, len);
+	profile_options_check(format, options);
 	if (format == FORMAT_PPROF)
 	{
 		bytea	   *bytes = palloc(VARHDRSZ + len);
-		Datum		args[4] = {PointerGetDatum(bytes), (Datum) 0, name.value, meta.value};
-		bool		nulls[4] = {false, true, name.isnull, meta.isnull};
+		Datum		args[4] = {PointerGetDatum(bytes), options->sample_type.value, name.value, meta.value};
+		bool		nulls[4] = {false, options->sample_type.isnull, name.isnull, meta.isnull};
 
 		SET_VARSIZE(bytes, VARHDRSZ + len);
 		memcpy(VARDATA(bytes), data, len);
 		return DatumGetInt64(call_importer(calltree_import_pprof, 4, args, nulls));
 	}
 
-	/* text: UTF-8 into the database's encoding (validating it) */
+	/* text: UTF-8 into the database's encoding */
+	check_utf8(data, len, format);
 	content = PointerGetDatum(cstring_to_text(pg_any_to_server(pnstrdup(data, len), (int) len, PG_UTF8)));
 	switch (format)
 	{
 		case FORMAT_PERF_SCRIPT:
 			{
-				Datum		args[4] = {content, (Datum) 0, name.value, meta.value};
-				bool		nulls[4] = {false, true, name.isnull, meta.isnull};
+				Datum		args[4] = {content, options->event.value, name.value, meta.value};
+				bool		nulls[4] = {false, options->event.isnull, name.isnull, meta.isnull};
 
 				return DatumGetInt64(call_importer(calltree_import_perf_script, 4, args, nulls));
 			}
 		case FORMAT_COLLAPSED:
 			{
-				Datum		args[4] = {content, name.value, meta.value, BoolGetDatum(true)};
-				bool		nulls[4] = {false, name.isnull, meta.isnull, false};
+				Datum		args[4] = {content, name.value, meta.value, options->strict.value};
+				bool		nulls[4] = {false, name.isnull, meta.isnull, options->strict.isnull};
 
 				return DatumGetInt64(call_importer(calltree_import_collapsed, 4, args, nulls));
 			}
@@ -313,17 +407,22 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 	}
 }
 
-/* import_profile(data bytea, name text, meta jsonb) → profile id */
+/*
+ * import_profile(data bytea, name text, meta jsonb, strict boolean,
+ * event text, sample_type text) → profile id
+ */
 Datum
 calltree_import_profile(PG_FUNCTION_ARGS)
 {
 	bytea	   *raw;
 	NullableDatum name = {PG_GETARG_DATUM(1), PG_ARGISNULL(1)};
 	NullableDatum meta = {PG_GETARG_DATUM(2), PG_ARGISNULL(2)};
+	ProfileOptions options;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	raw = PG_GETARG_BYTEA_PP(0);
+	profile_options_from_args(fcinfo, 3, &options);
 	PG_RETURN_INT64(profile_import_bytes(VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), FORMAT_UNKNOWN,
-										 name, meta));
+										 name, meta, &options));
 }

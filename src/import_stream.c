@@ -1,7 +1,7 @@
 /*
  * import_stream.c
- *	  import_stream(chunks regclass, name, meta, format): a profile file sent
- *	  in pieces, read from a table of base64 chunks.
+ *	  import_stream(chunks regclass, name, meta, format, options): a profile
+ *	  file sent in pieces, read from a table of base64 chunks.
  *
  * bin/calltree-load fills a temporary table (seq bigserial, chunk text) with
  * COPY, a few MB of the file per row, base64-encoded, and calls this function
@@ -249,7 +249,8 @@ read_head(ChunkReader *r, StringInfo head)
  * chunks as they come.  Lines are UTF-8, converted to the database's encoding.
  */
 static int64
-import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format, ProfileInfo *info)
+import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format, ProfileInfo *info,
+			 const ProfileOptions *options)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ProfileWriter *writer;
@@ -262,12 +263,14 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format,
 	writer = profile_writer_begin(info);
 	if (format == FORMAT_COLLAPSED)
 	{
-		parser = collapsed_parser_begin(writer, true);
+		parser = collapsed_parser_begin(writer, options->strict.isnull ||
+										DatumGetBool(options->strict.value));
 		line_reader_init(&reader, collapsed_parser_feed_line, parser, true);
 	}
 	else
 	{
-		parser = perf_parser_begin(writer, NULL);
+		parser = perf_parser_begin(writer, options->event.isnull ? NULL :
+								   TextDatumGetCString(options->event.value));
 		line_reader_init(&reader, perf_parser_feed_line, parser, true);
 	}
 
@@ -323,7 +326,10 @@ all_white_space(const char *data, size_t len)
 	return true;
 }
 
-/* import_stream(chunks regclass, name text, meta jsonb, format text) → profile id */
+/*
+ * import_stream(chunks regclass, name text, meta jsonb, format text,
+ * strict boolean, event text, sample_type text) → profile id
+ */
 Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
@@ -333,6 +339,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	ChunkReader chunks;
 	StringInfoData head;
 	ErrorContextCallback errcallback;
+	ProfileOptions options;
 	bool		wrapped;
 	size_t		bom = 0;
 	int64		id;
@@ -342,6 +349,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(3))
 		format = profile_format_from_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
+	profile_options_from_args(fcinfo, 4, &options);
 
 	SPI_connect();
 	MemoryContextSwitchTo(cxt);
@@ -364,7 +372,8 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	if (!wrapped && (format == FORMAT_COLLAPSED || format == FORMAT_PERF_SCRIPT) &&
 		!(chunks.ended && all_white_space(head.data + bom, head.len - bom)))
 	{
-		id = import_lines(&chunks, &head, bom, format, &info);
+		profile_options_check(format, &options);
+		id = import_lines(&chunks, &head, bom, format, &info, &options);
 		error_context_stack = errcallback.previous;
 		chunk_reader_close(&chunks);
 		SPI_finish();
@@ -378,7 +387,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 		error_context_stack = errcallback.previous;
 		chunk_reader_close(&chunks);
 		SPI_finish();
-		id = profile_import_bytes(head.data, head.len, format, name, meta);
+		id = profile_import_bytes(head.data, head.len, format, name, meta, &options);
 	}
 	PG_RETURN_INT64(id);
 }

@@ -22,6 +22,18 @@ typedef enum ProfileFormat
 	FORMAT_COLLAPSED
 } ProfileFormat;
 
+/*
+ * The importers' own options, which import_profile and import_stream pass
+ * on: each NULL when not given, and each an error for a format it is not
+ * an option of (profile_options_check).
+ */
+typedef struct ProfileOptions
+{
+	NullableDatum strict;		/* boolean, of collapsed stacks */
+	NullableDatum event;		/* text, of perf script */
+	NullableDatum sample_type;	/* text, of pprof */
+} ProfileOptions;
+
 /* the bytes profile_format_detect looks at, at most */
 #define PROFILE_DETECT_WINDOW 65536
 
@@ -40,12 +52,24 @@ extern ProfileFormat profile_format_detect(const char *data, size_t len);
 /* A format by name (the suffix of its importer: perf_script), or an error */
 extern ProfileFormat profile_format_from_name(const char *name);
 
+/* A format's name, as profile_format_from_name takes it */
+extern const char *profile_format_name(ProfileFormat format);
+
+/* The options from three consecutive arguments: strict, event, sample_type */
+extern void profile_options_from_args(FunctionCallInfo fcinfo, int first_arg,
+									  ProfileOptions *options);
+
+/* An error if an option is given that is not one of the format's */
+extern void profile_options_check(ProfileFormat format, const ProfileOptions *options);
+
 /*
  * Imports a profile held whole in memory: unwraps it (gzip, UTF-16, a
- * byte-order mark), recognizes its format unless given, and calls the
- * importer with name and meta.  The new profile's id.
+ * byte-order mark), recognizes its format unless given, checks the options
+ * against it and calls the importer with name, meta and the format's
+ * option.  The new profile's id.
  */
 extern int64 profile_import_bytes(const char *data, size_t len, ProfileFormat format,
-								  NullableDatum name, NullableDatum meta);
+								  NullableDatum name, NullableDatum meta,
+								  const ProfileOptions *options);
 
 #endif							/* CALLTREE_PROFILE_FORMAT_H */

@@ -120,3 +120,123 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- A collapsed-stack profile's numbers, printed line for line like
+-- test/reference/collapsed_stacks.py prints them after its strict and lenient
+-- lines (test/t_collapsed_reference.sh diffs the two): samples and total,
+-- the top 10 functions by self, the top 8 CallNodes by running and by self,
+-- each node as the ';'-joined names of its path.
+CREATE FUNCTION pg_temp.collapsed_summary(profile bigint) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    t calltree.calltree;
+BEGIN
+    SELECT calltree.stack_agg(stack_id, weight) INTO t FROM calltree.sample WHERE profile_id = profile;
+    RETURN QUERY
+        SELECT format('  samples %s  total %s', count(*), coalesce(sum(weight), 0))
+          FROM calltree.sample WHERE profile_id = profile;
+    RETURN NEXT '  functions (name | self | running):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', f.name, fn.self, fn.running)
+          FROM calltree.functions(t) AS fn JOIN calltree.func AS f ON f.id = fn.func
+         ORDER BY fn.self DESC, fn.running DESC, f.name COLLATE "C"
+         LIMIT 10;
+    CREATE TEMP TABLE IF NOT EXISTS collapsed_nodes (names text, running bigint, self bigint);
+    TRUNCATE collapsed_nodes;
+    INSERT INTO collapsed_nodes
+        SELECT p.names, n.running, n.self
+          FROM calltree.nodes(t) AS n
+         CROSS JOIN LATERAL (SELECT string_agg(pf.name, ';' ORDER BY u.ord) AS names
+                               FROM unnest(n.path) WITH ORDINALITY AS u(id, ord)
+                               JOIN calltree.func AS pf ON pf.id = u.id) AS p;
+    RETURN NEXT '  nodes by running (path | running | self):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', names, running, self) FROM collapsed_nodes
+         ORDER BY running DESC, self DESC, names COLLATE "C" LIMIT 8;
+    RETURN NEXT '  nodes by self (path | running | self):';
+    RETURN QUERY
+        SELECT format('    %s | %s | %s', names, running, self) FROM collapsed_nodes
+         ORDER BY self DESC, running DESC, names COLLATE "C" LIMIT 8;
+END
+$$;
+
+-- Imports every cut of data at k/50 of its length (k = 1..49; at least one
+-- character) with importer, for the line formats, where a cut at the end of a line is a valid file.
+-- Each cut either imports, with one sample per line that is not blank, or
+-- fails with an error '<format_name> at line N' naming the line it was cut
+-- in, the last.  Imports are undone.  Reports the counts, the SQLSTATEs seen
+-- and one message.
+CREATE FUNCTION pg_temp.line_cuts(importer text, format_name text, data text)
+RETURNS TABLE (cuts int, imported int, all_lines int, errors int, last_line int, sqlstates text,
+               sample_message text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    cut text;
+    id bigint;
+    lines bigint;
+    states text[] := '{}';
+BEGIN
+    cuts := 0; imported := 0; all_lines := 0; errors := 0; last_line := 0;
+    FOR k IN 1..49 LOOP
+        cut := left(data, greatest(1, length(data) * k / 50));
+        cuts := cuts + 1;
+        BEGIN
+            EXECUTE format('SELECT calltree.%I($1)', importer) INTO id USING cut;
+            SELECT count(*) INTO lines FROM regexp_split_to_table(cut, E'\n') AS l WHERE l !~ '^\s*$';
+            IF (SELECT count(*) FROM calltree.sample WHERE profile_id = id) = lines THEN
+                all_lines := all_lines + 1;
+            END IF;
+            RAISE EXCEPTION 'imported' USING ERRCODE = 'CTOK0';
+        EXCEPTION WHEN SQLSTATE 'CTOK0' THEN
+            imported := imported + 1;
+        WHEN others THEN
+            errors := errors + 1;
+            IF SQLERRM = format('%s at line %s', format_name,
+                                length(cut) - length(replace(cut, E'\n', '')) + 1) THEN
+                last_line := last_line + 1;
+            ELSE
+                RAISE NOTICE 'cut at %: %', length(cut), SQLERRM;
+            END IF;
+            IF NOT SQLSTATE = ANY (states) THEN
+                states := states || SQLSTATE;
+            END IF;
+            sample_message := coalesce(sample_message, SQLERRM);
+        END;
+    END LOOP;
+    sqlstates := array_to_string(states, ',');
+    RETURN NEXT;
+END
+$$;
+
+-- Flips bits of one byte of data at k/50 of its length (k = 1..49; 0x01,
+-- 0x20, 0x80 in turn) and imports the bytes with import_profile: each either
+-- imports or fails with an error; never a crash.  Imports are undone.
+-- Reports the counts and, per SQLSTATE and first three words of the
+-- message, how many errors.
+CREATE FUNCTION pg_temp.byte_flips(data bytea)
+RETURNS TABLE (flips int, imported int, errors int, messages text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    pos int;
+    masks int[] := ARRAY[1, 32, 128];
+    seen text[] := '{}';
+BEGIN
+    flips := 0; imported := 0; errors := 0;
+    FOR k IN 1..49 LOOP
+        pos := length(data) * k / 50;
+        flips := flips + 1;
+        BEGIN
+            PERFORM calltree.import_profile(set_byte(data, pos, get_byte(data, pos) # masks[1 + k % 3]));
+            RAISE EXCEPTION 'imported' USING ERRCODE = 'CTOK0';
+        EXCEPTION WHEN SQLSTATE 'CTOK0' THEN
+            imported := imported + 1;
+        WHEN others THEN
+            errors := errors + 1;
+            seen := seen || (SQLSTATE || ' ' || substring(SQLERRM FROM '^(\S+ \S+ \S+)'));
+        END;
+    END LOOP;
+    SELECT string_agg(format('%s: %s', m, n), '; ' ORDER BY m) INTO messages
+      FROM (SELECT m, count(*) AS n FROM unnest(seen) AS m GROUP BY m) AS c;
+    RETURN NEXT;
+END
+$$;
