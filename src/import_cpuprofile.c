@@ -199,7 +199,7 @@ compare_index_by_id(const void *a, const void *b)
 }
 
 static void
-index_node_ids(CpuProfile *profile)
+index_node_ids(CpuProfile *profile, bool nested)
 {
 	profile->sorted_index = palloc_extended(sizeof(int) * Max(profile->nnodes, 1), MCXT_ALLOC_HUGE);
 	profile->sorted_ids = palloc_extended(sizeof(int64) * Max(profile->nnodes, 1), MCXT_ALLOC_HUGE);
@@ -215,7 +215,8 @@ index_node_ids(CpuProfile *profile)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cpuprofile node id " INT64_FORMAT " is used by more than one node",
 							profile->sorted_ids[i]),
-					 errdetail("Nodes %d and %d have the same id.",
+					 errdetail(nested ? "Nodes %d and %d of $.head, counted in preorder from 0, have the same id." :
+							   "$.nodes[%d] and $.nodes[%d] have the same id.",
 							   Min(profile->sorted_index[i], profile->sorted_index[i - 1]),
 							   Max(profile->sorted_index[i], profile->sorted_index[i - 1])),
 					 errhint("%s", FMT->hint)));
@@ -475,12 +476,12 @@ parse_cpuprofile(ProfileWriter *writer, const char *data, int len)
 		JsonPath	head_path = JSON_KEY(&root_path, "head");
 
 		read_nested_node(&profile, json_as_container(FMT, &head, false, &head_path), -1, &head_path);
-		index_node_ids(&profile);
+		index_node_ids(&profile, nested);
 	}
 	else
 	{
 		read_flat_nodes(&profile, root, &root_path);
-		index_node_ids(&profile);
+		index_node_ids(&profile, nested);
 		link_flat_nodes(&profile, root, &root_path);
 	}
 	samples = read_samples(&profile, root, nested, &nsamples, &end);

@@ -32,6 +32,7 @@
 #include "utils/numeric.h"
 
 #include "import.h"
+#include "json_reader.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_trace_events);
 
@@ -70,14 +71,22 @@ typedef struct TraceFile
 	int64		skipped;
 } TraceFile;
 
+#define EVENT_HINT \
+	"A trace event is an object with \"ph\", \"ts\" (microseconds), \"pid\", \"tid\", " \
+	"and \"name\" for \"B\" and \"X\" events."
+
+static const JsonFormat trace_event_format = {
+	.name = "trace-event",
+	.hint = "A trace-event file is a JSON array of events, or an object whose \"traceEvents\" is one. " EVENT_HINT
+};
+
 static pg_attribute_noreturn() void
 bad_event(int index, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid trace event %d: %s", index, what),
-			 errhint("A trace event is an object with \"ph\", \"ts\" (microseconds), \"pid\", \"tid\", "
-					 "and \"name\" for \"B\" and \"X\" events.")));
+			 errhint(EVENT_HINT)));
 }
 
 static JsonbValue *
@@ -394,11 +403,12 @@ calltree_import_trace_events(PG_FUNCTION_ARGS)
 	Jsonb	   *document;
 	TraceFile	file = {0};
 	int64		unmatched;
+	char	   *json;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	document = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-												  CStringGetDatum(complete_array(text_to_cstring(PG_GETARG_TEXT_PP(0))))));
+	json = complete_array(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	document = json_parse(&trace_event_format, json, strlen(json));
 	file.capacity = 1024;
 	file.events = palloc(sizeof(TraceEvent) * file.capacity);
 	file.thread_capacity = 16;

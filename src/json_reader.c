@@ -131,8 +131,8 @@ check_syntax(const JsonFormat *format, char *text, int len)
 			 errhint("The file may be truncated or not be JSON. %s", format->hint)));
 }
 
-JsonbContainer *
-json_read_document(const JsonFormat *format, const char *data, int len)
+Jsonb *
+json_parse(const JsonFormat *format, const char *data, int len)
 {
 	char	   *text = pnstrdup(data, len);
 	ErrorContextCallback callback;
@@ -153,6 +153,13 @@ json_read_document(const JsonFormat *format, const char *data, int len)
 	document = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
 	error_context_stack = callback.previous;
 	pfree(text);
+	return document;
+}
+
+JsonbContainer *
+json_read_document(const JsonFormat *format, const char *data, int len)
+{
+	Jsonb	   *document = json_parse(format, data, len);
 
 	if (!JB_ROOT_IS_OBJECT(document))
 		ereport(ERROR,

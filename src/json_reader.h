@@ -39,7 +39,11 @@ typedef struct JsonPath
 
 extern char *json_path_string(const JsonPath *path);
 
-/* The document's root object; ERROR with a byte offset if it is not JSON. */
+/*
+ * The document, of any JSON type, and its root object; ERROR with a byte
+ * offset and line if it is not JSON.
+ */
+extern Jsonb *json_parse(const JsonFormat *format, const char *data, int len);
 extern JsonbContainer *json_read_document(const JsonFormat *format, const char *data, int len);
 
 /* Members of an object; missing members and JSON nulls are "absent". */
