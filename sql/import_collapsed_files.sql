@@ -6,7 +6,9 @@
 SET search_path = calltree, public;
 \getenv shared_dir CALLTREE_SHARED
 \set dir :shared_dir '/data/speedscope-samples/stackcollapse/'
+\set ECHO none
 \ir test/reference/helpers.sql
+\set ECHO all
 
 -- a profile's call tree as indented lines "name running/self"
 CREATE FUNCTION pg_temp.show(profile bigint) RETURNS SETOF text

@@ -133,6 +133,49 @@ SELECT intern_stack(NULL, :known) AS s_known, intern_stack(NULL, :by_address) AS
 SELECT :s_known <> :s_by_address AS two_stacks;
 SELECT label, running, self FROM report((SELECT stack_agg(s) FROM (VALUES (:s_known), (:s_by_address)) AS v(s)));
 
+-- After import_perf_script: its [unknown] frames are address frames of
+-- their dso, named by address until the dso's symbols arrive.  Four
+-- samples (periods 10, 10, 5, 1; root first):
+--   main@400500 → 7f0000002040 → 7f0000001010   10
+--   main@400500 → 7f0000002048 → 7f0000001020   10
+--   main@400510 → 7f0000003000                   5
+--   main@400520                                  1
+-- Symbols of libdemo.so: leaf_work at 7f0000001000, dispatch at
+-- 7f0000002000, cleanup at 7f0000003000.  Before: main 26/1 (running/self)
+-- and five address funcs, 10/0, 10/0, 10/10, 10/10, 5/5.  After: the two
+-- frames in dispatch and the two in leaf_work each become one func,
+-- main → dispatch → leaf_work 20/20 and main → cleanup 5/5.
+\set demo_perf 'app 100/100 1.000000: 10 cycles:u:\n\t    7f0000001010 [unknown] (/opt/demo/libdemo.so)\n\t    7f0000002040 [unknown] (/opt/demo/libdemo.so)\n\t    400500 main (/opt/demo/app)\n\napp 100/100 1.001000: 10 cycles:u:\n\t    7f0000001020 [unknown] (/opt/demo/libdemo.so)\n\t    7f0000002048 [unknown] (/opt/demo/libdemo.so)\n\t    400500 main (/opt/demo/app)\n\napp 100/100 1.002000: 5 cycles:u:\n\t    7f0000003000 [unknown] (/opt/demo/libdemo.so)\n\t    400510 main (/opt/demo/app)\n\napp 100/100 1.003000: 1 cycles:u:\n\t    400520 main (/opt/demo/app)\n'
+SELECT import_perf_script(E:'demo_perf', name => 'demo before symbols') AS perf \gset
+SELECT f.name, f.resource, fn.running, fn.self
+  FROM functions(pg_temp.tree(:perf)) fn JOIN func f ON f.id = fn.func ORDER BY fn.running DESC, f.name;
+SELECT label, running, self FROM report(pg_temp.tree(:perf));
+-- the CallNode main → 0x7f0000002040 → 0x7f0000001010
+SELECT n.running, n.self FROM nodes(pg_temp.tree(:perf)) n
+ WHERE n.path = ARRAY[intern_func('main', NULL, '/opt/demo/app'),
+                      (SELECT func_id FROM frame WHERE id = intern_address('/opt/demo/libdemo.so', x'7f0000002040'::bigint)),
+                      (SELECT func_id FROM frame WHERE id = intern_address('/opt/demo/libdemo.so', x'7f0000001010'::bigint))];
+CREATE TEMP TABLE perf_saved AS SELECT pg_temp.tree(:perf) AS tree;
+
+CREATE TEMP TABLE perf_map AS
+SELECT * FROM symbolicate('/opt/demo/libdemo.so',
+                          ARRAY[x'7f0000003000'::bigint, x'7f0000001000'::bigint, x'7f0000002000'::bigint],
+                          '{cleanup,leaf_work,dispatch}');
+-- two funcs merged away: the second address of dispatch and of leaf_work
+SELECT n.name AS new_name, count(*) AS merged FROM perf_map m JOIN func n ON n.id = m.new_func GROUP BY 1 ORDER BY 1;
+SELECT f.name, f.resource, fn.running, fn.self
+  FROM functions(pg_temp.tree(:perf)) fn JOIN func f ON f.id = fn.func ORDER BY fn.running DESC, f.name;
+SELECT label, running, self FROM report(pg_temp.tree(:perf));
+SELECT n.running, n.self FROM nodes(pg_temp.tree(:perf)) n
+ WHERE n.path = ARRAY[intern_func('main', NULL, '/opt/demo/app'), intern_func('dispatch', NULL, '/opt/demo/libdemo.so'),
+                      intern_func('leaf_work', NULL, '/opt/demo/libdemo.so')];
+-- the tree saved before, remapped, is the tree after; the same file
+-- imported again gets the symbols' funcs at once
+SELECT remap_functions(tree, (SELECT array_agg(old_func) FROM perf_map), (SELECT array_agg(new_func) FROM perf_map))
+       = pg_temp.tree(:perf) AS saved_tree_carried_over,
+       pg_temp.tree(import_perf_script(E:'demo_perf', name => 'demo after symbols')) = pg_temp.tree(:perf) AS reimport_same_tree
+  FROM perf_saved;
+
 -- bad input: an error, and nothing changes
 SELECT symbolicate('example', '{1,2}', '{a}');
 SELECT symbolicate('example', '{1,NULL}', '{a,b}');

@@ -518,6 +518,8 @@ perf_parser_finish(PerfParser *p, int64 lines)
 				 errmsg("perf script has no samples"),
 				 errdetail("Read " INT64_FORMAT " line%s; events seen: %s.", lines, lines == 1 ? "" : "s",
 						   seen_events(choice)),
+				 choice->seen == NIL ?
+				 errhint("The file may be cut before its first sample, or not be the output of perf script.") :
 				 errhint("Pass one of the events seen, or NULL for the first one.")));
 	if (choice->skipped > 0)
 		ereport(NOTICE,

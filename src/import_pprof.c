@@ -89,12 +89,10 @@ choose_sample_type(PprofImport *import, const char *requested)
 	const char *wanted = requested;
 	StringInfoData available;
 
+	/* found missing at the end of the data, where a truncated file ends */
 	if (profile->nsample_types == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid pprof data: the profile has no sample types"),
-				 errdetail("A pprof profile lists the types of its sample values in Profile.sample_type (field 1)."),
-				 errhint("The data may be empty, truncated or corrupt, or not a pprof profile.")));
+		pprof_error(profile->len, "The profile ends without a sample type. A pprof profile lists "
+					"the types of its sample values in Profile.sample_type (field 1).");
 	if (wanted == NULL && profile->default_sample_type != 0)
 		wanted = pprof_string(profile, profile->default_sample_type, profile->default_sample_type_at,
 							  "default sample type");

@@ -325,7 +325,7 @@ static const char *
 unwrap(const char *data, size_t *len)
 {
 	if (gzip_is_compressed(data, *len))
-		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "gzip", len);
+		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "profile", len);
 
 	if (*len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE)
 		data = utf16_to_utf8((const unsigned char *) data, *len, false, len);

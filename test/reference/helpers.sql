@@ -240,3 +240,73 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- One import of data with importer, which takes bytea (import_pprof,
+-- import_profile) or text (the others: data is taken as UTF-8).  Returns
+-- 'ok' and the number of samples or events imported, or 'error' with the
+-- SQLSTATE, message and detail.  An import that succeeds is rolled back
+-- too, so a run of attempts leaves the tables as they were.
+CREATE FUNCTION pg_temp.attempt(importer text, data bytea,
+    OUT outcome text, OUT imported bigint, OUT state text, OUT message text, OUT detail text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    id bigint;
+    binary_arg boolean := (SELECT p.proargtypes[0] = 'bytea'::regtype
+                             FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+                            WHERE n.nspname = 'calltree' AND p.proname = importer);
+BEGIN
+    BEGIN
+        EXECUTE format(CASE WHEN binary_arg THEN 'SELECT calltree.%I($1)'
+                            ELSE 'SELECT calltree.%I(convert_from($1, ''UTF8''))' END, importer)
+           INTO id USING data;
+        SELECT (SELECT count(*) FROM calltree.sample WHERE profile_id = id)
+               + (SELECT count(*) FROM calltree.event WHERE profile_id = id) INTO imported;
+        RAISE EXCEPTION 'imported' USING ERRCODE = 'CTOK0';
+    EXCEPTION WHEN SQLSTATE 'CTOK0' THEN
+        outcome := 'ok';
+    WHEN others THEN
+        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                                detail = PG_EXCEPTION_DETAIL;
+        outcome := 'error';
+        imported := NULL;
+    END;
+END
+$$;
+
+-- data with one bit flipped, at a byte and bit drawn from md5(seed || k):
+-- deterministic, so expected output is stable.  Only bits 0..6 are
+-- flipped when ascii is true, so that text stays ASCII (a flipped high bit
+-- is not UTF-8, which a text argument cannot even hold); a flip that would
+-- make a zero byte takes the next bit instead.
+CREATE FUNCTION pg_temp.flip(data bytea, seed text, k int, ascii boolean,
+    OUT at int, OUT bitno int, OUT damaged bytea)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    h bigint := ('x' || left(md5(seed || k), 12))::bit(48)::bigint;
+    byte int;
+BEGIN
+    at := h % length(data);
+    byte := get_byte(data, at);
+    bitno := (h / length(data)) % CASE WHEN ascii THEN 7 ELSE 8 END;
+    IF ascii AND byte # (1 << bitno) = 0 THEN
+        bitno := (bitno + 1) % 7;
+    END IF;
+    damaged := set_byte(data, at, byte # (1 << bitno));
+END
+$$;
+
+-- Every cut of data at k/50 of its length (k = 1..49), then flips bit
+-- flips: one row per attempt, with where it cut or flipped.
+CREATE FUNCTION pg_temp.damaged_imports(importer text, data bytea, seed text, flips int)
+RETURNS TABLE (kind text, k int, at int, bitno int, outcome text, imported bigint,
+               state text, message text, detail text)
+LANGUAGE sql AS $$
+    SELECT 'cut', k, length(data) * k / 50, NULL, a.*
+      FROM generate_series(1, 49) AS k,
+           LATERAL pg_temp.attempt(importer, substr(data, 1, length(data) * k / 50)) AS a
+    UNION ALL
+    SELECT 'flip', k, f.at, f.bitno, a.*
+      FROM generate_series(1, flips) AS k,
+           LATERAL pg_temp.flip(data, seed, k, importer NOT IN ('import_pprof', 'import_profile')) AS f,
+           LATERAL pg_temp.attempt(importer, f.damaged) AS a
+$$;
