@@ -6,7 +6,9 @@
 # prints per file the samples, total, sum(ts), per-thread counts, the top
 # functions' self and running and the top CallNodes; the database prints the
 # same lines through pg_temp.summary() of test/reference/helpers.sql; the
-# two must be identical.
+# two must be identical.  It also checks that test/reference/firefox_reference.txt,
+# whose numbers sql/import_firefox.sql asserts, is still what
+# test/reference/firefox_reference.py computes from the real Firefox files.
 #
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
 # scratch database.  Needs python3.  CALLTREE_SHARED defaults to ../shared.
@@ -56,4 +58,17 @@ if ! diff -u "$work/reference.txt" "$work/database.txt"; then
 	echo "t_json_reference: the database disagrees with test/reference/json_profiles.py" >&2
 	exit 1
 fi
-echo "t_json_reference: ok (${#files[@]} files, $(wc -l <"$work/reference.txt") lines agree)"
+
+# sql/import_firefox.sql checks the numbers of test/reference/firefox_reference.txt;
+# that file must still be what firefox_reference.py reads in the real files.
+ff=$shared/data/speedscope-samples/Firefox
+{
+	python3 "$repo/test/reference/firefox_reference.py" "$ff/59/simple-firefox.json" a
+	echo
+	python3 "$repo/test/reference/firefox_reference.py" "$ff/61/recursion.json" main
+} >"$work/firefox.txt"
+if ! diff -u "$repo/test/reference/firefox_reference.txt" "$work/firefox.txt"; then
+	echo "t_json_reference: test/reference/firefox_reference.txt is not what firefox_reference.py computes now" >&2
+	exit 1
+fi
+echo "t_json_reference: ok (${#files[@]} files, $(wc -l <"$work/reference.txt") lines agree; the Firefox reference is current)"
