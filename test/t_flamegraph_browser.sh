@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # flamegraph() in a real browser: Debian's chromium, driven by playwright-core
-# (test/js/).  Draws the seed tree of shared/seeds/000 and
-# examples/perf-vertx.collapsed, then, per SVG: no console or page error, one
-# box per visible node, a click zooms, the search highlights and sums.  The
+# (test/js/).  Draws the seed tree of shared/seeds/000 (as a flame graph and
+# as an icicle graph) and examples/perf-vertx.collapsed, then, per SVG: no
+# console or page error, one box per visible node, the root at the bottom
+# (at the top for the icicle), a click zooms, the search highlights and sums.  The
 # expected numbers come from SQL (nodes(), func names), not from the SVG.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
@@ -36,7 +37,8 @@ psql_db -c 'CREATE EXTENSION calltree'
 psql_db -v vertx_file="$repo/examples/perf-vertx.collapsed" <<'SQL'
 SET search_path = calltree, public;
 \set vertx `cat :'vertx_file'`
-CREATE TABLE graph (name text PRIMARY KEY, tree calltree, zoom_path text[], terms text[]);
+CREATE TABLE graph (name text PRIMARY KEY, tree calltree, zoom_path text[], terms text[],
+                    icicle boolean NOT NULL DEFAULT false);
 
 -- seed 000: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ; F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }
 CREATE TEMP TABLE seed_stacks AS
@@ -46,6 +48,7 @@ SELECT intern_stack(names) AS stack_id
 INSERT INTO graph
 SELECT 'seed', stack_agg(stack_id), ARRAY['A','B','C'], ARRAY['^F$', '^[CF]$']
   FROM seed_stacks;
+INSERT INTO graph SELECT 'seed-icicle', tree, zoom_path, terms, true FROM graph WHERE name = 'seed';
 
 -- strict => false: a few lines of the file end in an empty func name
 SELECT import_collapsed(:'vertx', 'perf-vertx', strict => false) AS vertx_id \gset
@@ -107,6 +110,7 @@ SELECT json_agg(json_build_object(
            'name', g.name,
            'file', g.name || '.svg',
            'boxes', (SELECT count(*) FROM box AS b WHERE b.graph = g.name),
+           'icicle', g.icicle,
            'zoom', (SELECT json_build_object('index', z.index, 'visible', z.visible, 'width', z.width)
                       FROM zoom AS z WHERE z.graph = g.name),
            'searches', (SELECT json_agg(json_build_object('term', s.term, 'matches', s.matches,
@@ -117,9 +121,9 @@ SELECT json_agg(json_build_object(
   FROM graph AS g;
 SQL
 
-for name in seed perf-vertx; do
+for name in seed seed-icicle perf-vertx; do
 	psql_db -At -o "$work/$name.svg" -v name="$name" <<-'SQL'
-		SELECT calltree.flamegraph(tree, 'calltree: ' || name) FROM calltree.graph WHERE name = :'name'
+		SELECT calltree.flamegraph(tree, 'calltree: ' || name, icicle) FROM calltree.graph WHERE name = :'name'
 	SQL
 done
 

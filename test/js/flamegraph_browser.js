@@ -4,7 +4,7 @@
 //   node flamegraph_browser.js SPEC.json [SCREENSHOT.png]
 //
 // SPEC.json lists the graphs with what SQL says about them: the number of
-// visible boxes, a box to zoom on (its index among the boxes, in preorder)
+// visible boxes, whether it is an icicle graph, a box to zoom on (its index among the boxes, in preorder)
 // and how many boxes stay visible, and search terms with the number of
 // matching boxes and the percentage they cover.  Exits 1 on any failure.
 "use strict";
@@ -59,6 +59,12 @@ async function checkGraph(context, graph, screenshot) {
   const boxes = page.locator("#frames > g.frame");
   check(await boxes.count() === graph.boxes,
     `${name}: ${graph.boxes} boxes, one per visible node (found ${await boxes.count()})`);
+
+  // A flame graph stands on its root; an icicle graph hangs from it.
+  const rootY = Number(await boxes.nth(0).locator("rect").getAttribute("y"));
+  const childY = Number(await boxes.nth(1).locator("rect").getAttribute("y"));
+  check(graph.icicle ? rootY < childY : rootY > childY,
+    `${name}: the root is at the ${graph.icicle ? "top" : "bottom"} (its y ${rootY}, its first child's ${childY})`);
 
   // Labels stay inside their boxes, and every box has its tooltip.
   const overflow = await page.evaluate(() => {
