@@ -211,6 +211,7 @@ struct ProfileWriter
 	bool		stacks_loaded;	/* the cache holds every stack visible */
 	bool		bounded;		/* may empty its caches between samples */
 	int64		nsamples_seen;
+	uint64		stacks_at_check;	/* the stack cache's entries at the last check */
 	int64		cache_releases;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
@@ -828,29 +829,40 @@ cache_known_stack(void *arg, int64 id, int64 prefix, int64 frame)
 		entry->id = id;
 }
 
-/* The bytes of a pending set's arrays, and of their next doubling */
+/* The bytes of a pending set's arrays */
 static double
 pending_bytes(const PendingRows *pending)
 {
-	return 2.0 * (double) pending->capacity * (pending->row_size + sizeof(int64) + sizeof(bool));
+	return (double) pending->capacity * (pending->row_size + sizeof(int64) + sizeof(bool));
 }
 
 /*
  * What the writer's caches and pending rows take, as calltree.import_work_mem
- * counts it, with `more_stacks` entries added to the stack cache.  The stack
- * cache counts thrice its bucket array: when it grows, the doubled array
- * and the old one are both there.  Keys of the func and frame caches are
- * left out (they grow with the distinct funcs and frames, not the stacks).
+ * counts it, with `more_stacks` entries added to the stack cache (as
+ * load_stacks adds them, growing the cache once).  While the stack cache
+ * is growing fast enough to double before the next check, it counts thrice
+ * its bucket array: the doubled array and the old one are both there while
+ * it grows.  Keys of the func and frame caches are left out (they grow with
+ * the distinct funcs and frames, not the stacks).
  */
 static double
 cache_bytes(const ProfileWriter *writer, double more_stacks)
 {
-	double		stack_buckets = writer->stacks->size;
-	double		needed = (writer->stacks->members + more_stacks) / 0.9; /* simplehash's fill */
+	const stackcache_hash *stacks = writer->stacks;
+	double		stack_bytes = (double) stacks->size * sizeof(CachedStack);
+	double		growth = (double) stacks->members - writer->stacks_at_check;
 
-	while (stack_buckets < needed)
-		stack_buckets *= 2;
-	return 3.0 * stack_buckets * sizeof(CachedStack) +
+	if (more_stacks > 0)
+	{
+		double		buckets = stacks->size;
+
+		while (buckets * 0.9 < stacks->members + more_stacks)	/* simplehash's fill */
+			buckets *= 2;
+		stack_bytes = buckets * sizeof(CachedStack);
+	}
+	else if (stacks->members + 2 * growth >= stacks->grow_threshold)
+		stack_bytes *= 3;
+	return stack_bytes +
 		(double) writer->children_read->size * sizeof(ReadChildren) +
 		(double) (writer->memo->size + writer->funcs->size + writer->frames->size) * sizeof(CachedId) +
 		(double) MemoryContextMemAllocated(writer->memo_cxt, true) +
@@ -910,6 +922,7 @@ load_stacks(ProfileWriter *writer)
 		stackcache_grow(writer->stacks, (uint64) buckets);
 	intern_probe_all_stacks(writer->probe, cache_known_stack, writer);
 	writer->stacks_loaded = true;
+	writer->stacks_at_check = writer->stacks->members;	/* grown once, not growing */
 }
 
 /* The id of a stack visible to the probes, or 0: from the cache or the table */
@@ -1532,7 +1545,9 @@ release_caches(ProfileWriter *writer)
 	writer->stacks = stackcache_create(writer->cxt, 4096, NULL);
 	childread_destroy(writer->children_read);
 	writer->children_read = childread_create(writer->cxt, 1024, NULL);
+	/* the whole table would not fit either: from now on, probes only */
 	writer->stacks_loaded = false;
+	writer->next_load_check = PG_INT64_MAX;
 	idcache_destroy(writer->memo);
 	MemoryContextReset(writer->memo_cxt);
 	writer->memo = idcache_create(writer->cxt, 1024, NULL);
@@ -1753,11 +1768,14 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 		flush_samples(writer);
 	}
 	/* a few thousand samples may make a few hundred thousand new stacks */
-	if (writer->bounded && (++writer->nsamples_seen & 0x3FF) == 0 &&
-		cache_bytes(writer, 0) > import_work_mem_bytes())
+	if (writer->bounded && (++writer->nsamples_seen & 0x3FF) == 0)
 	{
-		flush_samples(writer);
-		release_caches(writer);
+		if (cache_bytes(writer, 0) > import_work_mem_bytes())
+		{
+			flush_samples(writer);
+			release_caches(writer);
+		}
+		writer->stacks_at_check = writer->stacks->members;
 	}
 }
 
