@@ -45,9 +45,7 @@
 
 #define SAMPLE_BATCH 10000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
-#define MEMO_MAX_BYTES ((Size) 128 * 1024 * 1024)	/* of keys in the memo */
-
-int			calltree_import_work_mem = 256 * 1024;	/* GUC, kB */
+int			calltree_import_work_mem = 192 * 1024;	/* GUC, kB */
 
 /* A cache from an encoded key (bytes) to an id */
 typedef struct BytesKey
@@ -212,6 +210,7 @@ struct ProfileWriter
 	bool		bounded;		/* may empty its caches between samples */
 	int64		nsamples_seen;
 	uint64		stacks_at_check;	/* the stack cache's entries at the last check */
+	int64		pending_at_check;	/* the pending stacks at the last check */
 	int64		cache_releases;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
@@ -837,20 +836,34 @@ pending_bytes(const PendingRows *pending)
 }
 
 /*
- * What the writer's caches and pending rows take, as calltree.import_work_mem
- * counts it, with `more_stacks` entries added to the stack cache (as
- * load_stacks adds them, growing the cache once).  While the stack cache
- * is growing fast enough to double before the next check, it counts thrice
- * its bucket array: the doubled array and the old one are both there while
- * it grows.  Keys of the func and frame caches are left out (they grow with
- * the distinct funcs and frames, not the stacks).
+ * The bytes of an array that doubles when full (`used` of `limit`), thrice
+ * its size while it fills fast enough to double before the next check:
+ * while it grows, the doubled array and the old one are both there.
+ */
+static double
+doubling_bytes(double bytes, double used, double used_at_check, double limit)
+{
+	return used + 2 * (used - used_at_check) >= limit ? 3 * bytes : bytes;
+}
+
+/*
+ * What the writer's caches of stacks and pending stacks take, as
+ * calltree.import_work_mem counts it, with `more_stacks` entries added to
+ * the stack cache (as load_stacks adds them, growing the cache once): what
+ * release_caches frees.  The stack cache and the pending stacks count
+ * thrice while they are about to double.  The func and frame caches, which
+ * a release keeps, are left out: they grow with the distinct funcs and
+ * frames, not the stacks, and emptying the others again and again would
+ * not shrink them.
  */
 static double
 cache_bytes(const ProfileWriter *writer, double more_stacks)
 {
 	const stackcache_hash *stacks = writer->stacks;
-	double		stack_bytes = (double) stacks->size * sizeof(CachedStack);
-	double		growth = (double) stacks->members - writer->stacks_at_check;
+	const PendingRows *pending = &writer->pending_stacks;
+	double		stack_bytes = doubling_bytes((double) stacks->size * sizeof(CachedStack),
+											 stacks->members, writer->stacks_at_check,
+											 stacks->grow_threshold);
 
 	if (more_stacks > 0)
 	{
@@ -860,14 +873,11 @@ cache_bytes(const ProfileWriter *writer, double more_stacks)
 			buckets *= 2;
 		stack_bytes = buckets * sizeof(CachedStack);
 	}
-	else if (stacks->members + 2 * growth >= stacks->grow_threshold)
-		stack_bytes *= 3;
 	return stack_bytes +
+		doubling_bytes(pending_bytes(pending), pending->count, writer->pending_at_check, pending->capacity) +
 		(double) writer->children_read->size * sizeof(ReadChildren) +
-		(double) (writer->memo->size + writer->funcs->size + writer->frames->size) * sizeof(CachedId) +
-		(double) MemoryContextMemAllocated(writer->memo_cxt, true) +
-		pending_bytes(&writer->pending_funcs) + pending_bytes(&writer->pending_frames) +
-		pending_bytes(&writer->pending_stacks);
+		(double) writer->memo->size * sizeof(CachedId) +
+		(double) MemoryContextMemAllocated(writer->memo_cxt, true);
 }
 
 static double
@@ -1026,11 +1036,14 @@ profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *
 	return entry != NULL;
 }
 
-/* Remembers a key's stack, until the memo holds MEMO_MAX_BYTES of keys. */
+/*
+ * Remembers a key's stack, until the memo holds a quarter of
+ * calltree.import_work_mem in keys: the rest is for the stacks.
+ */
 void
 profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack)
 {
-	if (writer->memo_bytes + len > MEMO_MAX_BYTES)
+	if (writer->memo_bytes + len > import_work_mem_bytes() / 4)
 		return;
 	writer->memo_bytes += len;
 	resetStringInfo(&writer->key);
@@ -1533,6 +1546,7 @@ static void
 release_caches(ProfileWriter *writer)
 {
 	double		before = cache_bytes(writer, 0);
+	MemoryContext old;
 
 	write_all_pending(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
@@ -1558,7 +1572,10 @@ release_caches(ProfileWriter *writer)
 	UnregisterSnapshot(writer->held_snapshot);
 	CommandCounterIncrement();
 	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	/* the probe's scans live as long as the writer, not the caller's line */
+	old = MemoryContextSwitchTo(writer->cxt);
 	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
+	MemoryContextSwitchTo(old);
 	writer->cache_releases++;
 	ereport(DEBUG1,
 			(errmsg_internal("calltree import: caches emptied after " INT64_FORMAT " samples",
@@ -1753,6 +1770,7 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 					  int64 ts, int64 stack, int64 weight, int64 labels_id)
 {
 	int			i = writer->nsamples;
+	MemoryContext caller = CurrentMemoryContext;
 
 	writer->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
 	writer->thread_nulls[i] = thread == NULL;
@@ -1776,7 +1794,10 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 			release_caches(writer);
 		}
 		writer->stacks_at_check = writer->stacks->members;
+		writer->pending_at_check = writer->pending_stacks.count;
 	}
+	/* the writing above ends in the writer's context: the caller's again */
+	MemoryContextSwitchTo(caller);
 }
 
 /* Inserts what is left, records the unit and start time; the profile id. */

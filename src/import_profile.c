@@ -30,6 +30,7 @@
 #include <ctype.h>
 
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -124,8 +125,11 @@ check_utf8(const char *data, size_t len, ProfileFormat format)
 
 	if (valid == len)
 		return;
-	for (size_t i = 0; i < valid; i++)
-		line += data[i] == '\n';
+	for (const char *p = data; (p = memchr(p, '\n', data + valid - p)) != NULL; p++)
+	{
+		if ((++line & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	ereport(ERROR,
 			(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 			 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT, profile_format_name(format), line),

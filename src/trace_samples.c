@@ -116,24 +116,22 @@ number_or_string(const JsonbValue *value, const JsonPath *path)
 											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
 }
 
-static const char *
-string_member(JsonbContainer *object, const char *key)
+/* Whether a member is this string, compared in place (called per event) */
+static bool
+member_is(JsonbContainer *object, const char *key, const char *expected)
 {
 	JsonbValue	value;
 
-	if (!json_member(object, key, &value) || value.type != jbvString)
-		return NULL;
-	return pnstrdup(value.val.string.val, value.val.string.len);
+	return json_member(object, key, &value) && value.type == jbvString &&
+		value.val.string.len == (int) strlen(expected) &&
+		memcmp(value.val.string.val, expected, value.val.string.len) == 0;
 }
 
 /* Whether an event object is a "P" event of this name */
 static bool
 is_profile_event(JsonbContainer *object, const char *name)
 {
-	const char *phase = string_member(object, "ph");
-	const char *event_name = string_member(object, "name");
-
-	return phase && event_name && strcmp(phase, "P") == 0 && strcmp(event_name, name) == 0;
+	return member_is(object, "ph", "P") && member_is(object, "name", name);
 }
 
 bool
