@@ -25,6 +25,7 @@
 #   BENCH_IMPORT_DB=calltree_bench_imports        the scratch database
 #   BENCH_IMPORT_DATA=bench/out/import-data       where files are cached
 #   BENCH_IMPORT_KEEP_DB=1         keep the last scratch database
+#   BENCH_IMPORT_WORK_MEM=1GB      calltree.import_work_mem of the imports
 # Exit status 1 when an import or a sanity check fails; a missed target
 # is printed as MISSED and does not change it (bench/run.sh's
 # BENCH_STRICT=1 does).
@@ -45,6 +46,9 @@ declare -A GEN=([collapsed]=gen_collapsed.py [perf]=gen_perf_script.py [pprof]=g
 declare -A FILE=([collapsed]=profile.collapsed [perf]=perf-script.txt [pprof]=profile.pb.gz)
 declare -A TARGET_MBS=([collapsed]=50 [perf]=50 [pprof]=100)
 TARGET_FLOOR=2
+# the imports' caches get room for the files' stacks, as the main benchmark
+# gives its queries work_mem: speed is measured here, memory by test/t_load.sh
+IMPORT_WORK_MEM=${BENCH_IMPORT_WORK_MEM:-1GB}
 
 if [ -n "${PSQL:-}" ]; then
 	:
@@ -98,7 +102,8 @@ drop_db() {
 fresh_db() {
 	drop_db || exit 1
 	psql_ -c "CREATE DATABASE \"$DB\" TEMPLATE template0 ENCODING 'UTF8'" \
-		-c "COMMENT ON DATABASE \"$DB\" IS '$DB_COMMENT'"
+		-c "COMMENT ON DATABASE \"$DB\" IS '$DB_COMMENT'" \
+		-c "ALTER DATABASE \"$DB\" SET calltree.import_work_mem = '$IMPORT_WORK_MEM'"
 	dbq <<-'SQL'
 		CREATE EXTENSION calltree;
 		-- the file, uploaded once; EXTERNAL: stored uncompressed
@@ -387,7 +392,7 @@ run_go() {
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 started=$(date +%s)
 say "imports: $(date -u '+%Y-%m-%d %H:%M UTC'); calltree at $(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(nproc 2>/dev/null || echo '?') CPUs, load average $(loadavg)"
-say "imports: $(psql_ -At -c "SELECT split_part(version(), ' on ', 1) || '; shared_buffers=' || current_setting('shared_buffers') || ', fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', jit=' || current_setting('jit')")"
+say "imports: $(psql_ -At -c "SELECT split_part(version(), ' on ', 1) || '; shared_buffers=' || current_setting('shared_buffers') || ', fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', jit=' || current_setting('jit')"); calltree.import_work_mem=$IMPORT_WORK_MEM"
 for f in $FORMATS; do gen "$f"; done
 for f in $FORMATS; do run_format "$f"; done
 load_after=$(loadavg)

@@ -40,7 +40,7 @@ _PG_init(void)
 							"Memory an import may use for its caches of funcs, frames and stacks.",
 							"Collapsed stacks and perf script empty their caches when they would "
 							"pass it; every import reads the stack table whole only if it fits.",
-							&calltree_import_work_mem, 192 * 1024, 1024, MAX_KILOBYTES,
+							&calltree_import_work_mem, 128 * 1024, 1024, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }

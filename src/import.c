@@ -45,7 +45,7 @@
 
 #define SAMPLE_BATCH 10000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
-int			calltree_import_work_mem = 192 * 1024;	/* GUC, kB */
+int			calltree_import_work_mem = 128 * 1024;	/* GUC, kB */
 
 /* A cache from an encoded key (bytes) to an id */
 typedef struct BytesKey
@@ -209,8 +209,6 @@ struct ProfileWriter
 	bool		stacks_loaded;	/* the cache holds every stack visible */
 	bool		bounded;		/* may empty its caches between samples */
 	int64		nsamples_seen;
-	uint64		stacks_at_check;	/* the stack cache's entries at the last check */
-	int64		pending_at_check;	/* the pending stacks at the last check */
 	int64		cache_releases;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
@@ -306,20 +304,16 @@ pending_init(PendingRows *pending, MemoryContext cxt, Size row_size)
 }
 
 /*
- * Forgets every pending row (all written).  Their provisional ids are not
- * handed out again: keys made with one (a frame's func) then never match
- * a new row's.
+ * Forgets every pending row (all written), keeping the arrays for the rows
+ * to come.  Their provisional ids are not handed out again: keys made with
+ * one (a frame's func) then never match a new row's.
  */
 static void
-pending_reset(PendingRows *pending, MemoryContext cxt)
+pending_reset(PendingRows *pending)
 {
 	Assert(pending->nwritten == pending->count);
-	pfree(pending->rows);
-	pfree(pending->written);
-	pfree(pending->inserted);
 	pending->base += pending->count;
 	pending->count = pending->nwritten = 0;
-	pending_init(pending, cxt, pending->row_size);
 }
 
 /* The index of a provisional id among the pending rows */
@@ -836,48 +830,59 @@ pending_bytes(const PendingRows *pending)
 }
 
 /*
- * The bytes of an array that doubles when full (`used` of `limit`), thrice
- * its size while it fills fast enough to double before the next check:
- * while it grows, the doubled array and the old one are both there.
+ * Whether an array that doubles when `used` passes `limit` may double
+ * within the next sample, which adds at most this many stacks (deeper
+ * samples are rare: perf records 127 frames by default).
  */
-static double
-doubling_bytes(double bytes, double used, double used_at_check, double limit)
+#define SAMPLE_STACKS_MAX 4096
+
+static inline bool
+about_to_double(double used, double limit)
 {
-	return used + 2 * (used - used_at_check) >= limit ? 3 * bytes : bytes;
+	return used + SAMPLE_STACKS_MAX >= limit;
 }
 
 /*
- * What the writer's caches of stacks and pending stacks take, as
+ * What the writer's caches of stacks and its pending stacks take, as
  * calltree.import_work_mem counts it, with `more_stacks` entries added to
- * the stack cache (as load_stacks adds them, growing the cache once): what
- * release_caches frees.  The stack cache and the pending stacks count
- * thrice while they are about to double.  The func and frame caches, which
- * a release keeps, are left out: they grow with the distinct funcs and
- * frames, not the stacks, and emptying the others again and again would
- * not shrink them.
+ * the stack cache (as load_stacks adds them, growing it once).  An array
+ * about to double counts thrice its size: while it grows, the doubled
+ * array and the old one are both there.  The func and frame caches are
+ * left out: they grow with the distinct funcs and frames, not the stacks,
+ * and an emptying keeps them.
  */
 static double
 cache_bytes(const ProfileWriter *writer, double more_stacks)
 {
 	const stackcache_hash *stacks = writer->stacks;
+	const childread_hash *children = writer->children_read;
 	const PendingRows *pending = &writer->pending_stacks;
-	double		stack_bytes = doubling_bytes((double) stacks->size * sizeof(CachedStack),
-											 stacks->members, writer->stacks_at_check,
-											 stacks->grow_threshold);
+	double		buckets = stacks->size;
+	double		stack_bytes;
+	double		children_bytes = (double) children->size * sizeof(ReadChildren);
+	double		pending_rows = pending_bytes(pending);
 
-	if (more_stacks > 0)
-	{
-		double		buckets = stacks->size;
-
-		while (buckets * 0.9 < stacks->members + more_stacks)	/* simplehash's fill */
-			buckets *= 2;
-		stack_bytes = buckets * sizeof(CachedStack);
-	}
-	return stack_bytes +
-		doubling_bytes(pending_bytes(pending), pending->count, writer->pending_at_check, pending->capacity) +
-		(double) writer->children_read->size * sizeof(ReadChildren) +
+	while (buckets * 0.9 < stacks->members + more_stacks + SAMPLE_STACKS_MAX)	/* simplehash's fill */
+		buckets *= 2;
+	stack_bytes = Max(buckets, stacks->size) * sizeof(CachedStack);
+	if (more_stacks == 0 && about_to_double(stacks->members, stacks->grow_threshold))
+		stack_bytes = 3.0 * stacks->size * sizeof(CachedStack);
+	if (about_to_double(children->members, children->grow_threshold))
+		children_bytes *= 3;
+	if (about_to_double(pending->count, pending->capacity))
+		pending_rows *= 3;
+	return stack_bytes + children_bytes + pending_rows +
 		(double) writer->memo->size * sizeof(CachedId) +
 		(double) MemoryContextMemAllocated(writer->memo_cxt, true);
+}
+
+/* Whether an array of the writer's may double within the next sample */
+static bool
+caches_about_to_double(const ProfileWriter *writer)
+{
+	return about_to_double(writer->stacks->members, writer->stacks->grow_threshold) ||
+		about_to_double(writer->children_read->members, writer->children_read->grow_threshold) ||
+		about_to_double(writer->pending_stacks.count, writer->pending_stacks.capacity);
 }
 
 static double
@@ -926,13 +931,13 @@ static void
 load_stacks(ProfileWriter *writer)
 {
 	double		entries = writer->stacks->members + intern_probe_stack_rows(writer->probe);
-	double		buckets = entries / 0.9 + 1;	/* simplehash's default fill factor */
+	/* simplehash's default fill factor, and room to grow before doubling */
+	double		buckets = (entries + SAMPLE_STACKS_MAX) / 0.9 + 1;
 
 	if (buckets > writer->stacks->size && buckets < (double) PG_UINT32_MAX)
 		stackcache_grow(writer->stacks, (uint64) buckets);
 	intern_probe_all_stacks(writer->probe, cache_known_stack, writer);
 	writer->stacks_loaded = true;
-	writer->stacks_at_check = writer->stacks->members;	/* grown once, not growing */
 }
 
 /* The id of a stack visible to the probes, or 0: from the cache or the table */
@@ -1551,20 +1556,21 @@ release_caches(ProfileWriter *writer)
 	write_all_pending(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
 	realize_cached_ids(writer->frames, &writer->pending_frames);
-	pending_reset(&writer->pending_funcs, writer->cxt);
-	pending_reset(&writer->pending_frames, writer->cxt);
-	pending_reset(&writer->pending_stacks, writer->cxt);
+	pending_reset(&writer->pending_funcs);
+	pending_reset(&writer->pending_frames);
+	pending_reset(&writer->pending_stacks);
 
-	stackcache_destroy(writer->stacks);
-	writer->stacks = stackcache_create(writer->cxt, 4096, NULL);
-	childread_destroy(writer->children_read);
-	writer->children_read = childread_create(writer->cxt, 1024, NULL);
+	/*
+	 * Emptied, not freed: the arrays grew within the limit, and freeing and
+	 * growing them again would leave the process's heap in pieces.
+	 */
+	stackcache_reset(writer->stacks);
+	childread_reset(writer->children_read);
 	/* the whole table would not fit either: from now on, probes only */
 	writer->stacks_loaded = false;
 	writer->next_load_check = PG_INT64_MAX;
-	idcache_destroy(writer->memo);
+	idcache_reset(writer->memo);
 	MemoryContextReset(writer->memo_cxt);
-	writer->memo = idcache_create(writer->cxt, 1024, NULL);
 	writer->memo_bytes = 0;
 	writer->walk_depth = 0;		/* the next walk shares nothing */
 
@@ -1785,16 +1791,16 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 		CHECK_FOR_INTERRUPTS();
 		flush_samples(writer);
 	}
-	/* a few thousand samples may make a few hundred thousand new stacks */
-	if (writer->bounded && (++writer->nsamples_seen & 0x3FF) == 0)
+	/*
+	 * Every 1,024 samples (they may make a few hundred thousand new stacks),
+	 * and before any sample that may double an array
+	 */
+	if (writer->bounded &&
+		((++writer->nsamples_seen & 0x3FF) == 0 || caches_about_to_double(writer)) &&
+		cache_bytes(writer, 0) > import_work_mem_bytes())
 	{
-		if (cache_bytes(writer, 0) > import_work_mem_bytes())
-		{
-			flush_samples(writer);
-			release_caches(writer);
-		}
-		writer->stacks_at_check = writer->stacks->members;
-		writer->pending_at_check = writer->pending_stacks.count;
+		flush_samples(writer);
+		release_caches(writer);
 	}
 	/* the writing above ends in the writer's context: the caller's again */
 	MemoryContextSwitchTo(caller);

@@ -224,8 +224,8 @@ fi
 # Collapsed stacks, every line a stack of its own (bench/gen_collapsed.py:
 # 60,000 distinct stacks, 1.1 million stack rows): the import's caches
 # would grow with them; calltree.import_work_mem = 16MB keeps the backend's
-# private memory near its usual size (about 45 MB measured here, 145 MB
-# with the default 256MB).
+# private memory near its usual size (about 48 MB measured here, 157 MB
+# with the default 128MB).
 if [ "$many_mb" -gt 0 ]; then
 	python3 "$repo/bench/gen_collapsed.py" "$work/many.collapsed" "$many_mb" 60000
 	stacks_before=$(q "SELECT count(*) FROM calltree.stack")
