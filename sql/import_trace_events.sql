@@ -276,6 +276,8 @@ SELECT pg_temp.fail(doc) FROM (VALUES
   ('{"traceEvents": [], "samples": [], "stackFrames": {"one": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"2": {"name": "b", "parent": 1}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "later", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [{"ts": "0x10", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
+  ('{"traceEvents": [], "samples": [{"ts": "nan", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": {}, "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [], "stackFrames": {"1": {"category": "root"}}}'),

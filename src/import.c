@@ -839,7 +839,8 @@ pending_bytes(const PendingRows *pending)
 static inline bool
 about_to_double(double used, double limit)
 {
-	return used + SAMPLE_STACKS_MAX >= limit;
+	/* small arrays double without ado: a few megabytes at most */
+	return limit >= 16 * SAMPLE_STACKS_MAX && used + SAMPLE_STACKS_MAX >= limit;
 }
 
 /*
@@ -1540,6 +1541,22 @@ realize_cached_ids(idcache_hash *cache, const PendingRows *pending)
 		entry->id = real_id(pending, entry->id);
 }
 
+/* The stack caches and the pending arrays, all empty, made small again */
+static void
+free_cache_arrays(ProfileWriter *writer)
+{
+	PendingRows *pending = &writer->pending_stacks;
+
+	stackcache_destroy(writer->stacks);
+	writer->stacks = stackcache_create(writer->cxt, 4096, NULL);
+	childread_destroy(writer->children_read);
+	writer->children_read = childread_create(writer->cxt, 1024, NULL);
+	pfree(pending->rows);
+	pfree(pending->written);
+	pfree(pending->inserted);
+	pending_init(pending, writer->cxt, pending->row_size);
+}
+
 /*
  * Empties the caches of stacks and of the importer's keys, and forgets the
  * pending rows, all written: provisional ids start again.  The funcs and
@@ -1562,16 +1579,20 @@ release_caches(ProfileWriter *writer)
 
 	/*
 	 * Emptied, not freed: the arrays grew within the limit, and freeing and
-	 * growing them again would leave the process's heap in pieces.
+	 * growing them again would leave the process's heap in pieces.  Unless
+	 * they alone take half the limit: then the next check would empty
+	 * them again at once.
 	 */
 	stackcache_reset(writer->stacks);
 	childread_reset(writer->children_read);
-	/* the whole table would not fit either: from now on, probes only */
-	writer->stacks_loaded = false;
-	writer->next_load_check = PG_INT64_MAX;
 	idcache_reset(writer->memo);
 	MemoryContextReset(writer->memo_cxt);
 	writer->memo_bytes = 0;
+	if (cache_bytes(writer, 0) > import_work_mem_bytes() / 2)
+		free_cache_arrays(writer);
+	/* the whole table would not fit either: from now on, probes only */
+	writer->stacks_loaded = false;
+	writer->next_load_check = PG_INT64_MAX;
 	writer->walk_depth = 0;		/* the next walk shares nothing */
 
 	intern_probe_end(writer->probe);

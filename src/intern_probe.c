@@ -32,6 +32,7 @@
 #include "storage/predicate.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "calltree.h"
@@ -243,15 +244,20 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 InternProbe *
 intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 {
+	/* a context of its own, so that ending the probe frees all of it */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree probe",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
 	InternProbe *probe = palloc0(sizeof(InternProbe));
 	/* the control file fixes the schema: the extension is not relocatable */
 	Oid			namespace = get_namespace_oid("calltree", false);
 
-	probe->cxt = CurrentMemoryContext;
+	probe->cxt = cxt;
 	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, func_snapshot);
 	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
 	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
 	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
+	MemoryContextSwitchTo(old);
 	return probe;
 }
 
@@ -267,7 +273,7 @@ intern_probe_end(InternProbe *probe)
 		key_index_close(&probe->addresses);
 		key_index_close(&probe->func_ids);
 	}
-	pfree(probe);
+	MemoryContextDelete(probe->cxt);	/* the probe itself too */
 }
 
 int32
@@ -392,9 +398,11 @@ open_addresses(InternProbe *probe)
 	Oid			namespace = get_namespace_oid("calltree", false);
 	Snapshot	snapshot = probe->frames.scan->xs_snapshot;
 	Oid			frame_relid = RelationGetRelid(probe->frames.heap);
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
 	key_index_open(&probe->addresses, namespace, "frame", "frame_address_idx", 1, 1, snapshot);
 	key_index_open(&probe->func_ids, namespace, "func", "func_pkey", 1, 1, snapshot);
+	MemoryContextSwitchTo(old);
 	probe->frame_func_attnum = calltree_column(frame_relid, "func_id");
 	probe->frame_line_attnum = calltree_column(frame_relid, "line");
 	probe->frame_col_attnum = calltree_column(frame_relid, "col");

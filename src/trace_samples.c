@@ -99,18 +99,52 @@ optional_container(JsonbContainer *object, const char *key, bool array, const Js
 	return json_as_container(FMT, &value, array, &path);
 }
 
+/*
+ * Whether a string is a number as JSON writes one: an optional minus,
+ * digits, an optional fraction and exponent (no hexadecimal, no "inf" or
+ * "nan", which strtod would take and numeric_in refuse without a path).
+ */
+static bool
+json_number_text(const char *s)
+{
+	const char *digits;
+
+	if (*s == '-')
+		s++;
+	for (digits = s; isdigit((unsigned char) *s); s++)
+		;
+	if (s == digits)
+		return false;
+	if (*s == '.')
+	{
+		for (digits = ++s; isdigit((unsigned char) *s); s++)
+			;
+		if (s == digits)
+			return false;
+	}
+	if (*s == 'e' || *s == 'E')
+	{
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		for (digits = s; isdigit((unsigned char) *s); s++)
+			;
+		if (s == digits)
+			return false;
+	}
+	return *s == '\0';
+}
+
 /* A number, or (as Hermes writes them) a string holding one */
 static Numeric
 number_or_string(const JsonbValue *value, const JsonPath *path)
 {
 	char	   *text;
-	char	   *end;
 
 	if (value->type != jbvString)
 		return json_as_number(FMT, value, path);
 	text = pnstrdup(value->val.string.val, value->val.string.len);
-	(void) strtod(text, &end);
-	if (end == text || *end != '\0' || isspace((unsigned char) text[0]))
+	if (!json_number_text(text))
 		json_type_error(FMT, path, "a number", value);
 	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(text),
 											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
