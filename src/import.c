@@ -209,7 +209,6 @@ struct ProfileWriter
 	bool		stacks_loaded;	/* the cache holds every stack visible */
 	bool		bounded;		/* may empty its caches between samples */
 	int64		nsamples_seen;
-	int64		cache_releases;
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -1559,8 +1558,8 @@ free_cache_arrays(ProfileWriter *writer)
 
 /*
  * Empties the caches of stacks and of the importer's keys, and forgets the
- * pending rows, all written: provisional ids start again.  The funcs and
- * frames stay cached, under their real ids.  The probes then look in a new
+ * pending rows, all written (their provisional ids are not handed out
+ * again).  The funcs and frames stay cached, under their real ids.  The probes then look in a new
  * snapshot, which sees the rows this writer inserted (the lock on the stack
  * table, held since the start, still keeps every row found).
  */
@@ -1603,7 +1602,6 @@ release_caches(ProfileWriter *writer)
 	old = MemoryContextSwitchTo(writer->cxt);
 	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
 	MemoryContextSwitchTo(old);
-	writer->cache_releases++;
 	ereport(DEBUG1,
 			(errmsg_internal("calltree import: caches emptied after " INT64_FORMAT " samples",
 							 writer->nsamples_seen),
