@@ -55,25 +55,8 @@ static void
 read_flat_nodes(V8Profile *profile, JsonbContainer *root, const JsonPath *root_path)
 {
 	JsonPath	nodes_path = JSON_KEY(root_path, "nodes");
-	JsonbContainer *nodes = json_required_array(FMT, root, "nodes", root_path);
 
-	for (int i = 0; i < json_length(nodes); i++)
-	{
-		JsonPath	path = JSON_INDEX(&nodes_path, i);
-		JsonPath	frame_path = JSON_KEY(&path, "callFrame");
-		JsonbValue	value;
-		JsonbContainer *object;
-		V8Node	   *node;
-		int			index;
-
-		CHECK_FOR_INTERRUPTS();
-		json_element(nodes, i, &value);
-		object = json_as_container(FMT, &value, false, &path);
-		index = v8_add_node(profile);	/* may move the array: index first */
-		node = &profile->nodes[index];
-		node->id = v8_node_id(profile, object, &path);
-		v8_read_call_frame(profile, node, json_required_object(FMT, object, "callFrame", &path), &frame_path);
-	}
+	v8_read_nodes(profile, json_required_array(FMT, root, "nodes", root_path), &nodes_path);
 }
 
 /* Old format: a nested tree of node objects; parents are known right away */
@@ -111,17 +94,8 @@ static void
 link_flat_nodes(V8Profile *profile, JsonbContainer *root, const JsonPath *root_path)
 {
 	JsonPath	nodes_path = JSON_KEY(root_path, "nodes");
-	JsonbContainer *nodes = json_required_array(FMT, root, "nodes", root_path);
 
-	for (int i = 0; i < profile->nnodes; i++)
-	{
-		JsonPath	path = JSON_INDEX(&nodes_path, i);
-		JsonbValue	value;
-
-		CHECK_FOR_INTERRUPTS();
-		json_element(nodes, i, &value);
-		v8_link_node(profile, i, value.val.binary.data, &path);
-	}
+	v8_link_nodes(profile, json_required_array(FMT, root, "nodes", root_path), &nodes_path, 0);
 }
 
 /*

@@ -299,22 +299,8 @@ read_chunk_nodes(V8Profile *table, JsonbContainer *events, int index, const Json
 	nodes_path = JSON_KEY(&paths.cpu, "nodes");
 	cpu = optional_container(event_data(events, index, &paths), "cpuProfile", false, &paths.data);
 	nodes = optional_container(cpu, "nodes", true, &paths.cpu);
-	for (int i = 0; nodes != NULL && i < json_length(nodes); i++)
-	{
-		JsonPath	path = JSON_INDEX(&nodes_path, i);
-		JsonPath	frame_path = JSON_KEY(&path, "callFrame");
-		JsonbValue	value;
-		JsonbContainer *object;
-		int			node;
-
-		CHECK_FOR_INTERRUPTS();
-		json_element(nodes, i, &value);
-		object = json_as_container(FMT, &value, false, &path);
-		node = v8_add_node(table);
-		table->nodes[node].id = v8_node_id(table, object, &path);
-		v8_read_call_frame(table, &table->nodes[node],
-						   json_required_object(FMT, object, "callFrame", &path), &frame_path);
-	}
+	if (nodes != NULL)
+		v8_read_nodes(table, nodes, &nodes_path);
 }
 
 /* The parent links of one chunk's nodes; *next is the first node's index */
@@ -331,15 +317,10 @@ link_chunk_nodes(V8Profile *table, JsonbContainer *events, int index, const Json
 	nodes = optional_container(optional_container(event_data(events, index, &paths), "cpuProfile",
 												  false, &paths.data),
 							   "nodes", true, &paths.cpu);
-	for (int i = 0; nodes != NULL && i < json_length(nodes); i++)
-	{
-		JsonPath	path = JSON_INDEX(&nodes_path, i);
-		JsonbValue	value;
-
-		CHECK_FOR_INTERRUPTS();
-		json_element(nodes, i, &value);
-		v8_link_node(table, (*next)++, value.val.binary.data, &path);
-	}
+	if (nodes == NULL)
+		return;
+	v8_link_nodes(table, nodes, &nodes_path, *next);
+	*next += json_length(nodes);
 }
 
 /* The samples of one chunk; an endTime (ns after origin) sets *end */

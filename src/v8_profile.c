@@ -187,6 +187,46 @@ v8_link_node(V8Profile *profile, int index, JsonbContainer *object, const JsonPa
 	}
 }
 
+/* The nodes of a "nodes" array (id and callFrame each) into the table */
+void
+v8_read_nodes(V8Profile *profile, JsonbContainer *nodes, const JsonPath *nodes_path)
+{
+	for (int i = 0; i < json_length(nodes); i++)
+	{
+		JsonPath	path = JSON_INDEX(nodes_path, i);
+		JsonPath	frame_path = JSON_KEY(&path, "callFrame");
+		JsonbValue	value;
+		JsonbContainer *object;
+		int			index;
+
+		CHECK_FOR_INTERRUPTS();
+		json_element(nodes, i, &value);
+		object = json_as_container(profile->format, &value, false, &path);
+		index = v8_add_node(profile);	/* may move the array: index first */
+		profile->nodes[index].id = v8_node_id(profile, object, &path);
+		v8_read_call_frame(profile, &profile->nodes[index],
+						   json_required_object(profile->format, object, "callFrame", &path), &frame_path);
+	}
+}
+
+/*
+ * The parent links of a "nodes" array read by v8_read_nodes, once every
+ * node is in the table; `first` is the table index of its first node.
+ */
+void
+v8_link_nodes(V8Profile *profile, JsonbContainer *nodes, const JsonPath *nodes_path, int first)
+{
+	for (int i = 0; i < json_length(nodes); i++)
+	{
+		JsonPath	path = JSON_INDEX(nodes_path, i);
+		JsonbValue	value;
+
+		CHECK_FOR_INTERRUPTS();
+		json_element(nodes, i, &value);
+		v8_link_node(profile, first + i, value.val.binary.data, &path);
+	}
+}
+
 /* ---------------------------------------------------------------- stacks */
 
 static bool

@@ -73,6 +73,8 @@ extern void v8_index_node_ids(V8Profile *profile);
 extern int	v8_find_node(V8Profile *profile, int64 id, const JsonPath *path);
 extern int	v8_find_node_value(V8Profile *profile, const JsonbValue *value, const JsonPath *path);
 extern void v8_link_node(V8Profile *profile, int index, JsonbContainer *object, const JsonPath *path);
+extern void v8_read_nodes(V8Profile *profile, JsonbContainer *nodes, const JsonPath *nodes_path);
+extern void v8_link_nodes(V8Profile *profile, JsonbContainer *nodes, const JsonPath *nodes_path, int first);
 extern void v8_set_parent(V8Profile *profile, int child, int parent, const JsonPath *path);
 
 /* samples */
