@@ -6,11 +6,12 @@ MODULE_big = calltree
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 SHLIB_LINK += -lz
 
-# The install script is built from one piece per concern (src/install/);
-# released versions are frozen copies, and upgrades get their own scripts.
-EXTVERSION = 0.1
+# The current version's install script is built from one piece per concern
+# (src/install/).  Released versions are frozen copies in src/releases/,
+# beside the upgrade scripts between them; none of those is ever edited.
+EXTVERSION = 0.2
 DATA_built = calltree--$(EXTVERSION).sql
-DATA = $(wildcard src/calltree--*--*.sql)
+DATA = $(wildcard src/releases/calltree--*.sql)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --load-extension=calltree
