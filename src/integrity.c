@@ -204,7 +204,7 @@ column_int8(HeapTuple row, TupleDesc desc, int column)
 static int64
 new_stack_with(const char *column, int64 value)
 {
-	char	   *query = psprintf("SELECT n.id FROM new_stacks n WHERE n.%s = " INT64_FORMAT " LIMIT 1",
+	char	   *query = psprintf("SELECT n.id FROM new_stacks n WHERE n.%s OPERATOR(pg_catalog.=) " INT64_FORMAT " LIMIT 1",
 								 column, value);
 
 	if (SPI_execute(query, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
@@ -232,10 +232,10 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 	bad = first_violation(trigdata,
 						  "SELECT true, p.id FROM (SELECT DISTINCT prefix_id AS id FROM new_stacks "
 						  "                        WHERE prefix_id IS NOT NULL) p "
-						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s WHERE s.id = p.id) "
+						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s WHERE s.id OPERATOR(pg_catalog.=) p.id) "
 						  "UNION ALL "
 						  "SELECT false, f.id FROM (SELECT DISTINCT frame_id AS id FROM new_stacks) f "
-						  "WHERE NOT EXISTS (SELECT FROM calltree.frame fr WHERE fr.id = f.id) "
+						  "WHERE NOT EXISTS (SELECT FROM calltree.frame fr WHERE fr.id OPERATOR(pg_catalog.=) f.id) "
 						  "LIMIT 1", &desc);
 	if (bad != NULL)
 	{
@@ -269,7 +269,7 @@ check_deleted_stacks_unsampled(TriggerData *trigdata)
 	TupleDesc	desc;
 	HeapTuple	bad = first_violation(trigdata,
 									  "SELECT s.stack_id FROM calltree.sample s "
-									  "WHERE s.stack_id IN (SELECT o.id FROM old_rows o) LIMIT 1",
+									  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o) LIMIT 1",
 									  &desc);
 
 	if (bad != NULL)
@@ -297,8 +297,10 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 		elog(ERROR, "could not lock calltree.stack");
 	bad = first_violation(trigdata,
 						  stacks
-						  ? "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s ON s.prefix_id = o.id LIMIT 1"
-						  : "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s ON s.frame_id = o.id LIMIT 1",
+						  ? "SELECT s.id, o.id FROM old_rows o "
+						  "JOIN calltree.stack s ON s.prefix_id OPERATOR(pg_catalog.=) o.id LIMIT 1"
+						  : "SELECT s.id, o.id FROM old_rows o "
+						  "JOIN calltree.stack s ON s.frame_id OPERATOR(pg_catalog.=) o.id LIMIT 1",
 						  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
@@ -378,7 +380,7 @@ static int64
 missing_reference(const char *column, const char *table)
 {
 	char	   *query = psprintf("SELECT n.%s FROM new_samples n WHERE n.%s IS NOT NULL "
-								 "AND NOT EXISTS (SELECT FROM calltree.%s t WHERE t.id = n.%s) LIMIT 1",
+								 "AND NOT EXISTS (SELECT FROM calltree.%s t WHERE t.id OPERATOR(pg_catalog.=) n.%s) LIMIT 1",
 								 column, column, table, column);
 
 	/* not read-only: a new snapshot, which sees what the lock waited for */
@@ -395,9 +397,9 @@ static void
 lock_references(const char *column, const char *table, const char *what, const char *hint)
 {
 	char	   *lock = psprintf("SELECT t.id FROM calltree.%s t "
-								"WHERE t.id IN (SELECT n.%s FROM new_samples n) FOR KEY SHARE OF t",
+								"WHERE t.id OPERATOR(pg_catalog.=) ANY (SELECT n.%s FROM new_samples n) FOR KEY SHARE OF t",
 								table, column);
-	char	   *count = psprintf("SELECT count(DISTINCT n.%s) FROM new_samples n", column);
+	char	   *count = psprintf("SELECT pg_catalog.count(DISTINCT n.%s) FROM new_samples n", column);
 	uint64		locked;
 	int64		wanted;
 	int64		missing;
@@ -430,7 +432,7 @@ check_sample_stacks(TriggerData *trigdata)
 	integrity_hold_stacks();
 	bad = first_violation(trigdata,
 						  "SELECT n.stack_id FROM new_samples n "
-						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s WHERE s.id = n.stack_id) LIMIT 1",
+						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s WHERE s.id OPERATOR(pg_catalog.=) n.stack_id) LIMIT 1",
 						  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
@@ -468,7 +470,8 @@ calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
 
 	connect_with_transition_tables(trigdata);
-	if (execute_as_foreign_key("DELETE FROM calltree.sample s USING old_rows o WHERE s.profile_id = o.id",
+	if (execute_as_foreign_key("DELETE FROM calltree.sample s USING old_rows o "
+							   "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id",
 							   false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete the samples of deleted profiles");
 	SPI_finish();
@@ -483,7 +486,8 @@ calltree_labels_delete_check(PG_FUNCTION_ARGS)
 
 	connect_with_transition_tables(trigdata);
 	if (execute_as_foreign_key("SELECT o.id FROM old_rows o "
-							   "WHERE EXISTS (SELECT FROM calltree.sample s WHERE s.labels_id = o.id) LIMIT 1",
+							   "WHERE EXISTS (SELECT FROM calltree.sample s "
+							   "WHERE s.labels_id OPERATOR(pg_catalog.=) o.id) LIMIT 1",
 							   true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the samples of deleted label sets");
 	if (SPI_processed > 0)
