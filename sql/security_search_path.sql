@@ -414,7 +414,9 @@ SELECT p.name, p.format, count(s.*) AS samples, sum(s.weight) AS total
 SELECT f.name, f.resource FROM calltree.func f
  WHERE f.resource IN ('/opt/sec_before/libsec.so', '/opt/sec_after/libsec.so', 'libzz.so')
  ORDER BY f.resource, f.name;
-SELECT * FROM calltree.symbol WHERE resource LIKE '/opt/sec%' OR resource = 'libzz.so' ORDER BY resource, start;
+SELECT * FROM calltree.symbol
+ WHERE resource IN ('/opt/sec_before/libsec.so', '/opt/sec_after/libsec.so', 'libzz.so')
+ ORDER BY resource, start;
 
 -- clean up: the profiles, then what only they used
 DELETE FROM calltree.profile WHERE name IN ('sec_before', 'sec_after');
