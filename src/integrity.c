@@ -6,7 +6,7 @@
  * foreign keys, those references cost two row-level checks per new stack,
  * each a query that also locks the referenced row: over half the time of a
  * first import, which writes a million stack rows for a big profile.  These
- * triggers keep the same guarantees with one query per statement:
+ * triggers keep the same guarantees with a query or two per statement:
  *
  *	- after an INSERT into stack, every new row's prefix and frame exist;
  *	- after a DELETE from stack or frame, no stack refers to a deleted row;
@@ -29,7 +29,8 @@
  *	  exist (and stay, until the transaction ends);
  *	- deleting a profile deletes its samples (with the rows that concurrent
  *	  imports committed meanwhile: they held the lock the DELETE waited for);
- *	- deleting a label set some sample uses is refused;
+ *	- deleting a label set some sample uses is refused (also one that a
+ *	  sample committed while the DELETE waited for the lock names);
  *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
  *	  profile or labels while samples exist.
  *
@@ -55,9 +56,10 @@
  *
  *	- as the owner of the table it reads, with row-level security off: the
  *	  caller's policies may hide the rows that refer to the ones it
- *	  deletes, and it needs no privilege on the tables the check reads or
- *	  locks.  The checks only find, lock or (for a profile) delete rows;
- *	  their errors name no row that the caller could not read;
+ *	  deletes, and the caller needs no privilege on the tables a check
+ *	  reads or locks (no UPDATE on the profile a new sample locks).  The
+ *	  checks only find, lock or (for a profile) delete rows, and their
+ *	  errors name no row that the caller could not read;
  *	- a query looking for rows that refer to deleted ones, or for rows that
  *	  only the lock on stack protects, reads the latest snapshot: it must
  *	  see what committed while the statement waited for a lock, after the
