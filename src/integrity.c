@@ -29,8 +29,8 @@
  *	  exist (and stay, until the transaction ends);
  *	- deleting a profile deletes its samples (with the rows that concurrent
  *	  imports committed meanwhile: they held the lock the DELETE waited for);
- *	- deleting a label set some sample uses is refused (also one that a
- *	  sample committed while the DELETE waited for the lock names);
+ *	- deleting a label set some sample uses is refused, also when that
+ *	  sample committed while the DELETE waited for its lock;
  *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
  *	  profile or labels while samples exist.
  *
