@@ -193,6 +193,15 @@ RESET ROLE;
 SELECT p.name, p.weight_unit, count(s.*) AS samples, sum(s.weight) AS total
   FROM profile p JOIN sample s ON s.profile_id = p.id WHERE p.id IN (:alice, :bob)
  GROUP BY p.name, p.weight_unit ORDER BY p.name;
+-- a tenant deletes its own profiles, and their samples go with them
+SET ROLE regress_calltree_alice;
+DELETE FROM profile WHERE id IN (:alice, :bob);
+RESET ROLE;
+SELECT p.id = :bob AS is_bob, count(s.*) AS samples
+  FROM profile p LEFT JOIN sample s ON s.profile_id = p.id WHERE p.id IN (:alice, :bob)
+ GROUP BY p.id;
+SELECT count(*) AS alice_samples FROM sample WHERE profile_id = :alice;
+
 DELETE FROM profile WHERE meta ? 'tenant' OR name IN ('roles base', 'by the writer', 'all granted');
 DROP POLICY tenant_profiles ON profile;
 DROP POLICY tenant_samples ON sample;
