@@ -122,7 +122,8 @@ RESET ROLE;
 -- and their symbols (perf script, symbolicate), events (trace events)
 SET ROLE regress_calltree_wes;
 SELECT import_collapsed(E'sec_main;sec_work 3\n', 'by the writer') IS NOT NULL AS collapsed;
--- a sample of sec_lab, weight 5, labelled k=v
+-- a sample of sec_lab, weight 5, labelled k=v: the import locks the label
+-- set FOR KEY SHARE, which needs UPDATE on a column of labels
 SELECT import_pprof('\x0a0408011002120a080110051a040803100422060801220208012a04080110053200320773616d706c65733205636f756e7432016b32017632077365635f6c6162',
                     name => 'by the writer') AS pprof \gset
 SELECT import_perf_script(E'app 1/1 1.0: 10 cycles:u:\n\t 7f0000001010 [unknown] (/opt/sec/libroles.so)\n\t 400500 main (/opt/sec/app)\n',
@@ -131,8 +132,7 @@ SELECT count(*) AS moved FROM symbolicate('/opt/sec/libroles.so', '{139637976731
 SELECT count(*) AS moved FROM symbolicate('/opt/sec/libroles.so', '{139637976731648}', '{sec_sym_renamed}');
 SELECT import_trace_events('[{"ph": "X", "name": "sec_x", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]',
                            'by the writer', source => 'events') IS NOT NULL AS events;
--- samples written by hand: their checks lock the profile and the label
--- set FOR KEY SHARE, as the import's own lock of each label set
+-- samples written by hand, with a label set
 INSERT INTO sample (profile_id, stack_id, weight, labels_id)
 SELECT :perf, stack_id, 1, intern_labels('{"sec": "writer"}') FROM sample WHERE profile_id = :perf;
 -- but it cannot rewrite the data
