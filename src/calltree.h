@@ -250,8 +250,12 @@ extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
 extern int64 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth);
 extern void stack_resolver_end(StackResolver *resolver);
 
-/* relations.c: the extension's tables and columns by name, or an error */
+/*
+ * relations.c: the extension's tables and columns by name, or an error; the
+ * privilege and row-security checks of a direct read
+ */
 extern Oid	calltree_relation(Oid namespace, const char *name);
 extern AttrNumber calltree_column(Oid relid, const char *name);
+extern void calltree_check_read(Oid relid, const AttrNumber *columns, int ncolumns);
 
 #endif							/* CALLTREE_H */

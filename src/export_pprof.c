@@ -161,7 +161,8 @@ lookup_funcs(ExportFunc *funcs, int count)
 		ids[i] = Int32GetDatum(funcs[i].id);
 	values[0] = PointerGetDatum(construct_array(ids, count, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT id, name, file, resource FROM calltree.func WHERE id = ANY($1)",
+	if (SPI_execute_with_args("SELECT id, name, file, resource FROM calltree.func "
+							  "WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
 							  1, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "looking up the funcs of a tree failed");
 	for (uint64 r = 0; r < SPI_processed; r++)

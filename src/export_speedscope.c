@@ -117,7 +117,8 @@ name_frames(ExportFrame *frames, int32 nframes)
 	qsort(by_func, nframes, sizeof(ExportFrame), compare_frame_func);
 
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT id, name, file FROM calltree.func WHERE id = ANY ($1)",
+	if (SPI_execute_with_args("SELECT id, name, file FROM calltree.func "
+							  "WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
 							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "looking up func names failed");
 	for (uint64 r = 0; r < SPI_processed; r++)

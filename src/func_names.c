@@ -80,7 +80,7 @@ func_names_fetch(const CallTree *tree)
 
 	args[0] = PointerGetDatum(int4_array(names->ids, names->count));
 	SPI_connect();
-	ret = SPI_execute_with_args("SELECT id, name FROM calltree.func WHERE id = ANY($1)",
+	ret = SPI_execute_with_args("SELECT id, name FROM calltree.func WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
 								1, argtypes, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "fetching func names failed: %s", SPI_result_code_string(ret));

@@ -445,35 +445,42 @@ profile_writer_begin(const ProfileInfo *info)
 	 */
 	writer->write_funcs_plan =
 		prepare("INSERT INTO calltree.func AS t (name, file, resource) "
-				"SELECT u.name, u.file, u.resource FROM unnest($1, $2, $3) AS u(name, file, resource) "
+				"SELECT u.name, u.file, u.resource "
+				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) "
+				"AS u(name, file, resource) "
 				"ON CONFLICT ON CONSTRAINT func_key DO NOTHING "
 				"RETURNING t.id, t.name, t.file, t.resource",
 				3, func_types);
 	writer->write_frames_plan =
 		prepare("INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
-				"SELECT u.f, u.a, u.l, u.c, u.i FROM unnest($1, $2, $3, $4, $5) AS u(f, a, l, c, i) "
+				"SELECT u.f, u.a, u.l, u.c, u.i "
+				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3), "
+				"pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(f, a, l, c, i) "
 				"ON CONFLICT ON CONSTRAINT frame_key DO NOTHING "
 				"RETURNING t.id, t.func_id, t.address, t.line, t.col, t.implementation",
 				5, frame_types);
 	writer->write_stacks_plan =
 		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
-				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
+				"SELECT u.prefix, u.frame "
+				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(prefix, frame) "
 				"ON CONFLICT ON CONSTRAINT stack_key DO NOTHING "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->insert_stacks_plan =
 		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
-				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
+				"SELECT u.prefix, u.frame "
+				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(prefix, frame) "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
-		prepare("SELECT l.id FROM calltree.labels l WHERE l.id = $1 FOR KEY SHARE", 1, id_types);
+		prepare("SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
 	writer->insert_samples_plan =
 		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
 				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
-				"FROM unnest($2, $3, $4, $5, $6) AS u(thread, ts, stack_id, weight, labels_id)",
+				"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+				"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, stack_id, weight, labels_id)",
 				6, sample_types);
 
 	values[0] = text_or_null(info->name, &nulls[0]);
@@ -1845,7 +1852,7 @@ profile_writer_finish(ProfileWriter *writer)
 		nulls[2] = writer->has_started_at ? ' ' : 'n';
 		if (SPI_execute_with_args("UPDATE calltree.profile "
 								  "SET weight_unit = coalesce($2, weight_unit), "
-								  "started_at = coalesce($3, started_at) WHERE id = $1",
+								  "started_at = coalesce($3, started_at) WHERE id OPERATOR(pg_catalog.=) $1",
 								  3, types, values, nulls, false, 0) != SPI_OK_UPDATE)
 			elog(ERROR, "updating profile " INT64_FORMAT " failed", writer->profile_id);
 	}
@@ -1914,7 +1921,8 @@ profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 
 		batch = writer->events = MemoryContextAllocZero(writer->cxt, sizeof(EventBatch));
 		batch->plan = prepare("INSERT INTO calltree.event (profile_id, thread, ts, func_id, enter, seq) "
 							  "SELECT $1, u.thread, u.ts, u.func, u.enter, u.seq "
-							  "FROM unnest($2, $3, $4, $5, $6) AS u(thread, ts, func, enter, seq)",
+							  "FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+							  "pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, func, enter, seq)",
 							  6, types);
 		MemoryContextSwitchTo(writer->cxt);
 	}

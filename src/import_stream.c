@@ -93,7 +93,7 @@ chunk_reader_open(ChunkReader *r, Oid relid)
 				 errmsg("table \"%s\" is not a table of profile chunks", r->relname),
 				 errdetail("It needs a column seq, an integer, and a column chunk, text."),
 				 errhint("Create it as (seq bigserial, chunk text) and fill it with COPY, as bin/calltree-load does.")));
-	query = psprintf("SELECT seq::bigint, chunk::text FROM %s ORDER BY seq",
+	query = psprintf("SELECT seq::bigint, chunk::pg_catalog.text FROM %s ORDER BY seq",
 					 quote_qualified_identifier(nspname, r->relname));
 	plan = SPI_prepare(query, 0, NULL);
 	if (plan == NULL)

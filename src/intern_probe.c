@@ -93,6 +93,25 @@ index_column_of(Relation index, AttrNumber attnum)
 	return 0;
 }
 
+/*
+ * What a query reading the columns of the index and the id would check.
+ * The probes read no other column, except the columns of frame and func
+ * that the address probes read, which are in frame_key and func_key.
+ */
+static void
+check_read(Relation heap, Relation index, AttrNumber id_attnum)
+{
+	AttrNumber *columns = palloc(sizeof(AttrNumber) * (index->rd_index->indnatts + 1));
+	int			ncolumns = 0;
+
+	for (int i = 0; i < index->rd_index->indnatts; i++)
+		if (index->rd_index->indkey.values[i] != 0)	/* 0: an expression */
+			columns[ncolumns++] = index->rd_index->indkey.values[i];
+	columns[ncolumns++] = id_attnum;
+	calltree_check_read(RelationGetRelid(heap), columns, ncolumns);
+	pfree(columns);
+}
+
 static void
 key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
 			   int ncolumns, int nkeys, Snapshot snapshot)
@@ -104,6 +123,8 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	if (IndexRelationGetNumberOfKeyAttributes(k->index) != ncolumns)
 		elog(ERROR, "index \"%s\" has %d key columns, expected %d", index_name,
 			 IndexRelationGetNumberOfKeyAttributes(k->index), ncolumns);
+	k->id_attnum = calltree_column(heap_relid, "id");
+	check_read(k->heap, k->index, k->id_attnum);
 	k->ncolumns = ncolumns;
 	k->nkeys = nkeys;
 	for (int i = 0; i < ncolumns; i++)
@@ -116,7 +137,6 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 			elog(ERROR, "no equality operator for column %d of index \"%s\"", i + 1, index_name);
 		fmgr_info(get_opcode(op), &k->equal[i]);
 	}
-	k->id_attnum = calltree_column(heap_relid, "id");
 	k->id_is_int4 = TupleDescAttr(RelationGetDescr(k->heap), k->id_attnum - 1)->atttypid == INT4OID;
 	k->frame_attnum = strcmp(heap_name, "stack") == 0 ? calltree_column(heap_relid, "frame_id") : 0;
 	k->id_column = index_column_of(k->index, k->id_attnum);

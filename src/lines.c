@@ -81,7 +81,8 @@ emit_frames(ReturnSetInfo *rsinfo, frameweights_hash *weights)
 	while ((entry = frameweights_iterate(weights, &it)) != NULL)
 		ids[n++] = Int64GetDatum(entry->frame);
 	ids_datum = PointerGetDatum(construct_array(ids, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
-	if (SPI_execute_with_args("SELECT id, address, line, col FROM calltree.frame WHERE id = ANY($1)",
+	if (SPI_execute_with_args("SELECT id, address, line, col FROM calltree.frame "
+							  "WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
 							  1, types, &ids_datum, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading frames failed");
 	for (uint64 r = 0; r < SPI_processed; r++)
@@ -131,8 +132,8 @@ calltree_lines(PG_FUNCTION_ARGS)
 	weights = frameweights_create(fn_cxt, 64, NULL);
 
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT stack_id, sum(weight)::bigint FROM calltree.sample "
-							  "WHERE profile_id = $1 GROUP BY stack_id",
+	if (SPI_execute_with_args("SELECT stack_id, pg_catalog.sum(weight)::bigint FROM calltree.sample "
+							  "WHERE profile_id OPERATOR(pg_catalog.=) $1 GROUP BY stack_id",
 							  1, types, &arg, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading samples failed");
 	nstacks = SPI_processed;

@@ -9,7 +9,8 @@
  * from the top down and remembers the node of every stack on the way.  So
  * each stack row is read once however many samples or descendants share it.
  *
- * Rows are read with the primary-key indexes directly, one probe per row,
+ * Rows are read with the primary-key indexes directly (after the checks a
+ * SELECT of them would make: calltree_check_read), one probe per row,
  * under the query's snapshot; or, when a query needs a good share of the
  * stack table (a big profile), both tables are read once sequentially into
  * memory first, which is far cheaper than that many probes.  The walk trusts nothing: a missing stack, a
@@ -162,10 +163,10 @@ struct StackResolver
 };
 
 static void
-keyed_table_open(KeyedTable *table, Oid namespace, const char *heap_name, const char *index_name)
+keyed_table_open(KeyedTable *table, Oid heap_relid, Oid index_relid)
 {
-	table->heap = table_open(calltree_relation(namespace, heap_name), AccessShareLock);
-	table->index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	table->heap = table_open(heap_relid, AccessShareLock);
+	table->index = index_open(index_relid, AccessShareLock);
 	table->scan = index_beginscan(table->heap, table->index, GetActiveSnapshot(), 1, 0);
 	table->slot = table_slot_create(table->heap, NULL);
 	table->cxt = CurrentMemoryContext;
@@ -201,15 +202,22 @@ stack_resolver_begin(TreeBuilder *builder)
 	StackResolver *resolver = palloc0(sizeof(StackResolver));
 	/* the control file fixes the schema: the extension is not relocatable */
 	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			stacks = calltree_relation(namespace, "stack");
+	Oid			frames = calltree_relation(namespace, "frame");
+	AttrNumber	stack_columns[3];
+	AttrNumber	frame_columns[2];
 
 	resolver->builder = builder;
-	keyed_table_open(&resolver->stacks, namespace, "stack", "stack_pkey");
-	keyed_table_open(&resolver->frames, namespace, "frame", "frame_pkey");
-	resolver->stack_id_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "id");
-	resolver->prefix_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "prefix_id");
-	resolver->frame_attnum = calltree_column(RelationGetRelid(resolver->stacks.heap), "frame_id");
-	resolver->frame_id_attnum = calltree_column(RelationGetRelid(resolver->frames.heap), "id");
-	resolver->func_attnum = calltree_column(RelationGetRelid(resolver->frames.heap), "func_id");
+	stack_columns[0] = resolver->stack_id_attnum = calltree_column(stacks, "id");
+	stack_columns[1] = resolver->prefix_attnum = calltree_column(stacks, "prefix_id");
+	stack_columns[2] = resolver->frame_attnum = calltree_column(stacks, "frame_id");
+	frame_columns[0] = resolver->frame_id_attnum = calltree_column(frames, "id");
+	frame_columns[1] = resolver->func_attnum = calltree_column(frames, "func_id");
+	/* as SELECT id, prefix_id, frame_id FROM stack and SELECT id, func_id FROM frame */
+	calltree_check_read(stacks, stack_columns, lengthof(stack_columns));
+	calltree_check_read(frames, frame_columns, lengthof(frame_columns));
+	keyed_table_open(&resolver->stacks, stacks, calltree_relation(namespace, "stack_pkey"));
+	keyed_table_open(&resolver->frames, frames, calltree_relation(namespace, "frame_pkey"));
 	resolver->resolved = resolved_create(CurrentMemoryContext, 1024, NULL);
 	resolver->frame_funcs = framefuncs_create(CurrentMemoryContext, 1024, NULL);
 	resolver->chain_capacity = 64;

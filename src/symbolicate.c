@@ -173,7 +173,8 @@ stored_symbols(Datum resource, MemoryContext cxt)
 	Datum	   *name_elems;
 	int			n;
 
-	run("SELECT array_agg(start), array_agg(name) FROM calltree.symbol WHERE resource = $1",
+	run("SELECT pg_catalog.array_agg(start), pg_catalog.array_agg(name) "
+		"FROM calltree.symbol WHERE resource OPERATOR(pg_catalog.=) $1",
 		1, types, &resource, SPI_OK_SELECT);
 	starts = result_array(1, cxt);
 	names = result_array(2, cxt);
@@ -228,7 +229,8 @@ store_symbols(Datum resource, const SymbolTable *stored, const SymbolTable *tabl
 	if (nrenamed > 0)
 	{
 		values[1] = PointerGetDatum(datum_array(renamed, nrenamed, INT8OID));
-		run("DELETE FROM calltree.symbol WHERE resource = $1 AND start = ANY ($2)",
+		run("DELETE FROM calltree.symbol "
+			"WHERE resource OPERATOR(pg_catalog.=) $1 AND start OPERATOR(pg_catalog.=) ANY ($2)",
 			2, types, values, SPI_OK_DELETE);
 	}
 	if (n == 0)
@@ -236,7 +238,8 @@ store_symbols(Datum resource, const SymbolTable *stored, const SymbolTable *tabl
 	values[1] = PointerGetDatum(datum_array(starts, n, INT8OID));
 	values[2] = PointerGetDatum(datum_array(names, n, TEXTOID));
 	run("INSERT INTO calltree.symbol (resource, start, name) "
-		"SELECT $1, u.start, u.name FROM unnest($2, $3) AS u(start, name)",
+		"SELECT $1, u.start, u.name "
+		"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) AS u(start, name)",
 		3, types, values, SPI_OK_INSERT);
 }
 
@@ -247,10 +250,13 @@ address_frames(Datum resource, MemoryContext cxt)
 	AddressFrames frames = {0, NULL, NULL, NULL, NULL};
 	ArrayType  *ids;
 
-	run("SELECT array_agg(fr.id), array_agg(fr.address), array_agg(fr.func_id), "
-		"array_agg(f.file IS NULL AND f.name = '0x' || to_hex(fr.address)) "
-		"FROM calltree.frame fr JOIN calltree.func f ON f.id = fr.func_id "
-		"WHERE fr.implementation = 'address' AND fr.address IS NOT NULL AND f.resource = $1",
+	run("SELECT pg_catalog.array_agg(fr.id), pg_catalog.array_agg(fr.address), "
+		"pg_catalog.array_agg(fr.func_id), "
+		"pg_catalog.array_agg(f.file IS NULL AND f.name OPERATOR(pg_catalog.=) "
+		"('0x' OPERATOR(pg_catalog.||) pg_catalog.to_hex(fr.address))) "
+		"FROM calltree.frame fr JOIN calltree.func f ON f.id OPERATOR(pg_catalog.=) fr.func_id "
+		"WHERE fr.implementation OPERATOR(pg_catalog.=) 'address' AND fr.address IS NOT NULL "
+		"AND f.resource OPERATOR(pg_catalog.=) $1",
 		1, types, &resource, SPI_OK_SELECT);
 	ids = result_array(1, cxt);
 	if (ids == NULL)
@@ -282,8 +288,10 @@ existing_funcs(Datum resource, Datum *names, int count, MemoryContext cxt)
 		return funcs;
 	values[0] = resource;
 	values[1] = PointerGetDatum(datum_array(names, count, TEXTOID));
-	run("SELECT array_agg(u.i), array_agg(f.id) FROM unnest($2) WITH ORDINALITY AS u(name, i) "
-		"JOIN calltree.func f ON f.name = u.name AND f.file IS NULL AND f.resource = $1",
+	run("SELECT pg_catalog.array_agg(u.i), pg_catalog.array_agg(f.id) "
+		"FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(name, i) "
+		"JOIN calltree.func f ON f.name OPERATOR(pg_catalog.=) u.name AND f.file IS NULL "
+		"AND f.resource OPERATOR(pg_catalog.=) $1",
 		2, types, values, SPI_OK_SELECT);
 	places = result_array(1, cxt);
 	if (places == NULL)
@@ -321,7 +329,7 @@ intern_missing_funcs(Datum resource, Datum *names, int count, int32 *funcs, Memo
 		Datum		values[2] = {resource, PointerGetDatum(datum_array(missing, n, TEXTOID))};
 
 		run("INSERT INTO calltree.func (name, file, resource) "
-			"SELECT u.name, NULL::text, $1 FROM unnest($2) AS u(name) "
+			"SELECT u.name, NULL::pg_catalog.text, $1 FROM pg_catalog.unnest($2) AS u(name) "
 			"ON CONFLICT ON CONSTRAINT func_key DO NOTHING",
 			2, types, values, SPI_OK_INSERT);
 	}
@@ -347,7 +355,8 @@ rename_funcs(Datum *ids, Datum *names, int count)
 	values[0] = PointerGetDatum(datum_array(ids, count, INT4OID));
 	values[1] = PointerGetDatum(datum_array(names, count, TEXTOID));
 	run("UPDATE calltree.func AS f SET name = u.name "
-		"FROM unnest($1, $2) AS u(id, name) WHERE f.id = u.id",
+		"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(id, name) "
+		"WHERE f.id OPERATOR(pg_catalog.=) u.id",
 		2, types, values, SPI_OK_UPDATE);
 }
 
@@ -362,7 +371,8 @@ move_frames(Datum *frame_ids, Datum *funcs, int count)
 	values[0] = PointerGetDatum(datum_array(frame_ids, count, INT8OID));
 	values[1] = PointerGetDatum(datum_array(funcs, count, INT4OID));
 	run("UPDATE calltree.frame AS fr SET func_id = u.func "
-		"FROM unnest($1, $2) AS u(id, func) WHERE fr.id = u.id",
+		"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(id, func) "
+		"WHERE fr.id OPERATOR(pg_catalog.=) u.id",
 		2, types, values, SPI_OK_UPDATE);
 }
 
@@ -412,8 +422,8 @@ vacated_pairs(FuncPair *pairs, int count, MemoryContext cxt)
 	for (int i = 0; i < n; i++)
 		olds[i] = Int32GetDatum(pairs[i].old_func);
 	value = PointerGetDatum(datum_array(olds, n, INT4OID));
-	run("SELECT array_agg(DISTINCT u.func) FROM unnest($1) AS u(func) "
-		"WHERE EXISTS (SELECT 1 FROM calltree.frame fr WHERE fr.func_id = u.func)",
+	run("SELECT pg_catalog.array_agg(DISTINCT u.func) FROM pg_catalog.unnest($1) AS u(func) "
+		"WHERE EXISTS (SELECT 1 FROM calltree.frame fr WHERE fr.func_id OPERATOR(pg_catalog.=) u.func)",
 		1, types, &value, SPI_OK_SELECT);
 	used_array = result_array(1, cxt);
 	if (used_array)

@@ -173,7 +173,8 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 	SPI_connect();
 	cursor = SPI_cursor_open_with_args(NULL,
 									   "SELECT thread, ts, stack_id FROM calltree.sample "
-									   "WHERE profile_id = $1 AND ($2::text IS NULL OR thread = $2) "
+									   "WHERE profile_id OPERATOR(pg_catalog.=) $1 "
+									   "AND ($2 IS NULL OR thread OPERATOR(pg_catalog.=) $2) "
 									   "ORDER BY thread, ts",
 									   2, types, args, nulls, true, 0);
 	for (;;)
