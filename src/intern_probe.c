@@ -152,13 +152,23 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 }
 
 /*
- * Opens a hash index over one composite of heap columns, `columns` in the
- * composite's order.
+ * Opens the key index of funcs or frames: a hash index over one composite
+ * of heap columns, `columns` in the composite's order, or (in a database
+ * not yet updated from version 0.1) a unique btree index of those columns.
  */
 static void
 hashed_key_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
 				const char *const *columns, int ncolumns, Snapshot snapshot)
 {
+	Relation	index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	bool		hashed = index->rd_rel->relam == HASH_AM_OID;
+
+	index_close(index, NoLock);
+	if (!hashed)
+	{
+		key_index_open(k, namespace, heap_name, index_name, ncolumns, ncolumns, snapshot);
+		return;
+	}
 	key_index_open(k, namespace, heap_name, index_name, 1, 1, snapshot);
 	k->hashed = true;
 	/* the index stores hash codes: the composite's type is its expression's */
@@ -194,18 +204,35 @@ key_set(KeyIndex *k, int column, Datum value, bool isnull)
 									   k->index->rd_indcollation[column], &k->equal[column], value);
 }
 
-/* Field `field` of the composite key of a hashed index, text or NULL */
+/*
+ * Field `field` of the key of funcs or frames, text or NULL: of the
+ * composite a hashed index searches, or a btree index's column.
+ */
 static void
 hashed_key_text(KeyIndex *k, int field, const char *s)
 {
-	k->key_values[field] = s ? PointerGetDatum(cstring_to_text(s)) : (Datum) 0;
+	Datum		value = s ? PointerGetDatum(cstring_to_text(s)) : (Datum) 0;
+
+	if (!k->hashed)
+	{
+		key_set(k, field, value, s == NULL);
+		return;
+	}
+	k->key_values[field] = value;
 	k->key_nulls[field] = s == NULL;
 }
 
 static void
 hashed_key_int(KeyIndex *k, int field, OptionalInt v, bool int4)
 {
-	k->key_values[field] = int4 ? Int32GetDatum((int32) v.value) : Int64GetDatum(v.value);
+	Datum		value = int4 ? Int32GetDatum((int32) v.value) : Int64GetDatum(v.value);
+
+	if (!k->hashed)
+	{
+		key_set(k, field, value, !v.present);
+		return;
+	}
+	k->key_values[field] = value;
 	k->key_nulls[field] = !v.present;
 }
 
