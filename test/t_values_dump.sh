@@ -14,7 +14,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
 seed=${1:-20260318}
-count=${2:-800}
+count=${2:-500}
 src=calltree_values_src
 dst=calltree_values_dst
 
