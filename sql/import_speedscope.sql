@@ -120,3 +120,27 @@ SELECT pg_temp.try('import_speedscope', doc) FROM (VALUES
   ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "name": "p", "unit": "none", "startValue": 0, "endValue": 1, "events": [{"type": "O", "frame": 0, "at": 1e400}]}]}')
 ) AS v(doc);
 SELECT count(*) - :profiles_before AS profiles_left_behind FROM profile;
+
+-- Times far apart: every event time fits in bigint ns, but a sample's
+-- weight (the time between two events) or its time from startValue may
+-- not; the import then fails naming the event, and stores nothing.
+CREATE FUNCTION pg_temp.sqlstate_of(doc text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM calltree.import_speedscope(doc);
+    RETURN 'ok';
+EXCEPTION WHEN others THEN
+    RETURN SQLSTATE;
+END
+$$;
+SELECT pg_temp.sqlstate_of(doc), pg_temp.try('import_speedscope', doc) FROM (VALUES
+  -- events at -(2^63 - 1) and 2^63 - 1 ns
+  ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "name": "p", "unit": "nanoseconds", "startValue": -9223372036854775807, "endValue": 9223372036854775807, "events": [{"type": "O", "frame": 0, "at": -9223372036854775807}, {"type": "C", "frame": 0, "at": 9223372036854775807}]}]}'),
+  -- events at -9e9 and 9e9 s
+  ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "name": "p", "unit": "seconds", "startValue": -9e9, "endValue": 9e9, "events": [{"type": "O", "frame": 0, "at": -9e9}, {"type": "C", "frame": 0, "at": 9e9}]}]}'),
+  -- a short sample 2^63 - 2 ns after startValue, which is -(2^63 - 1)
+  ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "name": "p", "unit": "nanoseconds", "startValue": -9223372036854775807, "endValue": 9223372036854775807, "events": [{"type": "O", "frame": 0, "at": 9223372036854775805}, {"type": "C", "frame": 0, "at": 9223372036854775807}]}]}')
+) AS v(doc);
+SELECT count(*) - :profiles_before AS profiles_left_behind FROM profile;
+-- the longest interval that fits: one sample of weight 2^63 - 1 ns, at 0
+SELECT calltree.import_speedscope('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "name": "p", "unit": "nanoseconds", "startValue": 0, "endValue": 9223372036854775807, "events": [{"type": "O", "frame": 0, "at": 0}, {"type": "C", "frame": 0, "at": 9223372036854775807}]}]}') AS far_id \gset
+SELECT ts, weight FROM calltree.sample WHERE profile_id = :far_id;

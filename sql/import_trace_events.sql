@@ -286,4 +286,15 @@ SELECT pg_temp.fail(doc) FROM (VALUES
 -- the source argument
 SELECT pg_temp.fail('[{"ph": "X", "name": "x", "ts": 1, "dur": 2}]', 'samples');
 SELECT pg_temp.fail('[{"ph": "X", "name": "x", "ts": 1, "dur": 2}]', 'cpu');
+-- Times far apart.  Each ts is within the limit (9e15 us), but events are
+-- stored in ns from the earliest one, and an "X" exits at ts + dur: those
+-- must fit in bigint (9.22e18 ns), or the import fails naming the event.
+SELECT pg_temp.fail(doc) FROM (VALUES
+  -- B at -9e15 us, E at 9e15 us: the E is 1.8e19 ns after the B
+  ('[{"ph": "B", "name": "far", "ts": -9e15, "pid": 1, "tid": 1}, {"ph": "E", "name": "far", "ts": 9e15, "pid": 1, "tid": 1}]'),
+  -- an X at 9e15 us lasting 9e15 us
+  ('[{"ph": "X", "name": "long", "ts": 9e15, "dur": 9e15, "pid": 1, "tid": 1}]'),
+  -- 9.2e15 us apart: 9.2e18 ns still fits
+  ('[{"ph": "B", "name": "near", "ts": -4.6e15, "pid": 1, "tid": 1}, {"ph": "E", "name": "near", "ts": 4.6e15, "pid": 1, "tid": 1}]')
+) AS v(doc);
 SELECT count(*) - :profiles_before AS profiles_left_behind FROM profile;

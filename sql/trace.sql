@@ -103,3 +103,11 @@ SELECT '{1:5/5#1@5..5[9999:1]}'::calltree;
 SELECT '{1:5/5#1@7..5[83:1]}'::calltree;
 -- sampled trees have no latency
 SELECT * FROM latency('{1:5/5}');
+-- a call whose events are each 9e18 apart, but that lasts 1.8e19 in all:
+-- its duration does not fit in bigint
+SELECT trace_agg(func, enter, ts ORDER BY ts, seq)
+  FROM (VALUES (1, true, -9000000000000000000, 1), (2, true, 0, 2),
+               (2, false, 9000000000000000000, 3), (1, false, 9000000000000000000, 4)) AS v(func, enter, ts, seq);
+-- 9.2e18 fits
+SELECT trace_agg(func, enter, ts ORDER BY ts)
+  FROM (VALUES (1, true, -4600000000000000000), (1, false, 4600000000000000000)) AS v(func, enter, ts);

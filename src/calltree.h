@@ -197,11 +197,38 @@ extern struct ArrayType *int4_array(const int32 *values, int32 len);
 extern int32 latency_bucket(int64 duration);
 extern int64 latency_bucket_value(int32 index);
 
+/*
+ * Exact sums of weights.  A running weight is a sum of int64 weights that
+ * may leave the int64 range midway and come back (weights can be
+ * negative), so whether it fits must not depend on the order of the terms.
+ * The sum is kept as high * 2^64 + low, with low read as unsigned: adding a
+ * term moves high by at most one, so an int32 high holds the sum of any
+ * tree's weights.
+ */
+static inline void
+calltree_wide_add(int64 *low, int32 *high, int64 term)
+{
+	uint64		before = (uint64) *low;
+	uint64		after = before + (uint64) term;
+
+	*high += (term < 0 ? -1 : 0) + (after < before ? 1 : 0);
+	*low = (int64) after;
+}
+
+/* Whether the exact sum (low, high) is an int64, which is then `low` */
+static inline bool
+calltree_wide_fits(int64 low, int32 high)
+{
+	return high == (low < 0 ? -1 : 0);
+}
+
 /* tree.c: reading stored trees */
 extern void calltree_check_header(const CallTree *tree, Size size);
+extern void calltree_check_value(const CallTree *tree);
 extern int64 *calltree_running(const CallTree *tree);
 extern int64 calltree_total_weight(const CallTree *tree);
 extern int64 calltree_add_weight(int64 a, int64 b);
+extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
 
 /*
  * tree.c: the tree builder.  A trie of func paths under construction, with a

@@ -21,8 +21,10 @@
  *
  * The document is plain ASCII: every other character is written as an XML
  * character reference, so the text is correct whatever the database and
- * client encodings are.  XML cannot hold control characters, which are
- * drawn as spaces.
+ * client encodings are.  XML 1.0 cannot hold control characters, which are
+ * drawn as spaces, nor U+FFFE, U+FFFF or surrogates, not even as references:
+ * those, and bytes that are not UTF-8, are written as U+FFFD, the
+ * replacement character.
  */
 #include "postgres.h"
 
@@ -322,13 +324,41 @@ to_utf8(const char *s)
 	return pg_server_to_any(s, strlen(s), PG_UTF8);
 }
 
+/*
+ * The bytes of the UTF-8 character at s, or 0 if s does not start one (a
+ * database in SQL_ASCII keeps any bytes): never past the terminating NUL.
+ */
+static int
+utf8_char_len(const char *s)
+{
+	int			len = pg_utf_mblen((const unsigned char *) s);
+
+	for (int i = 1; i < len; i++)
+		if (s[i] == '\0')
+			return 0;
+	return pg_utf8_islegal((const unsigned char *) s, len) ? len : 0;
+}
+
+/* Whether XML 1.0 allows the code point above ASCII (its production Char) */
+static bool
+xml_char(pg_wchar c)
+{
+	return (c >= 0x80 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+		(c >= 0x10000 && c <= 0x10FFFF);
+}
+
 static int
 utf8_chars(const char *s)
 {
 	int			chars = 0;
 
-	for (; *s; s += pg_utf_mblen((const unsigned char *) s))
+	while (*s)
+	{
+		int			len = utf8_char_len(s);
+
+		s += len > 0 ? len : 1;
 		chars++;
+	}
 	return chars;
 }
 
@@ -345,8 +375,11 @@ append_xml_text(StringInfo buf, const char *s, int max_chars)
 
 		if (c >= 0x80)
 		{
-			appendStringInfo(buf, "&#x%X;", utf8_to_unicode((const unsigned char *) s));
-			s += pg_utf_mblen((const unsigned char *) s);
+			int			len = utf8_char_len(s);
+			pg_wchar	code = len > 0 ? utf8_to_unicode((const unsigned char *) s) : 0;
+
+			appendStringInfo(buf, "&#x%X;", xml_char(code) ? code : 0xFFFD);
+			s += len > 0 ? len : 1;
 			continue;
 		}
 		s++;

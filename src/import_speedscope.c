@@ -254,6 +254,29 @@ event_error(SpeedscopeFile *file, const JsonPath *events_path, int event, int fr
 			 errhint("Events must be in time order and close frames in the reverse order they opened them.")));
 }
 
+/*
+ * to - from for two times of a profile (event times, its startValue), or
+ * an error naming the event: far-apart times must not wrap into a negative
+ * or a wrong weight.
+ */
+static int64
+event_interval(SpeedscopeFile *file, const JsonPath *events_path, int event, int frame,
+			   int64 from, int64 to, const char *from_what)
+{
+	int64		interval;
+	JsonPath	path = JSON_INDEX(events_path, event);
+
+	if (!pg_sub_s64_overflow(to, from, &interval))
+		return interval;
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("speedscope event %s (frame %d, \"%s\") is too far from %s",
+					json_path_string(&path), frame, file->frames[frame].name, from_what),
+			 errdetail("It is at " INT64_FORMAT "%s, %s at " INT64_FORMAT "%s: the interval does not fit in bigint.",
+					   to, is_time_unit(file) ? " ns" : "", from_what, from, is_time_unit(file) ? " ns" : ""),
+			 errhint("A profile's times must lie within 2^63 of each other in its unit (about 292 years in nanoseconds).")));
+}
+
 static void
 read_evented(SpeedscopeFile *file, JsonbContainer *profile, const char *thread, int64 start,
 			 const JsonPath *path)
@@ -297,8 +320,13 @@ read_evented(SpeedscopeFile *file, JsonbContainer *profile, const char *thread, 
 
 		/* the interval since the previous event belongs to the open stack */
 		if (depth > 0 && at > previous_at)
-			profile_writer_sample(file->writer, thread, time, previous_at - start,
-								  open[depth - 1].stack, at - previous_at, 0);
+			profile_writer_sample(file->writer, thread, time,
+								  event_interval(file, &events_path, i, frame, start, previous_at,
+												 "the profile's startValue"),
+								  open[depth - 1].stack,
+								  event_interval(file, &events_path, i, frame, previous_at, at,
+												 "the previous event"),
+								  0);
 		previous_at = at;
 
 		if (type[0] == 'O')

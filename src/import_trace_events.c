@@ -35,6 +35,7 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -233,6 +234,30 @@ add_event(TraceFile *file, int32 thread, int64 ts, EventOrder order, int64 tiebr
 }
 
 /* One event object of the file. */
+static pg_attribute_noreturn() void
+time_out_of_range(int index, const char *what, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("invalid trace-event file: event %d: %s", index, what),
+			 errdetail_internal("%s", detail),
+			 errhint("Events are stored in nanoseconds from the earliest one: a file's times must lie "
+					 "within 2^63 ns (about 292 years) of each other.")));
+}
+
+/* The exit time of a complete event: its ts plus its dur, checked */
+static int64
+complete_end(int64 ts, int64 duration, int index)
+{
+	int64		end;
+
+	if (pg_add_s64_overflow(ts, duration, &end))
+		time_out_of_range(index, "\"ts\" plus \"dur\" is out of range",
+						  psprintf("Its ts is " INT64_FORMAT " ns and its dur " INT64_FORMAT
+								   " ns: its exit time does not fit in bigint.", ts, duration));
+	return end;
+}
+
 static void
 read_event(TraceFile *file, JsonbContainer *object, int index)
 {
@@ -292,7 +317,8 @@ read_event(TraceFile *file, JsonbContainer *object, int index)
 		}
 		/* outermost (longest) enters first, innermost (latest) exits first */
 		add_event(file, thread, ts, ORDER_COMPLETE_ENTER, -duration, index, true, name);
-		add_event(file, thread, ts + duration, ORDER_COMPLETE_EXIT, -ts, index, false, name);
+		add_event(file, thread, complete_end(ts, duration, index), ORDER_COMPLETE_EXIT, -ts, index,
+				  false, name);
 	}
 }
 
@@ -354,6 +380,19 @@ read_trace_file(TraceFile *file, JsonbContainer *events)
 	}
 }
 
+/* An event's time from the earliest event's, checked */
+static int64
+time_since(const TraceEvent *event, int64 start)
+{
+	int64		since;
+
+	if (pg_sub_s64_overflow(event->ts, start, &since))
+		time_out_of_range(event->index, "too far from the earliest event",
+						  psprintf("It is at " INT64_FORMAT " ns, the earliest event at " INT64_FORMAT
+								   " ns: the interval does not fit in bigint.", event->ts, start));
+	return since;
+}
+
 /* Writes the sorted events, resolving nameless exits with a shadow stack. */
 static int64
 write_events(ProfileWriter *writer, TraceFile *file)
@@ -404,7 +443,7 @@ write_events(ProfileWriter *writer, TraceFile *file)
 			if (d >= 0)
 				depth = d;
 		}
-		profile_writer_event(writer, thread_label, event->ts - start, func, event->enter, i);
+		profile_writer_event(writer, thread_label, time_since(event, start), func, event->enter, i);
 	}
 	return unmatched;
 }

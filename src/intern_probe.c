@@ -2,14 +2,21 @@
  * intern_probe.c
  *	  Interned funcs, frames and stacks found by key in their unique indexes.
  *
- * Each table has one unique constraint over its key columns, NULLS NOT
- * DISTINCT (func_key, frame_key, stack_key), so a key names at most one row
- * and a NULL field is searched as IS NULL.  A probe sets one scan key per
- * index column and rescans a scan opened once, which costs an index descent
- * and a heap visibility check: no parsing, planning or executor.
+ * Each table has one constraint over its key columns, NULLS NOT DISTINCT,
+ * so a key names at most one row.  stack_key is a unique btree index: a
+ * probe sets one scan key per index column (a NULL field is searched as IS
+ * NULL) and rescans a scan opened once, which costs an index descent and a
+ * heap visibility check: no parsing, planning or executor.
+ *
+ * func_key and frame_key are exclusion constraints over a hash index of the
+ * key columns as one composite value (func_identity, frame_identity), since
+ * names can be too long for a btree entry.  A probe of those searches the
+ * composite of its key, and compares each row the index returns (a row
+ * whose key has the same hash code) in full, with the constraint's own
+ * operator: two different keys are two rows, whatever their hash codes.
  *
  * The equality functions and collations come from the index itself, so the
- * probes compare exactly as the unique constraint does.
+ * probes compare exactly as the constraint does.
  *
  * stack_key also holds the stack's id (INCLUDE), so a probe of a stack
  * reads the heap only when the visibility map cannot vouch for the page, as
@@ -18,6 +25,8 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/hash.h"
+#include "access/htup_details.h"
 #include "access/itup.h"
 #include "access/nbtree.h"
 #include "access/relscan.h"
@@ -26,14 +35,18 @@
 #include "access/tableam.h"
 #include "access/visibilitymap.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
 #include "executor/tuptable.h"
+#include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/typcache.h"
 
 #include "calltree.h"
 #include "intern_probe.h"
@@ -57,8 +70,16 @@ typedef struct KeyIndex
 	Buffer		vmbuffer;
 	int			ncolumns;
 	int			nkeys;			/* the first nkeys columns are searched */
+	StrategyNumber equal_strategy;	/* of the index's access method */
 	FmgrInfo	equal[MAX_KEY_COLUMNS];
 	ScanKeyData keys[MAX_KEY_COLUMNS];
+	/* a hash index of a composite of heap columns (func_key, frame_key) */
+	bool		hashed;
+	TupleDesc	key_desc;		/* the composite type */
+	AttrNumber	key_attnums[MAX_KEY_COLUMNS];	/* its heap columns */
+	Datum		key_values[MAX_KEY_COLUMNS];	/* the key probed for */
+	bool		key_nulls[MAX_KEY_COLUMNS];
+	HeapTuple	key_tuple;		/* and as a composite */
 } KeyIndex;
 
 struct InternProbe
@@ -127,11 +148,13 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	check_read(k->heap, k->index, k->id_attnum);
 	k->ncolumns = ncolumns;
 	k->nkeys = nkeys;
+	k->equal_strategy = k->index->rd_rel->relam == HASH_AM_OID ? HTEqualStrategyNumber
+		: BTEqualStrategyNumber;
 	for (int i = 0; i < ncolumns; i++)
 	{
 		Oid			type = k->index->rd_opcintype[i];
 		Oid			op = get_opfamily_member(k->index->rd_opfamily[i], type, type,
-											 BTEqualStrategyNumber);
+											 k->equal_strategy);
 
 		if (!OidIsValid(op))
 			elog(ERROR, "no equality operator for column %d of index \"%s\"", i + 1, index_name);
@@ -146,6 +169,34 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 	k->scan = index_beginscan(k->heap, k->index, snapshot, nkeys, 0);
 	k->scan->xs_want_itup = k->index_only;
 	k->slot = table_slot_create(k->heap, NULL);
+}
+
+/*
+ * Opens the key index of funcs or frames: a hash index over one composite
+ * of heap columns, `columns` in the composite's order, or (in a database
+ * not yet updated from version 0.1) a unique btree index of those columns.
+ */
+static void
+hashed_key_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
+				const char *const *columns, int ncolumns, Snapshot snapshot)
+{
+	Relation	index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	bool		hashed = index->rd_rel->relam == HASH_AM_OID;
+
+	index_close(index, NoLock);
+	if (!hashed)
+	{
+		key_index_open(k, namespace, heap_name, index_name, ncolumns, ncolumns, snapshot);
+		return;
+	}
+	key_index_open(k, namespace, heap_name, index_name, 1, 1, snapshot);
+	k->hashed = true;
+	/* the index stores hash codes: the composite's type is its expression's */
+	k->key_desc = lookup_rowtype_tupdesc_copy(exprType(linitial(RelationGetIndexExpressions(k->index))), -1);
+	if (k->index->rd_rel->relam != HASH_AM_OID || k->key_desc->natts != ncolumns)
+		elog(ERROR, "index \"%s\" is not a hash index of %d columns", index_name, ncolumns);
+	for (int i = 0; i < ncolumns; i++)
+		k->key_attnums[i] = calltree_column(RelationGetRelid(k->heap), columns[i]);
 }
 
 static void
@@ -169,16 +220,78 @@ key_set(KeyIndex *k, int column, Datum value, bool isnull)
 		ScanKeyEntryInitialize(key, SK_ISNULL | SK_SEARCHNULL, column + 1,
 							   InvalidStrategy, InvalidOid, InvalidOid, InvalidOid, (Datum) 0);
 	else
-		ScanKeyEntryInitializeWithInfo(key, 0, column + 1, BTEqualStrategyNumber, InvalidOid,
+		ScanKeyEntryInitializeWithInfo(key, 0, column + 1, k->equal_strategy, InvalidOid,
 									   k->index->rd_indcollation[column], &k->equal[column], value);
 }
 
+/*
+ * Field `field` of the key of funcs or frames, text or NULL: of the
+ * composite a hashed index searches, or a btree index's column.
+ */
 static void
-key_set_text(KeyIndex *k, int column, const char *s)
+hashed_key_text(KeyIndex *k, int field, const char *s)
 {
-	key_set(k, column, s ? PointerGetDatum(cstring_to_text(s)) : (Datum) 0, s == NULL);
+	Datum		value = s ? PointerGetDatum(cstring_to_text(s)) : (Datum) 0;
+
+	if (!k->hashed)
+	{
+		key_set(k, field, value, s == NULL);
+		return;
+	}
+	k->key_values[field] = value;
+	k->key_nulls[field] = s == NULL;
 }
 
+static void
+hashed_key_int(KeyIndex *k, int field, OptionalInt v, bool int4)
+{
+	Datum		value = int4 ? Int32GetDatum((int32) v.value) : Int64GetDatum(v.value);
+
+	if (!k->hashed)
+	{
+		key_set(k, field, value, !v.present);
+		return;
+	}
+	k->key_values[field] = value;
+	k->key_nulls[field] = !v.present;
+}
+
+/* Searches the composite of the fields set. */
+static void
+hashed_key_search(KeyIndex *k)
+{
+	k->key_tuple = heap_form_tuple(k->key_desc, k->key_values, k->key_nulls);
+	key_set(k, 0, HeapTupleGetDatum(k->key_tuple), false);
+}
+
+/* Whether the row in the slot has the key searched, compared in full */
+static bool
+hashed_key_matches(KeyIndex *k, TupleTableSlot *slot)
+{
+	Datum		values[MAX_KEY_COLUMNS];
+	bool		nulls[MAX_KEY_COLUMNS];
+	HeapTuple	row;
+	bool		equal;
+
+	for (int i = 0; i < k->key_desc->natts; i++)
+		values[i] = slot_getattr(slot, k->key_attnums[i], &nulls[i]);
+	row = heap_form_tuple(k->key_desc, values, nulls);
+	equal = DatumGetBool(FunctionCall2Coll(&k->equal[0], k->index->rd_indcollation[0],
+										   HeapTupleGetDatum(row), HeapTupleGetDatum(k->key_tuple)));
+	heap_freetuple(row);
+	return equal;
+}
+
+/* Frees the key of a hashed index's search */
+static void
+hashed_key_free(KeyIndex *k)
+{
+	for (int i = 0; i < k->key_desc->natts; i++)
+		if (!k->key_nulls[i] && TupleDescAttr(k->key_desc, i)->atttypid == TEXTOID)
+			pfree(DatumGetPointer(k->key_values[i]));
+	heap_freetuple(k->key_tuple);
+	k->key_tuple = NULL;
+}
 static void
 key_set_int(KeyIndex *k, int column, OptionalInt v, bool int4)
 {
@@ -228,7 +341,14 @@ key_index_next(KeyIndex *k, int64 *id, int64 *frame)
 		}
 		if (index_fetch_heap(k->scan, k->slot))
 		{
-			Datum		value = slot_getattr(k->slot, k->id_attnum, &isnull);
+			Datum		value;
+
+			if (k->hashed && !hashed_key_matches(k, k->slot))
+			{
+				ExecClearTuple(k->slot);	/* the same hash code, another key */
+				continue;
+			}
+			value = slot_getattr(k->slot, k->id_attnum, &isnull);
 
 			*id = int_value(value, isnull, k->id_is_int4);
 			if (k->frame_attnum)
@@ -251,12 +371,17 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 	int64		id = 0;
 	int64		frame;
 
+	if (k->hashed)
+		hashed_key_search(k);
 	index_rescan(k->scan, k->keys, k->nkeys, NULL, 0);
 	if (!key_index_next(k, &id, &frame))
 		id = 0;
-	for (int i = 0; i < k->nkeys; i++)
-		if (!(k->keys[i].sk_flags & SK_ISNULL) && k->index->rd_opcintype[i] == TEXTOID)
-			pfree(DatumGetPointer(k->keys[i].sk_argument));
+	if (k->hashed)
+		hashed_key_free(k);
+	else
+		for (int i = 0; i < k->nkeys; i++)
+			if (!(k->keys[i].sk_flags & SK_ISNULL) && k->index->rd_opcintype[i] == TEXTOID)
+				pfree(DatumGetPointer(k->keys[i].sk_argument));
 	MemoryContextSwitchTo(old);
 	return id;
 }
@@ -271,10 +396,12 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 	InternProbe *probe = palloc0(sizeof(InternProbe));
 	/* the control file fixes the schema: the extension is not relocatable */
 	Oid			namespace = get_namespace_oid("calltree", false);
+	static const char *const func_columns[] = {"name", "file", "resource"};
+	static const char *const frame_columns[] = {"func_id", "address", "line", "col", "implementation"};
 
 	probe->cxt = cxt;
-	key_index_open(&probe->funcs, namespace, "func", "func_key", 3, 3, func_snapshot);
-	key_index_open(&probe->frames, namespace, "frame", "frame_key", 5, 5, snapshot);
+	hashed_key_open(&probe->funcs, namespace, "func", "func_key", func_columns, 3, func_snapshot);
+	hashed_key_open(&probe->frames, namespace, "frame", "frame_key", frame_columns, 5, snapshot);
 	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
 	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
 	MemoryContextSwitchTo(old);
@@ -299,9 +426,12 @@ intern_probe_end(InternProbe *probe)
 int32
 intern_probe_func(InternProbe *probe, const char *name, const char *file, const char *resource)
 {
-	key_set_text(&probe->funcs, 0, name);
-	key_set_text(&probe->funcs, 1, file);
-	key_set_text(&probe->funcs, 2, resource);
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+	hashed_key_text(&probe->funcs, 0, name);
+	hashed_key_text(&probe->funcs, 1, file);
+	hashed_key_text(&probe->funcs, 2, resource);
+	MemoryContextSwitchTo(old);
 	return (int32) key_index_find(probe, &probe->funcs);
 }
 
@@ -309,11 +439,14 @@ int64
 intern_probe_frame(InternProbe *probe, int32 func, OptionalInt address,
 				   OptionalInt line, OptionalInt col, const char *implementation)
 {
-	key_set_int(&probe->frames, 0, SOME_INT(func), true);
-	key_set_int(&probe->frames, 1, address, false);
-	key_set_int(&probe->frames, 2, line, true);
-	key_set_int(&probe->frames, 3, col, true);
-	key_set_text(&probe->frames, 4, implementation);
+	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+	hashed_key_int(&probe->frames, 0, SOME_INT(func), true);
+	hashed_key_int(&probe->frames, 1, address, false);
+	hashed_key_int(&probe->frames, 2, line, true);
+	hashed_key_int(&probe->frames, 3, col, true);
+	hashed_key_text(&probe->frames, 4, implementation);
+	MemoryContextSwitchTo(old);
 	return key_index_find(probe, &probe->frames);
 }
 

@@ -81,7 +81,10 @@ charge_elapsed(TraceState *state, int64 ts)
 		if (pg_sub_s64_overflow(ts, state->last_ts, &elapsed))
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("trace event " INT64_FORMAT " is too far from the previous one", state->events + 1)));
+					 errmsg("trace event " INT64_FORMAT " is too far from the previous one", state->events + 1),
+					 errdetail("Its timestamp is " INT64_FORMAT ", the previous event's " INT64_FORMAT ".",
+							   ts, state->last_ts),
+					 errhint("Timestamps of one thread must lie within 2^63 of each other.")));
 		tree_builder_add_self(state->builder, state->stack[state->depth - 1].node, elapsed);
 	}
 	state->last_ts = ts;
@@ -114,8 +117,17 @@ end_calls(TraceState *state, int32 depth)
 	while (state->depth > depth)
 	{
 		OpenCall   *call = &state->stack[--state->depth];
+		int64		duration;
 
-		tree_builder_add_duration(state->builder, call->node, state->last_ts - call->entered);
+		/* each step was checked, but a call can span many of them */
+		if (pg_sub_s64_overflow(state->last_ts, call->entered, &duration))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("trace event " INT64_FORMAT " ends a call that lasts out of range", state->events),
+					 errdetail("The call was entered at " INT64_FORMAT " and ends at " INT64_FORMAT
+							   ": its duration does not fit in bigint.", call->entered, state->last_ts),
+					 errhint("Timestamps of one thread must lie within 2^63 of each other.")));
+		tree_builder_add_duration(state->builder, call->node, duration);
 	}
 }
 

@@ -89,8 +89,8 @@ child_key(int32 parent, int32 func)
 	return ((uint64) (uint32) parent << 32) | (uint32) func;
 }
 
-static void
-weight_out_of_range(void)
+void
+calltree_weight_out_of_range(void)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -106,7 +106,7 @@ calltree_add_weight(int64 a, int64 b)
 	int64		sum;
 
 	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
-		weight_out_of_range();
+		calltree_weight_out_of_range();
 	return sum;
 }
 
@@ -605,6 +605,7 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	const BuildNode *nodes = builder->nodes;
 	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *running_high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
@@ -619,32 +620,39 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	uint8		flags;
 	int64		nbuckets = 0;
 	int64		total = 0;
+	int32		total_high = 0;
 
 	/*
 	 * Liveness, running weights and subtree sizes, children before their
-	 * parents: children come after their parents in the builder.
+	 * parents: children come after their parents in the builder.  Running
+	 * weights and the total are summed exactly and must end in range: then
+	 * every reader's sums fit, whatever their order (calltree_running).
 	 */
 	for (int32 i = 0; i < n; i++)
 	{
 		live[i] = (builder->flags[i] & NODE_WEIGHED) != 0;
-		running[i] = nodes[i].self;
+		running[i] = 0;
+		calltree_wide_add(&running[i], &running_high[i], nodes[i].self);
 	}
 	for (int32 i = n - 1; i >= 0; i--)
 	{
 		if (!live[i])
 			continue;
+		if (!calltree_wide_fits(running[i], running_high[i]))
+			calltree_weight_out_of_range();
 		nlive++;
 		size[i]++;
 		if (nodes[i].parent >= 0)
 		{
 			live[nodes[i].parent] = true;
-			running[nodes[i].parent] = calltree_add_weight(running[nodes[i].parent], running[i]);
+			calltree_wide_add(&running[nodes[i].parent], &running_high[nodes[i].parent], running[i]);
 			size[nodes[i].parent] += size[i];
 		}
 		else
-			total = calltree_add_weight(total, running[i]);
+			calltree_wide_add(&total, &total_high, running[i]);
 	}
-	(void) total;				/* checked only: total() must never overflow */
+	if (!calltree_wide_fits(total, total_high))
+		calltree_weight_out_of_range(); /* total() must never overflow */
 
 	/* live children grouped by parent, counting sort; group n holds the roots */
 	for (int32 i = 0; i < n; i++)
@@ -670,13 +678,19 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	}
 	place_in_preorder(live, n, first, children, size, placed);
 
+	/*
+	 * A tree has latency when a node of it has a histogram bucket: the
+	 * flag follows from the nodes, so that equal trees have equal bytes
+	 * (a histogram without buckets is not written in the text form).
+	 */
 	flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
 	if (builder->latency)
 	{
-		flags |= CALLTREE_HAS_LATENCY;
 		for (int32 i = 0; i < n; i++)
 			if (live[i])
 				nbuckets += builder->latency[i].nbuckets;
+		if (nbuckets > 0)
+			flags |= CALLTREE_HAS_LATENCY;
 	}
 	tree = palloc_extended(calltree_size(nlive, flags, nbuckets), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	SET_VARSIZE(tree, calltree_size(nlive, flags, nbuckets));
@@ -704,7 +718,7 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (builder->calls)
 			out_calls[p] = builder->calls[i];
 	}
-	if (builder->latency)
+	if (flags & CALLTREE_HAS_LATENCY)
 		write_latency(builder, live, placed, tree);
 	if (placed_out)
 		for (int32 i = 0; i < n; i++)
@@ -712,6 +726,7 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 
 	pfree(live);
 	pfree(running);
+	pfree(running_high);
 	pfree(size);
 	pfree(first);
 	pfree(children);
@@ -753,19 +768,30 @@ calltree_check_header(const CallTree *tree, Size size)
 						   tree->version, tree->flags, tree->nnodes, size)));
 }
 
-/* Running weight of every node of a stored tree, in a new array. */
+/*
+ * Running weight of every node of a stored tree, in a new array.  The sums
+ * are exact (calltree_wide_add): a tree built here always has them in range,
+ * whatever the order of its nodes; a value that does not is refused.
+ */
 int64 *
 calltree_running(const CallTree *tree)
 {
 	int32		n = tree->nnodes;
 	const int64 *self = calltree_self(tree);
 	const int32 *parent = calltree_parent(tree);
-	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
-	memcpy(running, self, sizeof(int64) * n);
+	for (int32 i = 0; i < n; i++)
+		calltree_wide_add(&running[i], &high[i], self[i]);
 	for (int32 i = n - 1; i >= 0; i--)
+	{
+		if (!calltree_wide_fits(running[i], high[i]))
+			calltree_weight_out_of_range();
 		if (parent[i] >= 0)
-			running[parent[i]] = calltree_add_weight(running[parent[i]], running[i]);
+			calltree_wide_add(&running[parent[i]], &high[parent[i]], running[i]);
+	}
+	pfree(high);
 	return running;
 }
 
@@ -775,8 +801,62 @@ calltree_total_weight(const CallTree *tree)
 {
 	const int64 *self = calltree_self(tree);
 	int64		total = 0;
+	int32		high = 0;
 
 	for (int32 i = 0; i < tree->nnodes; i++)
-		total = calltree_add_weight(total, self[i]);
+		calltree_wide_add(&total, &high, self[i]);
+	if (!calltree_wide_fits(total, high))
+		calltree_weight_out_of_range();
 	return total;
+}
+
+static pg_attribute_noreturn() void
+invalid_node(int32 i, const CallTree *tree, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("invalid calltree: node %d (func %d) has %s", i + 1, calltree_func(tree)[i], what),
+			 errhint("Call counts are zero or more; a histogram has buckets 0..%d in order, with counts of 1 or more.",
+					 LATENCY_MAX_INDEX)));
+}
+
+/*
+ * What makes a value of the calltree type, beyond its layout: every value
+ * that passes prints, sends and reads back.  calltree_in and calltree_recv
+ * both check what they build here, so that they accept the same values.
+ *
+ * The nodes are in canonical order with parent[i] < i (the builder's
+ * work); call counts are zero or more; every running weight and the total
+ * fit in bigint, summed exactly; a histogram has its buckets in index
+ * order, in range, with counts of 1 or more, and min <= max; a node
+ * without one has min = max = 0.
+ */
+void
+calltree_check_value(const CallTree *tree)
+{
+	const int64 *calls = calltree_calls(tree);
+	const int32 *start = calltree_bucket_start(tree);
+
+	pfree(calltree_running(tree));
+	(void) calltree_total_weight(tree);
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (calls && calls[i] < 0)
+			invalid_node(i, tree, "a negative call count");
+		if (start)
+		{
+			const uint64 *buckets = calltree_buckets(tree);
+			int64		min = calltree_latency_min(tree)[i];
+			int64		max = calltree_latency_max(tree)[i];
+
+			if (start[i + 1] == start[i] ? (min != 0 || max != 0) : min > max)
+				invalid_node(i, tree, "an invalid shortest or longest call");
+			for (int32 b = start[i]; b < start[i + 1]; b++)
+				if (BUCKET_INDEX(buckets[b]) > LATENCY_MAX_INDEX || BUCKET_COUNT(buckets[b]) < 1 ||
+					(b > start[i] && BUCKET_INDEX(buckets[b]) <= BUCKET_INDEX(buckets[b - 1])))
+					invalid_node(i, tree, "an invalid histogram bucket");
+		}
+	}
 }

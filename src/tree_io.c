@@ -51,7 +51,8 @@ typedef struct OpenNode
 	int32		func;
 	int64		running;		/* as written */
 	int64		self;			/* as written */
-	int64		children_running;
+	int64		children_low;	/* the children's running weights, summed */
+	int32		children_high;	/* exactly: see calltree_wide_add */
 	int			position;		/* character where the node starts */
 } OpenNode;
 
@@ -122,11 +123,20 @@ parse_integer(TextParser *parser, int64 min, int64 max, const char *what)
 	return value;
 }
 
+/*
+ * A node's running weight as written against its self weight plus its
+ * children's, summed exactly: written in any order, the same children must
+ * give the same verdict (and calltree_out writes them in its own order).
+ */
 static void
 check_running(const TextParser *parser, const OpenNode *open)
 {
-	int64		expected = calltree_add_weight(open->self, open->children_running);
+	int64		expected = open->children_low;
+	int32		high = open->children_high;
 
+	calltree_wide_add(&expected, &high, open->self);
+	if (!calltree_wide_fits(expected, high))
+		calltree_weight_out_of_range();
 	if (expected != open->running)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -186,7 +196,8 @@ parse_calltree_text(TextParser *parser, TreeBuilder *builder)
 		node.running = parse_integer(parser, PG_INT64_MIN, PG_INT64_MAX, "running weight");
 		expect(parser, '/', "\"/\" and a self weight");
 		node.self = parse_integer(parser, PG_INT64_MIN, PG_INT64_MAX, "self weight");
-		node.children_running = 0;
+		node.children_low = 0;
+		node.children_high = 0;
 		node.node = tree_builder_child(builder, depth > 0 ? open[depth - 1].node : -1, node.func);
 		tree_builder_add_self(builder, node.node, node.self);
 		if (accept(parser, '#'))
@@ -210,8 +221,8 @@ parse_calltree_text(TextParser *parser, TreeBuilder *builder)
 		}
 		check_running(parser, &node);
 		if (depth > 0)
-			open[depth - 1].children_running =
-				calltree_add_weight(open[depth - 1].children_running, node.running);
+			calltree_wide_add(&open[depth - 1].children_low, &open[depth - 1].children_high,
+							  node.running);
 
 		/* after a node: a sibling, or the end of one or more child lists */
 		while (!accept(parser, ','))
@@ -222,8 +233,8 @@ parse_calltree_text(TextParser *parser, TreeBuilder *builder)
 			depth--;
 			check_running(parser, &open[depth]);
 			if (depth > 0)
-				open[depth - 1].children_running =
-					calltree_add_weight(open[depth - 1].children_running, open[depth].running);
+				calltree_wide_add(&open[depth - 1].children_low, &open[depth - 1].children_high,
+								  open[depth].running);
 		}
 	}
 
@@ -240,9 +251,12 @@ calltree_in(PG_FUNCTION_ARGS)
 	char	   *str = PG_GETARG_CSTRING(0);
 	TextParser	parser = {str, str};
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
+	CallTree   *tree;
 
 	parse_calltree_text(&parser, builder);
-	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+	tree = tree_builder_finish(builder);
+	calltree_check_value(tree);
+	PG_RETURN_CALLTREE_P(tree);
 }
 
 static void
@@ -303,6 +317,20 @@ calltree_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
+/* A node's call count: refused below zero, as calltree_in refuses it */
+static void
+recv_calls(StringInfo buf, TreeBuilder *builder, int32 node, int32 i)
+{
+	int64		calls = pq_getmsgint64(buf);
+
+	if (calls < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("call count out of range in node %d of binary calltree", i),
+				 errdetail("Value " INT64_FORMAT " is outside 0..%lld.", calls, (long long) PG_INT64_MAX)));
+	tree_builder_add_calls(builder, node, calls);
+}
+
 static void
 recv_latency(StringInfo buf, TreeBuilder *builder, int32 node, int32 i)
 {
@@ -341,6 +369,7 @@ calltree_recv(PG_FUNCTION_ARGS)
 	int			node_size = 16 + ((flags & CALLTREE_HAS_CALLS) ? 8 : 0) +
 		((flags & CALLTREE_HAS_LATENCY) ? 20 : 0);
 	int32	   *mapped;
+	CallTree   *tree;
 
 	if (version != CALLTREE_VERSION || (flags & ~CALLTREE_KNOWN_FLAGS) != 0 ||
 		((flags & CALLTREE_HAS_LATENCY) && !(flags & CALLTREE_HAS_CALLS)))
@@ -371,12 +400,14 @@ calltree_recv(PG_FUNCTION_ARGS)
 		mapped[i] = tree_builder_child(builder, parent < 0 ? -1 : mapped[parent], func);
 		tree_builder_add_self(builder, mapped[i], self);
 		if (flags & CALLTREE_HAS_CALLS)
-			tree_builder_add_calls(builder, mapped[i], pq_getmsgint64(buf));
+			recv_calls(buf, builder, mapped[i], i);
 		if (flags & CALLTREE_HAS_LATENCY)
 			recv_latency(buf, builder, mapped[i], i);
 	}
 	pq_getmsgend(buf);
-	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+	tree = tree_builder_finish(builder);
+	calltree_check_value(tree);
+	PG_RETURN_CALLTREE_P(tree);
 }
 
 Datum

@@ -18,15 +18,27 @@ CREATE TABLE profile (
 ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
 
+-- The keys of interned funcs and frames, as one value each.  A btree
+-- entry holds the whole key and fails past about 2.7kB (C++ and Rust
+-- symbols can be longer), so func_key and frame_key are exclusion
+-- constraints over a hash index of these values instead: the index holds
+-- hash codes, and every candidate is compared in full with the row, so
+-- two keys that differ are two rows even when their hashes are equal.
+-- Record equality takes two NULL fields as equal: NULLS NOT DISTINCT.
+CREATE TYPE func_identity AS (name text, file text, resource text);
+CREATE TYPE frame_identity AS (func_id int4, address bigint, line int4, col int4, implementation text);
+
 CREATE SEQUENCE func_id_seq AS int4;
 CREATE TABLE func (
     id       int4 PRIMARY KEY DEFAULT nextval('@extschema@.func_id_seq'),
     name     text NOT NULL,
     file     text,
     resource text,
-    CONSTRAINT func_key UNIQUE NULLS NOT DISTINCT (name, file, resource)
+    CONSTRAINT func_key EXCLUDE USING hash ((ROW(name, file, resource)::@extschema@.func_identity) WITH OPERATOR(pg_catalog.=))
 );
 ALTER SEQUENCE func_id_seq OWNED BY func.id;
+-- funcs looked up by name alone (symbolicate, users' queries)
+CREATE INDEX func_name_idx ON func USING hash (name);
 COMMENT ON TABLE func IS 'interned functions: the nodes of call trees are funcs';
 
 CREATE SEQUENCE frame_id_seq;
@@ -37,9 +49,12 @@ CREATE TABLE frame (
     line           int4,
     col            int4,
     implementation text,
-    CONSTRAINT frame_key UNIQUE NULLS NOT DISTINCT (func_id, address, line, col, implementation)
+    CONSTRAINT frame_key EXCLUDE USING hash
+        ((ROW(func_id, address, line, col, implementation)::@extschema@.frame_identity) WITH OPERATOR(pg_catalog.=))
 );
 ALTER SEQUENCE frame_id_seq OWNED BY frame.id;
+-- the frames of a func (its foreign key, symbolicate)
+CREATE INDEX frame_func_idx ON frame (func_id);
 COMMENT ON TABLE frame IS 'interned frames: many frames (addresses, lines, JIT tiers) share a func';
 
 CREATE SEQUENCE stack_id_seq;
@@ -58,7 +73,8 @@ CREATE SEQUENCE labels_id_seq;
 CREATE TABLE labels (
     id     bigint PRIMARY KEY DEFAULT nextval('@extschema@.labels_id_seq'),
     labels jsonb NOT NULL,
-    CONSTRAINT labels_key UNIQUE (labels)
+    -- a hash index, as func_key: label values can be long
+    CONSTRAINT labels_key EXCLUDE USING hash (labels WITH OPERATOR(pg_catalog.=))
 );
 ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
 COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';

@@ -19,10 +19,11 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     LOOP
+        -- spelled as func_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.func f
-         WHERE f.name = intern_func.name
-           AND f.file IS NOT DISTINCT FROM intern_func.file
-           AND f.resource IS NOT DISTINCT FROM intern_func.resource;
+         WHERE ROW(f.name, f.file, f.resource)::@extschema@.func_identity
+               OPERATOR(pg_catalog.=)
+               ROW(intern_func.name, intern_func.file, intern_func.resource)::@extschema@.func_identity;
         IF FOUND THEN
             RETURN found_id;
         END IF;
@@ -51,12 +52,12 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     LOOP
+        -- spelled as frame_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.frame f
-         WHERE f.func_id = intern_frame.func
-           AND f.address IS NOT DISTINCT FROM intern_frame.address
-           AND f.line IS NOT DISTINCT FROM intern_frame.line
-           AND f.col IS NOT DISTINCT FROM intern_frame.col
-           AND f.implementation IS NOT DISTINCT FROM intern_frame.implementation;
+         WHERE ROW(f.func_id, f.address, f.line, f.col, f.implementation)::@extschema@.frame_identity
+               OPERATOR(pg_catalog.=)
+               ROW(intern_frame.func, intern_frame.address, intern_frame.line, intern_frame.col,
+                   intern_frame.implementation)::@extschema@.frame_identity;
         IF FOUND THEN
             RETURN found_id;
         END IF;
@@ -142,7 +143,8 @@ DECLARE
     found_id bigint;
 BEGIN
     LOOP
-        SELECT l.id INTO found_id FROM @extschema@.labels l WHERE l.labels = intern_labels.labels;
+        SELECT l.id INTO found_id FROM @extschema@.labels l
+         WHERE l.labels OPERATOR(pg_catalog.=) intern_labels.labels;
         IF FOUND THEN
             RETURN found_id;
         END IF;

@@ -3,3 +3,111 @@
 -- 0.2 install and an updated 0.1 must have the same catalog, which
 -- test/t_upgrade.sh checks.
 \echo Use "ALTER EXTENSION calltree UPDATE TO '0.2'" to load this file. \quit
+
+-- Interned names of any length: func_key, frame_key and labels_key become
+-- exclusion constraints over hash indexes (see src/install/10_tables.sql),
+-- rebuilt here on the existing rows; the look-ups of the interning
+-- functions are spelled as the new keys.
+CREATE TYPE func_identity AS (name text, file text, resource text);
+CREATE TYPE frame_identity AS (func_id int4, address bigint, line int4, col int4, implementation text);
+ALTER TABLE func DROP CONSTRAINT func_key;
+ALTER TABLE func ADD CONSTRAINT func_key
+    EXCLUDE USING hash ((ROW(name, file, resource)::@extschema@.func_identity) WITH OPERATOR(pg_catalog.=));
+CREATE INDEX func_name_idx ON func USING hash (name);
+ALTER TABLE frame DROP CONSTRAINT frame_key;
+ALTER TABLE frame ADD CONSTRAINT frame_key EXCLUDE USING hash
+    ((ROW(func_id, address, line, col, implementation)::@extschema@.frame_identity) WITH OPERATOR(pg_catalog.=));
+CREATE INDEX frame_func_idx ON frame (func_id);
+ALTER TABLE labels DROP CONSTRAINT labels_key;
+ALTER TABLE labels ADD CONSTRAINT labels_key EXCLUDE USING hash (labels WITH OPERATOR(pg_catalog.=));
+
+CREATE OR REPLACE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
+RETURNS int4
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id int4;
+BEGIN
+    IF intern_func.name IS NULL THEN
+        RAISE EXCEPTION 'func name must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        -- spelled as func_key's expression, so that its index serves
+        SELECT f.id INTO found_id FROM @extschema@.func f
+         WHERE ROW(f.name, f.file, f.resource)::@extschema@.func_identity
+               OPERATOR(pg_catalog.=)
+               ROW(intern_func.name, intern_func.file, intern_func.resource)::@extschema@.func_identity;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.func AS f (name, file, resource)
+        VALUES (intern_func.name, intern_func.file, intern_func.resource)
+        ON CONFLICT ON CONSTRAINT func_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION intern_frame(func int4, address bigint DEFAULT NULL, line int4 DEFAULT NULL,
+                             col int4 DEFAULT NULL, implementation text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_frame.func IS NULL THEN
+        RAISE EXCEPTION 'frame func must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    LOOP
+        -- spelled as frame_key's expression, so that its index serves
+        SELECT f.id INTO found_id FROM @extschema@.frame f
+         WHERE ROW(f.func_id, f.address, f.line, f.col, f.implementation)::@extschema@.frame_identity
+               OPERATOR(pg_catalog.=)
+               ROW(intern_frame.func, intern_frame.address, intern_frame.line, intern_frame.col,
+                   intern_frame.implementation)::@extschema@.frame_identity;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.frame AS f (func_id, address, line, col, implementation)
+        VALUES (intern_frame.func, intern_frame.address, intern_frame.line,
+                intern_frame.col, intern_frame.implementation)
+        ON CONFLICT ON CONSTRAINT frame_key DO NOTHING
+        RETURNING f.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION intern_labels(labels jsonb)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    LOOP
+        SELECT l.id INTO found_id FROM @extschema@.labels l
+         WHERE l.labels OPERATOR(pg_catalog.=) intern_labels.labels;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.labels AS l (labels) VALUES (intern_labels.labels)
+        ON CONFLICT ON CONSTRAINT labels_key DO NOTHING
+        RETURNING l.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+END
+$$;
