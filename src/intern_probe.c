@@ -172,6 +172,21 @@ key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *in
 }
 
 /*
+ * What a query reading the key of a hashed index and the id would check:
+ * the index names no heap column (its key is an expression), so
+ * check_read saw only the id.
+ */
+static void
+check_hashed_key_read(KeyIndex *k, int ncolumns)
+{
+	AttrNumber	columns[MAX_KEY_COLUMNS + 1];
+
+	memcpy(columns, k->key_attnums, sizeof(AttrNumber) * ncolumns);
+	columns[ncolumns] = k->id_attnum;
+	calltree_check_read(RelationGetRelid(k->heap), columns, ncolumns + 1);
+}
+
+/*
  * Opens the key index of funcs or frames: a hash index over one composite
  * of heap columns, `columns` in the composite's order, or (in a database
  * not yet updated from version 0.1) a unique btree index of those columns.
@@ -197,6 +212,7 @@ hashed_key_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *i
 		elog(ERROR, "index \"%s\" is not a hash index of %d columns", index_name, ncolumns);
 	for (int i = 0; i < ncolumns; i++)
 		k->key_attnums[i] = calltree_column(RelationGetRelid(k->heap), columns[i]);
+	check_hashed_key_read(k, ncolumns);
 }
 
 static void
