@@ -5,6 +5,7 @@
 #   FUZZ_HARNESSES="…"   which harnesses (default: all of fuzz/Makefile)
 #   FUZZ_WORK=fuzz/work  the growing corpora, logs and crashes (gitignored)
 #   FUZZ_MAX_LEN=8192    the largest input tried, in bytes
+#   FUZZ_BUILD=fuzz/build  where the harnesses are built
 #
 #   fuzz/run.sh seeds    only write the seed corpora into $FUZZ_WORK/seeds
 #
@@ -22,7 +23,7 @@ fuzz_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 seconds=${FUZZ_SECONDS:-60}
 work=${FUZZ_WORK:-$fuzz_dir/work}
-build=$fuzz_dir/build
+build=${FUZZ_BUILD:-$fuzz_dir/build}
 shared=$CALLTREE_SHARED
 
 # every harness of the Makefile, unless named
