@@ -37,7 +37,7 @@ for binary in "$repo"/fuzz/build/fuzz_*; do
 	done
 	[ ${#dirs[@]} -gt 0 ] || continue
 	n=$(find "${dirs[@]}" -type f | wc -l)
-	if ! "$binary" -runs=0 "${dirs[@]}" >"$work/$h.log" 2>&1; then
+	if ! "$binary" -runs=0 -artifact_prefix="$work/" "${dirs[@]}" >"$work/$h.log" 2>&1; then
 		grep -E -A1 'fuzz check failed|runtime error|^SUMMARY' "$work/$h.log" | head -n 20 >&2
 		echo "t_fuzz_smoke: fuzz_$h crashed on one of its $n stored inputs (log above)" >&2
 		exit 1
