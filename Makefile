@@ -24,7 +24,7 @@ ifdef CI
 PG_CFLAGS += -Werror
 endif
 
-EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/
+EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/ fuzz/build/
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -39,7 +39,7 @@ $(OBJS): $(wildcard src/*.h)
 
 calltree--$(EXTVERSION).sql: $(sort $(wildcard src/install/*.sql))
 	cat $^ > $@
-.PHONY: run test bench
+.PHONY: run test bench fuzz
 
 # The two commands of the README: both install what is missing, build,
 # install, and run against a throwaway cluster that is always stopped.
@@ -51,3 +51,7 @@ test:
 
 bench:
 	@test/run.sh bench
+
+# libFuzzer harnesses of the parsers, FUZZ_SECONDS each (fuzz/README.md); not part of `make test`
+fuzz:
+	@fuzz/run.sh

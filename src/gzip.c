@@ -88,6 +88,9 @@ gzip_decompress(const char *data, size_t len, size_t max_len, const char *format
 		z.avail_out = (uInt) Min(capacity - produced, (size_t) 1 << 30);
 		ret = inflate(&z, Z_NO_FLUSH);
 		produced = (char *) z.next_out - out;
+		/* the buffer holds one byte more than the limit, even at the stream's end */
+		if (produced > max_len)
+			grow_output(&out, &capacity, max_len, format);	/* reports the limit */
 		if (ret == Z_STREAM_END)
 		{
 			size_t		used = (const char *) z.next_in - data;
@@ -106,8 +109,6 @@ gzip_decompress(const char *data, size_t len, size_t max_len, const char *format
 			gzip_error(format, len, "unexpected end of the compressed data");
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
 			gzip_error(format, (const char *) z.next_in - data, z.msg ? z.msg : "invalid data");
-		if (produced > max_len)
-			grow_output(&out, &capacity, max_len, format);	/* reports the limit */
 	}
 	inflateEnd(&z);
 	*out_len = produced;

@@ -1,0 +1,61 @@
+/*
+ * link_stubs.c
+ *	  Functions that the SQL entry points of the fuzzed files call, and that
+ *	  no harness reaches: they only satisfy the linker, and abort if called.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "calltree.h"
+#include "import.h"
+#include "pg_stubs.h"
+
+#define UNREACHED(name) \
+	fuzz_fail(__FILE__, __LINE__, "not reached", "%s is not part of the fuzzed code", name)
+
+ProfileWriter *
+profile_writer_begin(const ProfileInfo *info)
+{
+	UNREACHED("profile_writer_begin");
+}
+
+int64
+profile_writer_finish(ProfileWriter *writer)
+{
+	UNREACHED("profile_writer_finish");
+}
+
+void
+profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
+					   const char *format, ProfileInfo *info)
+{
+	UNREACHED("profile_info_from_args");
+}
+
+char *
+text_to_cstring(const text *t)
+{
+	UNREACHED("text_to_cstring");
+}
+
+void
+InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
+{
+	UNREACHED("InitMaterializedSRF");
+}
+
+void
+tuplestore_putvalues(Tuplestorestate *state, TupleDesc tdesc, Datum *values, bool *isnull)
+{
+	UNREACHED("tuplestore_putvalues");
+}
+
+ArrayType *
+int4_array(const int32 *values, int32 len)
+{
+	UNREACHED("int4_array");
+}
