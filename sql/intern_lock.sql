@@ -11,25 +11,29 @@ SELECT count(*) FILTER (WHERE locktype = 'advisory') AS advisory,
        count(*) < 100 AS few
   FROM pg_locks WHERE pid = pg_backend_pid();
 
--- A perf script of 20,000 samples, each an [unknown] frame in a library of
--- its own (at an address of its own: frames are probed by address): one
--- lock, not one per library (which ran out of shared memory).
+-- perf script of one [unknown] frame in each of n libraries (at addresses
+-- of their own: frames are probed by address)
+CREATE FUNCTION pg_temp.libraries(n int) RETURNS text LANGUAGE sql
+RETURN (SELECT string_agg(format(E'app 1/1 %s.000001: 1 cycles:\n\t %s [unknown] (/lib/l%s.so)\n',
+                                 i, to_hex(4096 + 16 * i), i), E'\n' ORDER BY i)
+          FROM generate_series(1, n) AS i);
+
+-- 20,000 samples, each in a library of its own: one lock, not one per
+-- library (which ran out of shared memory).  Rolled back: deleting 20,000
+-- frames would take minutes.
 BEGIN;
-SELECT import_perf_script(string_agg(format(E'app 1/1 %s.000001: 1 cycles:\n\t %s [unknown] (/lib/l%s.so)\n', i, to_hex(4096 + 16 * i), i),
-                                     E'\n' ORDER BY i), name => 'many libraries') AS many
-  FROM generate_series(1, 20000) AS i \gset
+SELECT import_perf_script(pg_temp.libraries(20000), name => 'many libraries') AS many \gset
 SELECT * FROM my_locks;
-COMMIT;
 SELECT count(*) AS samples, sum(weight) AS weight, count(DISTINCT f.resource) AS libraries
   FROM sample s JOIN stack st ON st.id = s.stack_id
   JOIN frame fr ON fr.id = st.frame_id JOIN func f ON f.id = fr.func_id
  WHERE s.profile_id = :many;
+ROLLBACK;
 
--- Again: every frame is known, no new row, no lock at all.
+-- Every frame known: no new row, no lock at all.
+SELECT import_perf_script(pg_temp.libraries(100), name => 'some libraries') > 0 AS imported;
 BEGIN;
-SELECT import_perf_script(string_agg(format(E'app 1/1 %s.000001: 1 cycles:\n\t %s [unknown] (/lib/l%s.so)\n', i, to_hex(4096 + 16 * i), i),
-                                     E'\n' ORDER BY i), name => 'known libraries') > 0 AS imported
-  FROM generate_series(1, 20000) AS i;
+SELECT import_perf_script(pg_temp.libraries(100), name => 'known libraries') > 0 AS imported;
 SELECT * FROM my_locks;
 COMMIT;
 
@@ -64,7 +68,7 @@ REVOKE ALL ON SCHEMA calltree FROM regress_calltree_reader, regress_calltree_lab
 REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_calltree_reader, regress_calltree_labeller;
 DROP ROLE regress_calltree_reader, regress_calltree_labeller;
 
-DELETE FROM profile WHERE name IN ('many libraries', 'known libraries');
+DELETE FROM profile WHERE name IN ('some libraries', 'known libraries');
 DELETE FROM stack st USING frame fr, func f
  WHERE fr.id = st.frame_id AND f.id = fr.func_id AND f.resource LIKE '/lib/l%.so';
 DELETE FROM frame fr USING func f WHERE f.id = fr.func_id AND f.resource LIKE '/lib/l%.so';

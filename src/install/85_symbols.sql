@@ -65,7 +65,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     found_id bigint;
-    attempt int;
 BEGIN
     IF intern_address.resource IS NULL OR intern_address.address IS NULL THEN
         RAISE EXCEPTION 'address frame resource and address must not be null'
