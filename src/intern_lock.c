@@ -47,8 +47,10 @@
  * OID of the calltree.func table (locktype "object", classid
  * 'calltree.func'::regclass, objid 0 in pg_locks).  PostgreSQL's own object
  * locks name a system catalog as their class, so no SQL command takes this
- * one; only this file does, for a caller who may insert interned rows,
- * someone who could block imports anyway by holding such a row.
+ * one; only this file does: for an import, which has inserted its profile
+ * row by then, and for the other callers once they checked that the role
+ * may insert interned rows (intern_lock_acquire_checked), which such a
+ * role could hold to block imports anyway.
  *
  * One lock, whatever the profile holds: an import takes at most this one
  * beside its tables' (perf script used to take one per library).
