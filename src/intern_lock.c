@@ -33,9 +33,10 @@
  *
  * Who takes it: the import's writer, before it writes its first pending
  * row and before it names a new address frame (import.c); symbolicate(),
- * first thing, since it renames and inserts funcs and moves frames, so an
- * address frame is either named before it ran or sees the symbols it
- * stored; intern_address() through intern_lock(), for the same reason; and
+ * first thing, since it renames and inserts funcs and moves frames: an
+ * address frame is either made before it runs, and moved by it, or named
+ * from the symbols it stored; intern_address() through intern_lock(), for
+ * the same reason; and
  * a BEFORE INSERT OR UPDATE statement trigger on func, frame, stack and
  * labels for every other statement (the intern_* functions, a user's own
  * INSERT).  Under session_replication_role = replica the triggers do not
