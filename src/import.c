@@ -41,6 +41,7 @@
 #include "copy_rows.h"
 #include "import.h"
 #include "integrity.h"
+#include "intern_lock.h"
 #include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
@@ -189,7 +190,6 @@ struct ProfileWriter
 	idcache_hash *frames;
 	idcache_hash *labels;
 	idcache_hash *thread_texts; /* thread name -> its text Datum */
-	idcache_hash *symbol_locks; /* resources whose symbols are locked */
 	idcache_hash *memo;			/* the importer's keys -> stack ids */
 	MemoryContext memo_cxt;		/* the memo's keys, packed */
 	Size		memo_bytes;
@@ -209,6 +209,7 @@ struct ProfileWriter
 	bool		stacks_loaded;	/* the cache holds every stack visible */
 	bool		bounded;		/* may empty its caches between samples */
 	int64		nsamples_seen;
+	bool		intern_locked;	/* holds the intern lock (intern_lock.c) */
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
@@ -223,8 +224,7 @@ struct ProfileWriter
 	SPIPlanPtr	insert_stacks_plan; /* fresh stacks only: no ON CONFLICT */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
-	SPIPlanPtr	lock_symbols_plan;	/* prepared on first use */
-	SPIPlanPtr	address_name_plan;	/* likewise */
+	SPIPlanPtr	address_name_plan;	/* prepared on first use */
 	SPIPlanPtr	insert_samples_plan;
 
 	/*
@@ -417,7 +417,6 @@ profile_writer_begin(const ProfileInfo *info)
 	writer->frames = idcache_create(cxt, 1024, NULL);
 	writer->labels = idcache_create(cxt, 64, NULL);
 	writer->thread_texts = idcache_create(cxt, 64, NULL);
-	writer->symbol_locks = idcache_create(cxt, 16, NULL);
 	writer->memo = idcache_create(cxt, 1024, NULL);
 	/* keys of a few hundred bytes: no rounding up to a power of two */
 	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
@@ -695,35 +694,47 @@ address_key(StringInfo key, const char *resource, int64 address)
 }
 
 /*
- * Takes once per import and resource the lock that symbolicate() of the
- * resource waits for (it moves address frames between funcs), as
- * intern_address() does; held until the transaction ends.
+ * The probes look in a new snapshot from now on (the lock on the stack
+ * table, held since the start, still keeps every row found).
  */
 static void
-lock_symbols(ProfileWriter *writer, const char *resource)
+renew_probe(ProfileWriter *writer)
 {
-	StringInfo	key = &writer->key;
-	bool		found;
-	Datum		value;
+	MemoryContext old;
 
-	resetStringInfo(key);
-	key_add_string(key, resource);
-	(void) cached_id(writer->symbol_locks, key, &found);
-	if (found)
-		return;
-	if (writer->lock_symbols_plan == NULL)
-	{
-		Oid			types[1] = {TEXTOID};
+	intern_probe_end(writer->probe);
+	UnregisterSnapshot(writer->held_snapshot);
+	CommandCounterIncrement();
+	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	/* the probe's scans live as long as the writer, not the caller's line */
+	old = MemoryContextSwitchTo(writer->cxt);
+	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
+	MemoryContextSwitchTo(old);
+}
 
-		writer->lock_symbols_plan =
-			prepare("SELECT pg_catalog.pg_advisory_xact_lock_shared(calltree.symbol_lock_key($1))", 1, types);
-	}
-	value = CStringGetTextDatum(resource);
-	if (SPI_execute_plan(writer->lock_symbols_plan, &value, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "locking the symbols of \"%s\" failed", resource);
-	SPI_freetuptable(SPI_tuptable);
-	MemoryContextSwitchTo(writer->cxt);
-	cache_id(writer->cxt, writer->symbol_locks, key, 1);
+/*
+ * Takes the intern lock (intern_lock.c) before the writer's first new row,
+ * or before it names a new address frame, and keeps it until the
+ * transaction ends: no other transaction then has uncommitted interned
+ * rows for the writer's INSERTs to wait on, and symbolicate() cannot move
+ * address frames between the naming and the commit.
+ *
+ * The writer may have waited for the lock while another import committed
+ * rows that this one thought new.  Its probes look in a new snapshot from
+ * then on, which sees them, and which no other transaction's rows can
+ * outdate while the lock is held.  Rows already pending are found by the
+ * INSERTs' ON CONFLICT and probed again (write_set).  True if the lock was
+ * taken now (and the snapshot renewed).
+ */
+static bool
+hold_intern_lock(ProfileWriter *writer)
+{
+	if (writer->intern_locked)
+		return false;
+	intern_lock_acquire();
+	writer->intern_locked = true;
+	renew_probe(writer);
+	return true;
 }
 
 /* The name of a new address frame's func: address_name(), in the writer's context */
@@ -768,8 +779,10 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 	id = cached_id(writer->frames, key, &found);
 	if (found)
 		return id;
-	lock_symbols(writer, resource);
 	id = intern_probe_address(writer->probe, resource, address);
+	/* named under the lock, so from the last symbols symbolicate() stored */
+	if (id == 0 && hold_intern_lock(writer))
+		id = intern_probe_address(writer->probe, resource, address);
 	if (id == 0)
 	{
 		char	   *name = address_name(writer, resource, address);
@@ -1519,6 +1532,10 @@ write_pending_stacks(ProfileWriter *writer)
 static void
 write_all_pending(ProfileWriter *writer)
 {
+	if (writer->pending_funcs.nwritten < writer->pending_funcs.count ||
+		writer->pending_frames.nwritten < writer->pending_frames.count ||
+		writer->pending_stacks.nwritten < writer->pending_stacks.count)
+		hold_intern_lock(writer);
 	write_pending(writer, &func_rows, &writer->pending_funcs, writer->write_funcs_plan);
 	write_pending(writer, &frame_rows, &writer->pending_frames, writer->write_frames_plan);
 	write_pending_stacks(writer);
@@ -1567,14 +1584,12 @@ free_cache_arrays(ProfileWriter *writer)
  * Empties the caches of stacks and of the importer's keys, and forgets the
  * pending rows, all written (their provisional ids are not handed out
  * again).  The funcs and frames stay cached, under their real ids.  The probes then look in a new
- * snapshot, which sees the rows this writer inserted (the lock on the stack
- * table, held since the start, still keeps every row found).
+ * snapshot, which sees the rows this writer inserted.
  */
 static void
 release_caches(ProfileWriter *writer)
 {
 	double		before = cache_bytes(writer, 0);
-	MemoryContext old;
 
 	write_all_pending(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
@@ -1601,14 +1616,7 @@ release_caches(ProfileWriter *writer)
 	writer->next_load_check = PG_INT64_MAX;
 	writer->walk_depth = 0;		/* the next walk shares nothing */
 
-	intern_probe_end(writer->probe);
-	UnregisterSnapshot(writer->held_snapshot);
-	CommandCounterIncrement();
-	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
-	/* the probe's scans live as long as the writer, not the caller's line */
-	old = MemoryContextSwitchTo(writer->cxt);
-	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
-	MemoryContextSwitchTo(old);
+	renew_probe(writer);
 	ereport(DEBUG1,
 			(errmsg_internal("calltree import: caches emptied after " INT64_FORMAT " samples",
 							 writer->nsamples_seen),

@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "intern_lock.h"
 #include "symbol_table.h"
 
 PG_FUNCTION_INFO_V1(calltree_symbolicate);
@@ -197,8 +198,8 @@ stored_symbols(Datum resource, MemoryContext cxt)
  * Stores the symbols of the new table that the stored one lacks or names
  * differently: a DELETE of the renamed starts and a plain INSERT, which is
  * much cheaper than INSERT ... ON CONFLICT for a million rows.  Only
- * symbolicate() writes symbols, under the resource's exclusive lock, so no
- * other session can insert the same start meanwhile.
+ * symbolicate() writes symbols, under the intern lock, so no other
+ * session can insert the same start meanwhile.
  */
 static void
 store_symbols(Datum resource, const SymbolTable *stored, const SymbolTable *table)
@@ -305,8 +306,8 @@ existing_funcs(Datum resource, Datum *names, int count, MemoryContext cxt)
 
 /*
  * Interns the funcs of the names whose funcs[] is still 0, with one INSERT
- * and one SELECT.  ON CONFLICT DO NOTHING waits for a concurrent insert of
- * the same func; the SELECT, a new statement, sees it.
+ * and one SELECT.  Under the intern lock no other transaction has an
+ * uncommitted func, so the INSERT waits for none.
  */
 static void
 intern_missing_funcs(Datum resource, Datum *names, int count, int32 *funcs, MemoryContext cxt)
@@ -580,15 +581,20 @@ calltree_symbolicate(PG_FUNCTION_ARGS)
 	FuncPair   *pairs;
 	int			nmoves;
 	int			npairs;
-	Oid			text_type[1] = {TEXTOID};
 
 	MemoryContextSwitchTo(caller);
 	InitMaterializedSRF(fcinfo, 0);
 
+	/*
+	 * Waits for the transactions that write interned rows, address frames
+	 * among them, and excludes them until this one ends (intern_lock.c):
+	 * every address frame is then either visible to the queries below,
+	 * each in a new snapshot, or named after this commits, from the
+	 * symbols stored here; and no uncommitted func can collide with the
+	 * renames and inserts of funcs.
+	 */
+	intern_lock_acquire_checked();
 	SPI_connect();
-	/* excludes intern_address() and other symbolicate() calls on this resource */
-	run("SELECT pg_catalog.pg_advisory_xact_lock(calltree.symbol_lock_key($1))",
-		1, text_type, &resource, SPI_OK_SELECT);
 	all = stored_symbols(resource, work);
 	MemoryContextSwitchTo(work);
 	store_symbols(resource, &all, &table);

@@ -1,10 +1,32 @@
 --------------------------------------------------------------------------
 -- Interning.  Look first (the common case, no write), then insert with
--- ON CONFLICT DO NOTHING; a concurrent session that inserted the same key
--- makes us wait for its commit, and the next look (a new snapshot under
--- READ COMMITTED) finds its row.  Under REPEATABLE READ the insert raises a
--- serialization failure instead, which the caller retries.
+-- ON CONFLICT DO NOTHING.  Every statement that writes interned rows first
+-- takes the intern lock (src/intern_lock.c), held until its transaction
+-- ends: a concurrent session that is inserting the same key makes us wait
+-- for its commit, and the next look (a new snapshot under READ COMMITTED)
+-- finds its row.  Under REPEATABLE READ the insert raises a serialization
+-- failure instead, which the caller retries.
 --------------------------------------------------------------------------
+
+-- One writer of new interned rows at a time, so that two never wait for
+-- each other's rows (a deadlock).  Not an advisory lock: no role without
+-- INSERT on an interned table can take it.
+CREATE FUNCTION intern_lock() RETURNS void
+AS 'MODULE_PATHNAME', 'calltree_intern_lock'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION intern_lock() IS 'takes the lock that writers of interned rows hold until their transaction ends; needs INSERT on func, frame, stack or labels';
+
+CREATE FUNCTION intern_lock_trigger() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_intern_lock_trigger' LANGUAGE C;
+
+CREATE TRIGGER func_intern_lock BEFORE INSERT OR UPDATE ON func
+    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
+CREATE TRIGGER frame_intern_lock BEFORE INSERT OR UPDATE ON frame
+    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
+CREATE TRIGGER stack_intern_lock BEFORE INSERT ON stack
+    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
+CREATE TRIGGER labels_intern_lock BEFORE INSERT OR UPDATE ON labels
+    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
 
 CREATE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
 RETURNS int4

@@ -31,11 +31,6 @@ SELECT pg_catalog.pg_extension_config_dump('symbol', '');
 
 CREATE INDEX frame_address_idx ON frame (address) WHERE implementation = 'address';
 
--- The lock that intern_address() takes shared and symbolicate() exclusive.
-CREATE FUNCTION symbol_lock_key(resource text) RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN pg_catalog.hashtextextended('calltree.symbols ' || resource, 0);
-
 -- The name of the func an address frame gets: the symbol with the highest
 -- start not above the address, in unsigned order (two ranges of the
 -- primary key, so no sort), else the address in hex.  PL/pgSQL, so that
@@ -75,17 +70,25 @@ BEGIN
         RAISE EXCEPTION 'address frame resource and address must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    -- symbolicate() of this resource waits for us, and we for it: frames
-    -- never move between our look-up and our insert.
-    PERFORM pg_advisory_xact_lock_shared(@extschema@.symbol_lock_key(intern_address.resource));
-    SELECT fr.id INTO found_id
-      FROM @extschema@.frame fr JOIN @extschema@.func f ON f.id = fr.func_id
-     WHERE fr.address = intern_address.address AND fr.implementation = 'address'
-       AND fr.line IS NULL AND fr.col IS NULL
-       AND f.resource = intern_address.resource;
-    IF FOUND THEN
-        RETURN found_id;
-    END IF;
+    -- A frame found keeps its id when symbolicate() moves it.  A new one is
+    -- named under the intern lock, which symbolicate() takes too: either
+    -- symbolicate() committed before, and the name comes from its symbols,
+    -- or it runs after our commit and sees the frame.  Look again under
+    -- the lock (a new snapshot): another session may have made the frame
+    -- while we waited.
+    FOR attempt IN 1 .. 2 LOOP
+        SELECT fr.id INTO found_id
+          FROM @extschema@.frame fr JOIN @extschema@.func f ON f.id = fr.func_id
+         WHERE fr.address = intern_address.address AND fr.implementation = 'address'
+           AND fr.line IS NULL AND fr.col IS NULL
+           AND f.resource = intern_address.resource;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        IF attempt = 1 THEN
+            PERFORM @extschema@.intern_lock();
+        END IF;
+    END LOOP;
     RETURN @extschema@.intern_frame(
         @extschema@.intern_func(@extschema@.address_name(intern_address.resource, intern_address.address),
                                 NULL, intern_address.resource),
