@@ -116,7 +116,7 @@ BEGIN
         PERFORM calltree.symbolicate(inp.lib, ARRAY[139637976735744]::bigint[], ARRAY['sec_dispatch_renamed']);
         PERFORM calltree.intern_address(inp.lib, 139637976739840);
         PERFORM calltree.address_name(inp.lib, 139637976731664);
-        PERFORM calltree.symbol_lock_key(inp.lib);
+        PERFORM calltree.intern_lock();
     EXCEPTION WHEN OTHERS THEN
         RAISE NOTICE 'symbols failed: %', SQLERRM;
     END;
