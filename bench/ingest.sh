@@ -13,8 +13,15 @@
 # Connects with the usual libpq variables; needs the right to create
 # databases, and pgbench beside psql.
 #
+# Then the server's CPU time per import, which the load of other processes
+# on the machine changes far less than the rate: one session imports the
+# file BENCH_INGEST_CPU_IMPORTS times (a transaction each, after 20 to warm
+# up), and the backend's CPU time (/proc/PID/schedstat, so the server must
+# run on this machine) is divided by the count.
+#
 # Environment:
 #   BENCH_INGEST_SECONDS=20   length of each pgbench run
+#   BENCH_INGEST_CPU_IMPORTS=200   imports timed for the CPU per import (0: skip)
 #   BENCH_INGEST_CLIENTS="1 4"
 #   BENCH_INGEST_DB=calltree_bench_ingest
 set -euo pipefail
@@ -25,6 +32,7 @@ DATA="$OUT_DIR/import-data/ingest.pb.gz"
 REPORT="$OUT_DIR/ingest.txt"
 SECONDS_PER_RUN=${BENCH_INGEST_SECONDS:-20}
 CLIENTS=${BENCH_INGEST_CLIENTS:-1 4}
+CPU_IMPORTS=${BENCH_INGEST_CPU_IMPORTS:-200}
 DB=${BENCH_INGEST_DB:-calltree_bench_ingest}
 TARGET_TPS_4=400
 
@@ -71,3 +79,22 @@ for c in $CLIENTS; do
 	say "$line"
 	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
 done
+
+# CPU per import, in one session
+if [ "$CPU_IMPORTS" -gt 0 ]; then
+	{
+		echo "SELECT pg_backend_pid() AS pid \\gset"
+		echo "\\setenv CT_INGEST_PID :pid"
+		for _ in $(seq 20); do cat "$work/ingest.sql"; done
+		echo "\\! cut -d' ' -f1 /proc/\$CT_INGEST_PID/schedstat > $work/cpu.before"
+		for _ in $(seq "$CPU_IMPORTS"); do cat "$work/ingest.sql"; done
+		echo "\\! cut -d' ' -f1 /proc/\$CT_INGEST_PID/schedstat > $work/cpu.after"
+	} >"$work/cpu.sql"
+	psql_ -d "$DB" -f "$work/cpu.sql" >/dev/null
+	[ -s "$work/cpu.before" ] && [ -s "$work/cpu.after" ] ||
+		die "could not read the backend's CPU time (is the server on this machine?)"
+	cpu_ms=$(awk -v b="$(cat "$work/cpu.before")" -v a="$(cat "$work/cpu.after")" -v n="$CPU_IMPORTS" \
+		'BEGIN { printf "%.2f", (a - b) / n / 1e6 }')
+	say "  CPU per import: $cpu_ms ms in the backend (mean of $CPU_IMPORTS imports in one session)"
+	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+fi

@@ -41,6 +41,7 @@
 #include "copy_rows.h"
 #include "import.h"
 #include "integrity.h"
+#include "intern_cache.h"
 #include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
@@ -492,6 +493,7 @@ profile_writer_begin(const ProfileInfo *info)
 	 * foreign key of the frames that refer to them checks them in it.
 	 */
 	integrity_hold_stacks();
+	intern_cache_open();
 	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
 	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
 	return writer;
@@ -630,10 +632,12 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 	resetStringInfo(key);
 	func_key(key, name, file, resource);
 	id = cached_id(writer->funcs, key, &found);
-	if (!found)
+	if (!found && !intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
 	{
 		id = intern_probe_func(writer->probe, name, file, resource);
-		if (id == 0)
+		if (id != 0)
+			intern_cache_put(INTERN_FUNC, key->data, key->len, id);
+		else
 		{
 			PendingFunc row;
 
@@ -642,8 +646,9 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 			row.resource = strdup_or_null(writer->cxt, resource);
 			id = pending_add(&writer->pending_funcs, &row);
 		}
-		cache_id(writer->cxt, writer->funcs, key, id);
 	}
+	if (!found)
+		cache_id(writer->cxt, writer->funcs, key, id);
 	return (int32) id;
 }
 
@@ -658,13 +663,16 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	resetStringInfo(key);
 	frame_key(key, func, address, line, col, implementation);
 	id = cached_id(writer->frames, key, &found);
-	if (!found)
+	/* the backend's cache knows frames by their real func id */
+	if (!found && !(func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
 	{
 		int64		real_func = real_id(&writer->pending_funcs, func);
 
 		id = real_func > 0
 			? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
 			: 0;
+		if (id != 0 && func > 0)
+			intern_cache_put(INTERN_FRAME, key->data, key->len, id);
 		if (id == 0)
 		{
 			PendingFrame row = {func, address, line, col,
@@ -672,8 +680,9 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 
 			id = pending_add(&writer->pending_frames, &row);
 		}
-		cache_id(writer->cxt, writer->frames, key, id);
 	}
+	if (!found)
+		cache_id(writer->cxt, writer->frames, key, id);
 	return id;
 }
 
@@ -984,8 +993,13 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	real_frame = real_id(&writer->pending_frames, frame);
 	/* on top of a row this writer inserted, no stack is visible to the probes */
 	if ((prefix == 0 || real_prefix > 0) && real_frame > 0 &&
-		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame))
+		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame) &&
+		!intern_cache_get_stack(real_prefix, real_frame, &id))
+	{
 		id = find_known_stack(writer, prefix, real_prefix, real_frame);
+		if (id != 0)
+			intern_cache_put_stack(real_prefix, real_frame, id);
+	}
 	if (id == 0)
 	{
 		PendingStack row = {prefix, frame};
@@ -1518,6 +1532,36 @@ write_all_pending(ProfileWriter *writer)
 }
 
 /*
+ * Tells the backend's cache the pending rows written since the last reset,
+ * by their real keys, for the imports to come (an abort of this
+ * transaction empties it).
+ */
+static void
+remember_written(ProfileWriter *writer)
+{
+	StringInfo	key = &writer->key;
+
+	for (int64 i = 0; i < writer->pending_funcs.nwritten; i++)
+	{
+		pending_func_key(writer, i, key);
+		intern_cache_put(INTERN_FUNC, key->data, key->len, writer->pending_funcs.written[i]);
+	}
+	for (int64 i = 0; i < writer->pending_frames.nwritten; i++)
+	{
+		pending_frame_key(writer, i, key);
+		intern_cache_put(INTERN_FRAME, key->data, key->len, writer->pending_frames.written[i]);
+	}
+	for (int64 i = 0; i < writer->pending_stacks.nwritten; i++)
+	{
+		PendingStack *row = pending_stack(writer, i);
+
+		intern_cache_put_stack(real_id(&writer->pending_stacks, row->prefix),
+							   real_id(&writer->pending_frames, row->frame),
+							   writer->pending_stacks.written[i]);
+	}
+}
+
+/*
  * The writer's importer holds no func, frame or stack id from one sample to
  * the next (collapsed stacks, perf script): between samples, the writer may
  * empty its caches to stay within calltree.import_work_mem.
@@ -1570,6 +1614,7 @@ release_caches(ProfileWriter *writer)
 	MemoryContext old;
 
 	write_all_pending(writer);
+	remember_written(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
 	realize_cached_ids(writer->frames, &writer->pending_frames);
 	pending_reset(&writer->pending_funcs);
@@ -1640,7 +1685,12 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	{
 		Datum		id_value;
 
-		id = execute_for_id(writer->intern_labels_plan, &value, &null);
+		if (!intern_cache_get(INTERN_LABELS, key->data, key->len, &id))
+		{
+			id = execute_for_id(writer->intern_labels_plan, &value, &null);
+			intern_cache_put(INTERN_LABELS, key->data, key->len, id);
+		}
+		/* cached or not: the samples' label set is held until the end */
 		id_value = Int64GetDatum(id);
 		if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
 			SPI_processed != 1)
@@ -1831,6 +1881,7 @@ profile_writer_finish(ProfileWriter *writer)
 {
 	flush_samples(writer);
 	write_all_pending(writer);	/* stacks no sample refers to still exist */
+	remember_written(writer);
 	intern_probe_end(writer->probe);
 	UnregisterSnapshot(writer->held_snapshot);
 	if (writer->weight_unit || writer->has_started_at)
