@@ -22,6 +22,7 @@ LANGUAGE sql AS $$
     UNION ALL
     SELECT 'stack -> frame', count(*) FROM calltree.stack s
      WHERE NOT EXISTS (SELECT FROM calltree.frame f WHERE f.id = s.frame_id)
+    ORDER BY 1
 $$;
 -- the interned rows of funcs named ic_*
 CREATE FUNCTION pg_temp.ic_rows() RETURNS TABLE (funcs bigint, frames bigint, stacks bigint)

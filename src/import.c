@@ -239,16 +239,16 @@ struct ProfileWriter
 	List	   *stack_columns;
 	Oid			stack_sequence; /* ids of fresh stacks */
 
-	/* the batch of samples not yet inserted */
+	/* the batch of samples not yet inserted (alloc_sample_batch) */
 	int			nsamples;
-	Datum		threads[SAMPLE_BATCH];
-	bool		thread_nulls[SAMPLE_BATCH];
-	Datum		timestamps[SAMPLE_BATCH];
-	bool		ts_nulls[SAMPLE_BATCH];
-	Datum		stack_ids[SAMPLE_BATCH];
-	Datum		weights[SAMPLE_BATCH];
-	Datum		label_ids[SAMPLE_BATCH];
-	bool		label_nulls[SAMPLE_BATCH];
+	Datum	   *threads;
+	bool	   *thread_nulls;
+	Datum	   *timestamps;
+	bool	   *ts_nulls;
+	Datum	   *stack_ids;
+	Datum	   *weights;
+	Datum	   *label_ids;
+	bool	   *label_nulls;
 	Datum		last_thread;	/* the text of the last thread seen, or 0 */
 
 	EventBatch *events;			/* made by the first event */
@@ -265,6 +265,39 @@ prepare(const char *query, int nargs, Oid *argtypes)
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
 	return plan;
+}
+
+/*
+ * The statements every import runs, prepared by the first import of the
+ * backend and kept (SPI_keepplan): planning them took a good share of a
+ * small import.  The plan cache plans them again when a table or function
+ * they use changes, or search_path does, as it would have planned them
+ * afresh.
+ */
+static struct
+{
+	SPIPlanPtr	insert_profile;
+	SPIPlanPtr	write_funcs;
+	SPIPlanPtr	write_frames;
+	SPIPlanPtr	write_stacks;
+	SPIPlanPtr	insert_stacks;
+	SPIPlanPtr	intern_labels;
+	SPIPlanPtr	lock_labels;
+	SPIPlanPtr	insert_samples;
+} kept_plans;
+
+static SPIPlanPtr
+prepare_kept(SPIPlanPtr *kept, const char *query, int nargs, Oid *argtypes)
+{
+	if (*kept == NULL)
+	{
+		SPIPlanPtr	plan = prepare(query, nargs, argtypes);
+
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "SPI_keepplan(\"%s\") failed", query);
+		*kept = plan;
+	}
+	return *kept;
 }
 
 /* Runs a plan that returns one int8 (or int4) column in one row. */
@@ -396,6 +429,25 @@ choose_copy(ProfileWriter *writer)
 	}
 }
 
+/*
+ * The arrays of the sample batch, in the writer's context, not zeroed (a
+ * sample is written before it is read): an import of a few hundred samples
+ * then touches a few pages of them, where zeroing them all would cost more
+ * than the rest of its work.
+ */
+static void
+alloc_sample_batch(ProfileWriter *writer)
+{
+	writer->threads = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->thread_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->timestamps = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->ts_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->stack_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->weights = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+}
+
 ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
@@ -434,10 +486,11 @@ profile_writer_begin(const ProfileInfo *info)
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
 	pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
+	alloc_sample_batch(writer);
 	choose_copy(writer);
 
 	SPI_connect();
-	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
+	insert_profile = prepare_kept(&kept_plans.insert_profile, "INSERT INTO calltree.profile (name, format, weight_unit, meta) "
 							 "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}')) RETURNING id",
 							 4, profile_types);
 	/*
@@ -445,34 +498,34 @@ profile_writer_begin(const ProfileInfo *info)
 	 * skipped by ON CONFLICT and found again by a probe (write_set).
 	 */
 	writer->write_funcs_plan =
-		prepare("INSERT INTO calltree.func AS t (name, file, resource) "
+		prepare_kept(&kept_plans.write_funcs, "INSERT INTO calltree.func AS t (name, file, resource) "
 				"SELECT u.name, u.file, u.resource FROM unnest($1, $2, $3) AS u(name, file, resource) "
 				"ON CONFLICT ON CONSTRAINT func_key DO NOTHING "
 				"RETURNING t.id, t.name, t.file, t.resource",
 				3, func_types);
 	writer->write_frames_plan =
-		prepare("INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
+		prepare_kept(&kept_plans.write_frames, "INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
 				"SELECT u.f, u.a, u.l, u.c, u.i FROM unnest($1, $2, $3, $4, $5) AS u(f, a, l, c, i) "
 				"ON CONFLICT ON CONSTRAINT frame_key DO NOTHING "
 				"RETURNING t.id, t.func_id, t.address, t.line, t.col, t.implementation",
 				5, frame_types);
 	writer->write_stacks_plan =
-		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+		prepare_kept(&kept_plans.write_stacks, "INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
 				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
 				"ON CONFLICT ON CONSTRAINT stack_key DO NOTHING "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->insert_stacks_plan =
-		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+		prepare_kept(&kept_plans.insert_stacks, "INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
 				"SELECT u.prefix, u.frame FROM unnest($1, $2) AS u(prefix, frame) "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
-	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
+	writer->intern_labels_plan = prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
-		prepare("SELECT l.id FROM calltree.labels l WHERE l.id = $1 FOR KEY SHARE", 1, id_types);
+		prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id = $1 FOR KEY SHARE", 1, id_types);
 	writer->insert_samples_plan =
-		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
+		prepare_kept(&kept_plans.insert_samples, "INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
 				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
 				"FROM unnest($2, $3, $4, $5, $6) AS u(thread, ts, stack_id, weight, labels_id)",
 				6, sample_types);
@@ -632,23 +685,21 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 	resetStringInfo(key);
 	func_key(key, name, file, resource);
 	id = cached_id(writer->funcs, key, &found);
-	if (!found && !intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+	if (found || intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+		return (int32) id;
+	id = intern_probe_func(writer->probe, name, file, resource);
+	if (id != 0)
+		intern_cache_put(INTERN_FUNC, key->data, key->len, id);
+	else
 	{
-		id = intern_probe_func(writer->probe, name, file, resource);
-		if (id != 0)
-			intern_cache_put(INTERN_FUNC, key->data, key->len, id);
-		else
-		{
-			PendingFunc row;
+		PendingFunc row;
 
-			row.name = MemoryContextStrdup(writer->cxt, name);
-			row.file = strdup_or_null(writer->cxt, file);
-			row.resource = strdup_or_null(writer->cxt, resource);
-			id = pending_add(&writer->pending_funcs, &row);
-		}
+		row.name = MemoryContextStrdup(writer->cxt, name);
+		row.file = strdup_or_null(writer->cxt, file);
+		row.resource = strdup_or_null(writer->cxt, resource);
+		id = pending_add(&writer->pending_funcs, &row);
 	}
-	if (!found)
-		cache_id(writer->cxt, writer->funcs, key, id);
+	cache_id(writer->cxt, writer->funcs, key, id);
 	return (int32) id;
 }
 
@@ -659,30 +710,28 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
+	int64		real_func;
 
 	resetStringInfo(key);
 	frame_key(key, func, address, line, col, implementation);
 	id = cached_id(writer->frames, key, &found);
 	/* the backend's cache knows frames by their real func id */
-	if (!found && !(func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
+	if (found || (func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
+		return id;
+	real_func = real_id(&writer->pending_funcs, func);
+	id = real_func > 0
+		? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
+		: 0;
+	if (id != 0 && func > 0)
+		intern_cache_put(INTERN_FRAME, key->data, key->len, id);
+	if (id == 0)
 	{
-		int64		real_func = real_id(&writer->pending_funcs, func);
+		PendingFrame row = {func, address, line, col,
+		strdup_or_null(writer->cxt, implementation)};
 
-		id = real_func > 0
-			? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
-			: 0;
-		if (id != 0 && func > 0)
-			intern_cache_put(INTERN_FRAME, key->data, key->len, id);
-		if (id == 0)
-		{
-			PendingFrame row = {func, address, line, col,
-			strdup_or_null(writer->cxt, implementation)};
-
-			id = pending_add(&writer->pending_frames, &row);
-		}
+		id = pending_add(&writer->pending_frames, &row);
 	}
-	if (!found)
-		cache_id(writer->cxt, writer->frames, key, id);
+	cache_id(writer->cxt, writer->frames, key, id);
 	return id;
 }
 
@@ -993,9 +1042,10 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	real_frame = real_id(&writer->pending_frames, frame);
 	/* on top of a row this writer inserted, no stack is visible to the probes */
 	if ((prefix == 0 || real_prefix > 0) && real_frame > 0 &&
-		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame) &&
-		!intern_cache_get_stack(real_prefix, real_frame, &id))
+		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame))
 	{
+		if (intern_cache_get_stack(real_prefix, real_frame, &id))
+			return id;
 		id = find_known_stack(writer, prefix, real_prefix, real_frame);
 		if (id != 0)
 			intern_cache_put_stack(real_prefix, real_frame, id);
