@@ -45,6 +45,13 @@
 #include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
+/*
+ * Fewer samples go in by INSERT even where COPY may: COPY sets up a
+ * thousand tuple slots and its buffers, about a megabyte that the process
+ * takes from the system and gives back at every import, which costs a
+ * small import more than COPY's batched writes save.
+ */
+#define COPY_SAMPLES_MIN 1000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
 int			calltree_import_work_mem = 128 * 1024;	/* GUC, kB */
 
@@ -1852,7 +1859,7 @@ flush_samples(ProfileWriter *writer)
 	for (int i = 0; i < writer->nsamples; i++)
 		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
 													 DatumGetInt64(writer->stack_ids[i])));
-	if (OidIsValid(writer->sample_relid))
+	if (OidIsValid(writer->sample_relid) && writer->nsamples >= COPY_SAMPLES_MIN)
 		copy_samples(writer);
 	else
 		insert_samples(writer);
