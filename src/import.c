@@ -291,6 +291,7 @@ static struct
 	SPIPlanPtr	intern_labels;
 	SPIPlanPtr	lock_labels;
 	SPIPlanPtr	insert_samples;
+	SPIPlanPtr	update_profile;
 } kept_plans;
 
 static SPIPlanPtr
@@ -1946,15 +1947,17 @@ profile_writer_finish(ProfileWriter *writer)
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};
 		Datum		values[3];
 		char		nulls[3] = {' ', ' ', ' '};
+		SPIPlanPtr	update = prepare_kept(&kept_plans.update_profile,
+										  "UPDATE calltree.profile "
+										  "SET weight_unit = coalesce($2, weight_unit), "
+										  "started_at = coalesce($3, started_at) WHERE id = $1",
+										  3, types);
 
 		values[0] = Int64GetDatum(writer->profile_id);
 		values[1] = text_or_null(writer->weight_unit, &nulls[1]);
 		values[2] = TimestampTzGetDatum(writer->started_at);
 		nulls[2] = writer->has_started_at ? ' ' : 'n';
-		if (SPI_execute_with_args("UPDATE calltree.profile "
-								  "SET weight_unit = coalesce($2, weight_unit), "
-								  "started_at = coalesce($3, started_at) WHERE id = $1",
-								  3, types, values, nulls, false, 0) != SPI_OK_UPDATE)
+		if (SPI_execute_plan(update, values, nulls, false, 0) != SPI_OK_UPDATE)
 			elog(ERROR, "updating profile " INT64_FORMAT " failed", writer->profile_id);
 	}
 	SPI_finish();
