@@ -46,10 +46,10 @@
 
 #define SAMPLE_BATCH 10000
 /*
- * Fewer samples go in by INSERT even where COPY may: COPY sets up a
- * thousand tuple slots and its buffers, about a megabyte that the process
- * takes from the system and gives back at every import, which costs a
- * small import more than COPY's batched writes save.
+ * An import of fewer samples writes them by INSERT even where COPY may:
+ * COPY sets up a thousand tuple slots and its buffers, about a megabyte
+ * that the process takes from the system and gives back at every import,
+ * which costs a small import more than COPY's batched writes save.
  */
 #define COPY_SAMPLES_MIN 1000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
@@ -248,6 +248,7 @@ struct ProfileWriter
 
 	/* the batch of samples not yet inserted (alloc_sample_batch) */
 	int			nsamples;
+	int64		samples_written;	/* by earlier batches */
 	Datum	   *threads;
 	bool	   *thread_nulls;
 	Datum	   *timestamps;
@@ -1860,10 +1861,12 @@ flush_samples(ProfileWriter *writer)
 	for (int i = 0; i < writer->nsamples; i++)
 		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
 													 DatumGetInt64(writer->stack_ids[i])));
-	if (OidIsValid(writer->sample_relid) && writer->nsamples >= COPY_SAMPLES_MIN)
+	if (OidIsValid(writer->sample_relid) &&
+		(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
 		copy_samples(writer);
 	else
 		insert_samples(writer);
+	writer->samples_written += writer->nsamples;
 	writer->nsamples = 0;
 }
 
