@@ -35,6 +35,15 @@ SELECT count(*) FILTER (WHERE thread = U&'Z\00FCrich') AS zurich, count(*) AS sa
   FROM sample WHERE profile_id = :id;
 RESET client_encoding;
 
+-- An import of fewer than 1,000 samples writes them by INSERT, a bigger one
+-- by COPY: the same names, 800 samples a thread, 2,400 in all.
+SELECT import_speedscope(replace(threads, '"samples": [[0, 1], [0]], "weights": [2, 1]',
+                                 '"samples": [' || repeat('[0, 1], [0], ', 399) || '[0, 1], [0]], "weights": ['
+                                 || repeat('2, 1, ', 399) || '2, 1]'), 'threads by copy') AS id FROM files \gset
+SELECT thread = E'tab\there\\N' AS tab, thread = E'line\nbreak\r\\' AS line_break,
+       thread = U&'Z\00FCrich' AS non_ascii, count(*), sum(weight)
+  FROM sample WHERE profile_id = :id GROUP BY thread ORDER BY 1, 2, 3;
+
 -- The two new stacks took consecutive ids from the stack table's sequence,
 -- the root's first; the sequence stays ahead of them.
 SELECT count(*) AS stacks,

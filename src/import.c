@@ -42,9 +42,17 @@
 #include "import.h"
 #include "integrity.h"
 #include "intern_lock.h"
+#include "intern_cache.h"
 #include "intern_probe.h"
 
 #define SAMPLE_BATCH 10000
+/*
+ * An import of fewer samples writes them by INSERT even where COPY may:
+ * COPY sets up a thousand tuple slots and its buffers, about a megabyte
+ * that the process takes from the system and gives back at every import,
+ * which costs a small import more than COPY's batched writes save.
+ */
+#define COPY_SAMPLES_MIN 1000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
 int			calltree_import_work_mem = 128 * 1024;	/* GUC, kB */
 
@@ -238,16 +246,17 @@ struct ProfileWriter
 	List	   *stack_columns;
 	Oid			stack_sequence; /* ids of fresh stacks */
 
-	/* the batch of samples not yet inserted */
+	/* the batch of samples not yet inserted (alloc_sample_batch) */
 	int			nsamples;
-	Datum		threads[SAMPLE_BATCH];
-	bool		thread_nulls[SAMPLE_BATCH];
-	Datum		timestamps[SAMPLE_BATCH];
-	bool		ts_nulls[SAMPLE_BATCH];
-	Datum		stack_ids[SAMPLE_BATCH];
-	Datum		weights[SAMPLE_BATCH];
-	Datum		label_ids[SAMPLE_BATCH];
-	bool		label_nulls[SAMPLE_BATCH];
+	int64		samples_written;	/* by earlier batches */
+	Datum	   *threads;
+	bool	   *thread_nulls;
+	Datum	   *timestamps;
+	bool	   *ts_nulls;
+	Datum	   *stack_ids;
+	Datum	   *weights;
+	Datum	   *label_ids;
+	bool	   *label_nulls;
 	Datum		last_thread;	/* the text of the last thread seen, or 0 */
 
 	EventBatch *events;			/* made by the first event */
@@ -264,6 +273,40 @@ prepare(const char *query, int nargs, Oid *argtypes)
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
 	return plan;
+}
+
+/*
+ * The statements every import runs, prepared by the first import of the
+ * backend and kept (SPI_keepplan): planning them took a good share of a
+ * small import.  The plan cache plans them again when a table or function
+ * they use changes, or search_path does, as it would have planned them
+ * afresh.
+ */
+static struct
+{
+	SPIPlanPtr	insert_profile;
+	SPIPlanPtr	write_funcs;
+	SPIPlanPtr	write_frames;
+	SPIPlanPtr	write_stacks;
+	SPIPlanPtr	insert_stacks;
+	SPIPlanPtr	intern_labels;
+	SPIPlanPtr	lock_labels;
+	SPIPlanPtr	insert_samples;
+	SPIPlanPtr	update_profile;
+} kept_plans;
+
+static SPIPlanPtr
+prepare_kept(SPIPlanPtr *kept, const char *query, int nargs, Oid *argtypes)
+{
+	if (*kept == NULL)
+	{
+		SPIPlanPtr	plan = prepare(query, nargs, argtypes);
+
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "SPI_keepplan(\"%s\") failed", query);
+		*kept = plan;
+	}
+	return *kept;
 }
 
 /* Runs a plan that returns one int8 (or int4) column in one row. */
@@ -395,6 +438,25 @@ choose_copy(ProfileWriter *writer)
 	}
 }
 
+/*
+ * The arrays of the sample batch, in the writer's context, not zeroed (a
+ * sample is written before it is read): an import of a few hundred samples
+ * then touches a few pages of them, where zeroing them all would cost more
+ * than the rest of its work.
+ */
+static void
+alloc_sample_batch(ProfileWriter *writer)
+{
+	writer->threads = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->thread_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->timestamps = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->ts_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->stack_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->weights = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+}
+
 ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
@@ -432,10 +494,11 @@ profile_writer_begin(const ProfileInfo *info)
 	pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
 	pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
+	alloc_sample_batch(writer);
 	choose_copy(writer);
 
 	SPI_connect();
-	insert_profile = prepare("INSERT INTO calltree.profile (name, format, weight_unit, meta) "
+	insert_profile = prepare_kept(&kept_plans.insert_profile, "INSERT INTO calltree.profile (name, format, weight_unit, meta) "
 							 "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}')) RETURNING id",
 							 4, profile_types);
 	/*
@@ -443,7 +506,7 @@ profile_writer_begin(const ProfileInfo *info)
 	 * skipped by ON CONFLICT and found again by a probe (write_set).
 	 */
 	writer->write_funcs_plan =
-		prepare("INSERT INTO calltree.func AS t (name, file, resource) "
+		prepare_kept(&kept_plans.write_funcs, "INSERT INTO calltree.func AS t (name, file, resource) "
 				"SELECT u.name, u.file, u.resource "
 				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) "
 				"AS u(name, file, resource) "
@@ -451,7 +514,7 @@ profile_writer_begin(const ProfileInfo *info)
 				"RETURNING t.id, t.name, t.file, t.resource",
 				3, func_types);
 	writer->write_frames_plan =
-		prepare("INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
+		prepare_kept(&kept_plans.write_frames, "INSERT INTO calltree.frame AS t (func_id, address, line, col, implementation) "
 				"SELECT u.f, u.a, u.l, u.c, u.i "
 				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3), "
 				"pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(f, a, l, c, i) "
@@ -459,24 +522,24 @@ profile_writer_begin(const ProfileInfo *info)
 				"RETURNING t.id, t.func_id, t.address, t.line, t.col, t.implementation",
 				5, frame_types);
 	writer->write_stacks_plan =
-		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+		prepare_kept(&kept_plans.write_stacks, "INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
 				"SELECT u.prefix, u.frame "
 				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(prefix, frame) "
 				"ON CONFLICT ON CONSTRAINT stack_key DO NOTHING "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->insert_stacks_plan =
-		prepare("INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
+		prepare_kept(&kept_plans.insert_stacks, "INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
 				"SELECT u.prefix, u.frame "
 				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(prefix, frame) "
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
-	writer->intern_labels_plan = prepare("SELECT calltree.intern_labels($1)", 1, labels_types);
+	writer->intern_labels_plan = prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
-		prepare("SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
+		prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
 	writer->insert_samples_plan =
-		prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
+		prepare_kept(&kept_plans.insert_samples, "INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
 				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
 				"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
 				"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, stack_id, weight, labels_id)",
@@ -498,6 +561,7 @@ profile_writer_begin(const ProfileInfo *info)
 	 * foreign key of the frames that refer to them checks them in it.
 	 */
 	integrity_hold_stacks();
+	intern_cache_open();
 	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
 	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
 	return writer;
@@ -636,20 +700,21 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 	resetStringInfo(key);
 	func_key(key, name, file, resource);
 	id = cached_id(writer->funcs, key, &found);
-	if (!found)
+	if (found || intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+		return (int32) id;
+	id = intern_probe_func(writer->probe, name, file, resource);
+	if (id != 0)
+		intern_cache_put(INTERN_FUNC, key->data, key->len, id);
+	else
 	{
-		id = intern_probe_func(writer->probe, name, file, resource);
-		if (id == 0)
-		{
-			PendingFunc row;
+		PendingFunc row;
 
-			row.name = MemoryContextStrdup(writer->cxt, name);
-			row.file = strdup_or_null(writer->cxt, file);
-			row.resource = strdup_or_null(writer->cxt, resource);
-			id = pending_add(&writer->pending_funcs, &row);
-		}
-		cache_id(writer->cxt, writer->funcs, key, id);
+		row.name = MemoryContextStrdup(writer->cxt, name);
+		row.file = strdup_or_null(writer->cxt, file);
+		row.resource = strdup_or_null(writer->cxt, resource);
+		id = pending_add(&writer->pending_funcs, &row);
 	}
+	cache_id(writer->cxt, writer->funcs, key, id);
 	return (int32) id;
 }
 
@@ -660,26 +725,28 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	StringInfo	key = &writer->key;
 	bool		found;
 	int64		id;
+	int64		real_func;
 
 	resetStringInfo(key);
 	frame_key(key, func, address, line, col, implementation);
 	id = cached_id(writer->frames, key, &found);
-	if (!found)
+	/* the backend's cache knows frames by their real func id */
+	if (found || (func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
+		return id;
+	real_func = real_id(&writer->pending_funcs, func);
+	id = real_func > 0
+		? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
+		: 0;
+	if (id != 0 && func > 0)
+		intern_cache_put(INTERN_FRAME, key->data, key->len, id);
+	if (id == 0)
 	{
-		int64		real_func = real_id(&writer->pending_funcs, func);
+		PendingFrame row = {func, address, line, col,
+		strdup_or_null(writer->cxt, implementation)};
 
-		id = real_func > 0
-			? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
-			: 0;
-		if (id == 0)
-		{
-			PendingFrame row = {func, address, line, col,
-			strdup_or_null(writer->cxt, implementation)};
-
-			id = pending_add(&writer->pending_frames, &row);
-		}
-		cache_id(writer->cxt, writer->frames, key, id);
+		id = pending_add(&writer->pending_frames, &row);
 	}
+	cache_id(writer->cxt, writer->frames, key, id);
 	return id;
 }
 
@@ -1005,7 +1072,13 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 	/* on top of a row this writer inserted, no stack is visible to the probes */
 	if ((prefix == 0 || real_prefix > 0) && real_frame > 0 &&
 		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame))
+	{
+		if (intern_cache_get_stack(real_prefix, real_frame, &id))
+			return id;
 		id = find_known_stack(writer, prefix, real_prefix, real_frame);
+		if (id != 0)
+			intern_cache_put_stack(real_prefix, real_frame, id);
+	}
 	if (id == 0)
 	{
 		PendingStack row = {prefix, frame};
@@ -1542,6 +1615,36 @@ write_all_pending(ProfileWriter *writer)
 }
 
 /*
+ * Tells the backend's cache the pending rows written since the last reset,
+ * by their real keys, for the imports to come (an abort of this
+ * transaction empties it).
+ */
+static void
+remember_written(ProfileWriter *writer)
+{
+	StringInfo	key = &writer->key;
+
+	for (int64 i = 0; i < writer->pending_funcs.nwritten; i++)
+	{
+		pending_func_key(writer, i, key);
+		intern_cache_put(INTERN_FUNC, key->data, key->len, writer->pending_funcs.written[i]);
+	}
+	for (int64 i = 0; i < writer->pending_frames.nwritten; i++)
+	{
+		pending_frame_key(writer, i, key);
+		intern_cache_put(INTERN_FRAME, key->data, key->len, writer->pending_frames.written[i]);
+	}
+	for (int64 i = 0; i < writer->pending_stacks.nwritten; i++)
+	{
+		PendingStack *row = pending_stack(writer, i);
+
+		intern_cache_put_stack(real_id(&writer->pending_stacks, row->prefix),
+							   real_id(&writer->pending_frames, row->frame),
+							   writer->pending_stacks.written[i]);
+	}
+}
+
+/*
  * The writer's importer holds no func, frame or stack id from one sample to
  * the next (collapsed stacks, perf script): between samples, the writer may
  * empty its caches to stay within calltree.import_work_mem.
@@ -1592,6 +1695,7 @@ release_caches(ProfileWriter *writer)
 	double		before = cache_bytes(writer, 0);
 
 	write_all_pending(writer);
+	remember_written(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
 	realize_cached_ids(writer->frames, &writer->pending_frames);
 	pending_reset(&writer->pending_funcs);
@@ -1655,7 +1759,12 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	{
 		Datum		id_value;
 
-		id = execute_for_id(writer->intern_labels_plan, &value, &null);
+		if (!intern_cache_get(INTERN_LABELS, key->data, key->len, &id))
+		{
+			id = execute_for_id(writer->intern_labels_plan, &value, &null);
+			intern_cache_put(INTERN_LABELS, key->data, key->len, id);
+		}
+		/* cached or not: the samples' label set is held until the end */
 		id_value = Int64GetDatum(id);
 		if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
 			SPI_processed != 1)
@@ -1767,10 +1876,12 @@ flush_samples(ProfileWriter *writer)
 	for (int i = 0; i < writer->nsamples; i++)
 		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
 													 DatumGetInt64(writer->stack_ids[i])));
-	if (OidIsValid(writer->sample_relid))
+	if (OidIsValid(writer->sample_relid) &&
+		(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
 		copy_samples(writer);
 	else
 		insert_samples(writer);
+	writer->samples_written += writer->nsamples;
 	writer->nsamples = 0;
 }
 
@@ -1846,6 +1957,7 @@ profile_writer_finish(ProfileWriter *writer)
 {
 	flush_samples(writer);
 	write_all_pending(writer);	/* stacks no sample refers to still exist */
+	remember_written(writer);
 	intern_probe_end(writer->probe);
 	UnregisterSnapshot(writer->held_snapshot);
 	if (writer->weight_unit || writer->has_started_at)
@@ -1853,15 +1965,17 @@ profile_writer_finish(ProfileWriter *writer)
 		Oid			types[3] = {INT8OID, TEXTOID, TIMESTAMPTZOID};
 		Datum		values[3];
 		char		nulls[3] = {' ', ' ', ' '};
+		SPIPlanPtr	update = prepare_kept(&kept_plans.update_profile,
+										  "UPDATE calltree.profile "
+										  "SET weight_unit = coalesce($2, weight_unit), "
+										  "started_at = coalesce($3, started_at) WHERE id OPERATOR(pg_catalog.=) $1",
+										  3, types);
 
 		values[0] = Int64GetDatum(writer->profile_id);
 		values[1] = text_or_null(writer->weight_unit, &nulls[1]);
 		values[2] = TimestampTzGetDatum(writer->started_at);
 		nulls[2] = writer->has_started_at ? ' ' : 'n';
-		if (SPI_execute_with_args("UPDATE calltree.profile "
-								  "SET weight_unit = coalesce($2, weight_unit), "
-								  "started_at = coalesce($3, started_at) WHERE id OPERATOR(pg_catalog.=) $1",
-								  3, types, values, nulls, false, 0) != SPI_OK_UPDATE)
+		if (SPI_execute_plan(update, values, nulls, false, 0) != SPI_OK_UPDATE)
 			elog(ERROR, "updating profile " INT64_FORMAT " failed", writer->profile_id);
 	}
 	SPI_finish();

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# bench/ingest.sh: the ingest rate of a fleet's small uploads (see "Ingest
+# rate" in bench/README.md).
+#
+# A small pprof profile (about 25 kB gzipped, 751 samples of 300 stacks,
+# bench/gen_pprof.py) is uploaded once into a table of a scratch database;
+# pgbench then imports it with import_pprof, one profile per transaction,
+# first with 1 client, then with 4.  After a first import every stack is
+# known, as when the hosts of a fleet upload profiles of one build.  Each
+# run's profiles are checked (samples and weight equal to the generator's)
+# and deleted.  The report goes to standard output and to bench/out/ingest.txt.
+#
+# Connects with the usual libpq variables; needs the right to create
+# databases, and pgbench beside psql.
+#
+# Then the server's CPU time per import, which the load of other processes
+# on the machine changes far less than the rate: one session imports the
+# file BENCH_INGEST_CPU_IMPORTS times (a transaction each, after 20 to warm
+# up), and the backend's CPU time (/proc/PID/schedstat, so the server must
+# run on this machine) is divided by the count.
+#
+# Environment:
+#   BENCH_INGEST_SECONDS=20   length of each pgbench run
+#   BENCH_INGEST_CPU_IMPORTS=200   imports timed for the CPU per import (0: skip)
+#   BENCH_INGEST_CLIENTS="1 4"
+#   BENCH_INGEST_DB=calltree_bench_ingest
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT_DIR="$BENCH_DIR/out"
+DATA="$OUT_DIR/import-data/ingest.pb.gz"
+REPORT="$OUT_DIR/ingest.txt"
+SECONDS_PER_RUN=${BENCH_INGEST_SECONDS:-20}
+CLIENTS=${BENCH_INGEST_CLIENTS:-1 4}
+CPU_IMPORTS=${BENCH_INGEST_CPU_IMPORTS:-200}
+DB=${BENCH_INGEST_DB:-calltree_bench_ingest}
+TARGET_TPS_4=400
+
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+psql_() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+die() { printf 'ingest: %s\n' "$*" | tee -a "$REPORT" >&2; exit 1; }
+
+mkdir -p "$OUT_DIR/import-data"
+: >"$REPORT"
+work=$(mktemp -d)
+trap 'rm -rf "$work"; psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
+
+if [ ! -s "$DATA" ]; then
+	(cd "$OUT_DIR/import-data" && python3 "$BENCH_DIR/gen_pprof.py" "$DATA" 0.1 300) >/dev/null
+fi
+expect() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$DATA.expect.json" "$1"; }
+samples=$(expect samples)
+weight=$(expect total_weight)
+
+psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+psql_ -d "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
+	CREATE EXTENSION calltree;
+	CREATE TABLE ingest_file AS SELECT decode(:'data', 'base64') AS data;
+	-- the first import makes every func, frame and stack
+	SELECT calltree.import_pprof(data, name => 'first') FROM ingest_file;
+SQL
+echo "SELECT calltree.import_pprof(data, name => 'ingest') FROM ingest_file;" >"$work/ingest.sql"
+
+say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samples samples), one profile per transaction, ${SECONDS_PER_RUN} s per run"
+for c in $CLIENTS; do
+	"$PG_BIN/pgbench" -n -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
+		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"
+	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$work/pgbench.out")
+	bad=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
+	                                  WHERE p.name = 'ingest' GROUP BY p.id
+	                                 HAVING count(s.*) <> $samples OR coalesce(sum(s.weight), 0) <> $weight) x")
+	n=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
+	[ "$bad" = 0 ] || die "$bad of $n profiles imported with $c clients are incomplete"
+	line="  $c client(s): $tps profiles/s ($n profiles, all complete)"
+	if [ "$c" = 4 ]; then
+		if awk "BEGIN { exit !($tps >= $TARGET_TPS_4) }"; then line="$line  target >= $TARGET_TPS_4/s: met"; else line="$line  target >= $TARGET_TPS_4/s: MISSED"; fi
+	fi
+	say "$line"
+	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+done
+
+# CPU per import, in one session
+if [ "$CPU_IMPORTS" -gt 0 ]; then
+	{
+		echo "SELECT pg_backend_pid() AS pid \\gset"
+		echo "\\setenv CT_INGEST_PID :pid"
+		for _ in $(seq 20); do cat "$work/ingest.sql"; done
+		echo "\\! cut -d' ' -f1 /proc/\$CT_INGEST_PID/schedstat > $work/cpu.before"
+		for _ in $(seq "$CPU_IMPORTS"); do cat "$work/ingest.sql"; done
+		echo "\\! cut -d' ' -f1 /proc/\$CT_INGEST_PID/schedstat > $work/cpu.after"
+	} >"$work/cpu.sql"
+	psql_ -d "$DB" -f "$work/cpu.sql" >/dev/null
+	[ -s "$work/cpu.before" ] && [ -s "$work/cpu.after" ] ||
+		die "could not read the backend's CPU time (is the server on this machine?)"
+	cpu_ms=$(awk -v b="$(cat "$work/cpu.before")" -v a="$(cat "$work/cpu.after")" -v n="$CPU_IMPORTS" \
+		'BEGIN { printf "%.2f", (a - b) / n / 1e6 }')
+	say "  CPU per import: $cpu_ms ms in the backend (mean of $CPU_IMPORTS imports in one session)"
+	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+fi
