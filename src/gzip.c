@@ -47,13 +47,16 @@ gzip_error(const char *format, size_t at, const char *what)
 	pg_unreachable();
 }
 
-/* Grows the output buffer by doubling, up to max_len (plus one byte to detect overflow). */
+/*
+ * Grows the output buffer by doubling, up to header + max_len (plus one
+ * byte to detect overflow).
+ */
 static void
-grow_output(char **out, size_t *capacity, size_t max_len, const char *format)
+grow_output(char **out, size_t *capacity, size_t max_len, size_t header, const char *format)
 {
-	size_t		wanted = Min(*capacity * 2, max_len + 1);
+	size_t		wanted = Min(*capacity * 2, header + max_len + 1);
 
-	if (*capacity > max_len)
+	if (*capacity > header + max_len)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("decompressed %s data is larger than %zu bytes", format, max_len),
@@ -63,12 +66,13 @@ grow_output(char **out, size_t *capacity, size_t max_len, const char *format)
 }
 
 char *
-gzip_decompress(const char *data, size_t len, size_t max_len, const char *format, size_t *out_len)
+gzip_decompress(const char *data, size_t len, size_t max_len, const char *format,
+				size_t header, size_t *out_len)
 {
 	z_stream	z;
-	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1);
+	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1) + header;
 	char	   *out = palloc_extended(capacity, MCXT_ALLOC_HUGE);
-	size_t		produced = 0;
+	size_t		produced = header;
 	int			ret;
 
 	memset(&z, 0, sizeof(z));
@@ -83,7 +87,7 @@ gzip_decompress(const char *data, size_t len, size_t max_len, const char *format
 		/* zlib counts in uInt: feed it at most 1 GB at a time */
 		z.avail_in = (uInt) Min(len - (size_t) ((const char *) z.next_in - data), (size_t) 1 << 30);
 		if (produced == capacity)
-			grow_output(&out, &capacity, max_len, format);
+			grow_output(&out, &capacity, max_len, header, format);
 		z.next_out = (Bytef *) out + produced;
 		z.avail_out = (uInt) Min(capacity - produced, (size_t) 1 << 30);
 		ret = inflate(&z, Z_NO_FLUSH);
@@ -106,11 +110,11 @@ gzip_decompress(const char *data, size_t len, size_t max_len, const char *format
 			gzip_error(format, len, "unexpected end of the compressed data");
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
 			gzip_error(format, (const char *) z.next_in - data, z.msg ? z.msg : "invalid data");
-		if (produced > max_len)
-			grow_output(&out, &capacity, max_len, format);	/* reports the limit */
+		if (produced - header > max_len)
+			grow_output(&out, &capacity, max_len, header, format);	/* reports the limit */
 	}
 	inflateEnd(&z);
-	*out_len = produced;
+	*out_len = produced - header;
 	return out;
 }
 

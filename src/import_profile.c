@@ -324,25 +324,76 @@ profile_utf8_bom_length(const char *data, size_t len)
 	return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
-/* gzip decompressed, UTF-16 as UTF-8, a UTF-8 byte-order mark dropped */
+/*
+ * gzip decompressed, UTF-16 as UTF-8, a UTF-8 byte-order mark dropped.
+ * *header: the data is decompressed, after VARHDRSZ bytes of its buffer
+ * that are free for a varlena header.
+ */
 static const char *
-unwrap(const char *data, size_t *len)
+unwrap(const char *data, size_t *len, bool *header)
 {
+	*header = false;
 	if (gzip_is_compressed(data, *len))
-		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "profile", len);
+	{
+		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "profile", VARHDRSZ, len) + VARHDRSZ;
+		*header = true;
+	}
 
 	if (*len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE)
+	{
 		data = utf16_to_utf8((const unsigned char *) data, *len, false, len);
+		*header = false;
+	}
 	else if (*len >= 2 && (unsigned char) data[0] == 0xFE && (unsigned char) data[1] == 0xFF)
+	{
 		data = utf16_to_utf8((const unsigned char *) data, *len, true, len);
+		*header = false;
+	}
 	else
 	{
 		size_t		bom = profile_utf8_bom_length(data, *len);
 
 		data += bom;
 		*len -= bom;
+		*header = *header && bom == 0;
 	}
 	return data;
+}
+
+/*
+ * The data as a varlena (a text or a bytea), made in place when unwrap left
+ * room for its header: decompressed data is held once.
+ */
+static struct varlena *
+varlena_of(const char *data, size_t len, bool header)
+{
+	struct varlena *value;
+
+	if (header)
+		value = (struct varlena *) (data - VARHDRSZ);
+	else
+	{
+		value = palloc(VARHDRSZ + len);
+		memcpy(VARDATA(value), data, len);
+	}
+	SET_VARSIZE(value, VARHDRSZ + len);
+	return value;
+}
+
+/* UTF-8 data as text in the database's encoding; in place if it needs no conversion */
+static Datum
+server_text(const char *data, size_t len, bool header)
+{
+	char	   *converted = pg_any_to_server(data, (int) len, PG_UTF8);
+	text	   *value;
+
+	if (converted == data)
+		return PointerGetDatum(varlena_of(data, len, header));
+	if (header)
+		pfree((char *) data - VARHDRSZ);
+	value = cstring_to_text(converted);
+	pfree(converted);
+	return PointerGetDatum(value);
 }
 
 int64
@@ -351,12 +402,13 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 {
 	Datum		content;
 	size_t		i = 0;
+	bool		header;
 
 	if (len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("profile data is empty")));
-	data = unwrap(data, &len);
+	data = unwrap(data, &len, &header);
 	while (i < len && isspace((unsigned char) data[i]))
 		i++;
 	if (i == len)
@@ -369,18 +421,16 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 	profile_options_check(format, options);
 	if (format == FORMAT_PPROF)
 	{
-		bytea	   *bytes = palloc(VARHDRSZ + len);
+		bytea	   *bytes = varlena_of(data, len, header);
 		Datum		args[4] = {PointerGetDatum(bytes), options->sample_type.value, name.value, meta.value};
 		bool		nulls[4] = {false, options->sample_type.isnull, name.isnull, meta.isnull};
 
-		SET_VARSIZE(bytes, VARHDRSZ + len);
-		memcpy(VARDATA(bytes), data, len);
 		return DatumGetInt64(call_importer(calltree_import_pprof, 4, args, nulls));
 	}
 
 	/* text: UTF-8 into the database's encoding */
 	check_utf8(data, len, format);
-	content = PointerGetDatum(cstring_to_text(pg_any_to_server(pnstrdup(data, len), (int) len, PG_UTF8)));
+	content = server_text(data, len, header);
 	switch (format)
 	{
 		case FORMAT_PERF_SCRIPT:
