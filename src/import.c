@@ -1412,64 +1412,73 @@ fresh_stack(ProfileWriter *writer, int64 index)
 		inserted_here(&writer->pending_frames, row->frame);
 }
 
+/* The gathered fresh stacks by COPY */
+static void
+copy_fresh_stacks(ProfileWriter *writer)
+{
+	FreshStacks *fresh = &writer->fresh;
+	CopyRows   *rows = &writer->copy;
+
+	copy_rows_reset(rows);
+	for (int i = 0; i < fresh->count; i++)
+	{
+		copy_rows_int8(rows, fresh->ids[i]);
+		if (fresh->prefixes[i] == 0)
+			copy_rows_null(rows);
+		else
+			copy_rows_int8(rows, fresh->prefixes[i]);
+		copy_rows_int8(rows, fresh->frames[i]);
+		copy_rows_end_row(rows);
+	}
+	integrity_copy_vouched(rows, writer->stack_relid, writer->stack_columns);
+}
+
+/* The gathered fresh stacks by INSERT (row security applies) */
+static void
+insert_fresh_stacks(ProfileWriter *writer)
+{
+	FreshStacks *fresh = &writer->fresh;
+	int			n = fresh->count;
+	Datum	   *values = palloc(sizeof(Datum) * n * 3);
+	bool	   *nulls = palloc0(sizeof(bool) * n * 3);
+	Datum		args[3];
+	int			ret;
+
+	for (int i = 0; i < n; i++)
+	{
+		values[i] = Int64GetDatum(fresh->ids[i]);
+		values[n + i] = Int64GetDatum(fresh->prefixes[i]);
+		nulls[n + i] = fresh->prefixes[i] == 0;
+		values[2 * n + i] = Int64GetDatum(fresh->frames[i]);
+	}
+	for (int a = 0; a < 3; a++)
+		args[a] = PointerGetDatum(int8_array(values + a * n, nulls + a * n, n));
+	ret = integrity_execute_vouched(writer->insert_stacks_plan, args);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
+		elog(ERROR, "inserting stacks returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	for (int a = 0; a < 3; a++)
+		pfree(DatumGetPointer(args[a]));
+	pfree(values);
+	pfree(nulls);
+}
+
 /*
- * Writes the gathered fresh stacks in one statement: by COPY, or where row
- * security applies to the stack table, by INSERT.  Their ids are given, so
- * a stack may have its prefix among them.
+ * Writes the gathered fresh stacks in one statement.  Their ids are given,
+ * so a stack may have its prefix among them.
  */
 static void
 write_fresh_stacks(ProfileWriter *writer)
 {
-	FreshStacks *fresh = &writer->fresh;
-	int			n = fresh->count;
-
-	if (n == 0)
+	if (writer->fresh.count == 0)
 		return;
 	if (OidIsValid(writer->stack_relid))
-	{
-		CopyRows   *rows = &writer->copy;
-
-		copy_rows_reset(rows);
-		for (int i = 0; i < n; i++)
-		{
-			copy_rows_int8(rows, fresh->ids[i]);
-			if (fresh->prefixes[i] == 0)
-				copy_rows_null(rows);
-			else
-				copy_rows_int8(rows, fresh->prefixes[i]);
-			copy_rows_int8(rows, fresh->frames[i]);
-			copy_rows_end_row(rows);
-		}
-		integrity_copy_vouched(rows, writer->stack_relid, writer->stack_columns);
-	}
+		copy_fresh_stacks(writer);
 	else
-	{
-		Datum	   *values = palloc(sizeof(Datum) * n * 3);
-		bool	   *nulls = palloc0(sizeof(bool) * n * 3);
-		Datum		args[3];
-		int			ret;
-
-		for (int i = 0; i < n; i++)
-		{
-			values[i] = Int64GetDatum(fresh->ids[i]);
-			values[n + i] = Int64GetDatum(fresh->prefixes[i]);
-			nulls[n + i] = fresh->prefixes[i] == 0;
-			values[2 * n + i] = Int64GetDatum(fresh->frames[i]);
-		}
-		for (int a = 0; a < 3; a++)
-			args[a] = PointerGetDatum(int8_array(values + a * n, nulls + a * n, n));
-		ret = integrity_execute_vouched(writer->insert_stacks_plan, args);
-		if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
-			elog(ERROR, "inserting stacks returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
-		MemoryContextSwitchTo(writer->cxt);
-		for (int a = 0; a < 3; a++)
-			pfree(DatumGetPointer(args[a]));
-		pfree(values);
-		pfree(nulls);
-	}
-	note_interned(writer, n);
+		insert_fresh_stacks(writer);
+	note_interned(writer, writer->fresh.count);
 	MemoryContextSwitchTo(writer->cxt);
-	fresh->count = 0;
+	writer->fresh.count = 0;
 }
 
 /*
@@ -1552,11 +1561,11 @@ write_pending_stacks(ProfileWriter *writer)
 		int64		n = first[l + 1] - first[l];
 		int64		nknown = 0;
 
-		if ((l & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
 		/* the fresh stacks wait; the others are gathered at the set's start */
 		for (int64 i = 0; i < n; i++)
 		{
+			if (((first[l] + i) & 0x3FFF) == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (fresh_stack(writer, set[i]))
 				add_fresh_stack(writer, set[i]);
 			else
