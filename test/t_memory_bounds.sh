@@ -13,9 +13,9 @@
 # under the case's budget.  The JSON documents, at a calltree.import_work_mem
 # of 8MB, must be refused with program_limit_exceeded before they are
 # expanded; the others must import.  Before the budgets held, the cases took
-# (in MB): deep_collapsed 252, deep_pprof 230, stream_batches 101,
-# cpuprofile 481, speedscope 681, firefox 189, trace_events 1,100,
-# gzip_collapsed 306.
+# (in MB): deep_collapsed 249, deep_pprof 228, stream_batches 102,
+# cpuprofile 478, speedscope 679, firefox 186, trace_events 219,
+# gzip_collapsed 304.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
