@@ -168,8 +168,14 @@ gzip_check(const char *data, size_t len, size_t max_len, const char *format)
 }
 
 char *
-gzip_decompress(const char *data, size_t len, size_t max_len, const char *format,
-				size_t header, size_t *out_len)
+gzip_decompress(const char *data, size_t len, size_t max_len, const char *format, size_t *out_len)
+{
+	return gzip_decompress_after(data, len, max_len, format, 0, out_len);
+}
+
+char *
+gzip_decompress_after(const char *data, size_t len, size_t max_len, const char *format,
+					  size_t header, size_t *out_len)
 {
 	GzipReader *r = gzip_reader_begin(data, len, format);
 	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1) + header;

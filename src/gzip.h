@@ -14,14 +14,18 @@ extern bool gzip_is_compressed(const char *data, size_t len);
 
 /*
  * Decompresses a gzip stream (several members in a row are allowed, as
- * gzip(1) writes them) into a new palloc'd buffer, after `header` bytes
- * left for the caller (a varlena header: the data then becomes a datum
- * without a copy).  Corrupt or truncated data and output larger than
- * max_len are errors naming the format and the offset in the compressed
- * input.
+ * gzip(1) writes them) into a new palloc'd buffer.  Corrupt or truncated
+ * data and output larger than max_len are errors naming the format and the
+ * offset in the compressed input.
  */
 extern char *gzip_decompress(const char *data, size_t len, size_t max_len,
-							 const char *format, size_t header, size_t *out_len);
+							 const char *format, size_t *out_len);
+/*
+ * The same, after `header` bytes of the buffer left for the caller (a
+ * varlena header: the data then becomes a datum without a copy).
+ */
+extern char *gzip_decompress_after(const char *data, size_t len, size_t max_len,
+								   const char *format, size_t header, size_t *out_len);
 
 /*
  * The same, a piece at a time: gzip_reader_read fills buf as far as the

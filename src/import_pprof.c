@@ -446,7 +446,7 @@ pprof_bytes(bytea *data, size_t *len)
 				 errmsg("invalid pprof data: the input is empty"),
 				 errhint("Pass the bytes of a pprof file, gzip-compressed or not.")));
 	if (gzip_is_compressed(raw, raw_len))
-		return (const uint8 *) gzip_decompress(raw, raw_len, PPROF_MAX_DECOMPRESSED, "pprof", 0, len);
+		return (const uint8 *) gzip_decompress(raw, raw_len, PPROF_MAX_DECOMPRESSED, "pprof", len);
 	*len = raw_len;
 	return (const uint8 *) raw;
 }

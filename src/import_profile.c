@@ -336,7 +336,7 @@ unwrap(const char *data, size_t *len, bool *header)
 	*header = false;
 	if (gzip_is_compressed(data, *len))
 	{
-		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "profile", VARHDRSZ, len) + VARHDRSZ;
+		data = gzip_decompress_after(data, *len, PROFILE_MAX_BYTES, "profile", VARHDRSZ, len) + VARHDRSZ;
 		*header = true;
 	}
 
