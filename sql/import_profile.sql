@@ -95,6 +95,11 @@ SELECT count(*) = :profiles AS nothing_left_behind FROM profile;
 -- character alone is text too (here in a func name); bytes that are not
 -- text (NUL, or invalid UTF-8 with control characters) are pprof
 SELECT import_profile(convert_to(E'a;b 1\na;c 2\n', 'UTF8') || '\xe9'::bytea || convert_to(E'; 3\n', 'UTF8'));
+-- the same text gzip-compressed, parsed as it is decompressed: the same
+-- error; and a gzipped text with a UTF-8 byte-order mark (a;b 1, a;c 2)
+SELECT import_profile('\x1f8b08000000000002034bb44e5230e44ab44e5630e27a69ad60cc0500123bc0ac11000000'::bytea);
+SELECT import_profile('\x1f8b08000000000002037bbf7b7fa27592822157a275b282111700e2b876630f000000'::bytea, 'gzipped bom') AS gzipped_bom \gset
+SELECT total(stack_agg(stack_id, weight)) AS gzipped_bom_total FROM sample WHERE profile_id = :gzipped_bom;
 SELECT import_profile(convert_to(E'{"shared": {"frames": []},\n"profiles": ["', 'UTF8') || '\xc0'::bytea || convert_to('"]}', 'UTF8'));
 SELECT import_profile(convert_to(E'a;b 1\n', 'UTF8') || '\x11'::bytea || convert_to(E'a 2\n', 'UTF8')) AS control \gset
 SELECT encode(convert_to(f.name, 'UTF8'), 'escape') AS name, s.weight

@@ -32,6 +32,7 @@
 #include "parser/parse_relation.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -162,9 +163,16 @@ check_insert_privileges(ParseState *pstate, Relation rel, List *columns)
 	ExecCheckRTPerms(pstate->p_rtable, true);
 }
 
+/*
+ * What COPY leaves in the current memory context (the parse state, its
+ * range table, the options, about 5 kB) goes with a context of the call's
+ * own: a writer may COPY many times in one call.
+ */
 uint64
 copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 {
+	MemoryContext cxt;
+	MemoryContext old;
 	Relation	rel;
 	ParseState *pstate;
 	List	   *options;
@@ -175,6 +183,8 @@ copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 		return 0;
 	if (reading != NULL)
 		elog(ERROR, "copy_rows_insert() called while it runs");
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree COPY", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
 	rel = table_open(relid, RowExclusiveLock);
 	pstate = make_parsestate(NULL);
 	check_insert_privileges(pstate, rel, columns);
@@ -201,8 +211,9 @@ copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 	PopActiveSnapshot();
 	CommandCounterIncrement();
 
-	free_parsestate(pstate);
 	table_close(rel, NoLock);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 	if (processed != (uint64) rows->nrows)
 		elog(ERROR, "COPY into %s wrote " UINT64_FORMAT " of " INT64_FORMAT " rows",
 			 get_rel_name(relid), processed, rows->nrows);

@@ -47,71 +47,151 @@ gzip_error(const char *format, size_t at, const char *what)
 	pg_unreachable();
 }
 
-/* Grows the output buffer by doubling, up to max_len (plus one byte to detect overflow). */
+pg_attribute_noreturn()
 static void
-grow_output(char **out, size_t *capacity, size_t max_len, const char *format)
+too_large(const char *format, size_t max_len)
 {
-	size_t		wanted = Min(*capacity * 2, max_len + 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("decompressed %s data is larger than %zu bytes", format, max_len),
+			 errhint("Split the profile, or import it uncompressed in smaller parts.")));
+	pg_unreachable();
+}
 
-	if (*capacity > max_len)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("decompressed %s data is larger than %zu bytes", format, max_len),
-				 errhint("Split the profile, or import it uncompressed in smaller parts.")));
+/*
+ * Grows the output buffer by doubling, up to header + max_len (plus one
+ * byte to detect overflow).
+ */
+static void
+grow_output(char **out, size_t *capacity, size_t max_len, size_t header, const char *format)
+{
+	size_t		wanted = Min(*capacity * 2, header + max_len + 1);
+
+	if (*capacity > header + max_len)
+		too_large(format, max_len);
 	*out = repalloc_huge(*out, wanted);
 	*capacity = wanted;
+}
+
+struct GzipReader
+{
+	z_stream	z;
+	const char *data;
+	size_t		len;
+	const char *format;
+	bool		ended;
+};
+
+GzipReader *
+gzip_reader_begin(const char *data, size_t len, const char *format)
+{
+	GzipReader *r = palloc0(sizeof(GzipReader));
+
+	r->z.zalloc = zlib_alloc;
+	r->z.zfree = zlib_free;
+	if (inflateInit2(&r->z, GZIP_WINDOW_BITS) != Z_OK)
+		elog(ERROR, "inflateInit2 failed: %s", r->z.msg ? r->z.msg : "unknown error");
+	r->z.next_in = (Bytef *) data;
+	r->data = data;
+	r->len = len;
+	r->format = format;
+	return r;
+}
+
+size_t
+gzip_reader_read(GzipReader *r, char *buf, size_t size)
+{
+	z_stream   *z = &r->z;
+	size_t		produced = 0;
+
+	while (produced < size && !r->ended)
+	{
+		size_t		used = (const char *) z->next_in - r->data;
+		int			ret;
+
+		CHECK_FOR_INTERRUPTS();
+		/* zlib counts in uInt: feed it at most 1 GB at a time */
+		z->avail_in = (uInt) Min(r->len - used, (size_t) 1 << 30);
+		z->next_out = (Bytef *) buf + produced;
+		z->avail_out = (uInt) Min(size - produced, (size_t) 1 << 30);
+		ret = inflate(z, Z_NO_FLUSH);
+		produced = (char *) z->next_out - buf;
+		used = (const char *) z->next_in - r->data;
+		if (ret == Z_STREAM_END)
+		{
+			/* another gzip member may follow; anything else is an error */
+			if (used == r->len)
+				r->ended = true;
+			else if (!gzip_is_compressed(r->data + used, r->len - used))
+				gzip_error(r->format, used, "trailing bytes after the gzip stream");
+			else if (inflateReset(z) != Z_OK)
+				gzip_error(r->format, used, "cannot restart for the next member");
+			continue;
+		}
+		/* no progress with room left to write: the input is used up */
+		if (ret == Z_BUF_ERROR && z->avail_out > 0 && used == r->len)
+			gzip_error(r->format, r->len, "unexpected end of the compressed data");
+		if (ret != Z_OK && ret != Z_BUF_ERROR)
+			gzip_error(r->format, used, z->msg ? z->msg : "invalid data");
+	}
+	return produced;
+}
+
+bool
+gzip_reader_ended(const GzipReader *r)
+{
+	return r->ended;
+}
+
+void
+gzip_reader_end(GzipReader *r)
+{
+	inflateEnd(&r->z);
+	pfree(r);
+}
+
+void
+gzip_check(const char *data, size_t len, size_t max_len, const char *format)
+{
+	GzipReader *r = gzip_reader_begin(data, len, format);
+	char	   *scratch = palloc(GZIP_CHUNK);
+	size_t		total = 0;
+
+	while (!r->ended)
+	{
+		total += gzip_reader_read(r, scratch, GZIP_CHUNK);
+		if (total > max_len)
+			too_large(format, max_len);
+	}
+	gzip_reader_end(r);
+	pfree(scratch);
 }
 
 char *
 gzip_decompress(const char *data, size_t len, size_t max_len, const char *format, size_t *out_len)
 {
-	z_stream	z;
-	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1);
+	return gzip_decompress_after(data, len, max_len, format, 0, out_len);
+}
+
+char *
+gzip_decompress_after(const char *data, size_t len, size_t max_len, const char *format,
+					  size_t header, size_t *out_len)
+{
+	GzipReader *r = gzip_reader_begin(data, len, format);
+	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1) + header;
 	char	   *out = palloc_extended(capacity, MCXT_ALLOC_HUGE);
-	size_t		produced = 0;
-	int			ret;
+	size_t		produced = header;
 
-	memset(&z, 0, sizeof(z));
-	z.zalloc = zlib_alloc;
-	z.zfree = zlib_free;
-	if (inflateInit2(&z, GZIP_WINDOW_BITS) != Z_OK)
-		elog(ERROR, "inflateInit2 failed: %s", z.msg ? z.msg : "unknown error");
-	z.next_in = (Bytef *) data;
-	for (;;)
+	while (!r->ended)
 	{
-		CHECK_FOR_INTERRUPTS();
-		/* zlib counts in uInt: feed it at most 1 GB at a time */
-		z.avail_in = (uInt) Min(len - (size_t) ((const char *) z.next_in - data), (size_t) 1 << 30);
 		if (produced == capacity)
-			grow_output(&out, &capacity, max_len, format);
-		z.next_out = (Bytef *) out + produced;
-		z.avail_out = (uInt) Min(capacity - produced, (size_t) 1 << 30);
-		ret = inflate(&z, Z_NO_FLUSH);
-		produced = (char *) z.next_out - out;
-		/* the buffer holds one byte more than the limit, even at the stream's end */
-		if (produced > max_len)
-			grow_output(&out, &capacity, max_len, format);	/* reports the limit */
-		if (ret == Z_STREAM_END)
-		{
-			size_t		used = (const char *) z.next_in - data;
-
-			/* another gzip member may follow; anything else is an error */
-			if (used == len)
-				break;
-			if (!gzip_is_compressed(data + used, len - used))
-				gzip_error(format, used, "trailing bytes after the gzip stream");
-			if (inflateReset(&z) != Z_OK)
-				gzip_error(format, used, "cannot restart for the next member");
-			continue;
-		}
-		/* no progress with room left to write: the input is used up */
-		if (ret == Z_BUF_ERROR && z.avail_out > 0 && (const char *) z.next_in - data == (ptrdiff_t) len)
-			gzip_error(format, len, "unexpected end of the compressed data");
-		if (ret != Z_OK && ret != Z_BUF_ERROR)
-			gzip_error(format, (const char *) z.next_in - data, z.msg ? z.msg : "invalid data");
+			grow_output(&out, &capacity, max_len, header, format);
+		produced += gzip_reader_read(r, out + produced, capacity - produced);
 	}
-	inflateEnd(&z);
-	*out_len = produced;
+	if (produced - header > max_len)
+		grow_output(&out, &capacity, max_len, header, format);	/* reports the limit */
+	gzip_reader_end(r);
+	*out_len = produced - header;
 	return out;
 }
 

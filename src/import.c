@@ -186,6 +186,18 @@ typedef struct PendingRows
 	int64		base;			/* ids handed out before the last reset */
 } PendingRows;
 
+/*
+ * Fresh stacks (fresh_stack), their ids taken from the sequence, gathered
+ * across levels into one statement of at most WRITE_SET_MAX rows.
+ */
+typedef struct FreshStacks
+{
+	int			count;
+	int64	   *ids;
+	int64	   *prefixes;		/* real ids, 0 for a root */
+	int64	   *frames;			/* real ids */
+} FreshStacks;
+
 struct ProfileWriter
 {
 	MemoryContext cxt;
@@ -245,6 +257,7 @@ struct ProfileWriter
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
 	List	   *stack_columns;
 	Oid			stack_sequence; /* ids of fresh stacks */
+	FreshStacks fresh;			/* fresh stacks waiting for their statement */
 
 	/* the batch of samples not yet inserted (alloc_sample_batch) */
 	int			nsamples;
@@ -434,8 +447,8 @@ choose_copy(ProfileWriter *writer)
 	{
 		writer->stack_relid = stack;
 		writer->stack_columns = column_names(stack_columns, lengthof(stack_columns));
-		writer->stack_sequence = calltree_relation(namespace, "stack_id_seq");
 	}
+	writer->stack_sequence = calltree_relation(namespace, "stack_id_seq");
 }
 
 /*
@@ -465,7 +478,7 @@ profile_writer_begin(const ProfileInfo *info)
 	Oid			profile_types[4] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID};
 	Oid			func_types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
 	Oid			frame_types[5] = {INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID};
-	Oid			stack_types[2] = {INT8ARRAYOID, INT8ARRAYOID};
+	Oid			stack_types[3] = {INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
 	Oid			labels_types[1] = {JSONBOID};
 	Oid			id_types[1] = {INT8OID};
 	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
@@ -529,11 +542,11 @@ profile_writer_begin(const ProfileInfo *info)
 				"RETURNING t.id, t.prefix_id, t.frame_id",
 				2, stack_types);
 	writer->insert_stacks_plan =
-		prepare_kept(&kept_plans.insert_stacks, "INSERT INTO calltree.stack AS t (prefix_id, frame_id) "
-				"SELECT u.prefix, u.frame "
-				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(prefix, frame) "
-				"RETURNING t.id, t.prefix_id, t.frame_id",
-				2, stack_types);
+		prepare_kept(&kept_plans.insert_stacks, "INSERT INTO calltree.stack (id, prefix_id, frame_id) "
+				"SELECT u.id, u.prefix, u.frame "
+				"FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) "
+				"AS u(id, prefix, frame)",
+				3, stack_types);
 	writer->intern_labels_plan = prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
@@ -1491,44 +1504,111 @@ fresh_stack(ProfileWriter *writer, int64 index)
 		inserted_here(&writer->pending_frames, row->frame);
 }
 
-/*
- * Writes a set of fresh stacks by COPY, with ids taken from the stack
- * table's sequence here (in the order of the set, so a prefix written in
- * an earlier set has a smaller id, as the table's CHECK wants).
- */
+/* The gathered fresh stacks by COPY */
 static void
-copy_fresh_stacks(ProfileWriter *writer, const int64 *set, int count)
+copy_fresh_stacks(ProfileWriter *writer)
 {
-	PendingRows *pending = &writer->pending_stacks;
+	FreshStacks *fresh = &writer->fresh;
 	CopyRows   *rows = &writer->copy;
 
 	copy_rows_reset(rows);
-	for (int i = 0; i < count; i++)
+	for (int i = 0; i < fresh->count; i++)
 	{
-		PendingStack *row = pending_stack(writer, set[i]);
-		int64		id = nextval_internal(writer->stack_sequence, true);
-
-		if ((i & 0x3FFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		copy_rows_int8(rows, id);
-		if (row->prefix == 0)
+		copy_rows_int8(rows, fresh->ids[i]);
+		if (fresh->prefixes[i] == 0)
 			copy_rows_null(rows);
 		else
-			copy_rows_int8(rows, real_id(pending, row->prefix));
-		copy_rows_int8(rows, real_id(&writer->pending_frames, row->frame));
+			copy_rows_int8(rows, fresh->prefixes[i]);
+		copy_rows_int8(rows, fresh->frames[i]);
 		copy_rows_end_row(rows);
-		pending->written[set[i]] = id;
-		pending->inserted[set[i]] = true;
 	}
 	integrity_copy_vouched(rows, writer->stack_relid, writer->stack_columns);
-	note_interned(writer, count);
+}
+
+/* The gathered fresh stacks by INSERT (row security applies) */
+static void
+insert_fresh_stacks(ProfileWriter *writer)
+{
+	FreshStacks *fresh = &writer->fresh;
+	int			n = fresh->count;
+	Datum	   *values = palloc(sizeof(Datum) * n * 3);
+	bool	   *nulls = palloc0(sizeof(bool) * n * 3);
+	Datum		args[3];
+	int			ret;
+
+	for (int i = 0; i < n; i++)
+	{
+		values[i] = Int64GetDatum(fresh->ids[i]);
+		values[n + i] = Int64GetDatum(fresh->prefixes[i]);
+		nulls[n + i] = fresh->prefixes[i] == 0;
+		values[2 * n + i] = Int64GetDatum(fresh->frames[i]);
+	}
+	for (int a = 0; a < 3; a++)
+		args[a] = PointerGetDatum(int8_array(values + a * n, nulls + a * n, n));
+	ret = integrity_execute_vouched(writer->insert_stacks_plan, args);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
+		elog(ERROR, "inserting stacks returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);
+	for (int a = 0; a < 3; a++)
+		pfree(DatumGetPointer(args[a]));
+	pfree(values);
+	pfree(nulls);
 }
 
 /*
- * Writes the pending stacks a level at a time: a stack's prefix is written
- * before it, in an earlier set, so its id is known (and smaller, as the
- * stack table's CHECK wants).
+ * Writes the gathered fresh stacks in one statement.  Their ids are given,
+ * so a stack may have its prefix among them.
+ */
+static void
+write_fresh_stacks(ProfileWriter *writer)
+{
+	if (writer->fresh.count == 0)
+		return;
+	if (OidIsValid(writer->stack_relid))
+		copy_fresh_stacks(writer);
+	else
+		insert_fresh_stacks(writer);
+	note_interned(writer, writer->fresh.count);
+	MemoryContextSwitchTo(writer->cxt);
+	writer->fresh.count = 0;
+}
+
+/*
+ * A fresh stack gets its id from the stack table's sequence now, and waits
+ * with the others for write_fresh_stacks.  The stacks come a level at a
+ * time, so a prefix always has the smaller id, as the table's CHECK wants.
+ */
+static void
+add_fresh_stack(ProfileWriter *writer, int64 index)
+{
+	PendingRows *pending = &writer->pending_stacks;
+	FreshStacks *fresh = &writer->fresh;
+	PendingStack *row = pending_stack(writer, index);
+	int64		id = nextval_internal(writer->stack_sequence, true);
+
+	if (fresh->ids == NULL)
+	{
+		fresh->ids = MemoryContextAlloc(writer->cxt, sizeof(int64) * WRITE_SET_MAX);
+		fresh->prefixes = MemoryContextAlloc(writer->cxt, sizeof(int64) * WRITE_SET_MAX);
+		fresh->frames = MemoryContextAlloc(writer->cxt, sizeof(int64) * WRITE_SET_MAX);
+	}
+	fresh->ids[fresh->count] = id;
+	fresh->prefixes[fresh->count] = row->prefix == 0 ? 0 : real_id(pending, row->prefix);
+	fresh->frames[fresh->count] = real_id(&writer->pending_frames, row->frame);
+	pending->written[index] = id;
+	pending->inserted[index] = true;
+	if (++fresh->count == WRITE_SET_MAX)
+		write_fresh_stacks(writer);
+}
+
+/*
+ * Writes the pending stacks a level at a time, so that a stack's prefix has
+ * its id before it.  A fresh stack (fresh_stack) is written with the fresh
+ * stacks of every level in one statement, since its id is given: a deep
+ * stack of new funcs takes one.  The others, which another session may have
+ * written first, are written by an INSERT ... ON CONFLICT per level that
+ * has any; all of them but the first level of a new stack are fresh,
+ * unless another session writes the same new stacks at the same time.
  */
 static void
 write_pending_stacks(ProfileWriter *writer)
@@ -1571,30 +1651,23 @@ write_pending_stacks(ProfileWriter *writer)
 	{
 		int64	   *set = order + first[l];
 		int64		n = first[l + 1] - first[l];
-		int64		nfresh = 0;
+		int64		nknown = 0;
 
-		/* the fresh stacks first: their own statement, without ON CONFLICT */
+		/* the fresh stacks wait; the others are gathered at the set's start */
 		for (int64 i = 0; i < n; i++)
-			if (fresh_stack(writer, set[i]))
-			{
-				int64		swap = set[nfresh];
-
-				set[nfresh++] = set[i];
-				set[i] = swap;
-			}
-		for (int64 done = 0; done < nfresh; done += WRITE_SET_MAX)
 		{
-			int			count = (int) Min(WRITE_SET_MAX, nfresh - done);
-
-			if (OidIsValid(writer->stack_relid))
-				copy_fresh_stacks(writer, set + done, count);
+			if (((first[l] + i) & 0x3FFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (fresh_stack(writer, set[i]))
+				add_fresh_stack(writer, set[i]);
 			else
-				write_set(writer, &stack_rows, pending, writer->insert_stacks_plan, set + done, count);
+				set[nknown++] = set[i];
 		}
-		for (int64 done = nfresh; done < n; done += WRITE_SET_MAX)
+		for (int64 done = 0; done < nknown; done += WRITE_SET_MAX)
 			write_set(writer, &stack_rows, pending, writer->write_stacks_plan, set + done,
-					  (int) Min(WRITE_SET_MAX, n - done));
+					  (int) Min(WRITE_SET_MAX, nknown - done));
 	}
+	write_fresh_stacks(writer);
 	pending->nwritten = pending->count;
 	pfree(level);
 	pfree(order);

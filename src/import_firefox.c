@@ -1222,7 +1222,7 @@ static void
 check_json_syntax(char *data, int len, const char *inside)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(data, len, GetDatabaseEncoding(), false);
-	JsonParseErrorType result = pg_parse_json(lex, &nullSemAction);
+	JsonParseErrorType result = json_parse_within_limit(lex, "Firefox Profiler");
 
 	if (result != JSON_SUCCESS)
 		ereport(ERROR,

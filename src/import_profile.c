@@ -36,6 +36,7 @@
 
 #include "gzip.h"
 #include "import.h"
+#include "import_text.h"
 #include "profile_format.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_profile);
@@ -324,25 +325,193 @@ profile_utf8_bom_length(const char *data, size_t len)
 	return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
-/* gzip decompressed, UTF-16 as UTF-8, a UTF-8 byte-order mark dropped */
+/*
+ * gzip decompressed, UTF-16 as UTF-8, a UTF-8 byte-order mark dropped.
+ * *header: the data is decompressed, after VARHDRSZ bytes of its buffer
+ * that are free for a varlena header.
+ */
 static const char *
-unwrap(const char *data, size_t *len)
+unwrap(const char *data, size_t *len, bool *header)
 {
+	*header = false;
 	if (gzip_is_compressed(data, *len))
-		data = gzip_decompress(data, *len, PROFILE_MAX_BYTES, "profile", len);
+	{
+		data = gzip_decompress_after(data, *len, PROFILE_MAX_BYTES, "profile", VARHDRSZ, len) + VARHDRSZ;
+		*header = true;
+	}
 
 	if (*len >= 2 && (unsigned char) data[0] == 0xFF && (unsigned char) data[1] == 0xFE)
+	{
 		data = utf16_to_utf8((const unsigned char *) data, *len, false, len);
+		*header = false;
+	}
 	else if (*len >= 2 && (unsigned char) data[0] == 0xFE && (unsigned char) data[1] == 0xFF)
+	{
 		data = utf16_to_utf8((const unsigned char *) data, *len, true, len);
+		*header = false;
+	}
 	else
 	{
 		size_t		bom = profile_utf8_bom_length(data, *len);
 
 		data += bom;
 		*len -= bom;
+		*header = *header && bom == 0;
 	}
 	return data;
+}
+
+/*
+ * The data as a varlena (a text or a bytea), made in place when unwrap left
+ * room for its header: decompressed data is held once.
+ */
+static struct varlena *
+varlena_of(const char *data, size_t len, bool header)
+{
+	struct varlena *value;
+
+	if (header)
+		value = (struct varlena *) (data - VARHDRSZ);
+	else
+	{
+		value = palloc(VARHDRSZ + len);
+		memcpy(VARDATA(value), data, len);
+	}
+	SET_VARSIZE(value, VARHDRSZ + len);
+	return value;
+}
+
+/* UTF-8 data as text in the database's encoding; in place if it needs no conversion */
+static Datum
+server_text(const char *data, size_t len, bool header)
+{
+	char	   *converted = pg_any_to_server(data, (int) len, PG_UTF8);
+	text	   *value;
+
+	if (converted == data)
+		return PointerGetDatum(varlena_of(data, len, header));
+	if (header)
+		pfree((char *) data - VARHDRSZ);
+	value = cstring_to_text(converted);
+	pfree(converted);
+	return PointerGetDatum(value);
+}
+
+/* Lines of gzipped text: checked as UTF-8 (as check_utf8 does), then converted */
+typedef struct GzipLines
+{
+	ProfileFormat format;
+	LineHandler parse;			/* the parser's */
+	void	   *parser;
+	size_t		offset;			/* of the line in the text */
+} GzipLines;
+
+static void
+gzip_line(void *arg, const char *line, int len, int64 lineno)
+{
+	GzipLines  *lines = (GzipLines *) arg;
+	int			valid = pg_encoding_verifymbstr(PG_UTF8, line, len);
+	char	   *converted;
+
+	if (valid < len)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT,
+						profile_format_name(lines->format), lineno),
+				 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
+						   lines->offset + valid, (unsigned char) line[valid]),
+				 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
+	lines->offset += len + 1;
+	converted = pg_any_to_server(line, len, PG_UTF8);
+	if (converted != line)
+		len = strlen(converted);
+	lines->parse(lines->parser, converted, len, lineno);
+	if (converted != line)
+		pfree(converted);
+}
+
+/*
+ * Collapsed stacks or perf script in gzip, parsed a line at a time as the
+ * stream is decompressed, so that memory does not grow with what the file
+ * expands to.  The whole stream is checked first, keeping nothing (a
+ * damaged stream is a gzip error, not the parser's error about the garbage
+ * it may inflate to); then decompressed again for the parser.  False, and
+ * nothing done, if the head (the first 64 kB) is not of these formats:
+ * JSON, pprof, UTF-16, or white space alone are decompressed whole.
+ */
+static bool
+import_gzip_lines(const char *data, size_t len, ProfileFormat format, NullableDatum name,
+				  NullableDatum meta, const ProfileOptions *options, int64 *id)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	MemoryContext piece_cxt;
+	GzipReader *reader = gzip_reader_begin(data, len, "profile");
+	char	   *piece = palloc(PROFILE_DETECT_WINDOW + 3);
+	size_t		n = gzip_reader_read(reader, piece, PROFILE_DETECT_WINDOW + 3);
+	size_t		bom = profile_utf8_bom_length(piece, n);
+	size_t		i = bom;
+	ProfileInfo info = {0};
+	ProfileWriter *writer;
+	GzipLines	lines = {0};
+	LineReader	line_reader;
+
+	while (i < n && isspace((unsigned char) piece[i]))
+		i++;
+	/* JSON goes the other way before it is recognized: its errors need the whole */
+	if (profile_is_wrapped(piece, n) || i == n || piece[i] == '{' || piece[i] == '[')
+		format = FORMAT_UNKNOWN;
+	else if (format == FORMAT_UNKNOWN)
+		format = profile_format_detect(piece + bom, n - bom);
+	if (format != FORMAT_COLLAPSED && format != FORMAT_PERF_SCRIPT)
+	{
+		gzip_reader_end(reader);
+		pfree(piece);
+		return false;
+	}
+	profile_options_check(format, options);
+	gzip_check(data, len, PROFILE_MAX_BYTES, "profile");
+
+	info.format = format == FORMAT_COLLAPSED ? "collapsed" : "perf script";
+	info.name = name.isnull ? NULL : TextDatumGetCString(name.value);
+	info.meta = meta.isnull ? NULL : DatumGetJsonbP(meta.value);
+	writer = profile_writer_begin(&info);
+	lines.format = format;
+	if (format == FORMAT_COLLAPSED)
+	{
+		lines.parser = collapsed_parser_begin(writer, options->strict.isnull ||
+											  DatumGetBool(options->strict.value));
+		lines.parse = collapsed_parser_feed_line;
+	}
+	else
+	{
+		lines.parser = perf_parser_begin(writer, options->event.isnull ? NULL :
+										 TextDatumGetCString(options->event.value));
+		lines.parse = perf_parser_feed_line;
+	}
+	line_reader_init(&line_reader, gzip_line, &lines, false);
+	/* whatever a line leaves behind goes with its piece */
+	piece_cxt = AllocSetContextCreate(cxt, "import_profile gzip piece", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(piece_cxt);
+	line_reader_feed(&line_reader, piece + bom, n - bom);
+	while (!gzip_reader_ended(reader))
+	{
+		MemoryContextSwitchTo(cxt);
+		MemoryContextReset(piece_cxt);
+		n = gzip_reader_read(reader, piece, PROFILE_DETECT_WINDOW);
+		MemoryContextSwitchTo(piece_cxt);
+		line_reader_feed(&line_reader, piece, n);
+	}
+	line_reader_finish(&line_reader);
+	MemoryContextSwitchTo(cxt);
+	gzip_reader_end(reader);
+	if (format == FORMAT_COLLAPSED)
+		collapsed_parser_finish(lines.parser);
+	else
+		perf_parser_finish(lines.parser, line_reader.lineno);
+	*id = profile_writer_finish(writer);
+	MemoryContextDelete(piece_cxt);
+	pfree(piece);
+	return true;
 }
 
 int64
@@ -351,12 +520,17 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 {
 	Datum		content;
 	size_t		i = 0;
+	bool		header;
+	int64		id;
 
 	if (len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("profile data is empty")));
-	data = unwrap(data, &len);
+	if (gzip_is_compressed(data, len) &&
+		import_gzip_lines(data, len, format, name, meta, options, &id))
+		return id;
+	data = unwrap(data, &len, &header);
 	while (i < len && isspace((unsigned char) data[i]))
 		i++;
 	if (i == len)
@@ -369,18 +543,16 @@ profile_import_bytes(const char *data, size_t len, ProfileFormat format,
 	profile_options_check(format, options);
 	if (format == FORMAT_PPROF)
 	{
-		bytea	   *bytes = palloc(VARHDRSZ + len);
+		bytea	   *bytes = varlena_of(data, len, header);
 		Datum		args[4] = {PointerGetDatum(bytes), options->sample_type.value, name.value, meta.value};
 		bool		nulls[4] = {false, options->sample_type.isnull, name.isnull, meta.isnull};
 
-		SET_VARSIZE(bytes, VARHDRSZ + len);
-		memcpy(VARDATA(bytes), data, len);
 		return DatumGetInt64(call_importer(calltree_import_pprof, 4, args, nulls));
 	}
 
 	/* text: UTF-8 into the database's encoding */
 	check_utf8(data, len, format);
-	content = PointerGetDatum(cstring_to_text(pg_any_to_server(pnstrdup(data, len), (int) len, PG_UTF8)));
+	content = server_text(data, len, header);
 	switch (format)
 	{
 		case FORMAT_PERF_SCRIPT:

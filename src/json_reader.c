@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <math.h>
 
 #include "common/int.h"
 #include "common/jsonapi.h"
@@ -28,6 +29,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
+#include "calltree.h"
 #include "json_reader.h"
 
 char *
@@ -111,11 +113,76 @@ reading_callback(void *arg)
 	errcontext("reading %s JSON", ((const JsonFormat *) arg)->name);
 }
 
+/*
+ * What jsonb_in would build for a document, counted while its syntax is
+ * checked.  jsonb_in keeps every value in a tree of JsonbValues (32 bytes
+ * each, in arrays that double as they grow) and every member in a
+ * JsonbPair (72 bytes), with its scalars allocated one by one, before it
+ * packs them into the jsonb; the importers then walk the jsonb and keep
+ * arrays of their own per element.  Measured on arrays of numbers and of
+ * small objects, the whole costs up to about 240 bytes per value, and
+ * again as much per member; the text itself is held twice.
+ */
+#define JSON_VALUE_BYTES 256
+#define JSON_MEMBER_BYTES 256
+
+typedef struct JsonCount
+{
+	int64		values;
+	int64		members;
+} JsonCount;
+
+static void
+count_element(void *state, bool isnull)
+{
+	((JsonCount *) state)->values++;
+}
+
+static void
+count_member(void *state, char *fname, bool isnull)
+{
+	JsonCount  *count = (JsonCount *) state;
+
+	count->values++;
+	count->members++;
+	/* the parser copies each member's name for this callback */
+	if (fname)
+		pfree(fname);
+}
+
+JsonParseErrorType
+json_parse_within_limit(JsonLexContext *lex, const char *format_name)
+{
+	JsonCount	count = {1, 0};
+	JsonSemAction actions = {0};
+	JsonParseErrorType result;
+	double		bytes;
+	int			len = lex->input_length;
+
+	actions.semstate = &count;
+	actions.array_element_start = count_element;
+	actions.object_field_start = count_member;
+	result = pg_parse_json(lex, &actions);
+	if (result != JSON_SUCCESS)
+		return result;
+	bytes = (double) count.values * JSON_VALUE_BYTES + (double) count.members * JSON_MEMBER_BYTES +
+		2.0 * len;
+	if (bytes > (double) calltree_import_work_mem * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s file is too large to import within calltree.import_work_mem", format_name),
+				 errdetail("Its " INT64_FORMAT " JSON values in %d bytes would take about %.0f MB of memory to read; calltree.import_work_mem is %d kB.",
+						   count.values, len, bytes / (1024 * 1024), calltree_import_work_mem),
+				 errhint("Raise calltree.import_work_mem to at least %.0f MB for this file, or split the profile.",
+						 ceil(bytes / (1024 * 1024)))));
+	return result;
+}
+
 static void
 check_syntax(const JsonFormat *format, char *text, int len)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(text, len, GetDatabaseEncoding(), true);
-	JsonParseErrorType result = pg_parse_json(lex, &nullSemAction);
+	JsonParseErrorType result = json_parse_within_limit(lex, format->name);
 	const char *at;
 
 	if (result == JSON_SUCCESS)

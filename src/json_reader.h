@@ -15,6 +15,7 @@
 
 #include "postgres.h"
 
+#include "common/jsonapi.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
@@ -38,6 +39,13 @@ typedef struct JsonPath
 #define JSON_INDEX(p, i)	((JsonPath) {(p), NULL, (i)})
 
 extern char *json_path_string(const JsonPath *path);
+
+/*
+ * pg_parse_json, counting what reading the document into jsonb would take:
+ * an error (program_limit_exceeded) if that exceeds
+ * calltree.import_work_mem, before anything is built.
+ */
+extern JsonParseErrorType json_parse_within_limit(JsonLexContext *lex, const char *format_name);
 
 /* The document's root object; ERROR with a byte offset if it is not JSON. */
 extern JsonbContainer *json_read_document(const JsonFormat *format, const char *data, int len);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The backend's peak memory while it imports small inputs that expand a lot
+# (test/memory_bombs.py makes them): a deep stack of new funcs, in one
+# collapsed line, in one gzipped pprof sample, and once per batch of a
+# stream; JSON documents of a million elements, in every JSON format; a gzip
+# file that inflates to 100 MB of collapsed stacks.
+#
+# Each case runs in a session of its own, which reads its backend's
+# /proc/self/status through pg_read_file (so the test needs no right on the
+# server's processes, whoever runs it): the peak resident set (VmHWM) less
+# the shared memory it maps (RssShmem, the shared buffers it touched, which
+# only grows), after the import against before it.  That growth must stay
+# under the case's budget.  The JSON documents, at a calltree.import_work_mem
+# of 8MB, must be refused with program_limit_exceeded before they are
+# expanded; the others must import.  Before the budgets held, the cases took
+# (in MB): deep_collapsed 249, deep_pprof 228, stream_batches 102,
+# cpuprofile 478, speedscope 679, firefox 186, trace_events 219,
+# gzip_collapsed 304.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+
+db=calltree_memory_bounds
+t_createdb "$db"
+psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+psql_db -c 'CREATE EXTENSION calltree'
+# the server reads the inputs with pg_read_binary_file
+chmod a+rx "$work"
+
+# private memory in kB: the peak resident set less the shared memory mapped
+private_kb="SELECT (regexp_match(s, 'VmHWM:\\s+(\\d+)'))[1]::bigint
+	- (regexp_match(s, 'RssShmem:\\s+(\\d+)'))[1]::bigint
+	FROM pg_catalog.pg_read_file('/proc/self/status') AS s"
+
+failures=0
+report=()
+
+# measure NAME BUDGET_MB SQL [EXPECTED_SQLSTATE]: runs SQL (which may use
+# :'file', the input's path) in a new session at import_work_mem 8MB;
+# records the growth of the backend's private peak.  With a SQLSTATE, SQL
+# must fail with it, else succeed.
+measure() {
+	local name=$1 budget=$2 sql=$3 state=${4:-} out before after grown
+	out=$("$PG_BIN/psql" -X -q -At -d "$db" -v file="$work/$name.in" 2>&1 <<-SQL
+		\\set VERBOSITY sqlstate
+		SET calltree.import_work_mem = '8MB';
+		LOAD 'calltree';
+		$private_kb;
+		$sql;
+		$private_kb;
+	SQL
+	) || true
+	before=$(sed -n 1p <<<"$out")
+	after=$(tail -n 1 <<<"$out")
+	if [[ ! $before =~ ^[0-9]+$ || ! $after =~ ^[0-9]+$ ]]; then
+		fail "$name: no memory figures in: $out"
+	fi
+	if [ -n "$state" ]; then
+		grep -qx "ERROR:  $state" <<<"$out" ||
+			{ echo "$t_name: $name: expected error $state, got: $out" >&2; failures=$((failures + 1)); }
+	elif grep -q '^ERROR' <<<"$out"; then
+		echo "$t_name: $name: $out" >&2
+		failures=$((failures + 1))
+	fi
+	grown=$(((after - before) / 1024))
+	report+=("$name ${grown}MB (budget ${budget}MB)")
+	if [ "$grown" -gt "$budget" ]; then
+		echo "$t_name: $name: the backend grew by $grown MB, more than $budget MB" >&2
+		failures=$((failures + 1))
+	fi
+}
+
+# T_MEMORY_CASES: a regular expression of the cases to run (default: all)
+want() { [[ $1 =~ ${T_MEMORY_CASES:-.} ]]; }
+bomb() { python3 "$repo/test/memory_bombs.py" "$1" "$2" "$work/${3:-$1}.in"; }
+
+bytes="pg_catalog.pg_read_binary_file(:'file')"
+text="pg_catalog.convert_from($bytes, 'UTF8')"
+
+# a deep stack: one COPY (or INSERT) per level would leak per statement
+if want deep_collapsed; then
+	bomb deep_collapsed 50000
+	measure deep_collapsed 64 "SELECT calltree.import_collapsed($text) > 0"
+fi
+if want deep_pprof; then
+	bomb deep_pprof 50000
+	measure deep_pprof 32 "SELECT calltree.import_pprof($bytes) > 0"
+fi
+
+# a stream whose every batch of samples adds a new stack 1,000 deep
+if want stream_batches; then
+	bomb stream_batches 20
+	psql_db -v file="$work/stream_batches.in" <<-SQL
+	CREATE TABLE chunks (seq bigserial, chunk text);
+	INSERT INTO chunks (chunk)
+	SELECT pg_catalog.encode(pg_catalog.substr(d, o, 65536), 'base64')
+	  FROM $bytes AS d, pg_catalog.generate_series(1, pg_catalog.length(d), 65536) AS o
+	 ORDER BY o;
+	SQL
+	measure stream_batches 32 "SELECT calltree.import_stream('chunks') > 0"
+fi
+
+# JSON of a million elements, refused before it is expanded
+for format in cpuprofile speedscope firefox trace_events; do
+	want "$format" || continue
+	# a trace event is an object of six members: fewer of them
+	bomb "$format" "$([ "$format" = trace_events ] && echo 100000 || echo 1000000)"
+	measure "$format" 48 "SELECT calltree.import_$format($text)" 54000
+	cp "$work/$format.in" "$work/profile_$format.in"
+	measure "profile_$format" 48 "SELECT calltree.import_profile($bytes)" 54000
+done
+
+# 100 MB of collapsed stacks in a gzip of about 100 kB, parsed as it inflates
+if want gzip_collapsed; then
+	bomb gzip_collapsed 100
+	measure gzip_collapsed 32 "SELECT calltree.import_profile($bytes) > 0"
+fi
+
+printf "$t_name: %s\n" "${report[@]}"
+[ "$failures" = 0 ] || fail "$failures case(s) failed"
+echo "$t_name: ok"
