@@ -37,8 +37,12 @@ typedef struct ReportExtras
 	int64		total;			/* the tree's total weight */
 	Datum		total_numeric;
 	Datum		hundred;		/* numeric 100.0 */
+	Datum	   *shares;			/* numeric 0.00 .. 100.00 by hundredths, made on first use */
+	MemoryContext cxt;			/* the function's: holds the shares */
 	MemoryContext row_cxt;		/* reset after each row */
 } ReportExtras;
+
+#define SHARES	10001			/* 0.00 .. 100.00 */
 
 static int
 compare_int32(const void *a, const void *b)
@@ -99,6 +103,23 @@ indented(const text *name, int32 depth)
 	return label;
 }
 
+/* hundredths / 100 as numeric; the shares of a whole are made once each */
+static Datum
+hundredths_numeric(ReportExtras *extras, int64 hundredths)
+{
+	MemoryContext old;
+
+	if (hundredths < 0 || hundredths >= SHARES)
+		return NumericGetDatum(int64_div_fast_to_numeric(hundredths, 2));
+	if (extras->shares[hundredths] == (Datum) 0)
+	{
+		old = MemoryContextSwitchTo(extras->cxt);
+		extras->shares[hundredths] = NumericGetDatum(int64_div_fast_to_numeric(hundredths, 2));
+		MemoryContextSwitchTo(old);
+	}
+	return extras->shares[hundredths];
+}
+
 /*
  * round(100.0 * part / total, 2), as SQL computes it, for a nonzero total.
  *
@@ -110,22 +131,33 @@ indented(const text *name, int32 depth)
  * The shortcut is exact integer arithmetic, several times cheaper.
  */
 static Datum
-percent_of(const ReportExtras *extras, int64 part)
+percent_of(ReportExtras *extras, int64 part)
 {
 #ifdef HAVE_INT128
 	bool		negative = (part < 0) != (extras->total < 0);
 	uint128		a = (uint128) (part < 0 ? -(int128) part : (int128) part) * 10000;
-	uint128		b = (uint128) (extras->total < 0 ? -(int128) extras->total : (int128) extras->total);
+	uint64		b = extras->total < 0 ? -(uint64) extras->total : (uint64) extras->total;
 
-	if (a < b * 1000000)
+	if (a < (uint128) b * 1000000)
 	{
-		int64		hundredths = (int64) (a / b);
-		uint128		rem = a % b;
+		int64		hundredths;
+		uint64		rem;
 
-		if (2 * rem >= b)
+		if ((a >> 64) == 0)
+		{
+			/* a 64-bit division where it is enough: most weights */
+			hundredths = (int64) ((uint64) a / b);
+			rem = (uint64) a % b;
+		}
+		else
+		{
+			hundredths = (int64) (a / b);
+			rem = (uint64) (a % b);
+		}
+		if (2 * (uint128) rem >= b)
 			hundredths++;
-		if (2 * rem >= b || (b - 2 * rem) * UINT64CONST(10000000000) > b)
-			return NumericGetDatum(int64_div_fast_to_numeric(negative ? -hundredths : hundredths, 2));
+		if (2 * (uint128) rem >= b || (b - 2 * (uint128) rem) * UINT64CONST(10000000000) > b)
+			return hundredths_numeric(extras, negative ? -hundredths : hundredths);
 	}
 #endif
 	return DirectFunctionCall2(numeric_round,
@@ -255,6 +287,8 @@ calltree_report(PG_FUNCTION_ARGS)
 	extras.total_numeric = DirectFunctionCall1(int8_numeric, Int64GetDatum(extras.total));
 	extras.hundred = DirectFunctionCall3(numeric_in, CStringGetDatum("100.0"),
 										 ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	extras.shares = palloc0(sizeof(Datum) * SHARES);
+	extras.cxt = CurrentMemoryContext;
 	extras.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree report row",
 										   ALLOCSET_DEFAULT_SIZES);
 	write_node_rows((ReturnSetInfo *) fcinfo->resultinfo, tree, depth, &extras);

@@ -119,7 +119,8 @@ while IFS=$'\t' read -r expected budget statement; do
 done <<<"$cases"
 
 # the refusal says which setting to change, and it can be changed
-msg=$(psql_db -c "SELECT count(*) FROM deep, calltree.nodes(deep.tree)" 2>&1 || true)
+msg=$(psql_db -c "SET temp_file_limit = '$TEMP_BUDGET'; SET statement_timeout = '$TIMEOUT'" \
+	-c "SELECT count(*) FROM deep, calltree.nodes(deep.tree)" 2>&1 || true)
 case "$msg" in
 *"more than calltree.max_path_output"*"HINT:"*"raise calltree.max_path_output"*) ;;
 *) failures+=("the refusal does not name the setting with a hint: $msg") ;;
