@@ -45,9 +45,9 @@ _PG_init(void)
 	DefineCustomIntVariable("calltree.max_path_output",
 							"Most func path elements one call may write or walk.",
 							"nodes(), report(), latency(), collapse_recursions() and the exporters "
-							"write each node's whole path, and invert() and backtraces() walk them: "
-							"that grows with the square of the tree's depth. Larger trees are refused "
-							"before any work.",
+							"write each node's whole path, and invert(), backtraces(), lines() and "
+							"estimated_calls() walk them: that grows with the square of the depth. "
+							"Larger work is refused with an error.",
 							&calltree_max_path_output, 100000000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");

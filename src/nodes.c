@@ -25,15 +25,13 @@
 PG_FUNCTION_INFO_V1(calltree_nodes);
 PG_FUNCTION_INFO_V1(calltree_report);
 
-#define NODES_COLUMNS	8
-#define REPORT_COLUMNS	12
+#define REPORT_COLUMNS	12		/* nodes() has the first 8 */
 
 /* What report() adds to each row of nodes() */
 typedef struct ReportExtras
 {
-	int32		nfuncs;
-	const int32 *func_ids;		/* the tree's distinct funcs, sorted */
-	text	  **names;			/* names[k] for func_ids[k], '#<id>' if unknown */
+	const FuncNames *funcs;		/* the tree's distinct funcs and their names */
+	text	  **names;			/* the name of each, as text; '#<id>' if unknown */
 	int64		total;			/* the tree's total weight */
 	Datum		total_numeric;
 	Datum		hundred;		/* numeric 100.0 */
@@ -44,50 +42,28 @@ typedef struct ReportExtras
 
 #define SHARES	10001			/* 0.00 .. 100.00 */
 
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Every func's name as a text value, made once: the distinct funcs of the
- * tree, sorted, and their names from calltree.func.
- */
+/* Every func's name as a text value, made once */
 static void
 name_funcs(ReportExtras *extras, const CallTree *tree)
 {
-	const FuncNames *names = func_names_fetch(tree);
-	int32	   *ids = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
-	int32		distinct = 0;
+	int32		count;
 
-	memcpy(ids, calltree_func(tree), sizeof(int32) * tree->nnodes);
-	qsort(ids, tree->nnodes, sizeof(int32), compare_int32);
-	for (int32 i = 0; i < tree->nnodes; i++)
-		if (distinct == 0 || ids[distinct - 1] != ids[i])
-			ids[distinct++] = ids[i];
-	extras->nfuncs = distinct;
-	extras->func_ids = ids;
-	extras->names = palloc_extended(sizeof(text *) * Max(distinct, 1), MCXT_ALLOC_HUGE);
-	for (int32 k = 0; k < distinct; k++)
+	extras->funcs = func_names_fetch(tree);
+	count = func_names_count(extras->funcs);
+	extras->names = palloc_extended(sizeof(text *) * Max(count, 1), MCXT_ALLOC_HUGE);
+	for (int32 k = 0; k < count; k++)
 	{
-		const char *name = func_names_get(names, ids[k]);
+		int32		func = func_names_id(extras->funcs, k);
+		const char *name = func_names_get(extras->funcs, func);
 
-		extras->names[k] = name ? cstring_to_text(name) : cstring_to_text(psprintf("#%d", ids[k]));
+		extras->names[k] = cstring_to_text(name ? name : psprintf("#%d", func));
 	}
 }
 
 static const text *
 func_name(const ReportExtras *extras, int32 func)
 {
-	const int32 *found = bsearch(&func, extras->func_ids, extras->nfuncs, sizeof(int32),
-								 compare_int32);
-
-	Assert(found != NULL);
-	return extras->names[found - extras->func_ids];
+	return extras->names[func_names_index(extras->funcs, func)];
 }
 
 /* The name indented by two spaces per level */
