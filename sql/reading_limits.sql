@@ -33,7 +33,7 @@ SELECT count(*) FROM calltree.nodes('{1:1/0 {2:1/0 {3:1/1}}}');
 SELECT count(*) FROM calltree.report('{1:1/0 {2:1/0 {3:1/1}}}');
 SELECT count(*) FROM calltree.collapse_recursions('{1:1/0 {2:1/0 {3:1/1}}}');
 -- the exporters write the path of each node that holds samples: 3 here ...
-SELECT calltree.to_collapsed('{1:1/0 {2:1/0 {3:1/1}}}');
+SELECT calltree.to_collapsed('{-1:1/0 {-2:1/0 {-3:1/1}}}');
 SELECT calltree.invert('{1:1/0 {2:1/0 {3:1/1}}}'::calltree.calltree);
 -- ... and 6 when every node has self weight
 SELECT calltree.to_collapsed('{1:3/1 {2:2/1 {3:1/1}}}');
