@@ -71,10 +71,12 @@ while IFS= read -r statement; do
 	ms=$((($(date +%s%N) - start) / 1000000))
 	code=$(printf '%s\n' "$out" | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\).*/\1/p' | head -1)
 	printf '%-6s %6s ms  %s\n' "${code:-ok}" "$ms" "$statement"
-	if [ "$code" != 57014 ]; then
-		failures+=("not canceled (${code:-ok}): $statement")
+	# a statement may also end before its timeout (a fast machine); it may
+	# not run on past it
+	if [ -n "$code" ] && [ "$code" != 57014 ]; then
+		failures+=("failed with $code: $statement")
 	elif [ "$ms" -gt "$LATE_MS" ]; then
-		failures+=("canceled after $ms ms, more than $LATE_MS: $statement")
+		failures+=("ended after $ms ms, more than $LATE_MS (${code:-not canceled}): $statement")
 	fi
 done <<<"$cases"
 
@@ -87,4 +89,4 @@ if [ "${#failures[@]}" -gt 0 ]; then
 	printf '%s\n' "${failures[@]}" >&2
 	fail "${#failures[@]} statements did not honour statement_timeout"
 fi
-echo "t_cancel: ok (every statement canceled within $LATE_MS ms on a tree of $nodes nodes)"
+echo "t_cancel: ok (every statement canceled or done within $LATE_MS ms on a tree of $nodes nodes)"
