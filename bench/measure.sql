@@ -18,6 +18,10 @@ VACUUM (ANALYZE) stack_sums;
 
 \ir plain.sql
 
+-- The tree that the reading queries read, built once.
+CREATE TEMP TABLE ct_tree AS
+  SELECT calltree.stack_agg(stack_id, weight) AS tree FROM pg_temp.stack_sums;
+
 -- The timed queries.  Each returns one row, so its whole result is consumed
 -- inside the server and nothing is printed.
 CREATE TEMP TABLE bench_query (ord int, label text, descr text, query text);
@@ -37,7 +41,14 @@ INSERT INTO bench_query VALUES
   $q$SELECT calltree.total(calltree.stack_agg(stack_id, weight)) AS total FROM pg_temp.stack_sums$q$),
  (6, 'plain_build', 'tree building, plain SQL: recursive CTE over the per-stack sums',
   $q$SELECT count(*) AS nodes, sum(self)::bigint AS total, sum(running)::bigint AS running
-       FROM pg_temp.plain_tree_from_sums$q$);
+       FROM pg_temp.plain_tree_from_sums$q$),
+ (7, 'nodes_join', 'reading, calltree.nodes() joined to calltree.func',
+  $q$SELECT count(*) AS nodes, sum(length(coalesce(f.name, '#' || n.func))) AS name_chars
+       FROM calltree.nodes((SELECT tree FROM pg_temp.ct_tree)) AS n
+       LEFT JOIN calltree.func AS f ON f.id = n.func$q$),
+ (8, 'report', 'reading, calltree.report()',
+  $q$SELECT count(*) AS nodes, sum(length(name)) AS name_chars
+       FROM calltree.report((SELECT tree FROM pg_temp.ct_tree))$q$);
 
 -- Round-robin: run 1 of every query, then run 2 of every query, ... so that
 -- a slow phase of the machine does not penalise one query only.
@@ -54,8 +65,6 @@ END
 $$;
 
 -- Correctness: the same tree both ways, node for node.
-CREATE TEMP TABLE ct_tree AS
-  SELECT calltree.stack_agg(stack_id, weight) AS tree FROM pg_temp.stack_sums;
 CREATE TEMP TABLE ct_nodes AS
   SELECT path, running, self FROM calltree.nodes((SELECT tree FROM pg_temp.ct_tree));
 CREATE TEMP TABLE plain_nodes AS
@@ -96,6 +105,10 @@ WITH best AS (
          max(result) FILTER (WHERE label = 'plain_e2e') AS plain_e2e_res,
          max(result) FILTER (WHERE label = 'ct_build') AS ct_build_res,
          max(result) FILTER (WHERE label = 'plain_build') AS plain_build_res,
+         max(ms) FILTER (WHERE label = 'nodes_join') AS nodes_join,
+         max(ms) FILTER (WHERE label = 'report') AS report,
+         max(result) FILTER (WHERE label = 'nodes_join') AS nodes_join_res,
+         max(result) FILTER (WHERE label = 'report') AS report_res,
          bool_and(n_results = 1) AS stable
     FROM best
 ), meta AS (
@@ -151,6 +164,10 @@ WITH best AS (
                     CASE WHEN stable THEN 'ok' ELSE 'FAILED' END)
     FROM b
   UNION ALL
+  SELECT 34, format('check: report() and nodes() joined to calltree.func give the same (rows, characters of names): %s vs %s: %s',
+                    report_res, nodes_join_res, CASE WHEN report_res = nodes_join_res THEN 'ok' ELSE 'FAILED' END)
+    FROM b
+  UNION ALL
   SELECT 40, format('size: calltree value %s bytes as computed, %s bytes as stored in a table, for %s nodes',
                     raw_bytes, stored_bytes, ct_count)
     FROM pg_temp.bench_check
@@ -174,5 +191,10 @@ WITH best AS (
                     to_char(raw_bytes::numeric / nullif(ct_count, 0), 'FM99990.00'),
                     CASE WHEN raw_bytes::numeric / nullif(ct_count, 0) <= 40 THEN 'met' ELSE 'MISSED' END)
     FROM pg_temp.bench_check
+  UNION ALL
+  SELECT 54, format('report() / nodes() + join: %sx (target <= 2x) %s',
+                    to_char(report / nodes_join, 'FM990.00'),
+                    CASE WHEN report / nodes_join <= 2 THEN 'met' ELSE 'MISSED' END)
+    FROM b
 )
 SELECT line FROM lines ORDER BY ord;

@@ -260,6 +260,28 @@ calltree_outgoing_calls(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The func path elements backtraces() reads back: from the outermost call
+ * of the function (from the function itself in 'self' mode) to the root,
+ * for each node that holds samples below such a call.
+ */
+static int64
+backtrace_elements(const CallTree *tree, int32 func, bool self_mode,
+				   const int32 *depth, const int32 *outer)
+{
+	int64		elements = 0;
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if (outer[i] < 0 || !calltree_holds_samples(tree, i))
+			continue;
+		if (self_mode && calltree_func(tree)[i] != func)
+			continue;
+		elements += (int64) (self_mode ? depth[i] : outer[i]) + 1;
+	}
+	return elements;
+}
+
+/*
  * backtraces(tree, func, mode) → calltree: the paths that lead to the
  * function, read upwards from it, so the roots are the function and the
  * leaves the outermost callers.
@@ -294,6 +316,7 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 				 errmsg("unknown backtraces mode \"%s\"", mode),
 				 errhint("The mode is 'total' (all samples that contain the function) or 'self' (samples where it is the leaf).")));
 
+	calltree_check_path_elements("backtraces()", backtrace_elements(tree, func, self_mode, depth, outer));
 	for (int32 i = 0; i < n; i++)
 	{
 		int32		from;
@@ -347,6 +370,13 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 	int32	   *depth;
 	int32	   *path;
 
+	/*
+	 * The search for an earlier call walks at most the node's path, and the
+	 * collapsed tree's paths are no longer than the original ones: both are
+	 * bounded by the paths of the original tree.
+	 */
+	calltree_check_path_elements("collapse_recursions()",
+								 calltree_path_elements(tree, calltree_depths(tree), false));
 	InitMaterializedSRF(fcinfo, 0);
 	for (int32 i = 0; i < n; i++)
 	{
@@ -388,6 +418,8 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 		Datum		values[9];
 		bool		nulls[9] = {false};
 
+		if ((i & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		depth[i] = p < 0 ? 0 : depth[p] + 1;
 		path[depth[i]] = calltree_func(collapsed)[i];
 		values[0] = Int32GetDatum(i + 1);

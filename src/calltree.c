@@ -42,6 +42,14 @@ _PG_init(void)
 							"pass it; every import reads the stack table whole only if it fits.",
 							&calltree_import_work_mem, 128 * 1024, 1024, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("calltree.max_path_output",
+							"Most func path elements one call may write or walk.",
+							"nodes(), report(), latency(), collapse_recursions() and the exporters "
+							"write each node's whole path, and invert(), backtraces(), lines() and "
+							"estimated_calls() walk them: that grows with the square of the depth. "
+							"Larger work is refused with an error.",
+							&calltree_max_path_output, 100000000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }
 

@@ -229,6 +229,11 @@ extern int64 *calltree_running(const CallTree *tree);
 extern int64 calltree_total_weight(const CallTree *tree);
 extern int64 calltree_add_weight(int64 a, int64 b);
 extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
+extern int32 *calltree_depths(const CallTree *tree);
+extern int64 calltree_path_elements(const CallTree *tree, const int32 *depth, bool samples_only);
+extern void calltree_check_path_elements(const char *function, int64 elements);
+
+extern int	calltree_max_path_output;	/* GUC calltree.max_path_output */
 
 /*
  * tree.c: the tree builder.  A trie of func paths under construction, with a

@@ -20,20 +20,9 @@ extern FuncNames *func_names_fetch(const CallTree *tree);
 /* A func's name, or NULL for a func id that calltree.func does not hold. */
 extern const char *func_names_get(const FuncNames *names, int32 func);
 
-/*
- * Depth of every node of a stored tree (0 for roots), in a new array.
- * parent[i] < i in the stored order, so one forward pass suffices.
- */
-static inline int32 *
-calltree_depths(const CallTree *tree)
-{
-	const int32 *parent = calltree_parent(tree);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1),
-										MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
-	return depth;
-}
+/* The tree's distinct funcs, sorted: their number, a func's index, the func at one */
+extern int32 func_names_count(const FuncNames *names);
+extern int32 func_names_index(const FuncNames *names, int32 func);
+extern int32 func_names_id(const FuncNames *names, int32 index);
 
 #endif							/* CALLTREE_EXPORT_H */

@@ -61,13 +61,12 @@ append_collapsed_name(StringInfo buf, const char *name, int32 func, bool root)
  * the varlena header, to avoid copying what may be a large value.
  */
 static text *
-tree_to_collapsed(const CallTree *tree, const FuncNames *names)
+tree_to_collapsed(const CallTree *tree, const int32 *depth, const FuncNames *names)
 {
 	int32		n = tree->nnodes;
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
-	int32	   *depth = calltree_depths(tree);
 	int32	   *end = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	StringInfoData path;
 	StringInfoData out;
@@ -107,6 +106,8 @@ Datum
 calltree_to_collapsed(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	int32	   *depth = calltree_depths(tree);
 
-	PG_RETURN_TEXT_P(tree_to_collapsed(tree, func_names_fetch(tree)));
+	calltree_check_path_elements("to_collapsed()", calltree_path_elements(tree, depth, true));
+	PG_RETURN_TEXT_P(tree_to_collapsed(tree, depth, func_names_fetch(tree)));
 }

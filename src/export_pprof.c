@@ -110,7 +110,7 @@ distinct_funcs(const CallTree *tree, int *count)
 
 	memcpy(ids, calltree_func(tree), sizeof(int32) * tree->nnodes);
 	qsort(ids, tree->nnodes, sizeof(int32), compare_int32);
-	funcs = palloc0(sizeof(ExportFunc) * Max(tree->nnodes, 1));
+	funcs = palloc_extended(sizeof(ExportFunc) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (int i = 0; i < tree->nnodes; i++)
 		if (i == 0 || ids[i] != ids[i - 1])
 			funcs[n++].id = ids[i];
@@ -305,6 +305,8 @@ calltree_to_pprof(PG_FUNCTION_ARGS)
 	int			nfuncs;
 	bytea	   *result;
 
+	calltree_check_path_elements("to_pprof()",
+								 calltree_path_elements(tree, calltree_depths(tree), true));
 	string_table_init(&strings);
 	(void) string_index(&strings, "");
 	initStringInfo(&profile);

@@ -53,7 +53,7 @@ collect_frames(const CallTree *tree, int32 *node_frame, int32 *nframes)
 	const int32 *func = calltree_func(tree);
 	int32	   *sorted = palloc(sizeof(int32) * Max(n, 1));
 	int32	   *frame_of = palloc(sizeof(int32) * Max(n, 1));
-	ExportFrame *frames = palloc0(sizeof(ExportFrame) * Max(n, 1));
+	ExportFrame *frames = palloc_extended(sizeof(ExportFrame) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	int32		distinct = 0;
 
 	memcpy(sorted, func, sizeof(int32) * n);
@@ -108,7 +108,7 @@ name_frames(ExportFrame *frames, int32 nframes)
 	args[0] = PointerGetDatum(construct_md_array(ids, NULL, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
 
 	/* a copy sorted by func, for the lookups below */
-	by_func = palloc(sizeof(ExportFrame) * Max(nframes, 1));
+	by_func = palloc_extended(sizeof(ExportFrame) * Max(nframes, 1), MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < nframes; i++)
 	{
 		by_func[i] = frames[i];
@@ -223,10 +223,14 @@ static char *
 speedscope_file(const CallTree *tree, const char *name)
 {
 	StringInfoData out;
-	int32	   *node_frame = palloc(sizeof(int32) * Max(tree->nnodes, 1));
+	int32	   *node_frame;
 	int32		nframes;
-	ExportFrame *frames = collect_frames(tree, node_frame, &nframes);
+	ExportFrame *frames;
 
+	calltree_check_path_elements("to_speedscope()",
+								 calltree_path_elements(tree, calltree_depths(tree), true));
+	node_frame = palloc(sizeof(int32) * Max(tree->nnodes, 1));
+	frames = collect_frames(tree, node_frame, &nframes);
 	name_frames(frames, nframes);
 	initStringInfo(&out);
 	appendStringInfoString(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","

@@ -50,8 +50,9 @@ distinct_funcs(const CallTree *tree, int32 *count)
 	return ids;
 }
 
-static int32
-func_index(const FuncNames *names, int32 func)
+/* The index of a func among the tree's distinct funcs (sorted), or -1 */
+int32
+func_names_index(const FuncNames *names, int32 func)
 {
 	const int32 *found = bsearch(&func, names->ids, names->count, sizeof(int32),
 								 compare_int32);
@@ -91,7 +92,7 @@ func_names_fetch(const CallTree *tree)
 		bool		isnull;
 		int32		id = DatumGetInt32(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
 		Datum		name = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
-		int32		index = func_index(names, id);
+		int32		index = func_names_index(names, id);
 		MemoryContext old;
 
 		if ((row & 0xFFF) == 0)
@@ -109,7 +110,21 @@ func_names_fetch(const CallTree *tree)
 const char *
 func_names_get(const FuncNames *names, int32 func)
 {
-	int32		index = func_index(names, func);
+	int32		index = func_names_index(names, func);
 
 	return index < 0 ? NULL : names->names[index];
+}
+
+/* The number of distinct funcs of the tree */
+int32
+func_names_count(const FuncNames *names)
+{
+	return names->count;
+}
+
+/* The func at an index of func_names_index() */
+int32
+func_names_id(const FuncNames *names, int32 index)
+{
+	return names->ids[index];
 }

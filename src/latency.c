@@ -84,9 +84,10 @@ calltree_latency(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("call tree has no latency histograms"),
 				 errhint("Trees built by trace_agg() from enter/exit events have them; sampled trees do not.")));
+	depth = calltree_depths(tree);
+	calltree_check_path_elements("latency()", calltree_path_elements(tree, depth, false));
 	InitMaterializedSRF(fcinfo, 0);
 	running = calltree_running(tree);
-	depth = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
 	path = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < tree->nnodes; i++)
 	{
@@ -99,7 +100,6 @@ calltree_latency(PG_FUNCTION_ARGS)
 		bool		nulls[12] = {false};
 
 		CHECK_FOR_INTERRUPTS();
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
 		path[depth[i]] = func[i];
 		for (int32 b = 0; b < nbuckets; b++)
 			count += BUCKET_COUNT(buckets[b]);

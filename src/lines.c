@@ -42,14 +42,28 @@ typedef struct FrameWeights
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/* Whether `node` is `target` or lies below it. */
-static bool
-under_node(const TreeBuilder *builder, int32 node, int32 target)
+/*
+ * The depth of every builder node at or below `target` (0 for the target),
+ * -1 for the others: one pass, since a parent is made before its children.
+ */
+static int32 *
+depths_below(const TreeBuilder *builder, int32 target)
 {
-	for (; node >= 0; node = tree_builder_parent(builder, node))
-		if (node == target)
-			return true;
-	return false;
+	int32		n = tree_builder_count(builder);
+	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < n; i++)
+	{
+		int32		parent = tree_builder_parent(builder, i);
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i == target)
+			depth[i] = 0;
+		else
+			depth[i] = parent >= 0 && depth[parent] >= 0 ? depth[parent] + 1 : -1;
+	}
+	return depth;
 }
 
 /* The builder node of a func path, or -1 */
@@ -118,6 +132,7 @@ calltree_lines(PG_FUNCTION_ARGS)
 	int32	   *nodes;
 	uint64		nstacks;
 	int32		target;
+	int32	   *below = NULL;
 	frameweights_hash *weights;
 
 	if (path_len == 0)
@@ -153,12 +168,25 @@ calltree_lines(PG_FUNCTION_ARGS)
 	}
 
 	target = find_node(builder, node_path, path_len);
+	if (target >= 0)
+	{
+		/* each stack below the node is read from its leaf up to the node */
+		int64		elements = 0;
+
+		below = depths_below(builder, target);
+		for (uint64 r = 0; r < nstacks; r++)
+			if (below[nodes[r]] >= 0)
+				elements += below[nodes[r]] + 1;
+		calltree_check_path_elements("lines()", elements);
+	}
 	for (uint64 r = 0; target >= 0 && r < nstacks; r++)
 	{
 		FrameWeights *entry;
 		bool		found;
 
-		if (!under_node(builder, nodes[r], target))
+		if ((r & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (below[nodes[r]] < 0)
 			continue;
 		entry = frameweights_insert(weights, stack_resolver_frame_at(resolver, stacks[r], path_len - 1), &found);
 		if (!found)

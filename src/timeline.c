@@ -42,8 +42,21 @@ typedef struct Timeline
 	int32		capacity;
 	char	   *thread;			/* the current thread, NULL for samples without one */
 	int32	   *path;			/* funcs of the open calls, for the path column */
+	int64		path_elements;	/* read from samples and written, so far */
 	MemoryContext row_cxt;
 } Timeline;
+
+/*
+ * Each sample's path is read whole, and each call is written with its
+ * path: deep stacks make that grow with the square of their depth, so it
+ * counts against calltree.max_path_output.
+ */
+static void
+count_path_elements(Timeline *timeline, int32 elements)
+{
+	timeline->path_elements += elements;
+	calltree_check_path_elements("estimated_calls()", timeline->path_elements);
+}
 
 static void
 emit_call(Timeline *timeline, int32 depth)
@@ -51,8 +64,10 @@ emit_call(Timeline *timeline, int32 depth)
 	const OpenCall *call = &timeline->open[depth];
 	Datum		values[6];
 	bool		nulls[6] = {false};
-	MemoryContext old = MemoryContextSwitchTo(timeline->row_cxt);
+	MemoryContext old;
 
+	count_path_elements(timeline, depth + 1);
+	old = MemoryContextSwitchTo(timeline->row_cxt);
 	values[0] = timeline->thread ? CStringGetTextDatum(timeline->thread) : (Datum) 0;
 	nulls[0] = timeline->thread == NULL;
 	values[1] = Int32GetDatum(call->func);
@@ -88,8 +103,8 @@ add_sample(Timeline *timeline, const int32 *funcs, int32 len, int64 ts)
 	if (len > timeline->capacity)
 	{
 		timeline->capacity = Max(len, timeline->capacity * 2);
-		timeline->open = repalloc(timeline->open, sizeof(OpenCall) * timeline->capacity);
-		timeline->path = repalloc(timeline->path, sizeof(int32) * timeline->capacity);
+		timeline->open = repalloc_huge(timeline->open, sizeof(OpenCall) * (Size) timeline->capacity);
+		timeline->path = repalloc_huge(timeline->path, sizeof(int32) * (Size) timeline->capacity);
 	}
 	for (int32 d = 0; d < shared; d++)
 		timeline->open[d].last_seen = ts;
@@ -116,7 +131,7 @@ stack_funcs(StackResolver *resolver, TreeBuilder *builder, int64 stack_id,
 	if (len > *capacity)
 	{
 		*capacity = Max(len, *capacity * 2);
-		*path = repalloc(*path, sizeof(int32) * *capacity);
+		*path = repalloc_huge(*path, sizeof(int32) * (Size) *capacity);
 	}
 	for (int32 n = node, i = len - 1; n >= 0; n = tree_builder_parent(builder, n), i--)
 		(*path)[i] = tree_builder_func(builder, n);
@@ -207,6 +222,7 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 				first = false;
 			}
 			len = stack_funcs(resolver, builder, stack_id, &path, &path_capacity);
+			count_path_elements(&timeline, len);
 			add_sample(&timeline, path, len, ts);
 			MemoryContextSwitchTo(old);
 		}

@@ -108,6 +108,9 @@ invert_tree(const CallTree *tree)
 	int64		nentries = 0;
 	int64		ngroups = 0;
 
+	/* each sample's path is read back to its root, one level per step */
+	calltree_check_path_elements("invert()",
+								 calltree_path_elements(tree, calltree_depths(tree), true));
 	for (int32 i = 0; i < n; i++)
 		if (calltree_holds_samples(tree, i))
 		{

@@ -23,6 +23,8 @@
 
 #include "calltree.h"
 
+int			calltree_max_path_output = 100000000;	/* GUC */
+
 typedef struct BuildNode
 {
 	int64		self;
@@ -786,6 +788,8 @@ calltree_running(const CallTree *tree)
 		calltree_wide_add(&running[i], &high[i], self[i]);
 	for (int32 i = n - 1; i >= 0; i--)
 	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (!calltree_wide_fits(running[i], high[i]))
 			calltree_weight_out_of_range();
 		if (parent[i] >= 0)
@@ -804,7 +808,11 @@ calltree_total_weight(const CallTree *tree)
 	int32		high = 0;
 
 	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		calltree_wide_add(&total, &high, self[i]);
+	}
 	if (!calltree_wide_fits(total, high))
 		calltree_weight_out_of_range();
 	return total;
@@ -859,4 +867,59 @@ calltree_check_value(const CallTree *tree)
 					invalid_node(i, tree, "an invalid histogram bucket");
 		}
 	}
+}
+
+/*
+ * Depth of every node of a stored tree (0 for roots), in a new array.
+ * parent[i] < i in the stored order, so one forward pass suffices.
+ */
+int32 *
+calltree_depths(const CallTree *tree)
+{
+	const int32 *parent = calltree_parent(tree);
+	int32	   *depth = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
+	}
+	return depth;
+}
+
+/*
+ * The number of func path elements in the paths of the nodes of a tree,
+ * with `depth` from calltree_depths(): of every node, or with samples_only
+ * of the nodes that stand for samples of their own (what the exporters
+ * write, one sample per such node).  A chain n deep has n (n + 1) / 2.
+ */
+int64
+calltree_path_elements(const CallTree *tree, const int32 *depth, bool samples_only)
+{
+	int64		elements = 0;
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+		if (!samples_only || calltree_holds_samples(tree, i))
+			elements += (int64) depth[i] + 1;
+	return elements;
+}
+
+/*
+ * Refuses work whose size grows with the square of the tree's depth before
+ * any of it is done: `function` would write or walk `elements` func path
+ * elements.  Without this, a few hundred kilobytes of a deep chain become
+ * gigabytes of rows or temporary files.
+ */
+void
+calltree_check_path_elements(const char *function, int64 elements)
+{
+	if (elements > calltree_max_path_output)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs " INT64_FORMAT " func path elements, more than calltree.max_path_output (%d)",
+						function, elements, calltree_max_path_output),
+				 errdetail("It writes or walks the whole func path of each node, which grows with the square of the tree's depth."),
+				 errhint("Make the tree shallower first (focus_subtree, merge_subtree, collapse_recursion), "
+						 "or raise calltree.max_path_output.")));
 }

@@ -214,7 +214,7 @@ parse_calltree_text(TextParser *parser, TreeBuilder *builder)
 			if (depth == capacity)
 			{
 				capacity *= 2;
-				open = repalloc(open, sizeof(OpenNode) * capacity);
+				open = repalloc_huge(open, sizeof(OpenNode) * (Size) capacity);
 			}
 			open[depth++] = node;
 			continue;
@@ -292,6 +292,8 @@ calltree_out(PG_FUNCTION_ARGS)
 	appendStringInfoChar(&buf, '{');
 	for (int32 i = 0; i < n; i++)
 	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		/* close the child lists of the nodes this one is not below */
 		while (depth > 0 && open[depth - 1] != parent[i])
 		{
@@ -392,6 +394,8 @@ calltree_recv(PG_FUNCTION_ARGS)
 		int32		parent = pq_getmsgint(buf, 4);
 		int64		self = pq_getmsgint64(buf);
 
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (parent < -1 || parent >= i)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -426,6 +430,8 @@ calltree_send(PG_FUNCTION_ARGS)
 	pq_sendint32(&buf, tree->nnodes);
 	for (int32 i = 0; i < tree->nnodes; i++)
 	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		pq_sendint32(&buf, func[i]);
 		pq_sendint32(&buf, parent[i]);
 		pq_sendint64(&buf, self[i]);

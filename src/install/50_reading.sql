@@ -28,18 +28,7 @@ CREATE FUNCTION report(tree calltree,
     OUT running bigint, OUT self bigint, OUT calls bigint,
     OUT name text, OUT running_pct numeric, OUT self_pct numeric, OUT label text)
 RETURNS SETOF record
-LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 1000
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT n.node, n.parent, n.depth, n.func, n.path, n.running, n.self, n.calls,
-           coalesce(f.name, '#' || n.func) AS name,
-           round(100.0 * n.running / nullif(t.total, 0), 2) AS running_pct,
-           round(100.0 * n.self / nullif(t.total, 0), 2) AS self_pct,
-           repeat('  ', n.depth) || coalesce(f.name, '#' || n.func) AS label
-      FROM @extschema@.nodes(tree) AS n
-      CROSS JOIN (SELECT @extschema@.total(tree) AS total) AS t
-      LEFT JOIN @extschema@.func AS f ON f.id = n.func
-     ORDER BY n.node
-$$;
+AS 'MODULE_PATHNAME', 'calltree_report'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
 
 COMMENT ON FUNCTION report(calltree) IS 'nodes() with func names, percentages of the total and an indented label';
