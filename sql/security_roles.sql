@@ -83,6 +83,22 @@ SELECT array_length(stack_path(:leaf_stack), 1) AS depth;
 RESET ROLE;
 DROP POLICY some_stacks ON stack;
 ALTER TABLE stack DISABLE ROW LEVEL SECURITY;
+-- a policy that hides an interned row but lets a role add rows: interning
+-- says so, where it used to retry the conflict forever
+ALTER ROLE regress_calltree_nostack NOBYPASSRLS;
+SELECT intern_func('sec_hidden') IS NOT NULL AS made;
+ALTER TABLE func ENABLE ROW LEVEL SECURITY;
+SELECT max(id) AS max_func FROM func \gset
+CREATE POLICY hide_some_funcs ON func FOR SELECT TO regress_calltree_nostack USING (id > :max_func);
+CREATE POLICY add_funcs ON func FOR INSERT TO regress_calltree_nostack WITH CHECK (true);
+SET ROLE regress_calltree_nostack;
+SET statement_timeout = '20s';
+SELECT intern_func('sec_hidden');
+RESET statement_timeout;
+RESET ROLE;
+DROP POLICY hide_some_funcs ON func;
+DROP POLICY add_funcs ON func;
+ALTER TABLE func DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_calltree_nostack;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA calltree FROM regress_calltree_nostack;
 REVOKE ALL ON SCHEMA calltree FROM regress_calltree_nostack;

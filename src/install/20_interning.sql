@@ -40,7 +40,7 @@ BEGIN
         RAISE EXCEPTION 'func name must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         -- spelled as func_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.func f
          WHERE ROW(f.name, f.file, f.resource)::@extschema@.func_identity
@@ -57,6 +57,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern func %: a row of calltree.func with this key exists, hidden from this role',
+        intern_func.name
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.func: exempt this role from its policies.';
 END
 $$;
 
@@ -73,7 +79,7 @@ BEGIN
         RAISE EXCEPTION 'frame func must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         -- spelled as frame_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.frame f
          WHERE ROW(f.func_id, f.address, f.line, f.col, f.implementation)::@extschema@.frame_identity
@@ -92,6 +98,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern frame %: a row of calltree.frame with this key exists, hidden from this role',
+        pg_catalog.concat_ws(' ', intern_frame.func, intern_frame.address, intern_frame.line, intern_frame.col, intern_frame.implementation)
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.frame: exempt this role from its policies.';
 END
 $$;
 
@@ -107,7 +119,7 @@ BEGIN
         RAISE EXCEPTION 'stack frame must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         -- Two spellings so that both use the (prefix_id, frame_id) index.
         IF intern_stack.prefix IS NULL THEN
             SELECT s.id INTO found_id FROM @extschema@.stack s
@@ -127,6 +139,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern stack %: a row of calltree.stack with this key exists, hidden from this role',
+        pg_catalog.concat_ws(' ', intern_stack.prefix, intern_stack.frame)
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.stack: exempt this role from its policies.';
 END
 $$;
 
@@ -164,7 +182,7 @@ AS $$
 DECLARE
     found_id bigint;
 BEGIN
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         SELECT l.id INTO found_id FROM @extschema@.labels l
          WHERE l.labels OPERATOR(pg_catalog.=) intern_labels.labels;
         IF FOUND THEN
@@ -177,6 +195,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern label set %: a row of calltree.labels with this key exists, hidden from this role',
+        intern_labels.labels
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.labels: exempt this role from its policies.';
 END
 $$;
 

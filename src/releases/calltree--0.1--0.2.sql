@@ -33,7 +33,7 @@ BEGIN
         RAISE EXCEPTION 'func name must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         -- spelled as func_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.func f
          WHERE ROW(f.name, f.file, f.resource)::@extschema@.func_identity
@@ -50,6 +50,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern func %: a row of calltree.func with this key exists, hidden from this role',
+        intern_func.name
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.func: exempt this role from its policies.';
 END
 $$;
 
@@ -66,7 +72,7 @@ BEGIN
         RAISE EXCEPTION 'frame func must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         -- spelled as frame_key's expression, so that its index serves
         SELECT f.id INTO found_id FROM @extschema@.frame f
          WHERE ROW(f.func_id, f.address, f.line, f.col, f.implementation)::@extschema@.frame_identity
@@ -85,6 +91,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern frame %: a row of calltree.frame with this key exists, hidden from this role',
+        pg_catalog.concat_ws(' ', intern_frame.func, intern_frame.address, intern_frame.line, intern_frame.col, intern_frame.implementation)
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.frame: exempt this role from its policies.';
 END
 $$;
 
@@ -96,7 +108,7 @@ AS $$
 DECLARE
     found_id bigint;
 BEGIN
-    LOOP
+    FOR attempt IN 1 .. 3 LOOP
         SELECT l.id INTO found_id FROM @extschema@.labels l
          WHERE l.labels OPERATOR(pg_catalog.=) intern_labels.labels;
         IF FOUND THEN
@@ -109,6 +121,12 @@ BEGIN
             RETURN found_id;
         END IF;
     END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern label set %: a row of calltree.labels with this key exists, hidden from this role',
+        intern_labels.labels
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.labels: exempt this role from its policies.';
 END
 $$;
 
@@ -206,3 +224,46 @@ CREATE OR REPLACE FUNCTION report(tree calltree,
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_report'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
+
+-- The interning functions retry a conflict at most three times, then say
+-- that a policy hides the conflicting row, instead of retrying forever.
+CREATE OR REPLACE FUNCTION intern_stack(prefix bigint, frame bigint)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    IF intern_stack.frame IS NULL THEN
+        RAISE EXCEPTION 'stack frame must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    FOR attempt IN 1 .. 3 LOOP
+        -- Two spellings so that both use the (prefix_id, frame_id) index.
+        IF intern_stack.prefix IS NULL THEN
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id IS NULL AND s.frame_id = intern_stack.frame;
+        ELSE
+            SELECT s.id INTO found_id FROM @extschema@.stack s
+             WHERE s.prefix_id = intern_stack.prefix AND s.frame_id = intern_stack.frame;
+        END IF;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+        INSERT INTO @extschema@.stack AS s (prefix_id, frame_id)
+        VALUES (intern_stack.prefix, intern_stack.frame)
+        ON CONFLICT ON CONSTRAINT stack_key DO NOTHING
+        RETURNING s.id INTO found_id;
+        IF FOUND THEN
+            RETURN found_id;
+        END IF;
+    END LOOP;
+    -- A conflict with a row that the next look-up still cannot find, three
+    -- times over: a row-level security policy hides that row from this role.
+    RAISE EXCEPTION 'cannot intern stack %: a row of calltree.stack with this key exists, hidden from this role',
+        pg_catalog.concat_ws(' ', intern_stack.prefix, intern_stack.frame)
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Interning must see every row of calltree.stack: exempt this role from its policies.';
+END
+$$;
