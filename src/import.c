@@ -42,6 +42,7 @@
 #include "import.h"
 #include "integrity.h"
 #include "intern_lock.h"
+#include "id_maps.h"
 #include "intern_cache.h"
 #include "intern_probe.h"
 
@@ -55,59 +56,6 @@
 #define COPY_SAMPLES_MIN 1000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
 int			calltree_import_work_mem = 128 * 1024;	/* GUC, kB */
-
-/* A cache from an encoded key (bytes) to an id */
-typedef struct BytesKey
-{
-	const char *data;
-	int32		len;
-} BytesKey;
-
-typedef struct CachedId
-{
-	BytesKey	key;
-	uint32		hash;
-	int64		id;
-	char		status;
-} CachedId;
-
-#define SH_PREFIX		idcache
-#define SH_ELEMENT_TYPE CachedId
-#define SH_KEY_TYPE		BytesKey
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	hash_bytes((const unsigned char *) (k).data, (k).len)
-#define SH_EQUAL(tb, a, b)	((a).len == (b).len && memcmp((a).data, (b).data, (a).len) == 0)
-#define SH_STORE_HASH
-#define SH_GET_HASH(tb, a)	((a)->hash)
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-/* (prefix, frame) -> stack id */
-typedef struct StackKey
-{
-	int64		prefix;
-	int64		frame;
-} StackKey;
-
-typedef struct CachedStack
-{
-	StackKey	key;
-	int64		id;
-	char		status;
-} CachedStack;
-
-#define SH_PREFIX		stackcache
-#define SH_ELEMENT_TYPE CachedStack
-#define SH_KEY_TYPE		StackKey
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k).prefix * UINT64CONST(0x9E3779B97F4A7C15) ^ (uint64) (k).frame)
-#define SH_EQUAL(tb, a, b)	((a).prefix == (b).prefix && (a).frame == (b).frame)
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
 
 /* prefix stack (the writer's id) -> whether all its children were read */
 typedef struct ReadChildren

@@ -57,61 +57,10 @@
 #include "utils/rel.h"
 
 #include "calltree.h"
+#include "id_maps.h"
 #include "intern_cache.h"
 
 PG_FUNCTION_INFO_V1(calltree_intern_cache_invalidate);
-
-/* a key of bytes, copied into the cache's context */
-typedef struct CacheKey
-{
-	const char *data;
-	int32		len;
-} CacheKey;
-
-typedef struct KeyEntry
-{
-	CacheKey	key;
-	uint32		hash;
-	int64		id;
-	char		status;
-} KeyEntry;
-
-#define SH_PREFIX		keyids
-#define SH_ELEMENT_TYPE KeyEntry
-#define SH_KEY_TYPE		CacheKey
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	hash_bytes((const unsigned char *) (k).data, (k).len)
-#define SH_EQUAL(tb, a, b)	((a).len == (b).len && memcmp((a).data, (b).data, (a).len) == 0)
-#define SH_STORE_HASH
-#define SH_GET_HASH(tb, a)	((a)->hash)
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-typedef struct StackPair
-{
-	int64		prefix;
-	int64		frame;
-} StackPair;
-
-typedef struct StackEntry
-{
-	StackPair	key;
-	int64		id;
-	char		status;
-} StackEntry;
-
-#define SH_PREFIX		stackids
-#define SH_ELEMENT_TYPE StackEntry
-#define SH_KEY_TYPE		StackPair
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k).prefix * UINT64CONST(0x9E3779B97F4A7C15) ^ (uint64) (k).frame)
-#define SH_EQUAL(tb, a, b)	((a).prefix == (b).prefix && (a).frame == (b).frame)
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
 
 /* the tables whose rows the entries name */
 enum
@@ -126,8 +75,8 @@ enum
 static const char *const table_names[TABLES] = {"func", "frame", "stack", "labels"};
 
 static MemoryContext cache_cxt = NULL;
-static keyids_hash *keys[INTERN_KINDS];
-static stackids_hash *stacks;
+static idcache_hash *keys[INTERN_KINDS];
+static stackcache_hash *stacks;
 static Size key_bytes;			/* the keys' copies */
 static Oid	table_oids[TABLES];
 static bool callbacks_registered = false;
@@ -173,8 +122,8 @@ cache_reset(void)
 	else
 		MemoryContextReset(cache_cxt);
 	for (int k = 0; k < INTERN_KINDS; k++)
-		keys[k] = keyids_create(cache_cxt, 256, NULL);
-	stacks = stackids_create(cache_cxt, 1024, NULL);
+		keys[k] = idcache_create(cache_cxt, 256, NULL);
+	stacks = stackcache_create(cache_cxt, 1024, NULL);
 	key_bytes = 0;
 }
 
@@ -182,10 +131,10 @@ cache_reset(void)
 static double
 cache_bytes(void)
 {
-	double		bytes = (double) stacks->size * sizeof(StackEntry) + key_bytes;
+	double		bytes = (double) stacks->size * sizeof(CachedStack) + key_bytes;
 
 	for (int k = 0; k < INTERN_KINDS; k++)
-		bytes += (double) keys[k]->size * sizeof(KeyEntry);
+		bytes += (double) keys[k]->size * sizeof(CachedId);
 	return bytes;
 }
 
@@ -232,12 +181,12 @@ intern_cache_open(void)
 bool
 intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
 {
-	CacheKey	probe = {key, len};
-	KeyEntry   *entry;
+	BytesKey	probe = {key, len};
+	CachedId   *entry;
 
 	if (!cache_valid)
 		return false;
-	entry = keyids_lookup(keys[kind], probe);
+	entry = idcache_lookup(keys[kind], probe);
 	if (entry)
 		*id = entry->id;
 	return entry != NULL;
@@ -246,12 +195,12 @@ intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
 bool
 intern_cache_get_stack(int64 prefix, int64 frame, int64 *id)
 {
-	StackPair	pair = {prefix, frame};
-	StackEntry *entry;
+	StackKey	pair = {prefix, frame};
+	CachedStack *entry;
 
 	if (!cache_valid)
 		return false;
-	entry = stackids_lookup(stacks, pair);
+	entry = stackcache_lookup(stacks, pair);
 	if (entry)
 		*id = entry->id;
 	return entry != NULL;
@@ -260,8 +209,8 @@ intern_cache_get_stack(int64 prefix, int64 frame, int64 *id)
 void
 intern_cache_put(InternKind kind, const char *key, int len, int64 id)
 {
-	CacheKey	stored;
-	KeyEntry   *entry;
+	BytesKey	stored;
+	CachedId   *entry;
 	bool		found;
 
 	Assert(id > 0);
@@ -272,7 +221,7 @@ intern_cache_put(InternKind kind, const char *key, int len, int64 id)
 	stored.data = MemoryContextAlloc(cache_cxt, len);
 	memcpy((char *) stored.data, key, len);
 	stored.len = len;
-	entry = keyids_insert(keys[kind], stored, &found);
+	entry = idcache_insert(keys[kind], stored, &found);
 	if (found)
 		pfree((char *) stored.data);
 	else
@@ -283,8 +232,8 @@ intern_cache_put(InternKind kind, const char *key, int len, int64 id)
 void
 intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
 {
-	StackPair	pair = {prefix, frame};
-	StackEntry *entry;
+	StackKey	pair = {prefix, frame};
+	CachedStack *entry;
 	bool		found;
 
 	Assert(id > 0);
@@ -292,7 +241,7 @@ intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
 		return;
 	if (cache_full(0))
 		cache_reset();
-	entry = stackids_insert(stacks, pair, &found);
+	entry = stackcache_insert(stacks, pair, &found);
 	entry->id = id;
 }
 
