@@ -3,8 +3,13 @@
 
 EXTENSION  = calltree
 MODULE_big = calltree
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+# The objects, folder by folder from the bottom up: each folder uses only
+# the folders above it in this list (docs/layout.md).
+FOLDERS = tree formats store writer import query export
+OBJS = $(foreach f,$(FOLDERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(f)/*.c))))
 SHLIB_LINK += -lz
+PG_CPPFLAGS = -I$(srcdir)/src
 
 # The current version's install script is built from one piece per concern
 # (src/install/).  Released versions are frozen copies in src/releases/,
@@ -13,18 +18,22 @@ EXTVERSION = 0.2
 DATA_built = calltree--$(EXTVERSION).sql
 DATA = $(wildcard src/releases/calltree--*.sql)
 
-REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --inputdir=. --load-extension=calltree
+REGRESS      = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --load-extension=calltree
 ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test/isolation --load-extension=calltree
 
 # Our own files build warning-free; CI turns warnings into errors.
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Werror=implicit-function-declaration
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD writes src/<folder>/<file>.d beside the object).
+PG_CFLAGS += -MMD -MP
 ifdef CI
 PG_CFLAGS += -Werror
 endif
 
-EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/ fuzz/build/
+EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/ fuzz/build/ \
+              $(OBJS:.o=.d)
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -34,8 +43,7 @@ endif
 
 .DEFAULT_GOAL := all
 
-# PGXS does not track header dependencies; every object depends on them all.
-$(OBJS): $(wildcard src/*.h)
+-include $(OBJS:.o=.d)
 
 calltree--$(EXTVERSION).sql: $(sort $(wildcard src/install/*.sql))
 	cat $^ > $@

@@ -7,7 +7,7 @@
 
 #include "postgres.h"
 
-#include "import.h"
+#include "writer/writer.h"
 
 /* A fresh writer; it lives until the next call. */
 extern ProfileWriter *fuzz_writer_begin(void);

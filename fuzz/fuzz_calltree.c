@@ -16,7 +16,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
-#include "calltree.h"
+#include "tree/calltree.h"
 #include "pg_stubs.h"
 
 extern Datum calltree_in(PG_FUNCTION_ARGS);

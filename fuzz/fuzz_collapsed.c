@@ -12,7 +12,7 @@
 #include "utils/elog.h"
 
 #include "fake_writer.h"
-#include "import_text.h"
+#include "import/import_text.h"
 #include "pg_stubs.h"
 
 typedef struct Input

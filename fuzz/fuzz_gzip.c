@@ -12,7 +12,7 @@
 
 #include "utils/elog.h"
 
-#include "gzip.h"
+#include "formats/gzip.h"
 #include "pg_stubs.h"
 
 #define FUZZ_MAX_DECOMPRESSED (16 * 1024 * 1024)

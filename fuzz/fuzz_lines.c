@@ -15,7 +15,7 @@
 
 #include "mb/pg_wchar.h"
 
-#include "import_text.h"
+#include "import/import_text.h"
 #include "pg_stubs.h"
 
 typedef struct Input

@@ -11,7 +11,7 @@
 #include "postgres.h"
 
 #include "fake_writer.h"
-#include "import_text.h"
+#include "import/import_text.h"
 #include "pg_stubs.h"
 
 typedef struct Input

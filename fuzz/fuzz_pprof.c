@@ -14,9 +14,9 @@
  */
 #include "postgres.h"
 
-#include "gzip.h"
+#include "formats/gzip.h"
 #include "pg_stubs.h"
-#include "pprof.h"
+#include "formats/pprof.h"
 
 /* import_pprof's own limit is larger; this keeps the fuzzer's memory low */
 #define FUZZ_MAX_DECOMPRESSED (16 * 1024 * 1024)

@@ -15,7 +15,7 @@
 #include "postgres.h"
 
 #include "pg_stubs.h"
-#include "symbol_table.h"
+#include "formats/symbol_table.h"
 
 typedef struct Input
 {

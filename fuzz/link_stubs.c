@@ -10,8 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "calltree.h"
-#include "import.h"
+#include "tree/calltree.h"
+#include "writer/writer.h"
 #include "pg_stubs.h"
 
 #define UNREACHED(name) \

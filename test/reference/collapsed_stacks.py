@@ -3,7 +3,7 @@
 
 Reads collapsed stack files ("root;caller;leaf count" lines) with Python's
 standard library, by the rules of the README's import_collapsed section, no
-code shared with src/import_collapsed.c:
+code shared with src/import/import_collapsed.c:
 
   - UTF-16 with its byte-order mark (either byte order) is decoded as such,
     a UTF-8 byte-order mark is dropped, anything else is UTF-8;

@@ -16,7 +16,7 @@ A func's running weight counts each sample once, even under recursion.
 The event is the one given with --event (exact name, or the name without
 its :modifiers), else the first one in the file.
 
-This parser shares no code with src/import_perf_script.c: it works with
+This parser shares no code with src/import/import_perf_script.c: it works with
 regular expressions over whole lines.
 """
 import re

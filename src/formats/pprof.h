@@ -1,0 +1,191 @@
+/*
+ * pprof.h
+ *	  The pprof profile format (github.com/google/pprof, proto/profile.proto)
+ *	  decoded from the protobuf wire format, without fmgr or SPI.
+ *
+ * pprof_decode() reads everything but the samples into arrays; samples
+ * are then streamed one at a time with pprof_next_sample(), so a profile
+ * with millions of samples needs no memory per sample.  String fields are
+ * indices into the string table, resolved (and checked) on use with
+ * pprof_string().  Every structural error is an ereport naming "pprof" and
+ * the byte offset in the (uncompressed) protobuf data.
+ */
+#ifndef CALLTREE_PPROF_H
+#define CALLTREE_PPROF_H
+
+#include "postgres.h"
+
+#include "formats/protobuf.h"
+
+/* Field numbers of profile.proto */
+#define PPROF_PROFILE_SAMPLE_TYPE		1
+#define PPROF_PROFILE_SAMPLE			2
+#define PPROF_PROFILE_MAPPING			3
+#define PPROF_PROFILE_LOCATION			4
+#define PPROF_PROFILE_FUNCTION			5
+#define PPROF_PROFILE_STRING_TABLE		6
+#define PPROF_PROFILE_DROP_FRAMES		7
+#define PPROF_PROFILE_KEEP_FRAMES		8
+#define PPROF_PROFILE_TIME_NANOS		9
+#define PPROF_PROFILE_DURATION_NANOS	10
+#define PPROF_PROFILE_PERIOD_TYPE		11
+#define PPROF_PROFILE_PERIOD			12
+#define PPROF_PROFILE_COMMENT			13
+#define PPROF_PROFILE_DEFAULT_SAMPLE_TYPE 14
+
+#define PPROF_VALUETYPE_TYPE			1
+#define PPROF_VALUETYPE_UNIT			2
+
+#define PPROF_SAMPLE_LOCATION_ID		1
+#define PPROF_SAMPLE_VALUE				2
+#define PPROF_SAMPLE_LABEL				3
+
+#define PPROF_LABEL_KEY					1
+#define PPROF_LABEL_STR					2
+#define PPROF_LABEL_NUM					3
+#define PPROF_LABEL_NUM_UNIT			4
+
+#define PPROF_MAPPING_ID				1
+#define PPROF_MAPPING_MEMORY_START		2
+#define PPROF_MAPPING_MEMORY_LIMIT		3
+#define PPROF_MAPPING_FILE_OFFSET		4
+#define PPROF_MAPPING_FILENAME			5
+#define PPROF_MAPPING_BUILD_ID			6
+#define PPROF_MAPPING_HAS_FUNCTIONS		7
+#define PPROF_MAPPING_HAS_FILENAMES		8
+
+#define PPROF_LOCATION_ID				1
+#define PPROF_LOCATION_MAPPING_ID		2
+#define PPROF_LOCATION_ADDRESS			3
+#define PPROF_LOCATION_LINE				4
+#define PPROF_LOCATION_IS_FOLDED		5
+
+#define PPROF_LINE_FUNCTION_ID			1
+#define PPROF_LINE_LINE					2
+#define PPROF_LINE_COLUMN				3	/* added to profile.proto in 2023 */
+
+#define PPROF_FUNCTION_ID				1
+#define PPROF_FUNCTION_NAME				2
+#define PPROF_FUNCTION_SYSTEM_NAME		3
+#define PPROF_FUNCTION_FILENAME			4
+#define PPROF_FUNCTION_START_LINE		5
+
+typedef struct PprofValueType
+{
+	int64		type;			/* string index */
+	int64		unit;			/* string index */
+	size_t		at;				/* byte offset, for errors */
+} PprofValueType;
+
+typedef struct PprofMapping
+{
+	uint64		id;
+	int64		filename;		/* string index */
+	int64		build_id;		/* string index */
+	size_t		at;
+} PprofMapping;
+
+typedef struct PprofLine
+{
+	uint64		function_id;	/* 0: no function */
+	int64		line;			/* 0: unknown */
+	int64		column;			/* 0: unknown */
+} PprofLine;
+
+typedef struct PprofLocation
+{
+	uint64		id;
+	uint64		mapping_id;		/* 0: no mapping */
+	uint64		address;		/* 0: unknown */
+	int			nlines;			/* several: inlined calls, the caller last */
+	PprofLine  *lines;
+	size_t		at;
+} PprofLocation;
+
+typedef struct PprofFunction
+{
+	uint64		id;
+	int64		name;			/* string index */
+	int64		system_name;	/* string index */
+	int64		filename;		/* string index */
+	int64		start_line;
+	size_t		at;
+} PprofFunction;
+
+typedef struct PprofString
+{
+	size_t		offset;			/* in the data */
+	size_t		len;
+} PprofString;
+
+typedef struct PprofProfile
+{
+	const uint8 *data;
+	size_t		len;
+
+	PprofValueType *sample_types;
+	int			nsample_types;
+	/* sorted by id, each id unique and nonzero */
+	PprofMapping *mappings;
+	int			nmappings;
+	PprofLocation *locations;
+	int			nlocations;
+	PprofFunction *functions;
+	int			nfunctions;
+
+	PprofString *strings;
+	int			nstrings;
+	char	  **cstrings;		/* resolved strings, NULL until used */
+
+	int64		default_sample_type;	/* string index, 0: unset */
+	size_t		default_sample_type_at;
+	int64		time_nanos;
+	size_t		time_nanos_at;
+	int64		duration_nanos;
+	int64		period;
+	int64		nsamples;
+} PprofProfile;
+
+typedef struct PprofLabel
+{
+	int64		key;			/* string index */
+	int64		str;			/* string index, 0: a numeric label */
+	int64		num;
+	int64		num_unit;		/* string index, 0: no unit */
+} PprofLabel;
+
+/* One sample; its arrays are reused from one sample to the next. */
+typedef struct PprofSample
+{
+	size_t		at;
+	uint64	   *location_ids;	/* leaf first */
+	int			nlocation_ids;
+	int			location_ids_capacity;
+	uint64	   *values;			/* int64 values, as read */
+	int			nvalues;
+	int			values_capacity;
+	PprofLabel *labels;
+	int			nlabels;
+	int			labels_capacity;
+} PprofSample;
+
+extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len);
+
+/* Streams the samples: start with pprof_samples_begin, then next until false. */
+extern void pprof_samples_begin(const PprofProfile *profile, PbReader *top);
+extern bool pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sample);
+
+/* A string of the table in the server encoding; `at` and `what` name the referrer in errors. */
+extern const char *pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what);
+
+/* Lookups by id: NULL for id 0, an error for an unknown id. */
+extern const PprofLocation *pprof_location(const PprofProfile *profile, uint64 id, size_t at);
+extern const PprofFunction *pprof_function(const PprofProfile *profile, uint64 id, size_t at);
+extern const PprofMapping *pprof_mapping(const PprofProfile *profile, uint64 id, size_t at);
+extern int	pprof_location_index(const PprofProfile *profile, const PprofLocation *location);
+extern int	pprof_mapping_index(const PprofProfile *profile, const PprofMapping *mapping);
+
+/* The error of pprof data that decodes but does not make sense */
+extern void pprof_error(size_t at, const char *detail_fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();
+
+#endif							/* CALLTREE_PPROF_H */

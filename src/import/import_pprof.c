@@ -1,0 +1,484 @@
+/*
+ * import_pprof.c
+ *	  pprof profiles (Go's runtime/pprof, gperftools converted by pprof,
+ *	  and every tool writing github.com/google/pprof's profile.proto).
+ *
+ * The data is gzip-compressed (as pprof writes it) or raw protobuf.  One
+ * sample type is imported: the one named, else default_sample_type, else
+ * the last, as `go tool pprof` chooses; each sample's value of that type is
+ * its weight, and the type's unit is the profile's weight_unit.
+ *
+ * Mapping pprof onto calltree:
+ * - A location becomes one frame per line, outermost first: its last line
+ *   is the caller into which the earlier lines were inlined.  pprof lists a
+ *   sample's locations leaf first; stacks are root first.
+ * - A func is (Function.name, Function.filename, resource), where the
+ *   resource is the location's mapping: its filename, followed by
+ *   " (build_id)" when the mapping has a build id; NULL without a mapping
+ *   or when both are empty.  A func without a name (an unsymbolized
+ *   location, a line without a function, or empty names) is named by its
+ *   address, "0x4b43df", or "(unknown)" without one; Function.system_name
+ *   stands in for an empty name.
+ * - A frame keeps the location's address (the uint64 stored as the bigint
+ *   with the same bits), the line's line number and column.
+ * - Labels become one jsonb object per sample, interned: a string label is
+ *   "key": "value", a numeric one "key": 42, or "key": {"num": 42,
+ *   "unit": "bytes"} when it has a unit; a key given several times holds
+ *   the array of its values in file order.
+ * - Samples with weight 0 are kept: the sample rows are then the same
+ *   whichever sample type is imported, and their stacks and labels stay
+ *   queryable (a heap profile's in-use space is 0 for most samples that
+ *   allocated).  Samples without any location have no stack in calltree;
+ *   they are skipped and counted in a NOTICE.
+ */
+#include "postgres.h"
+
+#include "datatype/timestamp.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "formats/gzip.h"
+#include "writer/writer.h"
+#include "formats/pprof.h"
+
+PG_FUNCTION_INFO_V1(calltree_import_pprof);
+
+/* Decompressed profiles larger than this are refused. */
+#define PPROF_MAX_DECOMPRESSED ((size_t) 1 << 30)
+
+/* Where the interned frames of each location are kept, once computed */
+typedef struct LocationFrames
+{
+	int64	   *frames;			/* outermost first */
+	int			nframes;
+} LocationFrames;
+
+typedef struct PprofImport
+{
+	PprofProfile profile;
+	ProfileWriter *writer;
+	int			value_index;	/* the sample type imported */
+	LocationFrames *location_frames;
+	const char **resources;		/* per mapping, computed once */
+	bool	   *resource_known;
+
+	/* the previous sample's labels and their id: consecutive samples often share them */
+	PprofLabel *last_labels;
+	int			last_nlabels;
+	int64		last_labels_id;
+} PprofImport;
+
+/* ---------------------------------------------------------------- sample type */
+
+static const char *
+value_type_name(PprofImport *import, int index)
+{
+	const PprofValueType *vt = &import->profile.sample_types[index];
+
+	return pprof_string(&import->profile, vt->type, vt->at, "sample type");
+}
+
+/* The index of the sample type to import, see the file header. */
+static int
+choose_sample_type(PprofImport *import, const char *requested)
+{
+	PprofProfile *profile = &import->profile;
+	const char *wanted = requested;
+	StringInfoData available;
+
+	/* found missing at the end of the data, where a truncated file ends */
+	if (profile->nsample_types == 0)
+		pprof_error(profile->len, "The profile ends without a sample type. A pprof profile lists "
+					"the types of its sample values in Profile.sample_type (field 1).");
+	if (wanted == NULL && profile->default_sample_type != 0)
+		wanted = pprof_string(profile, profile->default_sample_type, profile->default_sample_type_at,
+							  "default sample type");
+	if (wanted == NULL)
+		return profile->nsample_types - 1;
+	for (int i = 0; i < profile->nsample_types; i++)
+		if (strcmp(value_type_name(import, i), wanted) == 0)
+			return i;
+	if (requested == NULL)
+		return profile->nsample_types - 1;	/* as pprof: an unknown default is ignored */
+
+	initStringInfo(&available);
+	for (int i = 0; i < profile->nsample_types; i++)
+		appendStringInfo(&available, "%s%s", i > 0 ? ", " : "", value_type_name(import, i));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("pprof profile has no sample type \"%s\"", requested),
+			 errdetail("Its sample types are: %s.", available.data),
+			 errhint("Pass one of them as sample_type, or NULL for the profile's default.")));
+	pg_unreachable();
+}
+
+/* ---------------------------------------------------------------- frames */
+
+/* NULL for an empty string */
+static const char *
+optional_string(PprofImport *import, int64 index, size_t at, const char *what)
+{
+	const char *s = pprof_string(&import->profile, index, at, what);
+
+	return s[0] ? s : NULL;
+}
+
+static const char *
+mapping_resource(PprofImport *import, const PprofMapping *mapping)
+{
+	int			i;
+	const char *filename;
+	const char *build_id;
+
+	if (mapping == NULL)
+		return NULL;
+	i = pprof_mapping_index(&import->profile, mapping);
+	if (import->resource_known[i])
+		return import->resources[i];
+	filename = optional_string(import, mapping->filename, mapping->at, "mapping's filename");
+	build_id = optional_string(import, mapping->build_id, mapping->at, "mapping's build id");
+	if (build_id == NULL)
+		import->resources[i] = filename;
+	else if (filename == NULL)
+		import->resources[i] = psprintf("(%s)", build_id);
+	else
+		import->resources[i] = psprintf("%s (%s)", filename, build_id);
+	import->resource_known[i] = true;
+	return import->resources[i];
+}
+
+static const char *
+address_name(uint64 address)
+{
+	return address ? psprintf("0x%" INT64_MODIFIER "x", address) : "(unknown)";
+}
+
+/* An int4 frame field (line, column): NO_INT for 0, an error beyond int4. */
+static OptionalInt
+frame_number(int64 value, size_t at, const char *what)
+{
+	if (value == 0)
+		return NO_INT;
+	if (value < PG_INT32_MIN || value > PG_INT32_MAX)
+		pprof_error(at, "A location's %s " INT64_FORMAT " is out of range.", what, value);
+	return SOME_INT(value);
+}
+
+static int64
+line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *line,
+		   const char *resource)
+{
+	const PprofFunction *function = pprof_function(&import->profile, line->function_id, location->at);
+	const char *name = NULL;
+	const char *file = NULL;
+	int32		func;
+
+	if (function)
+	{
+		name = optional_string(import, function->name, function->at, "function's name");
+		if (name == NULL)
+			name = optional_string(import, function->system_name, function->at, "function's system name");
+		file = optional_string(import, function->filename, function->at, "function's filename");
+	}
+	if (name == NULL)
+		name = address_name(location->address);
+	func = profile_writer_func(import->writer, name, file, resource);
+	return profile_writer_frame(import->writer, func,
+								location->address ? SOME_INT((int64) location->address) : NO_INT,
+								frame_number(line->line, location->at, "line number"),
+								frame_number(line->column, location->at, "column"), NULL);
+}
+
+/* The frames of a location, outermost first, interned on first use. */
+static const LocationFrames *
+location_frames(PprofImport *import, const PprofLocation *location)
+{
+	LocationFrames *lf = &import->location_frames[pprof_location_index(&import->profile, location)];
+	const char *resource;
+
+	if (lf->frames)
+		return lf;
+	resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
+	lf->frames = palloc(sizeof(int64) * Max(location->nlines, 1));
+	if (location->nlines == 0)
+	{
+		/* not symbolized: a frame of the address alone */
+		PprofLine	none = {0, 0, 0};
+
+		lf->frames[0] = line_frame(import, location, &none, resource);
+		lf->nframes = 1;
+		return lf;
+	}
+	for (int i = location->nlines - 1; i >= 0; i--)
+		lf->frames[lf->nframes++] = line_frame(import, location, &location->lines[i], resource);
+	return lf;
+}
+
+/*
+ * The stack of a sample (root first), 0 when it has no locations.  Samples
+ * of one stack under several label sets repeat its location list: the
+ * stack is memoized under it.
+ */
+static int64
+sample_stack(PprofImport *import, const PprofSample *sample)
+{
+	int64		stack = 0;
+	int			key_len = (int) (sizeof(uint64) * sample->nlocation_ids);
+
+	if (profile_writer_memo_get(import->writer, sample->location_ids, key_len, &stack))
+		return stack;
+	profile_writer_walk_begin(import->writer);
+	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
+	{
+		const LocationFrames *lf;
+
+		if ((i & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
+
+		for (int j = 0; j < lf->nframes; j++)
+			stack = profile_writer_walk_push(import->writer, lf->frames[j]);
+	}
+	profile_writer_memo_put(import->writer, sample->location_ids, key_len, stack);
+	return stack;
+}
+
+/* ---------------------------------------------------------------- labels */
+
+typedef struct KeyedLabel
+{
+	const char *key;
+	int			order;			/* in the sample, for a stable sort */
+	const PprofLabel *label;
+} KeyedLabel;
+
+static int
+compare_keyed_labels(const void *a, const void *b)
+{
+	const KeyedLabel *x = a;
+	const KeyedLabel *y = b;
+	int			c = strcmp(x->key, y->key);
+
+	return c != 0 ? c : x->order - y->order;
+}
+
+static void
+push_string(JsonbParseState **state, JsonbIteratorToken token, const char *s)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(state, token, &v);
+}
+
+static void
+push_number(JsonbParseState **state, JsonbIteratorToken token, int64 n)
+{
+	JsonbValue	v;
+
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(n);
+	pushJsonbValue(state, token, &v);
+}
+
+static void
+push_label_value(PprofImport *import, JsonbParseState **state, JsonbIteratorToken token,
+				 const PprofLabel *label, size_t at)
+{
+	if (label->str != 0)
+		push_string(state, token, pprof_string(&import->profile, label->str, at, "label's value"));
+	else if (label->num_unit == 0)
+		push_number(state, token, label->num);
+	else
+	{
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		push_string(state, WJB_KEY, "num");
+		push_number(state, WJB_VALUE, label->num);
+		push_string(state, WJB_KEY, "unit");
+		push_string(state, WJB_VALUE, pprof_string(&import->profile, label->num_unit, at, "label's unit"));
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+}
+
+/* The label set of a sample as jsonb; NULL when it has none. */
+static Jsonb *
+labels_jsonb(PprofImport *import, const PprofSample *sample)
+{
+	KeyedLabel *keyed = palloc(sizeof(KeyedLabel) * Max(sample->nlabels, 1));
+	int			n = 0;
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+
+	for (int i = 0; i < sample->nlabels; i++)
+	{
+		const PprofLabel *label = &sample->labels[i];
+
+		/* as pprof: a label with neither a string nor a number is dropped */
+		if (label->str == 0 && label->num == 0 && label->num_unit == 0)
+			continue;
+		keyed[n].key = pprof_string(&import->profile, label->key, sample->at, "label's key");
+		keyed[n].order = i;
+		keyed[n].label = label;
+		n++;
+	}
+	if (n == 0)
+		return NULL;
+	qsort(keyed, n, sizeof(KeyedLabel), compare_keyed_labels);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < n;)
+	{
+		int			same = 1;
+
+		while (i + same < n && strcmp(keyed[i + same].key, keyed[i].key) == 0)
+			same++;
+		push_string(&state, WJB_KEY, keyed[i].key);
+		if (same == 1)
+			push_label_value(import, &state, WJB_VALUE, keyed[i].label, sample->at);
+		else
+		{
+			pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+			for (int j = i; j < i + same; j++)
+				push_label_value(import, &state, WJB_ELEM, keyed[j].label, sample->at);
+			pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+		}
+		i += same;
+	}
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	pfree(keyed);
+	return JsonbValueToJsonb(result);
+}
+
+/* The interned label set of a sample, 0 (NULL) for none. */
+static int64
+sample_labels(PprofImport *import, const PprofSample *sample)
+{
+	Jsonb	   *labels;
+
+	if (sample->nlabels == 0)
+		return 0;
+	if (sample->nlabels == import->last_nlabels &&
+		memcmp(sample->labels, import->last_labels, sizeof(PprofLabel) * sample->nlabels) == 0)
+		return import->last_labels_id;
+	labels = labels_jsonb(import, sample);
+	import->last_labels_id = labels ? profile_writer_labels(import->writer, labels) : 0;
+	if (import->last_labels)
+		pfree(import->last_labels);
+	import->last_labels = palloc(sizeof(PprofLabel) * sample->nlabels);
+	memcpy(import->last_labels, sample->labels, sizeof(PprofLabel) * sample->nlabels);
+	import->last_nlabels = sample->nlabels;
+	if (labels)
+		pfree(labels);
+	return import->last_labels_id;
+}
+
+/* ---------------------------------------------------------------- the import */
+
+static void
+set_started_at(PprofImport *import)
+{
+	int64		nanos = import->profile.time_nanos;
+	TimestampTz ts;
+
+	if (nanos == 0)
+		return;
+	/* nanoseconds since 1970 to microseconds since 2000, rounding down */
+	ts = nanos / 1000 - (nanos % 1000 < 0 ? 1 : 0)
+		- (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	if (!IS_VALID_TIMESTAMP(ts))
+		pprof_error(import->profile.time_nanos_at, "Profile.time_nanos " INT64_FORMAT " is out of range.", nanos);
+	profile_writer_set_started_at(import->writer, ts);
+}
+
+static void
+import_samples(PprofImport *import)
+{
+	PprofProfile *profile = &import->profile;
+	PbReader	top;
+	PprofSample sample;
+	int64		count = 0;
+	int64		skipped = 0;
+	int64		skipped_weight = 0;
+
+	memset(&sample, 0, sizeof(sample));
+	pprof_samples_begin(profile, &top);
+	while (pprof_next_sample(profile, &top, &sample))
+	{
+		int64		weight;
+		int64		stack;
+
+		if ((++count & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (sample.nvalues != profile->nsample_types)
+			pprof_error(sample.at, "A sample has %d values, but the profile has %d sample types.",
+						sample.nvalues, profile->nsample_types);
+		weight = (int64) sample.values[import->value_index];
+		stack = sample_stack(import, &sample);
+		if (stack == 0)
+		{
+			skipped++;
+			skipped_weight += weight;
+			continue;
+		}
+		profile_writer_sample(import->writer, NULL, false, 0, stack, weight,
+							  sample_labels(import, &sample));
+	}
+	if (skipped > 0)
+		ereport(NOTICE,
+				(errmsg("skipped " INT64_FORMAT " pprof sample%s without locations, of total weight " INT64_FORMAT,
+						skipped, skipped == 1 ? "" : "s", skipped_weight)));
+}
+
+/* The protobuf bytes of the argument: decompressed if it is gzip. */
+static const uint8 *
+pprof_bytes(bytea *data, size_t *len)
+{
+	const char *raw = VARDATA_ANY(data);
+	size_t		raw_len = VARSIZE_ANY_EXHDR(data);
+
+	if (raw_len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid pprof data: the input is empty"),
+				 errhint("Pass the bytes of a pprof file, gzip-compressed or not.")));
+	if (gzip_is_compressed(raw, raw_len))
+		return (const uint8 *) gzip_decompress(raw, raw_len, PPROF_MAX_DECOMPRESSED, "pprof", len);
+	*len = raw_len;
+	return (const uint8 *) raw;
+}
+
+/* import_pprof(data bytea, sample_type text, name text, meta jsonb) → profile id */
+Datum
+calltree_import_pprof(PG_FUNCTION_ARGS)
+{
+	PprofImport import;
+	ProfileInfo info;
+	const uint8 *bytes;
+	size_t		len;
+	const char *unit;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	memset(&import, 0, sizeof(import));
+	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
+	pprof_decode(&import.profile, bytes, len);
+	import.value_index = choose_sample_type(&import,
+											PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
+	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
+	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
+
+	profile_info_from_args(fcinfo, 2, 3, "pprof", &info);
+	import.writer = profile_writer_begin(&info);
+	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
+						   import.profile.sample_types[import.value_index].at, "sample type's unit");
+	if (unit)
+		profile_writer_set_unit(import.writer, unit);
+	set_started_at(&import);
+	import_samples(&import);
+	PG_RETURN_INT64(profile_writer_finish(import.writer));
+}

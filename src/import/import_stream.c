@@ -1,0 +1,393 @@
+/*
+ * import_stream.c
+ *	  import_stream(chunks regclass, name, meta, format, options): a profile
+ *	  file sent in pieces, read from a table of base64 chunks.
+ *
+ * bin/calltree-load fills a temporary table (seq bigserial, chunk text) with
+ * COPY, a few MB of the file per row, base64-encoded, and calls this function
+ * in the same transaction: the file travels over the client's connection,
+ * with no file on the server and no privilege beyond the calltree tables.
+ *
+ * The chunks are read in seq order through an SPI cursor, one at a time,
+ * each decoded into a memory context that is reset for the next.  The first
+ * 64 kB are gathered to recognize the format as import_profile does.
+ * Collapsed stacks and perf script are then parsed as they arrive, a line at
+ * a time (import_text.h), so memory stays bounded by the longest line
+ * whatever the size of the file.  Other formats, and gzip or UTF-16 data
+ * (which the client normally unwraps itself), are gathered whole, at most
+ * 1 GB like any text or bytea value, and imported like import_profile's
+ * argument.
+ *
+ * SPI: this function connects and opens the cursor; the ProfileWriter then
+ * connects again, inside, from profile_writer_begin to profile_writer_finish.
+ * Fetches made in between run at the writer's level, where their tuple table
+ * is made and must be freed (SPI_freetuptable looks at the innermost level
+ * only).  A portal belongs to no SPI level: ours is closed after the
+ * writer's connection ends.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "catalog/pg_type.h"
+#include "common/base64.h"
+#include "executor/spi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "writer/writer.h"
+#include "import/import_text.h"
+#include "import/profile_format.h"
+
+PG_FUNCTION_INFO_V1(calltree_import_stream);
+
+/* The table of chunks, read in seq order */
+typedef struct ChunkReader
+{
+	const char *relname;		/* for messages */
+	Portal		portal;
+	MemoryContext chunk_cxt;	/* the current chunk; reset for the next */
+	bool		ended;
+	int64		nchunks;		/* read so far */
+	int64		seq;			/* of the last one read */
+	int64		bytes;			/* decoded so far */
+	LineReader *lines;			/* while lines are read, for errors */
+} ChunkReader;
+
+static bool
+column_has_type(Oid relid, const char *column, Oid type1, Oid type2, Oid type3)
+{
+	AttrNumber	attnum = get_attnum(relid, column);
+	Oid			type;
+
+	if (attnum == InvalidAttrNumber)
+		return false;
+	type = get_atttype(relid, attnum);
+	return type == type1 || type == type2 || type == type3;
+}
+
+/*
+ * Opens the cursor; SPI must be connected.  SPI calls leave SPI's own
+ * memory context current, which SPI_finish deletes: the caller's comes back.
+ */
+static void
+chunk_reader_open(ChunkReader *r, Oid relid)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *nspname;
+	char	   *query;
+	SPIPlanPtr	plan;
+
+	memset(r, 0, sizeof(ChunkReader));
+	r->relname = get_rel_name(relid);
+	nspname = get_namespace_name(get_rel_namespace(relid));
+	if (r->relname == NULL || nspname == NULL)
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	if (!column_has_type(relid, "seq", INT8OID, INT4OID, INT2OID) ||
+		!column_has_type(relid, "chunk", TEXTOID, VARCHAROID, TEXTOID))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table \"%s\" is not a table of profile chunks", r->relname),
+				 errdetail("It needs a column seq, an integer, and a column chunk, text."),
+				 errhint("Create it as (seq bigserial, chunk text) and fill it with COPY, as bin/calltree-load does.")));
+	query = psprintf("SELECT seq::bigint, chunk::pg_catalog.text FROM %s ORDER BY seq",
+					 quote_qualified_identifier(nspname, r->relname));
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
+	/* not read-only: like any volatile function, see the statement's own rows */
+	r->portal = SPI_cursor_open(NULL, plan, NULL, NULL, false);
+	MemoryContextSwitchTo(cxt);
+	r->chunk_cxt = AllocSetContextCreate(cxt, "import_stream chunk", ALLOCSET_DEFAULT_SIZES);
+}
+
+/* Why base64 text does not decode: its first stray character, or its end. */
+static char *
+base64_problem(const char *s, int len)
+{
+	for (int i = 0; i < len; i++)
+		if (!isalnum((unsigned char) s[i]) && s[i] != '+' && s[i] != '/' && s[i] != '=' &&
+			s[i] != '\n' && s[i] != '\r')
+			return psprintf("Character %d is \"%.*s\", which base64 does not use.",
+							i + 1, pg_mblen(s + i), s + i);
+	return psprintf("Its %d characters do not end with a whole group of four, or have \"=\" before the end.", len);
+}
+
+/* Decodes a chunk (line breaks in it ignored) into a new buffer. */
+static char *
+decode_chunk(ChunkReader *r, text *chunk, int *len)
+{
+	char	   *b64 = VARDATA_ANY(chunk);
+	int			b64len = VARSIZE_ANY_EXHDR(chunk);
+	int			max;
+	char	   *data;
+	const char *padding;
+
+	/* encode(..., 'base64') breaks lines every 76 characters */
+	if (memchr(b64, '\n', b64len) != NULL)
+	{
+		char	   *packed = palloc(b64len);
+		int			n = 0;
+
+		for (int i = 0; i < b64len; i++)
+			if (b64[i] != '\n' && b64[i] != '\r')
+				packed[n++] = b64[i];
+		b64 = packed;
+		b64len = n;
+	}
+	max = (int) ((int64) b64len / 4 * 3 + 3);
+	data = palloc(max);
+	/* pg_b64_decode reads on after padding: two chunks glued would pass */
+	padding = memchr(b64, '=', b64len);
+	*len = padding && padding - b64 < b64len - 2 ? -1 : pg_b64_decode(b64, b64len, data, max);
+	if (*len < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("chunk with seq " INT64_FORMAT " of table \"%s\" is not valid base64", r->seq, r->relname),
+				 errdetail_internal("%s", base64_problem(VARDATA_ANY(chunk), VARSIZE_ANY_EXHDR(chunk))),
+				 errhint("Each chunk is a piece of the profile file in base64, without white space other than line breaks.")));
+	return data;
+}
+
+/*
+ * The next chunk, decoded, in chunk_cxt (reset first); false at the end.
+ * The fetch runs at the innermost SPI level, and its tuple table is freed
+ * there.
+ */
+static bool
+chunk_reader_next(ChunkReader *r, char **data, int *len)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	HeapTuple	row;
+	TupleDesc	desc;
+	bool		isnull;
+	int64		seq;
+	Datum		chunk;
+
+	CHECK_FOR_INTERRUPTS();
+	MemoryContextReset(r->chunk_cxt);
+	if (r->ended)
+		return false;
+	SPI_cursor_fetch(r->portal, true, 1);
+	if (SPI_processed == 0)
+	{
+		SPI_freetuptable(SPI_tuptable);
+		MemoryContextSwitchTo(cxt);
+		r->ended = true;
+		return false;
+	}
+	row = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	seq = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+	if (isnull || (r->nchunks > 0 && seq == r->seq))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 isnull ? errmsg("table \"%s\" has a chunk whose seq is NULL", r->relname) :
+				 errmsg("table \"%s\" has two chunks with seq " INT64_FORMAT, r->relname, seq),
+				 errdetail("The chunks are pieces of the profile file in seq order."),
+				 errhint("Give each chunk its own seq, e.g. with a bigserial column.")));
+	r->seq = seq;
+	r->nchunks++;
+	chunk = SPI_getbinval(row, desc, 2, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("chunk with seq " INT64_FORMAT " of table \"%s\" is NULL", seq, r->relname)));
+
+	/* detoasted into the chunk's context, decoded before the row is freed */
+	MemoryContextSwitchTo(r->chunk_cxt);
+	*data = decode_chunk(r, DatumGetTextPP(chunk), len);
+	r->bytes += *len;
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(cxt);
+	return true;
+}
+
+static void
+chunk_reader_close(ChunkReader *r)
+{
+	SPI_cursor_close(r->portal);
+	MemoryContextDelete(r->chunk_cxt);
+}
+
+/*
+ * The line being read, for errors that do not name it (invalid UTF-8, the
+ * writer's).  Its chunk is not named: the first 64 kB are fed at once.
+ */
+static void
+stream_error_context(void *arg)
+{
+	ChunkReader *r = (ChunkReader *) arg;
+
+	if (r->lines != NULL && r->lines->current > 0)
+		errcontext("import_stream, line " INT64_FORMAT " of the profile", r->lines->current);
+}
+
+/* The first bytes: enough to recognize the format after a byte-order mark. */
+static void
+read_head(ChunkReader *r, StringInfo head)
+{
+	char	   *data;
+	int			len;
+
+	initStringInfo(head);
+	while (head->len < PROFILE_DETECT_WINDOW + 3 && chunk_reader_next(r, &data, &len))
+		appendBinaryStringInfo(head, data, len);
+	if (head->len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("profile data is empty"),
+				 r->nchunks == 0 ? errdetail("Table \"%s\" has no rows.", r->relname) :
+				 errdetail("The " INT64_FORMAT " chunks of table \"%s\" are empty.", r->nchunks, r->relname)));
+}
+
+/*
+ * Collapsed stacks or perf script, a line at a time: the head, then the
+ * chunks as they come.  Lines are UTF-8, converted to the database's encoding.
+ */
+static int64
+import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format, ProfileInfo *info,
+			 const ProfileOptions *options)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ProfileWriter *writer;
+	void	   *parser;
+	LineReader	reader;
+	char	   *data;
+	int			len;
+
+	info->format = format == FORMAT_COLLAPSED ? "collapsed" : "perf script";
+	writer = profile_writer_begin(info);
+	if (format == FORMAT_COLLAPSED)
+	{
+		parser = collapsed_parser_begin(writer, options->strict.isnull ||
+										DatumGetBool(options->strict.value));
+		line_reader_init(&reader, collapsed_parser_feed_line, parser, true);
+	}
+	else
+	{
+		parser = perf_parser_begin(writer, options->event.isnull ? NULL :
+								   TextDatumGetCString(options->event.value));
+		line_reader_init(&reader, perf_parser_feed_line, parser, true);
+	}
+
+	r->lines = &reader;
+	line_reader_feed(&reader, head->data + skip, head->len - skip);
+	pfree(head->data);
+	while (chunk_reader_next(r, &data, &len))
+	{
+		/* whatever a line leaves behind goes with its chunk */
+		MemoryContextSwitchTo(r->chunk_cxt);
+		line_reader_feed(&reader, data, len);
+		MemoryContextSwitchTo(cxt);
+	}
+	line_reader_finish(&reader);
+	r->lines = NULL;
+
+	if (format == FORMAT_COLLAPSED)
+		collapsed_parser_finish(parser);
+	else
+		perf_parser_finish(parser, reader.lineno);
+	return profile_writer_finish(writer);
+}
+
+/* Any other format: the whole file in memory, as import_profile reads it. */
+static void
+read_whole(ChunkReader *r, StringInfo buf)
+{
+	char	   *data;
+	int			len;
+
+	while (chunk_reader_next(r, &data, &len))
+	{
+		if ((size_t) buf->len + len > PROFILE_MAX_BYTES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("profile is larger than 1 GB, the limit for formats read whole"),
+					 errdetail("The chunks of table \"%s\" up to seq " INT64_FORMAT " hold " INT64_FORMAT " bytes. "
+							   "Collapsed stacks and perf script are read as a stream, of any size; "
+							   "other formats, and gzip or UTF-16 data, are read whole.",
+							   r->relname, r->seq, r->bytes),
+					 errhint("Send gzip data decompressed, as bin/calltree-load does, or convert the profile to collapsed stacks.")));
+		appendBinaryStringInfo(buf, data, len);
+	}
+}
+
+/* Whether the data is all white space: import_profile's empty profile */
+static bool
+all_white_space(const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char) data[i]))
+			return false;
+	return true;
+}
+
+/*
+ * import_stream(chunks regclass, name text, meta jsonb, format text,
+ * strict boolean, event text, sample_type text) → profile id
+ */
+Datum
+calltree_import_stream(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ProfileFormat format = FORMAT_UNKNOWN;
+	ProfileInfo info;
+	ChunkReader chunks;
+	StringInfoData head;
+	ErrorContextCallback errcallback;
+	ProfileOptions options;
+	bool		wrapped;
+	size_t		bom = 0;
+	int64		id;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (!PG_ARGISNULL(3))
+		format = profile_format_from_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
+	profile_options_from_args(fcinfo, 4, &options);
+
+	SPI_connect();
+	MemoryContextSwitchTo(cxt);
+	chunk_reader_open(&chunks, PG_GETARG_OID(0));
+	errcallback.callback = stream_error_context;
+	errcallback.arg = &chunks;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+
+	read_head(&chunks, &head);
+	wrapped = profile_is_wrapped(head.data, head.len);
+	if (!wrapped)
+	{
+		bom = profile_utf8_bom_length(head.data, head.len);
+		if (format == FORMAT_UNKNOWN)
+			format = profile_format_detect(head.data + bom, head.len - bom);
+	}
+
+	/* (a file of white space only goes the other way, to its error) */
+	if (!wrapped && (format == FORMAT_COLLAPSED || format == FORMAT_PERF_SCRIPT) &&
+		!(chunks.ended && all_white_space(head.data + bom, head.len - bom)))
+	{
+		profile_options_check(format, &options);
+		id = import_lines(&chunks, &head, bom, format, &info, &options);
+		error_context_stack = errcallback.previous;
+		chunk_reader_close(&chunks);
+		SPI_finish();
+	}
+	else
+	{
+		NullableDatum name = {PG_GETARG_DATUM(1), PG_ARGISNULL(1)};
+		NullableDatum meta = {PG_GETARG_DATUM(2), PG_ARGISNULL(2)};
+
+		read_whole(&chunks, &head);
+		error_context_stack = errcallback.previous;
+		chunk_reader_close(&chunks);
+		SPI_finish();
+		id = profile_import_bytes(head.data, head.len, format, name, meta, &options);
+	}
+	PG_RETURN_INT64(id);
+}

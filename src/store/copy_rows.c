@@ -1,0 +1,221 @@
+/*
+ * copy_rows.c
+ *	  Rows built in memory, written into a table by COPY FROM's own code.
+ *
+ * An INSERT ... SELECT writes its rows one at a time.  COPY FROM writes
+ * them a thousand at a time into the heap (one WAL record per page, not
+ * per row; index entries are still one at a time), and needs no plan: the
+ * 743,537 samples of bench/imports.sh's pprof file take 0.76 s by COPY
+ * against 1.29 s by INSERT ... SELECT FROM unnest() in sets of 10,000.
+ * PostgreSQL's logical replication copies tables the same way
+ * (BeginCopyFrom with a callback that supplies the data).
+ *
+ * What DoCopy does around CopyFrom is done here too: the user's INSERT
+ * privileges on the columns are checked, and the statement runs in a new
+ * snapshot after a command counter increment, as SPI runs one.  COPY FROM
+ * does not apply row security policies, so a table with policies for the
+ * current user is left to the caller's INSERT (copy_rows_allowed).
+ *
+ * The rows are in COPY's text format, in the database's encoding (the
+ * ENCODING option), so no conversion applies whatever the client's.
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "commands/copy.h"
+#include "executor/executor.h"
+#include "mb/pg_wchar.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_node.h"
+#include "parser/parse_relation.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "tree/calltree.h"
+#include "store/copy_rows.h"
+
+void
+copy_rows_init(CopyRows *rows)
+{
+	initStringInfo(&rows->text);
+	rows->nrows = 0;
+	rows->row_open = false;
+}
+
+void
+copy_rows_reset(CopyRows *rows)
+{
+	resetStringInfo(&rows->text);
+	rows->nrows = 0;
+	rows->row_open = false;
+}
+
+static inline void
+field_separator(CopyRows *rows)
+{
+	if (rows->row_open)
+		appendStringInfoCharMacro(&rows->text, '\t');
+	rows->row_open = true;
+}
+
+void
+copy_rows_int8(CopyRows *rows, int64 value)
+{
+	field_separator(rows);
+	enlargeStringInfo(&rows->text, MAXINT8LEN + 1);
+	rows->text.len += pg_lltoa(value, rows->text.data + rows->text.len);
+}
+
+void
+copy_rows_null(CopyRows *rows)
+{
+	field_separator(rows);
+	appendBinaryStringInfo(&rows->text, "\\N", 2);
+}
+
+/* A text field: backslash, tab, newline and carriage return escaped */
+void
+copy_rows_text(CopyRows *rows, const char *s, int len)
+{
+	int			start = 0;
+
+	field_separator(rows);
+	for (int i = 0; i < len; i++)
+	{
+		char		escape;
+
+		switch (s[i])
+		{
+			case '\\':
+				escape = '\\';
+				break;
+			case '\t':
+				escape = 't';
+				break;
+			case '\n':
+				escape = 'n';
+				break;
+			case '\r':
+				escape = 'r';
+				break;
+			default:
+				continue;
+		}
+		appendBinaryStringInfo(&rows->text, s + start, i - start);
+		appendStringInfoCharMacro(&rows->text, '\\');
+		appendStringInfoCharMacro(&rows->text, escape);
+		start = i + 1;
+	}
+	appendBinaryStringInfo(&rows->text, s + start, len - start);
+}
+
+void
+copy_rows_end_row(CopyRows *rows)
+{
+	appendStringInfoCharMacro(&rows->text, '\n');
+	rows->nrows++;
+	rows->row_open = false;
+}
+
+bool
+copy_rows_allowed(Oid relid)
+{
+	return check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED;
+}
+
+/* The rows COPY is reading: its data callback takes no argument to carry them. */
+static const CopyRows *reading = NULL;
+static int	read_offset;
+
+static int
+read_rows(void *outbuf, int minread, int maxread)
+{
+	int			count = Min(maxread, reading->text.len - read_offset);
+
+	memcpy(outbuf, reading->text.data + read_offset, count);
+	read_offset += count;
+	return count;
+}
+
+/* INSERT on each of the columns, as DoCopy checks it */
+static void
+check_insert_privileges(ParseState *pstate, Relation rel, List *columns)
+{
+	ParseNamespaceItem *item = addRangeTableEntryForRelation(pstate, rel, RowExclusiveLock,
+															 NULL, false, false);
+	RangeTblEntry *rte = item->p_rte;
+	ListCell   *lc;
+
+	rte->requiredPerms = ACL_INSERT;
+	foreach(lc, columns)
+	{
+		AttrNumber	attnum = calltree_column(RelationGetRelid(rel), strVal(lfirst(lc)));
+
+		rte->insertedCols = bms_add_member(rte->insertedCols,
+										   attnum - FirstLowInvalidHeapAttributeNumber);
+	}
+	ExecCheckRTPerms(pstate->p_rtable, true);
+}
+
+/*
+ * What COPY leaves in the current memory context (the parse state, its
+ * range table, the options, about 5 kB) goes with a context of the call's
+ * own: a writer may COPY many times in one call.
+ */
+uint64
+copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	Relation	rel;
+	ParseState *pstate;
+	List	   *options;
+	uint64		processed = 0;
+
+	Assert(!rows->row_open);
+	if (rows->nrows == 0)
+		return 0;
+	if (reading != NULL)
+		elog(ERROR, "copy_rows_insert() called while it runs");
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree COPY", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	rel = table_open(relid, RowExclusiveLock);
+	pstate = make_parsestate(NULL);
+	check_insert_privileges(pstate, rel, columns);
+	options = list_make1(makeDefElem("encoding",
+									 (Node *) makeString(pstrdup(GetDatabaseEncodingName())), -1));
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	reading = rows;
+	read_offset = 0;
+	PG_TRY();
+	{
+		CopyFromState cstate = BeginCopyFrom(pstate, rel, NULL, NULL, false, read_rows,
+											 columns, options);
+
+		processed = CopyFrom(cstate);
+		EndCopyFrom(cstate);
+	}
+	PG_FINALLY();
+	{
+		reading = NULL;
+	}
+	PG_END_TRY();
+	PopActiveSnapshot();
+	CommandCounterIncrement();
+
+	table_close(rel, NoLock);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	if (processed != (uint64) rows->nrows)
+		elog(ERROR, "COPY into %s wrote " UINT64_FORMAT " of " INT64_FORMAT " rows",
+			 get_rel_name(relid), processed, rows->nrows);
+	return processed;
+}

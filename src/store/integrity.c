@@ -1,0 +1,624 @@
+/*
+ * integrity.c
+ *	  The references of interned stacks, checked a statement at a time.
+ *
+ * A stack row refers to its prefix stack and to its frame.  Declared as
+ * foreign keys, those references cost two row-level checks per new stack,
+ * each a query that also locks the referenced row: over half the time of a
+ * first import, which writes a million stack rows for a big profile.  These
+ * triggers keep the same guarantees with a query or two per statement:
+ *
+ *	- after an INSERT into stack, every new row's prefix and frame exist;
+ *	- after a DELETE from stack or frame, no stack refers to a deleted row;
+ *	- UPDATE of a stack, or of a frame's id, and TRUNCATE of frame while
+ *	  stacks exist, are refused.
+ *
+ * Concurrency takes the place of the row locks: a DELETE first takes SHARE
+ * ROW EXCLUSIVE on stack, so it waits for the transactions inserting stacks
+ * and they wait for it, and both sides check with the latest snapshot (not
+ * the transaction's), so each sees what the other committed, at any
+ * isolation level.  Like foreign keys, the triggers do not fire under
+ * session_replication_role = replica.
+ *
+ * A sample refers to its profile and its label set, one of each for a whole
+ * import: foreign keys would check and lock that same row for every sample.
+ * Here the statement locks the distinct rows it refers to, FOR KEY SHARE as
+ * a foreign key's check does, so the guarantees are the foreign keys' own:
+ *
+ *	- after an INSERT or UPDATE of samples, their profiles and label sets
+ *	  exist (and stay, until the transaction ends);
+ *	- deleting a profile deletes its samples (with the rows that concurrent
+ *	  imports committed meanwhile: they held the lock the DELETE waited for);
+ *	- deleting a label set some sample uses is refused, also when that
+ *	  sample committed while the DELETE waited for its lock;
+ *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
+ *	  profile or labels while samples exist.
+ *
+ * A sample also refers to its stack, a different one for most samples: a
+ * foreign key would probe and lock a stack row per sample, most of the time
+ * of a repeat import.  The checks instead work like those of stack rows:
+ *
+ *	- a statement inserting samples takes ROW EXCLUSIVE on stack and checks
+ *	  with the latest snapshot that their stacks exist;
+ *	- a DELETE from stack takes SHARE ROW EXCLUSIVE on stack, so it waits
+ *	  for the transactions inserting samples and they wait for it, and then
+ *	  checks with the latest snapshot that no sample refers to a deleted
+ *	  stack.
+ *
+ * An import's writer takes the same lock before it looks up any frame or
+ * stack, with a snapshot taken after the lock, so every one it finds stays
+ * until the transaction ends; its own INSERTs of stacks and samples are
+ * vouched for and skip the checks (integrity_execute_vouched and
+ * integrity_copy_vouched).
+ *
+ * Every check's query runs as a foreign key's does (ri_PerformCheck in
+ * PostgreSQL's ri_triggers.c), see run_check:
+ *
+ *	- as the owner of the table it reads, with row-level security off: the
+ *	  caller's policies may hide the rows that refer to the ones it
+ *	  deletes, and the caller needs no privilege on the tables a check
+ *	  reads or locks (no UPDATE on the profile a new sample locks).  The
+ *	  checks only find, lock or (for a profile) delete rows, and their
+ *	  errors name no row that the caller could not read;
+ *	- a query looking for rows that refer to deleted ones, or for rows that
+ *	  only the lock on stack protects, reads the latest snapshot: it must
+ *	  see what committed while the statement waited for a lock, after the
+ *	  statement's snapshot (and, under REPEATABLE READ, the transaction's)
+ *	  was taken.
+ *
+ * sample.stack_id is still declared a foreign key, with its triggers
+ * disabled by the install script: pg_dump orders the data of extension
+ * tables by their foreign keys, and samples must be restored after the
+ * stacks they refer to.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "tree/calltree.h"
+#include "store/integrity.h"
+
+PG_FUNCTION_INFO_V1(calltree_stack_insert_check);
+PG_FUNCTION_INFO_V1(calltree_interned_delete_check);
+PG_FUNCTION_INFO_V1(calltree_interned_refuse);
+PG_FUNCTION_INFO_V1(calltree_sample_refs_check);
+PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
+PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
+
+/*
+ * True while one of the ProfileWriter's own INSERTs runs.  The writer
+ * vouches for the references of the stacks and samples it writes: it found
+ * their frames and stacks while holding the stacks (integrity_hold_stacks),
+ * or wrote them itself; it inserted the profile in this transaction; it
+ * locked each label set FOR KEY SHARE when it interned it.  Nothing else
+ * inserts stacks or samples meanwhile, unless a user's trigger does; its
+ * rows would then skip the checks too.
+ */
+static bool writer_vouches = false;
+
+void
+integrity_hold_stacks(void)
+{
+	/* the control file fixes the schema: the extension is not relocatable */
+	Oid			namespace = get_namespace_oid("calltree", false);
+
+	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
+}
+
+/*
+ * Under REPEATABLE READ and SERIALIZABLE, the SQL functions the writer
+ * calls (intern_address) read in the transaction's snapshot, older than the
+ * writer's lock: there the checks run as for anyone.
+ */
+static inline bool
+writer_can_vouch(void)
+{
+	return !IsolationUsesXactSnapshot();
+}
+
+int
+integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
+{
+	int			ret;
+
+	writer_vouches = writer_can_vouch();
+	PG_TRY();
+	{
+		ret = SPI_execute_plan(plan, values, NULL, false, 0);
+	}
+	PG_FINALLY();
+	{
+		writer_vouches = false;
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+uint64
+integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns)
+{
+	uint64		count;
+
+	writer_vouches = writer_can_vouch();
+	PG_TRY();
+	{
+		count = copy_rows_insert(rows, relid, columns);
+	}
+	PG_FINALLY();
+	{
+		writer_vouches = false;
+	}
+	PG_END_TRY();
+	return count;
+}
+
+static TriggerData *
+trigger_data(FunctionCallInfo fcinfo, const char *name)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("%s() was not called as a trigger", name)));
+	return (TriggerData *) fcinfo->context;
+}
+
+/* Connects to SPI with the statement's transition tables visible to queries. */
+static void
+connect_with_transition_tables(TriggerData *trigdata)
+{
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+}
+
+/* The extension's table `name`, beside the trigger's own table. */
+static Oid
+table_of(TriggerData *trigdata, const char *name)
+{
+	return calltree_relation(RelationGetNamespace(trigdata->tg_relation), name);
+}
+
+static Oid
+table_owner(Oid table)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", table);
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+/*
+ * Runs a check's query, which reads, locks or deletes rows of `table` (and
+ * reads the statement's transition tables), as a foreign key runs its own:
+ *
+ * - as the owner of `table`, with row-level security off even where the
+ *   table forces it on its owner: the check sees every row, whatever the
+ *   caller may read.  SECURITY_LOCAL_USERID_CHANGE keeps the query from
+ *   changing roles; an error restores the caller's identity as the
+ *   transaction or subtransaction aborts;
+ * - with detect_new_rows, in the latest snapshot, after making the
+ *   statement's own changes visible: it sees the rows committed while the
+ *   statement waited for a lock.  Under REPEATABLE READ and SERIALIZABLE a
+ *   row it deletes that the transaction's snapshot cannot see is a
+ *   serialization failure (the crosscheck snapshot);
+ * - without, in the snapshot SPI gives a statement: a new one under READ
+ *   COMMITTED, the transaction's under REPEATABLE READ, where locking a row
+ *   deleted since then is a serialization failure.
+ *
+ * Returns the SPI result code; the rows are in SPI_tuptable.
+ */
+static int
+run_check(Oid table, const char *query, bool detect_new_rows, long limit)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	SPIPlanPtr	plan;
+	Snapshot	test_snapshot = InvalidSnapshot;
+	Snapshot	crosscheck_snapshot = InvalidSnapshot;
+	int			ret;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(table_owner(table),
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	/* planned as the owner too: the plan of a query under policies has their quals */
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare(\"%s\") failed: %s", query, SPI_result_code_string(SPI_result));
+	if (detect_new_rows)
+	{
+		CommandCounterIncrement();
+		test_snapshot = GetLatestSnapshot();
+		if (IsolationUsesXactSnapshot())
+			crosscheck_snapshot = GetTransactionSnapshot();
+	}
+	ret = SPI_execute_snapshot(plan, NULL, NULL, test_snapshot, crosscheck_snapshot,
+							   false, false, limit);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	return ret;
+}
+
+/*
+ * Whether the caller may read every row of `table`.  A violation names a
+ * row that the statement did not write only then, as a foreign key shows
+ * the key in its error only to those who may read it.
+ */
+static bool
+caller_reads_all_of(Oid table)
+{
+	return pg_class_aclcheck(table, GetUserId(), ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(table, InvalidOid, true) != RLS_ENABLED;
+}
+
+/*
+ * Runs a check over `table` and the statement's transition tables
+ * (registered by the caller), in the latest snapshot; the first row of at
+ * most one, or NULL.
+ */
+static HeapTuple
+first_violation(Oid table, const char *query, TupleDesc *desc)
+{
+	if (run_check(table, query, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "integrity check on calltree.%s failed to run", get_rel_name(table));
+	*desc = SPI_tuptable->tupdesc;
+	return SPI_processed > 0 ? SPI_tuptable->vals[0] : NULL;
+}
+
+static int64
+column_int8(HeapTuple row, TupleDesc desc, int column)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(row, desc, column, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(value);
+}
+
+/* The id of a new stack whose `column` is `value` (for error messages). */
+static int64
+new_stack_with(const char *column, int64 value)
+{
+	char	   *query = psprintf("SELECT n.id FROM new_stacks n WHERE n.%s OPERATOR(pg_catalog.=) $1 LIMIT 1",
+								 column);
+	Oid			type = INT8OID;
+	Datum		arg = Int64GetDatum(value);
+
+	if (SPI_execute_with_args(query, 1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not find the new stack with %s " INT64_FORMAT, column, value);
+	return column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+/*
+ * Fails if a new stack's prefix does not exist, neither before the
+ * statement nor among its own new rows.
+ */
+static void
+check_new_stack_prefixes(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad = first_violation(table_of(trigdata, "stack"),
+									  "SELECT p.id FROM (SELECT DISTINCT n.prefix_id AS id FROM new_stacks n "
+									  "                  WHERE n.prefix_id IS NOT NULL) p "
+									  "WHERE NOT EXISTS (SELECT FROM calltree.stack s "
+									  "                  WHERE s.id OPERATOR(pg_catalog.=) p.id) "
+									  "LIMIT 1", &desc);
+	int64		missing;
+
+	if (bad == NULL)
+		return;
+	missing = column_int8(bad, desc, 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+			 errmsg("stack " INT64_FORMAT " refers to prefix stack " INT64_FORMAT ", which does not exist",
+					new_stack_with("prefix_id", missing), missing),
+			 errhint("A stack's prefix is written before it, by intern_stack() or an import.")));
+}
+
+/* Fails if a new stack's frame does not exist. */
+static void
+check_new_stack_frames(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad = first_violation(table_of(trigdata, "frame"),
+									  "SELECT f.id FROM (SELECT DISTINCT n.frame_id AS id FROM new_stacks n) f "
+									  "WHERE NOT EXISTS (SELECT FROM calltree.frame fr "
+									  "                  WHERE fr.id OPERATOR(pg_catalog.=) f.id) "
+									  "LIMIT 1", &desc);
+	int64		missing;
+
+	if (bad == NULL)
+		return;
+	missing = column_int8(bad, desc, 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+			 errmsg("stack " INT64_FORMAT " refers to frame " INT64_FORMAT ", which does not exist",
+					new_stack_with("frame_id", missing), missing),
+			 errhint("Intern the frame first, with intern_frame() or intern_address().")));
+}
+
+/*
+ * AFTER INSERT ON stack FOR EACH STATEMENT, with the new rows as new_stacks.
+ * Siblings share their prefix and most stacks share a few frames, so the
+ * distinct references are checked, each with an index probe (the SQL
+ * declaration turns hash and merge joins off: the referenced tables may be
+ * huge next to the new rows).
+ */
+Datum
+calltree_stack_insert_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_stack_insert_check");
+
+	if (writer_vouches)
+		return PointerGetDatum(NULL);
+	connect_with_transition_tables(trigdata);
+	check_new_stack_prefixes(trigdata);
+	check_new_stack_frames(trigdata);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * Fails if a sample refers to a deleted stack: one pass over the samples
+ * for the statement (sample.stack_id has no index).
+ */
+static void
+check_deleted_stacks_unsampled(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad = first_violation(table_of(trigdata, "sample"),
+									  "SELECT s.stack_id FROM calltree.sample s "
+									  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o) "
+									  "LIMIT 1", &desc);
+
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("stack " INT64_FORMAT " is still referred to by samples", column_int8(bad, desc, 1)),
+				 errhint("Delete the profiles of those samples first.")));
+}
+
+/*
+ * AFTER DELETE ON stack or frame FOR EACH STATEMENT, with the deleted rows
+ * as old_rows: no stack left may refer to one of them.
+ */
+Datum
+calltree_interned_delete_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_delete_check");
+	bool		stacks = strcmp(RelationGetRelationName(trigdata->tg_relation), "stack") == 0;
+	const char *deleted = stacks ? "stack" : "frame";
+	Oid			stack = table_of(trigdata, "stack");
+	TupleDesc	desc;
+	HeapTuple	bad;
+
+	connect_with_transition_tables(trigdata);
+	/* wait for the transactions writing stacks, and hold them off */
+	LockRelationOid(stack, ShareRowExclusiveLock);
+	bad = first_violation(stack,
+						  stacks
+						  ? "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s "
+						  "ON s.prefix_id OPERATOR(pg_catalog.=) o.id LIMIT 1"
+						  : "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s "
+						  "ON s.frame_id OPERATOR(pg_catalog.=) o.id LIMIT 1",
+						  &desc);
+	if (bad != NULL)
+	{
+		int64		referred = column_int8(bad, desc, 2);
+
+		/* the referring stack's id only to those who may read it */
+		if (caller_reads_all_of(stack))
+			ereport(ERROR,
+					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+					 errmsg("%s " INT64_FORMAT " is still referred to by stack " INT64_FORMAT,
+							deleted, referred, column_int8(bad, desc, 1)),
+					 errdetail("Stacks refer to their prefix stack and to their frame."),
+					 errhint("Delete the stacks that refer to it first (and their samples).")));
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("%s " INT64_FORMAT " is still referred to by a stack", deleted, referred),
+				 errdetail("Stacks refer to their prefix stack and to their frame."),
+				 errhint("Delete the stacks that refer to it first (and their samples).")));
+	}
+	if (stacks)
+		check_deleted_stacks_unsampled(trigdata);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * BEFORE UPDATE ON stack, BEFORE UPDATE OF id ON frame, profile and labels,
+ * and BEFORE TRUNCATE ON frame, profile and labels (while the rows that
+ * refer to them exist), FOR EACH STATEMENT: refused.
+ */
+Datum
+calltree_interned_refuse(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_refuse");
+	const char *table = RelationGetRelationName(trigdata->tg_relation);
+	const char *referring = strcmp(table, "frame") == 0 ? "stack" : "sample";
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+	{
+		bool		referred;
+		bool		isnull;
+
+		/*
+		 * The latest snapshot: the TRUNCATE took its snapshot before it waited
+		 * for its lock, and so for the transactions that wrote referring rows
+		 */
+		SPI_connect();
+		if (run_check(table_of(trigdata, referring),
+					  psprintf("SELECT EXISTS (SELECT FROM calltree.%s)", referring),
+					  true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read calltree.%s", referring);
+		referred = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_finish();
+		if (!referred)
+			return PointerGetDatum(NULL);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate calltree.%s while rows of calltree.%s refer to it", table, referring),
+				 errhint("Truncate calltree.%s first, in its own statement.", referring)));
+	}
+	if (strcmp(table, "stack") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot update rows of calltree.stack"),
+				 errdetail("Stacks are interned: samples and longer stacks refer to them, and a stack's prefix and frame are its key."),
+				 errhint("Intern a new stack instead.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot update the id of calltree.%s", table),
+			 errdetail("Rows of calltree.%s refer to it by id.", referring),
+			 errhint("Insert a new row instead.")));
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * Locks FOR KEY SHARE the rows of calltree.`table` that the new samples'
+ * `column` names, and fails if one is missing: a foreign key's check, in
+ * the statement's snapshot, so that under REPEATABLE READ a row deleted
+ * since the transaction's snapshot is a serialization failure.
+ */
+static void
+lock_references(TriggerData *trigdata, const char *column, const char *table,
+				const char *what, const char *hint)
+{
+	Oid			relid = table_of(trigdata, table);
+	char	   *lock = psprintf("SELECT t.id FROM calltree.%s t "
+								"WHERE t.id OPERATOR(pg_catalog.=) ANY (SELECT n.%s FROM new_samples n) "
+								"FOR KEY SHARE OF t",
+								table, column);
+	char	   *count = psprintf("SELECT pg_catalog.count(DISTINCT n.%s) FROM new_samples n", column);
+	char	   *missing = psprintf("SELECT n.%s FROM new_samples n WHERE n.%s IS NOT NULL "
+								   "AND NOT EXISTS (SELECT FROM calltree.%s t "
+								   "                WHERE t.id OPERATOR(pg_catalog.=) n.%s) LIMIT 1",
+								   column, column, table, column);
+	uint64		locked;
+	int64		wanted;
+
+	if (run_check(relid, lock, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the rows of calltree.%s that new samples refer to", table);
+	locked = SPI_processed;
+	if (SPI_execute(count, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not count the rows new samples refer to");
+	wanted = column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	if ((int64) locked == wanted)
+		return;
+	/* a new snapshot under READ COMMITTED: it sees what the lock waited for */
+	if (run_check(relid, missing, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the new samples");
+	ereport(ERROR,
+			(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+			 errmsg("a new sample refers to %s " INT64_FORMAT ", which does not exist", what,
+					SPI_processed > 0 ? column_int8(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : 0),
+			 errhint("%s", hint)));
+}
+
+/*
+ * Fails if a new sample's stack does not exist; holds the stacks first, so
+ * that the ones found stay.
+ */
+static void
+check_sample_stacks(TriggerData *trigdata)
+{
+	TupleDesc	desc;
+	HeapTuple	bad;
+
+	integrity_hold_stacks();
+	bad = first_violation(table_of(trigdata, "stack"),
+						  "SELECT n.stack_id FROM new_samples n "
+						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s "
+						  "                  WHERE s.id OPERATOR(pg_catalog.=) n.stack_id) LIMIT 1",
+						  &desc);
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("a new sample refers to stack " INT64_FORMAT ", which does not exist",
+						column_int8(bad, desc, 1)),
+				 errhint("Intern the stack first, with intern_stack().")));
+}
+
+/*
+ * AFTER INSERT and AFTER UPDATE ON sample FOR EACH STATEMENT, with the new
+ * rows as new_samples.
+ */
+Datum
+calltree_sample_refs_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_refs_check");
+
+	if (writer_vouches && TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		return PointerGetDatum(NULL);
+	connect_with_transition_tables(trigdata);
+	check_sample_stacks(trigdata);
+	lock_references(trigdata, "profile_id", "profile", "profile",
+					"Samples are written by an import, into the profile it creates.");
+	lock_references(trigdata, "labels_id", "labels", "label set",
+					"Intern the label set first, with intern_labels().");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * AFTER DELETE ON profile FOR EACH STATEMENT (old_rows): their samples go,
+ * also those committed while the DELETE waited for their lock.
+ */
+Datum
+calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
+
+	connect_with_transition_tables(trigdata);
+	if (run_check(table_of(trigdata, "sample"),
+				  "DELETE FROM calltree.sample s USING old_rows o "
+				  "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id",
+				  true, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete the samples of deleted profiles");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * AFTER DELETE ON labels FOR EACH STATEMENT (old_rows): unless used, also by
+ * samples committed while the DELETE waited for their lock.
+ */
+Datum
+calltree_labels_delete_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_check");
+	TupleDesc	desc;
+	HeapTuple	bad;
+
+	connect_with_transition_tables(trigdata);
+	bad = first_violation(table_of(trigdata, "sample"),
+						  "SELECT o.id FROM old_rows o "
+						  "WHERE EXISTS (SELECT FROM calltree.sample s "
+						  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id) LIMIT 1",
+						  &desc);
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("label set " INT64_FORMAT " is still referred to by samples",
+						column_int8(bad, desc, 1)),
+				 errhint("Delete the profiles of those samples first.")));
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,33 @@
+/*
+ * integrity.h
+ *	  What the ProfileWriter tells the reference checks of integrity.c.
+ */
+#ifndef CALLTREE_INTEGRITY_H
+#define CALLTREE_INTEGRITY_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+#include "store/copy_rows.h"
+
+/*
+ * Holds off deletes of stacks until the transaction ends (they wait for
+ * this lock, see integrity.c); taken by a writer before it looks any stack
+ * up, and by the checks of samples.
+ */
+extern void integrity_hold_stacks(void);
+
+/*
+ * Runs one of the writer's INSERTs, of interned rows or samples, whose
+ * references it vouches for: frames and stacks found while holding the
+ * stacks, or written by itself; its own profile; label sets it locked.  The
+ * statement's checks are skipped.  The vouch ends with the statement, also
+ * on error.
+ */
+extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values);
+
+/* The same for rows the writer COPYs in (copy_rows_insert) */
+extern uint64 integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * intern_cache.c
+ *	  The backend's cache of interned ids, kept from one import to the next.
+ *
+ * Keys of funcs, frames and label sets (bytes the writer encodes) and of
+ * stacks (prefix, frame) map to the ids of rows that exist.  A repeat import
+ * of a known build then finds every func, frame and stack here instead of
+ * in the indexes.
+ *
+ * An entry is only worth something if its row still exists, with that key,
+ * whenever an import uses it.  Rows change in these ways, and each empties
+ * the cache of every backend before an import there can use it:
+ *
+ *	- UPDATE, DELETE or TRUNCATE of func, frame, stack or labels (a user's,
+ *	  or symbolicate() renaming funcs and moving frames): a statement
+ *	  trigger on each table (calltree_intern_cache_invalidate) sends a
+ *	  relcache invalidation of the table, which every backend receives and
+ *	  passes to relcache_changed.  TRUNCATE sends one anyway; so do DROP
+ *	  EXTENSION, and ANALYZE or VACUUM (harmless: the cache fills again).
+ *	- An abort of the transaction (or subtransaction) that wrote rows whose
+ *	  ids were remembered, or a PREPARE TRANSACTION that may later roll back:
+ *	  xact_changed and subxact_changed.
+ *	- The extension made again (new tables, new OIDs), or another database:
+ *	  entries are kept with the OIDs of the tables they came from, and each
+ *	  backend serves one database.
+ *
+ * The callbacks only mark the cache stale (they may run in the middle of
+ * an import, when no memory may move); intern_cache_open empties it.
+ *
+ * When an import sees an invalidation: PostgreSQL sends a transaction's
+ * invalidations at commit, before it releases its locks, and a backend
+ * reads them when it takes a lock it did not hold.  intern_cache_open takes
+ * the import's locks (the writer already holds the stacks, which a DELETE of
+ * stacks or frames must also lock, see integrity.c; TRUNCATE locks every
+ * table it empties), then reads every invalidation sent so far.  So a
+ * change that removes a row an import could still refer to (a deleted
+ * stack or frame) is seen before the import starts, or waits for it to
+ * end.  A rename of a func, a frame moved to another func, or an unused
+ * func or label set deleted, committed while an import runs, is seen by the
+ * next import: the running one behaves as if it had come first, as one
+ * whose snapshot predates the change does (a deleted func then fails the
+ * frame's foreign key; a deleted label set fails the lock the writer takes
+ * on each, cached or not).
+ *
+ * Its memory is bounded by a quarter of calltree.import_work_mem; when an
+ * entry would pass that, the cache is emptied wholesale and fills again.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "commands/trigger.h"
+#include "common/hashfn.h"
+#include "storage/lmgr.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "tree/calltree.h"
+#include "store/id_maps.h"
+#include "store/intern_cache.h"
+
+PG_FUNCTION_INFO_V1(calltree_intern_cache_invalidate);
+
+/* the tables whose rows the entries name */
+enum
+{
+	TABLE_FUNC,
+	TABLE_FRAME,
+	TABLE_STACK,
+	TABLE_LABELS,
+	TABLES
+};
+
+static const char *const table_names[TABLES] = {"func", "frame", "stack", "labels"};
+
+static MemoryContext cache_cxt = NULL;
+static idcache_hash *keys[INTERN_KINDS];
+static stackcache_hash *stacks;
+static Size key_bytes;			/* the keys' copies */
+static Oid	table_oids[TABLES];
+static bool callbacks_registered = false;
+
+/* false: an entry may be wrong; intern_cache_open empties the cache */
+static bool cache_valid = false;
+
+static void
+relcache_changed(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid))
+	{
+		cache_valid = false;	/* every relation: the queue overflowed */
+		return;
+	}
+	for (int t = 0; t < TABLES; t++)
+		if (relid == table_oids[t])
+			cache_valid = false;
+}
+
+static void
+xact_changed(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		cache_valid = false;
+}
+
+static void
+subxact_changed(SubXactEvent event, SubTransactionId sub, SubTransactionId parent, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		cache_valid = false;
+}
+
+/* Empties the cache, freeing its memory, and makes it empty tables. */
+static void
+cache_reset(void)
+{
+	if (cache_cxt == NULL)
+		cache_cxt = AllocSetContextCreate(TopMemoryContext, "calltree intern cache",
+										  ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(cache_cxt);
+	for (int k = 0; k < INTERN_KINDS; k++)
+		keys[k] = idcache_create(cache_cxt, 256, NULL);
+	stacks = stackcache_create(cache_cxt, 1024, NULL);
+	key_bytes = 0;
+}
+
+/* What the cache takes, about: its arrays and its keys */
+static double
+cache_bytes(void)
+{
+	double		bytes = (double) stacks->size * sizeof(CachedStack) + key_bytes;
+
+	for (int k = 0; k < INTERN_KINDS; k++)
+		bytes += (double) keys[k]->size * sizeof(CachedId);
+	return bytes;
+}
+
+/* Whether one more entry of `len` key bytes would pass the bound */
+static bool
+cache_full(int len)
+{
+	/* an array may double with the entry: count the bigger one */
+	double		limit = (double) calltree_import_work_mem * 1024 / 4;
+
+	return 2 * cache_bytes() + len > limit;
+}
+
+void
+intern_cache_open(void)
+{
+	/* the control file fixes the schema: the extension is not relocatable */
+	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			oids[TABLES];
+
+	if (!callbacks_registered)
+	{
+		CacheRegisterRelcacheCallback(relcache_changed, (Datum) 0);
+		RegisterXactCallback(xact_changed, NULL);
+		RegisterSubXactCallback(subxact_changed, NULL);
+		callbacks_registered = true;
+	}
+	for (int t = 0; t < TABLES; t++)
+	{
+		oids[t] = calltree_relation(namespace, table_names[t]);
+		/* the stacks are held by the caller, in a stronger mode */
+		if (t != TABLE_STACK)
+			LockRelationOid(oids[t], AccessShareLock);
+	}
+	/* also when every lock was held already: a second import in one transaction */
+	AcceptInvalidationMessages();
+	if (cache_valid && memcmp(oids, table_oids, sizeof(oids)) == 0)
+		return;
+	cache_reset();
+	memcpy(table_oids, oids, sizeof(oids));
+	cache_valid = true;
+}
+
+bool
+intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
+{
+	BytesKey	probe = {key, len};
+	CachedId   *entry;
+
+	if (!cache_valid)
+		return false;
+	entry = idcache_lookup(keys[kind], probe);
+	if (entry)
+		*id = entry->id;
+	return entry != NULL;
+}
+
+bool
+intern_cache_get_stack(int64 prefix, int64 frame, int64 *id)
+{
+	StackKey	pair = {prefix, frame};
+	CachedStack *entry;
+
+	if (!cache_valid)
+		return false;
+	entry = stackcache_lookup(stacks, pair);
+	if (entry)
+		*id = entry->id;
+	return entry != NULL;
+}
+
+void
+intern_cache_put(InternKind kind, const char *key, int len, int64 id)
+{
+	BytesKey	stored;
+	CachedId   *entry;
+	bool		found;
+
+	Assert(id > 0);
+	if (!cache_valid)
+		return;
+	if (cache_full(len))
+		cache_reset();
+	stored.data = MemoryContextAlloc(cache_cxt, len);
+	memcpy((char *) stored.data, key, len);
+	stored.len = len;
+	entry = idcache_insert(keys[kind], stored, &found);
+	if (found)
+		pfree((char *) stored.data);
+	else
+		key_bytes += len;
+	entry->id = id;
+}
+
+void
+intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
+{
+	StackKey	pair = {prefix, frame};
+	CachedStack *entry;
+	bool		found;
+
+	Assert(id > 0);
+	if (!cache_valid)
+		return;
+	if (cache_full(0))
+		cache_reset();
+	entry = stackcache_insert(stacks, pair, &found);
+	entry->id = id;
+}
+
+/*
+ * BEFORE UPDATE, DELETE or TRUNCATE ON func, frame, stack and labels, FOR
+ * EACH STATEMENT: every backend's cache forgets what it knows, this one's at
+ * the end of the statement, the others' when this transaction commits.
+ */
+Datum
+calltree_intern_cache_invalidate(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_intern_cache_invalidate() was not called as a trigger")));
+	trigdata = (TriggerData *) fcinfo->context;
+	CacheInvalidateRelcache(trigdata->tg_relation);
+	return PointerGetDatum(NULL);
+}
