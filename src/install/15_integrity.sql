@@ -1,8 +1,12 @@
--- The references of stack rows (to their prefix stack and their frame) and
--- of samples (to their profile and label set), checked a statement at a
--- time by triggers rather than row by row by foreign keys: see
--- src/integrity.c for why and how, also of the samples' stacks.
+--------------------------------------------------------------------------
+-- Integrity: the triggers that check the references between the tables.
+-- The references of stack rows (to their prefix stack and their frame)
+-- and of samples (to their profile and label set, and to their stack) are
+-- checked a statement at a time by triggers rather than row by row by
+-- foreign keys: src/store/integrity.c says why and how.  Interned rows
+-- keep their ids: updates of an id and truncation are refused.
 -- frame.func_id stays a foreign key.
+--------------------------------------------------------------------------
 
 CREATE FUNCTION stack_insert_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_stack_insert_check' LANGUAGE C
