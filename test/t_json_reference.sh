@@ -2,7 +2,7 @@
 # import_cpuprofile, import_speedscope and import_trace_events (CPU samples)
 # agree with an independent reading
 # of the same files: test/reference/json_profiles.py (Python's json module,
-# the rules in the documentation's formats reference, no code shared with the C importers)
+# the rules in docs/formats.md, no code shared with the C importers)
 # prints per file the samples, total, sum(ts), per-thread counts, the top
 # functions' self and running and the top CallNodes; the database prints the
 # same lines through pg_temp.summary() of test/reference/helpers.sql; the

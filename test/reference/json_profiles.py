@@ -3,8 +3,8 @@
 
 Reads .cpuprofile, speedscope and trace-event files (their CPU samples:
 Chrome's Profile/ProfileChunk events, Hermes' samples/stackFrames) with
-Python's json module, applies the rules of the documentation's formats
-reference for these importers with no code shared with the C importers, and
+Python's json module, applies the rules that docs/formats.md gives for these
+importers with no code shared with the C importers, and
 prints, per file, the numbers that test/sql/import_cpuprofile.sql,
 test/sql/import_speedscope.sql and test/sql/import_trace_events.sql check:
 
