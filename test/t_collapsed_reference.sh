@@ -2,8 +2,8 @@
 # Collapsed stacks agree with an independent reading of the same files: every
 # file of speedscope-samples/stackcollapse/, through each way in (import_collapsed
 # for the UTF-8 files, import_profile and bin/calltree-load for all, UTF-16 and
-# CRLF included).  test/reference/collapsed_stacks.py (Python, the README's
-# rules, no code shared with src/import/import_collapsed.c) prints per file:
+# CRLF included).  test/reference/collapsed_stacks.py (Python, the rules of
+# docs/formats.md, no code shared with src/import/import_collapsed.c) prints per file:
 #   strict:  ok, or the error naming the first malformed line
 #   lenient: the NOTICE of the import with strict => false (--option strict=false)
 #   samples, total, the top functions' self and running, the top CallNodes

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # flamegraph() in a real browser: Debian's chromium, driven by playwright-core
-# (test/js/).  Draws the seed tree of shared/seeds/000 (as a flame graph and
-# as an icicle graph) and examples/perf-vertx.collapsed, then, per SVG: no
+# (test/js/).  Draws a small tree of three stacks, in which F has two callers
+# (as a flame graph and as an icicle graph), and examples/perf-vertx.collapsed,
+# then, per SVG: no
 # console or page error, one box per visible node, the root at the bottom
 # (at the top for the icicle), a click zooms, the search highlights and sums.  The
 # expected numbers come from SQL (nodes(), func names), not from the SVG.
@@ -40,7 +41,7 @@ SET search_path = calltree, public;
 CREATE TABLE graph (name text PRIMARY KEY, tree calltree, zoom_path text[], terms text[],
                     icicle boolean NOT NULL DEFAULT false);
 
--- seed 000: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ; F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }
+-- three stacks, F under C and under H: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ; F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }
 CREATE TEMP TABLE seed_stacks AS
 SELECT intern_stack(names) AS stack_id
   FROM (VALUES (ARRAY['A','B','C','D','E']), (ARRAY['A','B','C','F','G']),

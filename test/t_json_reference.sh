@@ -2,12 +2,12 @@
 # import_cpuprofile, import_speedscope and import_trace_events (CPU samples)
 # agree with an independent reading
 # of the same files: test/reference/json_profiles.py (Python's json module,
-# the rules in the README's formats reference, no code shared with the C importers)
+# the rules in docs/formats.md, no code shared with the C importers)
 # prints per file the samples, total, sum(ts), per-thread counts, the top
 # functions' self and running and the top CallNodes; the database prints the
 # same lines through pg_temp.summary() of test/reference/helpers.sql; the
 # two must be identical.  It also checks that test/reference/firefox_reference.txt,
-# whose numbers sql/import_firefox.sql asserts, is still what
+# whose numbers test/sql/import_firefox.sql asserts, is still what
 # test/reference/firefox_reference.py computes from the real Firefox files.
 #
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
@@ -59,7 +59,7 @@ if ! diff -u "$work/reference.txt" "$work/database.txt"; then
 	exit 1
 fi
 
-# sql/import_firefox.sql checks the numbers of test/reference/firefox_reference.txt;
+# test/sql/import_firefox.sql checks the numbers of test/reference/firefox_reference.txt;
 # that file must still be what firefox_reference.py reads in the real files.
 ff=$shared/data/speedscope-samples/Firefox
 {

@@ -7,7 +7,7 @@
 # Starts nothing: uses the cluster of the runner (PGHOST, PGPORT, PGUSER,
 # PGDATABASE) and creates a scratch database.  Needs node and the packages of
 # test/js (the runner does `npm ci --prefix test/js`; see test/js/package.json).
-# CALLTREE_SHARED (default ../shared) holds the seeds and the real profiles.
+# CALLTREE_SHARED (default ../shared) holds the real profiles, under data/.
 set -euo pipefail
 # shellcheck source=test/script_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
@@ -24,10 +24,10 @@ psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 t_createdb "$db"
 psql_db -c 'CREATE EXTENSION calltree'
 
-# The trees: seed 000 (its three samples), real profiles, odd names, unknown func ids.
+# The trees: a small one of three samples, real profiles, odd names, unknown func ids.
 psql_db -v dir="$shared/data" <<'SQL'
 CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
--- seed 000_25419976a2593f45.txt: A→B→C→D→E, A→B→C→F→G, A→B→H→F
+-- three samples, F under C and under H: A→B→C→D→E, A→B→C→F→G, A→B→H→F
 CREATE TEMP TABLE seed AS
 SELECT calltree.intern_stack(names) AS stack_id
   FROM (VALUES (ARRAY['A','B','C','D','E']), (ARRAY['A','B','C','F','G']), (ARRAY['A','B','H','F'])) AS v(names);

@@ -1,8 +1,10 @@
 --------------------------------------------------------------------------
--- Tables.  Funcs, frames and stacks are interned and shared by every
--- profile.  Ids come from plain sequences (CACHE 1, so that an id handed out
--- later is always larger: `prefix_id < id` relies on it).  Every table and
--- sequence is marked for pg_dump, which then dumps their rows and values.
+-- Tables: every table and index of the extension.  Funcs, frames, stacks
+-- and label sets are interned and shared by every profile; samples, trace
+-- events and symbols belong to a profile or a resource.  Ids come from
+-- plain sequences (CACHE 1, so that an id handed out later is always
+-- larger: `prefix_id < id` relies on it).  Every table and sequence is
+-- marked for pg_dump, which then dumps their rows and values.
 --------------------------------------------------------------------------
 
 CREATE SEQUENCE profile_id_seq;
@@ -90,6 +92,34 @@ CREATE TABLE sample (
 CREATE INDEX sample_profile_idx ON sample (profile_id, thread, ts);
 COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
 
+-- Symbol tables received by symbolicate() (85_symbols.sql), kept per
+-- resource so that one may arrive in several parts, in any order.
+CREATE TABLE symbol (
+    resource text NOT NULL,
+    start    bigint NOT NULL,
+    name     text NOT NULL,
+    CONSTRAINT symbol_key PRIMARY KEY (resource, start)
+);
+COMMENT ON TABLE symbol IS 'symbol tables received by symbolicate(), per resource: start address and name';
+-- the address frames waiting for their symbols, found by address
+CREATE INDEX frame_address_idx ON frame (address) WHERE implementation = 'address';
+
+-- Instrumented traces: the enter and exit events of each call, from
+-- which trace_agg builds a call tree.
+CREATE TABLE event (
+    profile_id bigint NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+    thread     text,
+    ts         bigint NOT NULL,
+    func_id    int4 NOT NULL REFERENCES func (id),
+    enter      boolean NOT NULL,
+    seq        bigint NOT NULL    -- order of events with equal timestamps
+);
+CREATE INDEX event_profile_idx ON event (profile_id, thread, ts, seq);
+COMMENT ON TABLE event IS 'enter/exit events of instrumented traces; ts in ns from profile start';
+
+-- pg_dump dumps the rows of these tables and the values of these
+-- sequences.  The list keeps the order in which version 0.1 made them, so
+-- that a fresh install and an updated one have the same catalog.
 SELECT pg_catalog.pg_extension_config_dump('profile', '');
 SELECT pg_catalog.pg_extension_config_dump('profile_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('func', '');
@@ -101,3 +131,5 @@ SELECT pg_catalog.pg_extension_config_dump('stack_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('labels', '');
 SELECT pg_catalog.pg_extension_config_dump('labels_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('sample', '');
+SELECT pg_catalog.pg_extension_config_dump('symbol', '');
+SELECT pg_catalog.pg_extension_config_dump('event', '');

@@ -1,8 +1,13 @@
--- The references of stack rows (to their prefix stack and their frame) and
--- of samples (to their profile and label set), checked a statement at a
--- time by triggers rather than row by row by foreign keys: see
--- src/integrity.c for why and how, also of the samples' stacks.
--- frame.func_id stays a foreign key.
+--------------------------------------------------------------------------
+-- Integrity: the triggers that check the references between the tables.
+-- The references of stack rows (to their prefix stack and their frame)
+-- and of samples (to their profile and label set, and to their stack) are
+-- checked a statement at a time by triggers rather than row by row by
+-- foreign keys: src/store/integrity.c says why and how.  interned_refuse
+-- refuses what such checks could not follow: an update of a stack or of
+-- the id of a frame, profile or label set, and TRUNCATE of frame, profile
+-- or labels.  frame.func_id stays a foreign key.
+--------------------------------------------------------------------------
 
 CREATE FUNCTION stack_insert_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_stack_insert_check' LANGUAGE C

@@ -1,9 +1,13 @@
 --------------------------------------------------------------------------
--- Interning.  Look first (the common case, no write), then insert with
--- ON CONFLICT DO NOTHING.  Every statement that writes interned rows first
--- takes the intern lock (src/intern_lock.c), held until its transaction
--- ends: a concurrent session that is inserting the same key makes us wait
--- for its commit, and the next look (a new snapshot under READ COMMITTED)
+-- Interning: the functions that give a func, frame, stack or label set
+-- its id, making the row when it is new, and stack_path, which reads a
+-- stack back as its func path.
+--
+-- Look first (the common case, no write), then insert with ON CONFLICT DO
+-- NOTHING.  Every statement that writes interned rows first takes the
+-- intern lock (src/store/intern_lock.c), held until its transaction ends:
+-- a concurrent session that is inserting the same key makes us wait for
+-- its commit, and the next look (a new snapshot under READ COMMITTED)
 -- finds its row.  Under REPEATABLE READ the insert raises a serialization
 -- failure instead, which the caller retries.
 --------------------------------------------------------------------------

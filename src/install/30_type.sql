@@ -1,5 +1,7 @@
 --------------------------------------------------------------------------
--- The calltree type
+-- The calltree type: an aggregated call tree as one value, with its text
+-- and binary input and output, equality and hashing (so that trees can be
+-- grouped and compared), and + to add two trees.
 --------------------------------------------------------------------------
 
 CREATE TYPE calltree;

@@ -1,5 +1,6 @@
 --------------------------------------------------------------------------
--- Reading trees
+-- Reading trees: a tree's nodes as rows (nodes, report, and latency for
+-- the trees of traces), its functions, and its total weight.
 --------------------------------------------------------------------------
 
 CREATE FUNCTION nodes(tree calltree,
@@ -32,3 +33,14 @@ AS 'MODULE_PATHNAME', 'calltree_report'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
 
 COMMENT ON FUNCTION report(calltree) IS 'nodes() with func names, percentages of the total and an indented label';
+
+-- The nodes of a tree built by trace_agg, with how often each was called
+-- and how long the calls took.
+CREATE FUNCTION latency(tree calltree,
+    OUT node int4, OUT parent int4, OUT depth int4, OUT func int4, OUT path int4[],
+    OUT calls bigint, OUT min bigint, OUT max bigint, OUT mean float8,
+    OUT p50 bigint, OUT p90 bigint, OUT p99 bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_latency'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION latency(calltree) IS 'per CallNode of a traced tree: calls and the distribution of their running time (quantiles within 1%)';

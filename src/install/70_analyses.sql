@@ -1,5 +1,9 @@
 --------------------------------------------------------------------------
--- Analyses (JProfiler's call tree analyses, the butterfly)
+-- Analyses: questions about one function or one node of a tree.  The
+-- butterfly (callers and callees of a function), the calls out of it and
+-- the paths into it, recursions stitched back together; from a profile's
+-- samples, its calls over time (the data of a flame chart) and the lines
+-- of a node's function that cost the most.
 --------------------------------------------------------------------------
 
 CREATE FUNCTION callers(tree calltree, func int4,
@@ -36,3 +40,21 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_collapse_recursions'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION collapse_recursions(calltree) IS 'the tree with every recursion stitched back to the first call of its function, with per node the recursions stitched to it and the original nodes merged into it';
+
+-- The two below read a profile's samples rather than a tree: their order
+-- in time, and the frame (address or line) that each holds.
+CREATE FUNCTION estimated_calls(profile bigint, thread text DEFAULT NULL,
+    OUT thread_name text, OUT func int4, OUT depth int4, OUT path int4[],
+    OUT start_ts bigint, OUT end_ts bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_estimated_calls'
+LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION estimated_calls(bigint, text) IS 'calls estimated from time-ordered samples (Chrome''s ProfileCalls): the data of a flame chart';
+
+CREATE FUNCTION lines(profile bigint, node_path int4[],
+    OUT frame bigint, OUT address bigint, OUT line int4, OUT col int4,
+    OUT self bigint, OUT running bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_lines'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION lines(bigint, int4[]) IS 'per frame (address, line) of a CallNode''s function: self weight, and running weight of the samples through the CallNode';

@@ -1,8 +1,11 @@
 --------------------------------------------------------------------------
--- Symbolication (seed 002).  A frame known only by its address in a
--- resource (a library, ideally named with its build id) gets a func of its
--- own, named by the address in hex ('0x7f3a12'), until symbols arrive;
--- symbolicate() then moves such frames to the funcs of their symbols.
+-- Symbolication: address frames, and the functions that name them.  A
+-- profiler does not always know the symbol at an address, and the symbols
+-- may arrive long after the samples.  A frame known only by its address
+-- in a resource (a library, ideally named with its build id) gets a func
+-- of its own, named by the address in hex ('0x7f3a12'), until symbols
+-- arrive; symbolicate() then moves such frames to the funcs of their
+-- symbols.
 --
 -- Address frames are the frames whose implementation is 'address'.  The
 -- mark keeps them apart from frames an importer created with the symbol
@@ -12,24 +15,14 @@
 -- at them ever need merging.  Both kinds resolve to the same func, so call
 -- trees are the same.
 --
--- Symbols are kept per resource, so that a symbol table may arrive in
--- several parts in any order, and so that an address interned after
--- symbolication gets its symbol's func at once.  Addresses are unsigned
+-- Symbols are kept per resource in the symbol table (10_tables.sql), so
+-- that a symbol table may arrive in several parts in any order, and so
+-- that an address interned after symbolication gets its symbol's func at
+-- once.  Addresses are unsigned
 -- 64-bit values stored in bigint (kernel addresses are negative numbers);
 -- they are compared as unsigned: the non-negative bigints come first, then
 -- the negative ones.
 --------------------------------------------------------------------------
-
-CREATE TABLE symbol (
-    resource text NOT NULL,
-    start    bigint NOT NULL,
-    name     text NOT NULL,
-    CONSTRAINT symbol_key PRIMARY KEY (resource, start)
-);
-COMMENT ON TABLE symbol IS 'symbol tables received by symbolicate(), per resource: start address and name';
-SELECT pg_catalog.pg_extension_config_dump('symbol', '');
-
-CREATE INDEX frame_address_idx ON frame (address) WHERE implementation = 'address';
 
 -- The name of the func an address frame gets: the symbol with the highest
 -- start not above the address, in unsigned order (two ranges of the
@@ -102,10 +95,3 @@ RETURNS TABLE (old_func int4, new_func int4)
 AS 'MODULE_PATHNAME', 'calltree_symbolicate'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION symbolicate(text, bigint[], text[]) IS 'moves the address frames of a resource to the funcs of their symbols; returns the old to new func map for remap_functions';
-
-CREATE FUNCTION import_perf_script(data text, event text DEFAULT NULL, name text DEFAULT NULL,
-                                   meta jsonb DEFAULT NULL)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'calltree_import_perf_script'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_perf_script(text, text, text, jsonb) IS 'imports the text output of perf script; returns the profile id';

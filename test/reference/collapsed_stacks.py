@@ -2,7 +2,7 @@
 """Reference numbers for calltree's collapsed-stack import, computed independently.
 
 Reads collapsed stack files ("root;caller;leaf count" lines) with Python's
-standard library, by the rules of the README's import_collapsed section, no
+standard library, by the rules of docs/formats.md's import_collapsed section, no
 code shared with src/import/import_collapsed.c:
 
   - UTF-16 with its byte-order mark (either byte order) is decoded as such,

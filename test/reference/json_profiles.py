@@ -3,10 +3,10 @@
 
 Reads .cpuprofile, speedscope and trace-event files (their CPU samples:
 Chrome's Profile/ProfileChunk events, Hermes' samples/stackFrames) with
-Python's json module, applies the rules of doc/json-formats.md (issue 5) and
-of the README's import_trace_events reference with no code shared with the C
-importers, and prints, per file, the numbers that sql/import_cpuprofile.sql,
-sql/import_speedscope.sql and sql/import_trace_events.sql check:
+Python's json module, applies the rules that docs/formats.md gives for these
+importers with no code shared with the C importers, and prints, per file, the
+numbers that test/sql/import_cpuprofile.sql, test/sql/import_speedscope.sql
+and test/sql/import_trace_events.sql check:
 
   samples, total, sum(ts)     over all samples of the file
   per thread: samples, total  (speedscope: one thread per profile)

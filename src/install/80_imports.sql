@@ -1,0 +1,75 @@
+--------------------------------------------------------------------------
+-- Importers: one function per format, then import_profile, which
+-- recognizes the format of a file from its content, and import_stream,
+-- which reads a file sent in chunks.  Each returns the new profile's id;
+-- the import commits whole with the caller's transaction or leaves nothing
+-- behind.  The JSON formats are parsed with PostgreSQL's own JSON parser.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION import_collapsed(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                                 strict boolean DEFAULT true)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_collapsed'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_collapsed(text, text, jsonb, boolean) IS 'imports collapsed stacks ("a;b;c 42" lines); returns the profile id';
+
+-- A frame whose symbol perf script could not name ([unknown], or none)
+-- becomes an address frame of its library (85_symbols.sql), which
+-- symbolicate() can name later.
+CREATE FUNCTION import_perf_script(data text, event text DEFAULT NULL, name text DEFAULT NULL,
+                                   meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_perf_script'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_perf_script(text, text, text, jsonb) IS 'imports the text output of perf script; returns the profile id';
+
+CREATE FUNCTION import_pprof(data bytea, sample_type text DEFAULT NULL, name text DEFAULT NULL,
+                             meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_pprof'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_pprof(bytea, text, text, jsonb) IS 'imports a pprof profile (gzip-compressed or raw protobuf), one sample type (default: the profile''s default, else the last); returns the profile id';
+
+CREATE FUNCTION import_cpuprofile(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_cpuprofile'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_cpuprofile(text, text, jsonb) IS 'imports a V8/Chrome/Node .cpuprofile (weights in ns, samples keep their ts); returns the profile id';
+
+CREATE FUNCTION import_speedscope(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_speedscope'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_speedscope(text, text, jsonb) IS 'imports a speedscope file (sampled and evented profiles, one thread each); returns the profile id';
+
+CREATE FUNCTION import_firefox(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_firefox'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_firefox(text, text, jsonb) IS 'imports a Firefox Profiler profile (Gecko or processed format); returns the profile id';
+
+-- source: 'samples' (the CPU samples: Profile/ProfileChunk events, Hermes
+-- samples/stackFrames) into calltree.sample, 'events' (B/E/X events) into
+-- calltree.event, or NULL: the samples when the file has any.
+CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+    source text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk events, Hermes samples) into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
+
+CREATE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                               strict boolean DEFAULT NULL, event text DEFAULT NULL,
+                               sample_type text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_profile'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text) IS 'imports a profile of any supported format, recognized from its content (gzip and UTF-16 unwrapped), passing strict (collapsed), event (perf script) or sample_type (pprof) to its importer; returns the profile id';
+
+CREATE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                              format text DEFAULT NULL, strict boolean DEFAULT NULL,
+                              event text DEFAULT NULL, sample_type text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_stream'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile; returns the profile id';
