@@ -4,7 +4,7 @@ SET search_path = calltree, public;
 SELECT intern_func('A') AS a, intern_func('B') AS b, intern_func('C') AS c, intern_func('D') AS d,
        intern_func('E') AS e, intern_func('F') AS f, intern_func('G') AS g, intern_func('H') AS h \gset
 
--- Seed 000_25419976a2593f45.txt: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ;
+-- The Firefox Profiler's call tree example: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ;
 -- F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }.  One line per node with self weight,
 -- in preorder.
 CREATE TEMP TABLE seed AS

@@ -6,7 +6,7 @@
 \set dir :shared_dir '/data/'
 SET search_path = calltree, public;
 
--- Seed 000: A→B→C→D→E, A→B→C→F→G, A→B→H→F, one sample each
+-- The Firefox Profiler's call tree example: A→B→C→D→E, A→B→C→F→G, A→B→H→F, one sample each
 CREATE TEMP TABLE trees (name text, tree calltree);
 CREATE TEMP TABLE seed_stacks AS
 SELECT intern_stack(names) AS stack_id

@@ -1,5 +1,5 @@
--- Seed 000_25419976a2593f45.txt (Firefox Profiler, "Call Tree"): three
--- samples 1 ms apart, A→B→C→D→E, A→B→C→F→G, A→B→H→F.  The seed's tree:
+-- The call tree example of the Firefox Profiler's documentation: three
+-- samples 1 ms apart, A→B→C→D→E, A→B→C→F→G, A→B→H→F.  Its tree:
 --   A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ; F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }
 SET search_path = calltree, public;
 

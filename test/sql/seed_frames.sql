@@ -1,4 +1,4 @@
--- Seed 002_49100434925b163f.txt (Firefox Profiler, "Frames, funcs, stacks
+-- The Firefox Profiler's documentation ("Frames, funcs, stacks
 -- and CallNodes in C++"): frames at different addresses of main() and of
 -- doSomething() are different stacks, but the call tree is built from
 -- funcs: main → doSomething and main → someInterlude.
@@ -14,7 +14,7 @@ SELECT addr, intern_frame(func, addr) AS frame
   FROM (VALUES (:main, 2), (:main, 3), (:main, 6), (:main, 8), (:main, 9),
                (:do_something, 17), (:some_interlude, 21)) AS v(func, addr);
 
--- the seed's stacks: 0x02; 0x03 → 0x11; 0x06 → 0x15; 0x08; 0x09 → 0x11
+-- the documentation's stacks: 0x02; 0x03 → 0x11; 0x06 → 0x15; 0x08; 0x09 → 0x11
 CREATE TEMP TABLE seed_stacks AS
 SELECT leaf, intern_stack(prefix, (SELECT frame FROM seed_frames WHERE addr = leaf)) AS stack, weight
   FROM (SELECT 2 AS leaf, NULL::bigint AS prefix, 1 AS weight

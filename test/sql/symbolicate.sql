@@ -1,4 +1,4 @@
--- symbolicate(): seed 002_49100434925b163f.txt ("Frames, funcs, stacks and
+-- symbolicate(): the Firefox Profiler's example ("Frames, funcs, stacks and
 -- CallNodes in C++").  The frames of main() at 0x02, 0x03, 0x06, 0x09, of
 -- doSomething() at 0x11 and of someInterlude() at 0x15 are known only by
 -- their addresses in the resource 'example'; the symbols main at 0x01,
@@ -6,7 +6,7 @@
 -- the shape of the call tree.
 SET search_path = calltree, public;
 
--- the seed's stacks, in a profile per resource (the same stacks in
+-- the example's stacks, in a profile per resource (the same stacks in
 -- 'example-parts' and 'example-reversed', for the symbol table in parts)
 CREATE FUNCTION pg_temp.seed_profile(resource text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -42,7 +42,7 @@ CREATE TEMP TABLE saved AS SELECT pg_temp.tree(:p) AS tree,
        (SELECT path FROM nodes(pg_temp.tree(:p)) WHERE running = 10 AND self = 10 ORDER BY node LIMIT 1) AS selected;
 
 -- the symbols arrive: 0x01 main, 0x0F doSomething, 0x14 someInterlude.
--- Each symbol's func is one of the funcs it combines (the seed: "we pick
+-- Each symbol's func is one of the funcs it combines (the Firefox Profiler: "we pick
 -- one func object"): the func of its first frame (lowest frame id) is
 -- renamed and keeps its id; the map lists the others, merged into it
 -- (0x2, 0x6, 0x9 into main, formerly 0x3; doSomething and someInterlude

@@ -1,7 +1,7 @@
--- estimated_calls (003_b339390293a75082.txt) and lines (002_49100434925b163f.txt).
+-- estimated_calls (Chrome DevTools' timeline) and lines (the Firefox Profiler's).
 SET search_path = calltree, public;
 
--- The seed's picture: samples at t1, t2 with stack A→B→C→D, then at t3
+-- Chrome DevTools' picture: samples at t1, t2 with stack A→B→C→D, then at t3
 -- with A→B→C→E.  A, B, C extend from t1 to t3; D ends at t2, the last
 -- sample that saw it; E starts at t3.
 INSERT INTO profile (name, format) VALUES ('seed 003', 'test') RETURNING id AS calls_profile \gset
@@ -36,7 +36,7 @@ INSERT INTO profile (id, name) VALUES (900001, 'no times') RETURNING id AS untim
 INSERT INTO sample (profile_id, stack_id) VALUES (:untimed, intern_stack('{x}'));
 SELECT * FROM estimated_calls(:untimed);
 
--- lines: "which lines inside main() are expensive".  The seed's program,
+-- lines: "which lines inside main() are expensive".  The Firefox Profiler's program,
 -- with frames at line addresses 0x02, 0x03, 0x06, 0x08, 0x09 of main and
 -- 0x11 of doSomething, 0x15 of someInterlude; samples: 0x02 once,
 -- 0x03→0x11 ten times, 0x06→0x15 once, 0x08 once, 0x09→0x11 ten times.

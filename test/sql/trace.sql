@@ -1,10 +1,10 @@
--- trace_agg: the XRay function call trie (004_8aaa0fcf8227af56.txt).
+-- trace_agg: the function call trie of LLVM XRay's documentation.
 SET search_path = calltree, public;
 
--- The seed's worked example, with t[0..5] = 0, 10, 30, 60, 100, 150:
+-- XRay's worked example, with t[0..5] = 0, 10, 30, 60, 100, 150:
 --   (f1 -> f2) @ t0, (f2 -> f3) @ t1, (f2 <- f3) @ t2,
 --   (f2 -> f3) @ t3, (f2 <- f3) @ t4, (f1 <- f2) @ t5
--- f1 and f2 are entered at t0 and exit at t5.  The seed's values:
+-- f1 and f2 are entered at t0 and exit at t5.  XRay's values:
 --   CTT(f3) = (t4-t3) + (t2-t1) = 40 + 20 = 60 = CLT(f3), 2 calls
 --   CLT(f2) = (t5-t4) + (t3-t2) + (t1-t0) = 50 + 30 + 10 = 90, CTT(f2) = t5-t0 = 150
 --   CLT(f1) = 0, CTT(f1) = CTT(f2) + 0 = 150
@@ -64,7 +64,7 @@ SELECT trace_agg(func, enter, ts ORDER BY ts)
 SELECT trace_agg(1, true, 0) IS NULL AS no_events FROM (SELECT 1 WHERE false) AS x;
 
 -- latency: per CallNode, the distribution of its calls' running time.
--- f3's calls in the seed last 20 and 40; f2's one call 150.
+-- f3's calls in the example last 20 and 40; f2's one call 150.
 SELECT node, func, calls, min, max, mean, p50, p90, p99
   FROM latency((SELECT trace_agg(func, enter, ts ORDER BY ts, seq) FROM seed_events));
 

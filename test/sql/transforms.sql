@@ -88,7 +88,7 @@ SELECT merge_functions('{1:1/1}'::calltree, '{1,NULL}');
 -- collapse_recursions (JProfiler's "Collapse recursions"): a simple
 -- recursion main → f → g → f → g → h.  The second f is stitched back to the
 -- first: f shows 1 recursion, and below it g holds 2 merged stacks (the
--- seed: "a node prefixed with 1 recursion would contain a tree with nodes
+-- JProfiler: "a node prefixed with 1 recursion would contain a tree with nodes
 -- that are prefixed with 2 merged stacks").
 SELECT node, parent, depth, func, path, running, self, recursions, merged_stacks
   FROM collapse_recursions((SELECT calltree_agg(path, weight)

@@ -1,4 +1,4 @@
--- The transforms of seed 000_25419976a2593f45.txt, picture by picture.
+-- The transforms of the Firefox Profiler's documentation, picture by picture.
 SET search_path = calltree, public;
 
 SELECT intern_func('A') AS a, intern_func('B') AS b, intern_func('C') AS c, intern_func('D') AS d,
@@ -9,7 +9,7 @@ INSERT INTO seed_paths VALUES
   (ARRAY[:a, :b, :c, :d, :e], 1), (ARRAY[:a, :b, :c, :f, :g], 1), (ARRAY[:a, :b, :h, :f], 1);
 CREATE TEMP TABLE seed AS SELECT calltree_agg(path, weight) AS tree FROM seed_paths;
 
--- show a tree as the seed draws it: name:running,self
+-- show a tree as that documentation draws it: name:running,self
 CREATE FUNCTION pg_temp.draw(t calltree) RETURNS SETOF text LANGUAGE sql AS $$
   SELECT repeat('  ', depth) || name || ':' || running || ',' || self FROM calltree.report(t) ORDER BY node
 $$;
