@@ -118,6 +118,7 @@ class Page:
         self.tmp = tempfile.mkdtemp(prefix="docs_examples_")
         self.env = dict(os.environ)
         self.env["PGDATABASE"] = args.db
+        self.env["PGTZ"] = "UTC"  # timestamps print the same on every machine
         bindir = os.path.dirname(args.psql)
         self.env["PATH"] = bindir + os.pathsep + self.env.get("PATH", "")
         self.env.setdefault("PG_CONFIG", os.path.join(bindir, "pg_config"))

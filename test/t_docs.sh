@@ -20,6 +20,7 @@
 #    end the current psql session (the next sql block starts a new one).
 #    A bare block right after one is its expected stdout, compared the
 #    same way.
+#    Both run with PGTZ=UTC, so that timestamps print as shown.
 # 5. psql and sh blocks run in a scratch folder in which examples and bin
 #    are links to the repository's folders: `bin/calltree-load
 #    examples/x` works, and files the examples write (\copy ... TO
