@@ -8,8 +8,8 @@
 #    bottom; the page itself runs CREATE EXTENSION calltree.
 # 2. Every ```sql fenced block is run.  Consecutive sql blocks of a page run
 #    in one psql session (so SET search_path carries over), as
-#    psql -X -q -v ON_ERROR_STOP=1 -P footer=off; the harness separates the
-#    blocks' outputs with \echo markers.
+#    psql -X -q -v ON_ERROR_STOP=1 -P footer=off (and -P pager=off); the
+#    harness separates the blocks' outputs with \echo markers.
 # 3. A ```sql block followed (only blank lines between) by a fenced block
 #    with no language tag (a bare ```) shows its expected output: psql's
 #    stdout for that block, compared exactly after removing trailing white
@@ -20,14 +20,17 @@
 #    end the current psql session (the next sql block starts a new one).
 #    A bare block right after one is its expected stdout, compared the
 #    same way.
-#    Both run with PGTZ=UTC, so that timestamps print as shown.
+#    Both run with PGTZ=UTC, so that timestamps print as shown, and with
+#    client_min_messages=warning (test/script_lib.sh sets PGOPTIONS).
 # 5. psql and sh blocks run in a scratch folder in which examples and bin
 #    are links to the repository's folders: `bin/calltree-load
 #    examples/x` works, and files the examples write (\copy ... TO
 #    'flame.html', \o, > file) land in the scratch folder, not in the
 #    repository.  Each page has a scratch folder of its own.
 # 6. A block preceded by the line <!-- not run: REASON --> (blank lines may
-#    come between) is skipped, and so is the output block shown after it.
+#    come between) is skipped, and so is the output block shown after it;
+#    a skipped block does not end a psql session.  An sql block must end
+#    its last statement (a ';' or a backslash command such as \g).
 # 7. A block that fails is reported with its page, its first line, its line
 #    number and a unified diff (or the error).  After a block that errs the
 #    rest of its page is not run; after a wrong output it is.  The test
