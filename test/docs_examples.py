@@ -23,7 +23,9 @@ import tempfile
 # an opening fence: its indentation, its backticks, its language tag
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`]*)$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
+# the lines psql echoes between the blocks of a session
 MARKER = "--8<-- calltree docs example {} --8<--"
+MARKER_LINE = re.compile(re.escape(MARKER).replace(r"\{\}", r"(\d+)"))
 END_MARKER = MARKER.format("end")
 TIMEOUT = 600  # seconds, for one psql session or one sh block
 
@@ -174,7 +176,7 @@ class Page:
                 ended = True
                 current = None
                 continue
-            m = re.fullmatch(re.escape(MARKER).replace(r"\{\}", r"(\d+)"), stripped)
+            m = MARKER_LINE.fullmatch(stripped)
             if m:
                 current = int(m.group(1))
                 outputs[current] = ""
