@@ -29,7 +29,6 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
-#include "tree/calltree.h"
 #include "formats/json_reader.h"
 
 char *
@@ -151,7 +150,7 @@ count_member(void *state, char *fname, bool isnull)
 }
 
 JsonParseErrorType
-json_parse_within_limit(JsonLexContext *lex, const char *format_name)
+json_parse_within_limit(JsonLexContext *lex, const char *format_name, int work_mem_kb)
 {
 	JsonCount	count = {1, 0};
 	JsonSemAction actions = {0};
@@ -167,22 +166,22 @@ json_parse_within_limit(JsonLexContext *lex, const char *format_name)
 		return result;
 	bytes = (double) count.values * JSON_VALUE_BYTES + (double) count.members * JSON_MEMBER_BYTES +
 		2.0 * len;
-	if (bytes > (double) calltree_import_work_mem * 1024)
+	if (bytes > (double) work_mem_kb * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s file is too large to import within calltree.import_work_mem", format_name),
 				 errdetail("Its " INT64_FORMAT " JSON values in %d bytes would take about %.0f MB of memory to read; calltree.import_work_mem is %d kB.",
-						   count.values, len, bytes / (1024 * 1024), calltree_import_work_mem),
+						   count.values, len, bytes / (1024 * 1024), work_mem_kb),
 				 errhint("Raise calltree.import_work_mem to at least %.0f MB for this file, or split the profile.",
 						 ceil(bytes / (1024 * 1024)))));
 	return result;
 }
 
 static void
-check_syntax(const JsonFormat *format, char *text, int len)
+check_syntax(const JsonFormat *format, char *text, int len, int work_mem_kb)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(text, len, GetDatabaseEncoding(), true);
-	JsonParseErrorType result = json_parse_within_limit(lex, format->name);
+	JsonParseErrorType result = json_parse_within_limit(lex, format->name, work_mem_kb);
 	const char *at;
 
 	if (result == JSON_SUCCESS)
@@ -199,9 +198,9 @@ check_syntax(const JsonFormat *format, char *text, int len)
 }
 
 JsonbContainer *
-json_read_document(const JsonFormat *format, const char *data, int len)
+json_read_document(const JsonFormat *format, const char *data, int len, int work_mem_kb)
 {
-	JsonbContainer *root = json_read_container(format, data, len);
+	JsonbContainer *root = json_read_container(format, data, len, work_mem_kb);
 
 	if (!JsonContainerIsObject(root))
 		ereport(ERROR,
@@ -212,7 +211,7 @@ json_read_document(const JsonFormat *format, const char *data, int len)
 }
 
 JsonbContainer *
-json_read_container(const JsonFormat *format, const char *data, int len)
+json_read_container(const JsonFormat *format, const char *data, int len, int work_mem_kb)
 {
 	char	   *text = pnstrdup(data, len);
 	ErrorContextCallback callback;
@@ -224,7 +223,7 @@ json_read_container(const JsonFormat *format, const char *data, int len)
 				 errmsg("invalid %s file: %s", format->name,
 						len == 0 ? "the input is empty" : "the input holds a zero byte"),
 				 errhint("%s", format->hint)));
-	check_syntax(format, text, len);
+	check_syntax(format, text, len, work_mem_kb);
 
 	callback.callback = reading_callback;
 	callback.arg = (void *) format;
@@ -437,4 +436,48 @@ json_integer(const JsonFormat *format, Numeric number, int64 min, int64 max, con
 										  NumericGetDatum(int64_to_numeric(value)))))
 		range_error(format, number, path, expected);
 	return value;
+}
+
+JsonbValue *
+json_find_member(JsonbContainer *object, const char *key)
+{
+	JsonbValue	probe;
+
+	if (object == NULL || !JsonContainerIsObject(object))
+		return NULL;
+	probe.type = jbvString;
+	probe.val.string.val = (char *) key;
+	probe.val.string.len = strlen(key);
+	return findJsonbValueFromContainer(object, JB_FOBJECT, &probe);
+}
+
+bool
+json_is_container(const JsonbValue *value, bool array)
+{
+	return value != NULL && value->type == jbvBinary &&
+		(array ? JsonContainerIsArray(value->val.binary.data) :
+		 JsonContainerIsObject(value->val.binary.data));
+}
+
+JsonbContainer *
+json_optional_container(JsonbContainer *object, const char *key, bool array)
+{
+	JsonbValue *value = json_find_member(object, key);
+
+	return json_is_container(value, array) ? value->val.binary.data : NULL;
+}
+
+double
+json_float8(const JsonbValue *value)
+{
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+											  NumericGetDatum(value->val.numeric)));
+}
+
+double
+json_optional_float8(JsonbContainer *object, const char *key)
+{
+	JsonbValue *value = json_find_member(object, key);
+
+	return value && value->type == jbvNumeric ? json_float8(value) : NAN;
 }
