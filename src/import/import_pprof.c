@@ -460,6 +460,7 @@ pprof_import(const ProfileInfo *info, const char *data, size_t len, const Import
 const Importer pprof_importer = {
 	.name = "pprof",
 	.format = "pprof",
+	.binary = true,
 	.import = pprof_import,
 };
 

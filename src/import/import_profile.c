@@ -297,7 +297,7 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 		importer = profile_detect(data, len);
 	import_options_check(importer, options);
 	format_info.format = importer->format;
-	if (importer == &pprof_importer)
+	if (importer->binary)
 		return importer->import(&format_info, data, len, options);
 	return import_text(importer, data, len, decompressed, &format_info, options);
 }

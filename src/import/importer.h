@@ -47,6 +47,7 @@ typedef struct Importer
 {
 	const char *name;			/* its SQL function's suffix: "perf_script" */
 	const char *format;			/* what its profiles record as format: "perf script" */
+	bool		binary;			/* reads bytes, not UTF-8 text in the database's encoding */
 
 	/* Imports a whole file into a new profile; its id */
 	int64		(*import) (const ProfileInfo *info, const char *data, size_t len,
