@@ -5,10 +5,12 @@
  * Why jsonb and not the streaming parser (common/jsonapi.h) with semantic
  * actions: neither format fixes the order of its members.  A .cpuprofile
  * may put "samples" before "nodes", and speedscope files usually put
- * "shared.frames" after the "profiles" that refer to them (see the 0.1.2
- * sample).  A streaming reader would have to buffer the document anyway;
- * jsonb is that buffer, compact, with binary-searched keys and O(1) array
- * access, and the walk over it reads like the format's specification.
+ * "shared.frames" after the "profiles" that refer to them.  A streaming
+ * reader would have to buffer the document anyway; jsonb is that buffer,
+ * compact, with binary-searched keys and O(1) array access, and the walk
+ * over it reads like the format's specification.  The readers of other
+ * JSON formats (Firefox's) use the helpers at the end, which look without
+ * judging and leave the errors to the reader.
  *
  * jsonb_in's own syntax errors say neither which format was being read nor
  * where, so the text first goes through pg_parse_json with the null
@@ -177,22 +179,28 @@ json_parse_within_limit(JsonLexContext *lex, const char *format_name, int work_m
 	return result;
 }
 
+int
+json_error_offset(const JsonLexContext *lex, const char *text)
+{
+	const char *at = lex->token_start ? lex->token_start : lex->prev_token_terminator;
+
+	if (at == NULL || at < text)
+		at = text;
+	return (int) (at - text);
+}
+
 static void
 check_syntax(const JsonFormat *format, char *text, int len, int work_mem_kb)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(text, len, GetDatabaseEncoding(), true);
 	JsonParseErrorType result = json_parse_within_limit(lex, format->name, work_mem_kb);
-	const char *at;
 
 	if (result == JSON_SUCCESS)
 		return;
-	at = lex->token_start ? lex->token_start : lex->prev_token_terminator;
-	if (at == NULL || at < text)
-		at = text;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid %s file: malformed JSON at byte offset %d (line %d)",
-					format->name, (int) (at - text), lex->line_number),
+					format->name, json_error_offset(lex, text), lex->line_number),
 			 errdetail("%s", json_errdetail(result, lex)),
 			 errhint("The file may be truncated or not be JSON. %s", format->hint)));
 }
@@ -480,4 +488,32 @@ json_optional_float8(JsonbContainer *object, const char *key)
 	JsonbValue *value = json_find_member(object, key);
 
 	return value && value->type == jbvNumeric ? json_float8(value) : NAN;
+}
+
+Jsonb *
+json_text_to_jsonb(char *text, MemoryContext cxt, const char *what, const char *hint)
+{
+	Jsonb	   *jb = NULL;
+
+	PG_TRY();
+	{
+		jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();		/* out of memory, a cancel: not ours to rename */
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s: %s", what, edata->message),
+				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
+				 errhint("%s", hint)));
+	}
+	PG_END_TRY();
+	return jb;
 }

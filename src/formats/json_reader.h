@@ -57,6 +57,18 @@ extern JsonbContainer *json_read_document(const JsonFormat *format, const char *
 /* The same for a root that may also be an array */
 extern JsonbContainer *json_read_container(const JsonFormat *format, const char *data, int len,
 										   int work_mem_kb);
+/* Where the lexer stopped at a syntax error, as a byte offset into text */
+extern int	json_error_offset(const JsonLexContext *lex, const char *text);
+
+/*
+ * jsonb_in of text whose syntax is already checked.  What jsonb refuses
+ * beyond syntax (a number outside numeric's range, a \u0000 escape) is
+ * still a data error of the file: raised again as "what: its message",
+ * with its SQLSTATE, its detail and hint; other errors as they are.  cxt:
+ * the caller's memory context, to copy the error into.
+ */
+extern Jsonb *json_text_to_jsonb(char *text, MemoryContext cxt, const char *what, const char *hint);
+
 extern void json_type_error(const JsonFormat *format, const JsonPath *path, const char *expected,
 							const JsonbValue *found);
 

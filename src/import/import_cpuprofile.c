@@ -14,7 +14,7 @@
  * frame fields on the node itself, "timestamps" are absolute µs, and
  * startTime and endTime are in seconds.  Both become the same node table.
  *
- * Rules (issue 5): "(root)" is not a frame, so its children are the root
+ * Rules: "(root)" is not a frame, so its children are the root
  * funcs; "(program)", "(idle)" and "(garbage collector)" are children of
  * "(root)" and stay root-level funcs.  An empty functionName is
  * "(anonymous)".  func = (functionName, url), with an empty url as NULL;

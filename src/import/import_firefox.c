@@ -48,7 +48,9 @@
 PG_FUNCTION_INFO_V1(calltree_import_firefox);
 
 static void check_json_syntax(char *data, int len, const char *inside);
-static Jsonb *json_to_jsonb(char *data, MemoryContext cxt);
+
+/* The hint of errors in the JSON itself */
+#define DAMAGED_HINT "The file may be truncated or damaged."
 
 /* Times beyond this many ms (about 285 years) cannot become int64 ns. */
 #define MAX_ABS_MS 9.0e12
@@ -1076,7 +1078,7 @@ gecko_thread_object(JsonbValue *v, const char *what)
 
 		check_json_syntax(text, v->val.string.len,
 						  psprintf(" inside the string of %s", what));
-		jb = json_to_jsonb(text, CurrentMemoryContext);
+		jb = json_text_to_jsonb(text, CurrentMemoryContext, "malformed Firefox profile", DAMAGED_HINT);
 		return JB_ROOT_IS_SCALAR(jb) ? NULL : &jb->root;
 	}
 	return json_is_container(v, false) ? v->val.binary.data : NULL;
@@ -1185,44 +1187,9 @@ check_json_syntax(char *data, int len, const char *inside)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("malformed Firefox profile: invalid JSON at byte offset %d (line %d)%s",
-						(int) ((lex->token_start ? lex->token_start :
-								lex->prev_token_terminator ? lex->prev_token_terminator : data) - data),
-						lex->line_number, inside),
+						json_error_offset(lex, data), lex->line_number, inside),
 				 errdetail_internal("%s", json_errdetail(result, lex)),
-				 errhint("The file may be truncated or damaged.")));
-}
-
-/*
- * Converts checked JSON text to jsonb.  What jsonb refuses beyond syntax (a
- * number outside numeric's range, a \u0000 escape) is still a data error
- * of the profile: say so, keeping the original SQLSTATE.
- */
-static Jsonb *
-json_to_jsonb(char *data, MemoryContext cxt)
-{
-	Jsonb	   *jb = NULL;
-
-	PG_TRY();
-	{
-		jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(data)));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
-			PG_RE_THROW();		/* out of memory, a cancel: not ours to rename */
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(edata->sqlerrcode),
-				 errmsg("malformed Firefox profile: %s", edata->message),
-				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
-				 errhint("The file may be truncated or damaged.")));
-	}
-	PG_END_TRY();
-	return jb;
+				 errhint(DAMAGED_HINT)));
 }
 
 static void
@@ -1264,7 +1231,7 @@ read_document(const char *data, size_t len, MemoryContext cxt)
 	Jsonb	   *jb;
 
 	check_json_syntax(text, strlen(text), "");
-	jb = json_to_jsonb(text, cxt);
+	jb = json_text_to_jsonb(text, cxt, "malformed Firefox profile", DAMAGED_HINT);
 	pfree(text);
 	if (JB_ROOT_IS_SCALAR(jb) || !JsonContainerIsObject(&jb->root))
 		ereport(ERROR,
