@@ -49,7 +49,13 @@ typedef struct Importer
 	const char *format;			/* what its profiles record as format: "perf script" */
 	bool		binary;			/* reads bytes, not UTF-8 text in the database's encoding */
 
-	/* Imports a whole file into a new profile; its id */
+	/*
+	 * Imports a whole file into a new profile (info: its name, meta and this
+	 * importer's format); its id.  It begins and finishes the writer itself:
+	 * pprof, trace events and Firefox profiles are read and checked whole
+	 * before the profile row is written, so that a damaged file is reported
+	 * as such first.
+	 */
 	int64		(*import) (const ProfileInfo *info, const char *data, size_t len,
 						   const ImportOptions *options);
 
