@@ -1,7 +1,8 @@
 /*
  * fuzz_collapsed.c
  *	  libFuzzer harness of the collapsed-stack parser (import_collapsed.c),
- *	  fed by the line reader as import_collapsed feeds it, writing into a
+ *	  driven through its Importer's begin, feed_line and finish and fed by
+ *	  the line reader as import_collapsed feeds it, writing into a
  *	  ProfileWriter that checks what it gets (fake_writer.c).
  *
  * Lenient (strict => false), the only error is "no samples"; strict, an
@@ -12,7 +13,7 @@
 #include "utils/elog.h"
 
 #include "fake_writer.h"
-#include "import/import_text.h"
+#include "import/importer.h"
 #include "pg_stubs.h"
 
 typedef struct Input
@@ -27,14 +28,16 @@ static void
 parse(void *arg)
 {
 	Input	   *input = arg;
+	const Importer *importer = &collapsed_importer;
+	ImportOptions options = {.strict_given = true, .strict = input->strict};
 	ProfileWriter *writer = fuzz_writer_begin();
-	CollapsedParser *parser = collapsed_parser_begin(writer, input->strict);
+	void	   *parser = importer->begin(writer, &options);
 	LineReader	reader;
 
-	line_reader_init(&reader, collapsed_parser_feed_line, parser, false);
+	line_reader_init(&reader, importer->feed_line, parser, false);
 	line_reader_feed(&reader, input->data, input->len);
 	line_reader_finish(&reader);
-	collapsed_parser_finish(parser);
+	importer->finish(parser, reader.lineno);
 	input->samples = fuzz_writer_samples(writer);
 	FUZZ_CHECK(input->samples > 0, "accepted without a sample");
 }

@@ -15,7 +15,7 @@
 
 #include "mb/pg_wchar.h"
 
-#include "import/import_text.h"
+#include "formats/line_reader.h"
 #include "pg_stubs.h"
 
 typedef struct Input

@@ -1,7 +1,8 @@
 /*
  * fuzz_perf_script.c
  *	  libFuzzer harness of the perf script parser (import_perf_script.c),
- *	  fed by the line reader as import_perf_script feeds it, writing into a
+ *	  driven through its Importer's begin, feed_line and finish and fed by
+ *	  the line reader as import_perf_script feeds it, writing into a
  *	  ProfileWriter that checks what it gets (fake_writer.c).
  *
  * The parser runs twice: importing the first event seen, and importing
@@ -11,7 +12,7 @@
 #include "postgres.h"
 
 #include "fake_writer.h"
-#include "import/import_text.h"
+#include "import/importer.h"
 #include "pg_stubs.h"
 
 typedef struct Input
@@ -25,14 +26,16 @@ static void
 parse(void *arg)
 {
 	Input	   *input = arg;
+	const Importer *importer = &perf_script_importer;
+	ImportOptions options = {.event = input->event};
 	ProfileWriter *writer = fuzz_writer_begin();
-	PerfParser *parser = perf_parser_begin(writer, input->event);
+	void	   *parser = importer->begin(writer, &options);
 	LineReader	reader;
 
-	line_reader_init(&reader, perf_parser_feed_line, parser, false);
+	line_reader_init(&reader, importer->feed_line, parser, false);
 	line_reader_feed(&reader, input->data, input->len);
 	line_reader_finish(&reader);
-	perf_parser_finish(parser, reader.lineno);
+	importer->finish(parser, reader.lineno);
 	FUZZ_CHECK(fuzz_writer_samples(writer) > 0, "accepted without a sample");
 }
 

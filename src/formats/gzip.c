@@ -59,15 +59,15 @@ too_large(const char *format, size_t max_len)
 }
 
 /*
- * Grows the output buffer by doubling, up to header + max_len (plus one
- * byte to detect overflow).
+ * Grows the output buffer by doubling, up to max_len (plus one byte to
+ * detect overflow).
  */
 static void
-grow_output(char **out, size_t *capacity, size_t max_len, size_t header, const char *format)
+grow_output(char **out, size_t *capacity, size_t max_len, const char *format)
 {
-	size_t		wanted = Min(*capacity * 2, header + max_len + 1);
+	size_t		wanted = Min(*capacity * 2, max_len + 1);
 
-	if (*capacity > header + max_len)
+	if (*capacity > max_len)
 		too_large(format, max_len);
 	*out = repalloc_huge(*out, wanted);
 	*capacity = wanted;
@@ -170,28 +170,21 @@ gzip_check(const char *data, size_t len, size_t max_len, const char *format)
 char *
 gzip_decompress(const char *data, size_t len, size_t max_len, const char *format, size_t *out_len)
 {
-	return gzip_decompress_after(data, len, max_len, format, 0, out_len);
-}
-
-char *
-gzip_decompress_after(const char *data, size_t len, size_t max_len, const char *format,
-					  size_t header, size_t *out_len)
-{
 	GzipReader *r = gzip_reader_begin(data, len, format);
-	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1) + header;
+	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1);
 	char	   *out = palloc_extended(capacity, MCXT_ALLOC_HUGE);
-	size_t		produced = header;
+	size_t		produced = 0;
 
 	while (!r->ended)
 	{
 		if (produced == capacity)
-			grow_output(&out, &capacity, max_len, header, format);
+			grow_output(&out, &capacity, max_len, format);
 		produced += gzip_reader_read(r, out + produced, capacity - produced);
 	}
-	if (produced - header > max_len)
-		grow_output(&out, &capacity, max_len, header, format);	/* reports the limit */
+	if (produced > max_len)
+		grow_output(&out, &capacity, max_len, format);	/* reports the limit */
 	gzip_reader_end(r);
-	*out_len = produced - header;
+	*out_len = produced;
 	return out;
 }
 

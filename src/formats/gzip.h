@@ -20,12 +20,6 @@ extern bool gzip_is_compressed(const char *data, size_t len);
  */
 extern char *gzip_decompress(const char *data, size_t len, size_t max_len,
 							 const char *format, size_t *out_len);
-/*
- * The same, after `header` bytes of the buffer left for the caller (a
- * varlena header: the data then becomes a datum without a copy).
- */
-extern char *gzip_decompress_after(const char *data, size_t len, size_t max_len,
-								   const char *format, size_t header, size_t *out_len);
 
 /*
  * The same, a piece at a time: gzip_reader_read fills buf as far as the

@@ -5,10 +5,12 @@
  * Why jsonb and not the streaming parser (common/jsonapi.h) with semantic
  * actions: neither format fixes the order of its members.  A .cpuprofile
  * may put "samples" before "nodes", and speedscope files usually put
- * "shared.frames" after the "profiles" that refer to them (see the 0.1.2
- * sample).  A streaming reader would have to buffer the document anyway;
- * jsonb is that buffer, compact, with binary-searched keys and O(1) array
- * access, and the walk over it reads like the format's specification.
+ * "shared.frames" after the "profiles" that refer to them.  A streaming
+ * reader would have to buffer the document anyway; jsonb is that buffer,
+ * compact, with binary-searched keys and O(1) array access, and the walk
+ * over it reads like the format's specification.  The readers of other
+ * JSON formats (Firefox's) use the helpers at the end, which look without
+ * judging and leave the errors to the reader.
  *
  * jsonb_in's own syntax errors say neither which format was being read nor
  * where, so the text first goes through pg_parse_json with the null
@@ -29,7 +31,6 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
-#include "tree/calltree.h"
 #include "formats/json_reader.h"
 
 char *
@@ -151,7 +152,7 @@ count_member(void *state, char *fname, bool isnull)
 }
 
 JsonParseErrorType
-json_parse_within_limit(JsonLexContext *lex, const char *format_name)
+json_parse_within_limit(JsonLexContext *lex, const char *format_name, int work_mem_kb)
 {
 	JsonCount	count = {1, 0};
 	JsonSemAction actions = {0};
@@ -167,41 +168,47 @@ json_parse_within_limit(JsonLexContext *lex, const char *format_name)
 		return result;
 	bytes = (double) count.values * JSON_VALUE_BYTES + (double) count.members * JSON_MEMBER_BYTES +
 		2.0 * len;
-	if (bytes > (double) calltree_import_work_mem * 1024)
+	if (bytes > (double) work_mem_kb * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s file is too large to import within calltree.import_work_mem", format_name),
 				 errdetail("Its " INT64_FORMAT " JSON values in %d bytes would take about %.0f MB of memory to read; calltree.import_work_mem is %d kB.",
-						   count.values, len, bytes / (1024 * 1024), calltree_import_work_mem),
+						   count.values, len, bytes / (1024 * 1024), work_mem_kb),
 				 errhint("Raise calltree.import_work_mem to at least %.0f MB for this file, or split the profile.",
 						 ceil(bytes / (1024 * 1024)))));
 	return result;
 }
 
+int
+json_error_offset(const JsonLexContext *lex, const char *text)
+{
+	const char *at = lex->token_start ? lex->token_start : lex->prev_token_terminator;
+
+	if (at == NULL || at < text)
+		at = text;
+	return (int) (at - text);
+}
+
 static void
-check_syntax(const JsonFormat *format, char *text, int len)
+check_syntax(const JsonFormat *format, char *text, int len, int work_mem_kb)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(text, len, GetDatabaseEncoding(), true);
-	JsonParseErrorType result = json_parse_within_limit(lex, format->name);
-	const char *at;
+	JsonParseErrorType result = json_parse_within_limit(lex, format->name, work_mem_kb);
 
 	if (result == JSON_SUCCESS)
 		return;
-	at = lex->token_start ? lex->token_start : lex->prev_token_terminator;
-	if (at == NULL || at < text)
-		at = text;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid %s file: malformed JSON at byte offset %d (line %d)",
-					format->name, (int) (at - text), lex->line_number),
+					format->name, json_error_offset(lex, text), lex->line_number),
 			 errdetail("%s", json_errdetail(result, lex)),
 			 errhint("The file may be truncated or not be JSON. %s", format->hint)));
 }
 
 JsonbContainer *
-json_read_document(const JsonFormat *format, const char *data, int len)
+json_read_document(const JsonFormat *format, const char *data, int len, int work_mem_kb)
 {
-	JsonbContainer *root = json_read_container(format, data, len);
+	JsonbContainer *root = json_read_container(format, data, len, work_mem_kb);
 
 	if (!JsonContainerIsObject(root))
 		ereport(ERROR,
@@ -212,7 +219,7 @@ json_read_document(const JsonFormat *format, const char *data, int len)
 }
 
 JsonbContainer *
-json_read_container(const JsonFormat *format, const char *data, int len)
+json_read_container(const JsonFormat *format, const char *data, int len, int work_mem_kb)
 {
 	char	   *text = pnstrdup(data, len);
 	ErrorContextCallback callback;
@@ -224,7 +231,7 @@ json_read_container(const JsonFormat *format, const char *data, int len)
 				 errmsg("invalid %s file: %s", format->name,
 						len == 0 ? "the input is empty" : "the input holds a zero byte"),
 				 errhint("%s", format->hint)));
-	check_syntax(format, text, len);
+	check_syntax(format, text, len, work_mem_kb);
 
 	callback.callback = reading_callback;
 	callback.arg = (void *) format;
@@ -437,4 +444,76 @@ json_integer(const JsonFormat *format, Numeric number, int64 min, int64 max, con
 										  NumericGetDatum(int64_to_numeric(value)))))
 		range_error(format, number, path, expected);
 	return value;
+}
+
+JsonbValue *
+json_find_member(JsonbContainer *object, const char *key)
+{
+	JsonbValue	probe;
+
+	if (object == NULL || !JsonContainerIsObject(object))
+		return NULL;
+	probe.type = jbvString;
+	probe.val.string.val = (char *) key;
+	probe.val.string.len = strlen(key);
+	return findJsonbValueFromContainer(object, JB_FOBJECT, &probe);
+}
+
+bool
+json_is_container(const JsonbValue *value, bool array)
+{
+	return value != NULL && value->type == jbvBinary &&
+		(array ? JsonContainerIsArray(value->val.binary.data) :
+		 JsonContainerIsObject(value->val.binary.data));
+}
+
+JsonbContainer *
+json_optional_container(JsonbContainer *object, const char *key, bool array)
+{
+	JsonbValue *value = json_find_member(object, key);
+
+	return json_is_container(value, array) ? value->val.binary.data : NULL;
+}
+
+double
+json_float8(const JsonbValue *value)
+{
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+											  NumericGetDatum(value->val.numeric)));
+}
+
+double
+json_optional_float8(JsonbContainer *object, const char *key)
+{
+	JsonbValue *value = json_find_member(object, key);
+
+	return value && value->type == jbvNumeric ? json_float8(value) : NAN;
+}
+
+Jsonb *
+json_text_to_jsonb(char *text, MemoryContext cxt, const char *what, const char *hint)
+{
+	Jsonb	   *jb = NULL;
+
+	PG_TRY();
+	{
+		jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();		/* out of memory, a cancel: not ours to rename */
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s: %s", what, edata->message),
+				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
+				 errhint("%s", hint)));
+	}
+	PG_END_TRY();
+	return jb;
 }

@@ -42,15 +42,33 @@ extern char *json_path_string(const JsonPath *path);
 
 /*
  * pg_parse_json, counting what reading the document into jsonb would take:
- * an error (program_limit_exceeded) if that exceeds
- * calltree.import_work_mem, before anything is built.
+ * an error (program_limit_exceeded) if that exceeds work_mem_kb (the
+ * caller's calltree.import_work_mem), before anything is built.
  */
-extern JsonParseErrorType json_parse_within_limit(JsonLexContext *lex, const char *format_name);
+extern JsonParseErrorType json_parse_within_limit(JsonLexContext *lex, const char *format_name,
+												  int work_mem_kb);
 
-/* The document's root object; ERROR with a byte offset if it is not JSON. */
-extern JsonbContainer *json_read_document(const JsonFormat *format, const char *data, int len);
+/*
+ * The document's root object; ERROR with a byte offset if it is not JSON,
+ * or if reading it would take more than work_mem_kb.
+ */
+extern JsonbContainer *json_read_document(const JsonFormat *format, const char *data, int len,
+										  int work_mem_kb);
 /* The same for a root that may also be an array */
-extern JsonbContainer *json_read_container(const JsonFormat *format, const char *data, int len);
+extern JsonbContainer *json_read_container(const JsonFormat *format, const char *data, int len,
+										   int work_mem_kb);
+/* Where the lexer stopped at a syntax error, as a byte offset into text */
+extern int	json_error_offset(const JsonLexContext *lex, const char *text);
+
+/*
+ * jsonb_in of text whose syntax is already checked.  What jsonb refuses
+ * beyond syntax (a number outside numeric's range, a \u0000 escape) is
+ * still a data error of the file: raised again as "what: its message",
+ * with its SQLSTATE, its detail and hint; other errors as they are.  cxt:
+ * the caller's memory context, to copy the error into.
+ */
+extern Jsonb *json_text_to_jsonb(char *text, MemoryContext cxt, const char *what, const char *hint);
+
 extern void json_type_error(const JsonFormat *format, const JsonPath *path, const char *expected,
 							const JsonbValue *found);
 
@@ -88,5 +106,18 @@ extern int64 json_integer(const JsonFormat *format, Numeric number, int64 min, i
 						  const JsonPath *path);
 
 extern const char *json_value_type_name(const JsonbValue *value);
+
+/*
+ * Looking without judging, for readers that report problems their own way:
+ * NULL (or NaN) where the member is missing or not of the type asked for.
+ */
+/* A member of an object, JSON null included; NULL if object is not an object */
+extern JsonbValue *json_find_member(JsonbContainer *object, const char *key);
+/* Whether value is an array (array) or an object (not array) */
+extern bool json_is_container(const JsonbValue *value, bool array);
+extern JsonbContainer *json_optional_container(JsonbContainer *object, const char *key, bool array);
+/* A number as a double; beyond a double's range, infinite */
+extern double json_float8(const JsonbValue *value);
+extern double json_optional_float8(JsonbContainer *object, const char *key);
 
 #endif							/* CALLTREE_JSON_READER_H */

@@ -1,6 +1,6 @@
 /*
  * line_reader.c
- *	  Text cut into lines across pieces of any size (see import_text.h).
+ *	  Text cut into lines across pieces of any size (line_reader.h).
  *
  * Lines end with '\n'; the handler gets them without it (a CR before it is
  * the parser's business).  A line that lies whole inside a piece is handed
@@ -14,7 +14,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "import/import_text.h"
+#include "formats/line_reader.h"
 
 void
 line_reader_init(LineReader *reader, LineHandler handler, void *arg, bool from_utf8)

@@ -11,8 +11,9 @@
  * strict => false, skipped and counted.  Input without a sample line is an
  * error.
  *
- * The parser is fed a line at a time (import_text.h): by import_collapsed
- * from its whole text, by import_stream from chunks.
+ * The parser is fed a line at a time (importer.h): from a whole text by
+ * import_collapsed and import_profile, from gzip as it inflates by
+ * import_profile, from chunks by import_stream.
  */
 #include "postgres.h"
 
@@ -21,8 +22,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "writer/writer.h"
-#include "import/import_text.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_collapsed);
 
@@ -83,7 +83,7 @@ split_collapsed_stack(char *stack, char ***names, int *nnames, int *capacity)
 }
 
 /* The parse state between lines */
-struct CollapsedParser
+typedef struct CollapsedParser
 {
 	ProfileWriter *writer;
 	bool		strict;
@@ -93,15 +93,15 @@ struct CollapsedParser
 	StringInfoData line;		/* a copy of the line, split in place */
 	char	  **names;
 	int			capacity;
-};
+} CollapsedParser;
 
-CollapsedParser *
-collapsed_parser_begin(ProfileWriter *writer, bool strict)
+static void *
+collapsed_begin(ProfileWriter *writer, const ImportOptions *options)
 {
 	CollapsedParser *parser = palloc0(sizeof(CollapsedParser));
 
 	parser->writer = writer;
-	parser->strict = strict;
+	parser->strict = options->strict;
 	/* it holds no ids from one line to the next */
 	profile_writer_bound_memory(writer);
 	initStringInfo(&parser->line);
@@ -111,8 +111,8 @@ collapsed_parser_begin(ProfileWriter *writer, bool strict)
 }
 
 /* One line into the writer; a LineHandler. */
-void
-collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
+static void
+collapsed_feed_line(void *arg, const char *line, int len, int64 lineno)
 {
 	CollapsedParser *parser = (CollapsedParser *) arg;
 	int			nnames;
@@ -157,9 +157,11 @@ collapsed_parser_feed_line(void *arg, const char *line, int len, int64 lineno)
  * (empty, blank lines only, or nothing but malformed lines skipped) is an
  * error, as it is for import_profile and the other importers.
  */
-void
-collapsed_parser_finish(CollapsedParser *parser)
+static void
+collapsed_finish(void *arg, int64 lines)
 {
+	CollapsedParser *parser = (CollapsedParser *) arg;
+
 	if (parser->samples == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA_FOUND),
@@ -178,25 +180,34 @@ collapsed_parser_finish(CollapsedParser *parser)
 	pfree(parser);
 }
 
+static int64
+collapsed_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	return line_import_text(&collapsed_importer, info, data, len, options);
+}
+
+const Importer collapsed_importer = {
+	.name = "collapsed",
+	.format = "collapsed",
+	.import = collapsed_import,
+	.begin = collapsed_begin,
+	.feed_line = collapsed_feed_line,
+	.finish = collapsed_finish,
+};
+
 /* import_collapsed(data text, name text, meta jsonb, strict boolean) → profile id */
 Datum
 calltree_import_collapsed(PG_FUNCTION_ARGS)
 {
+	const ImportArgs args = {.strict = 3, .event = -1, .sample_type = -1, .source = -1};
 	text	   *data;
 	ProfileInfo info;
-	ProfileWriter *writer;
-	CollapsedParser *parser;
-	LineReader	reader;
+	ImportOptions options;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, "collapsed", &info);
-	writer = profile_writer_begin(&info);
-	parser = collapsed_parser_begin(writer, PG_ARGISNULL(3) || PG_GETARG_BOOL(3));
-	line_reader_init(&reader, collapsed_parser_feed_line, parser, false);
-	line_reader_feed(&reader, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-	line_reader_finish(&reader);
-	collapsed_parser_finish(parser);
-	PG_RETURN_INT64(profile_writer_finish(writer));
+	profile_info_from_args(fcinfo, 1, 2, collapsed_importer.format, &info);
+	import_options_from_args(fcinfo, &args, &options);
+	PG_RETURN_INT64(collapsed_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

@@ -14,7 +14,7 @@
  * frame fields on the node itself, "timestamps" are absolute µs, and
  * startTime and endTime are in seconds.  Both become the same node table.
  *
- * Rules (issue 5): "(root)" is not a frame, so its children are the root
+ * Rules: "(root)" is not a frame, so its children are the root
  * funcs; "(program)", "(idle)" and "(garbage collector)" are children of
  * "(root)" and stay root-level funcs.  An empty functionName is
  * "(anonymous)".  func = (functionName, url), with an empty url as NULL;
@@ -37,8 +37,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "writer/writer.h"
 #include "formats/json_reader.h"
+#include "tree/calltree.h"
+#include "import/importer.h"
 #include "import/v8_profile.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_cpuprofile);
@@ -141,7 +142,7 @@ read_samples(V8Profile *profile, JsonbContainer *root, bool nested, V8Samples *s
 static void
 parse_cpuprofile(ProfileWriter *writer, const char *data, int len)
 {
-	JsonbContainer *root = json_read_document(FMT, data, len);
+	JsonbContainer *root = json_read_document(FMT, data, len, calltree_import_work_mem);
 	JsonPath	root_path = JSON_ROOT;
 	V8Profile	profile = {FMT};
 	V8Samples	samples = {0};
@@ -167,20 +168,36 @@ parse_cpuprofile(ProfileWriter *writer, const char *data, int len)
 	v8_write_samples(writer, &profile, &samples, &thread, true, end);
 }
 
+/* Samples keep their ts; weights are their durations, in ns */
+static int64
+cpuprofile_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	ProfileInfo in_ns = *info;
+	ProfileWriter *writer;
+
+	in_ns.weight_unit = "nanoseconds";
+	writer = profile_writer_begin(&in_ns);
+	parse_cpuprofile(writer, data, (int) len);
+	return profile_writer_finish(writer);
+}
+
+const Importer cpuprofile_importer = {
+	.name = "cpuprofile",
+	.format = "cpuprofile",
+	.import = cpuprofile_import,
+};
+
 /* import_cpuprofile(data text, name text, meta jsonb) → profile id */
 Datum
 calltree_import_cpuprofile(PG_FUNCTION_ARGS)
 {
 	text	   *data;
 	ProfileInfo info;
-	ProfileWriter *writer;
+	ImportOptions options = {0};
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, "cpuprofile", &info);
-	info.weight_unit = "nanoseconds";
-	writer = profile_writer_begin(&info);
-	parse_cpuprofile(writer, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-	PG_RETURN_INT64(profile_writer_finish(writer));
+	profile_info_from_args(fcinfo, 1, 2, cpuprofile_importer.format, &info);
+	PG_RETURN_INT64(cpuprofile_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

@@ -41,13 +41,16 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "writer/writer.h"
 #include "formats/json_reader.h"
+#include "tree/calltree.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_firefox);
 
 static void check_json_syntax(char *data, int len, const char *inside);
-static Jsonb *json_to_jsonb(char *data, MemoryContext cxt);
+
+/* The hint of errors in the JSON itself */
+#define DAMAGED_HINT "The file may be truncated or damaged."
 
 /* Times beyond this many ms (about 285 years) cannot become int64 ns. */
 #define MAX_ABS_MS 9.0e12
@@ -149,26 +152,6 @@ malformed(const FirefoxImport *imp, const char *table, int64 row, const char *fm
  * ---------------------------------------------------------------------
  */
 
-static JsonbValue *
-object_get(JsonbContainer *object, const char *key)
-{
-	JsonbValue	k;
-
-	if (object == NULL || !JsonContainerIsObject(object))
-		return NULL;
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	return findJsonbValueFromContainer(object, JB_FOBJECT, &k);
-}
-
-static bool
-is_container(const JsonbValue *v, bool array)
-{
-	return v != NULL && v->type == jbvBinary &&
-		(array ? JsonContainerIsArray(v->val.binary.data) : JsonContainerIsObject(v->val.binary.data));
-}
-
 static const char *
 type_name(const JsonbValue *v)
 {
@@ -180,36 +163,12 @@ static JsonbContainer *
 required_container(const FirefoxImport *imp, JsonbContainer *object, const char *key,
 				   bool array, const char *where)
 {
-	JsonbValue *v = object_get(object, key);
+	JsonbValue *v = json_find_member(object, key);
 
-	if (!is_container(v, array))
+	if (!json_is_container(v, array))
 		malformed(imp, where, -1, "\"%s\" must be %s, found %s",
 				  key, array ? "an array" : "an object", type_name(v));
 	return v->val.binary.data;
-}
-
-static JsonbContainer *
-optional_container(JsonbContainer *object, const char *key, bool array)
-{
-	JsonbValue *v = object_get(object, key);
-
-	return is_container(v, array) ? v->val.binary.data : NULL;
-}
-
-static double
-numeric_value(const JsonbValue *v)
-{
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
-											  NumericGetDatum(v->val.numeric)));
-}
-
-/* A number member, or NaN if it is missing or null */
-static double
-optional_number(JsonbContainer *object, const char *key)
-{
-	JsonbValue *v = object_get(object, key);
-
-	return v && v->type == jbvNumeric ? numeric_value(v) : NAN;
 }
 
 /* ---------------------------------------------------------------------
@@ -222,11 +181,11 @@ static void
 table_open(const FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shared,
 		   const char *name, Table *table)
 {
-	JsonbValue *v = object_get(thread, name);
+	JsonbValue *v = json_find_member(thread, name);
 
 	if (v == NULL && shared != NULL)
-		v = object_get(shared, name);
-	if (!is_container(v, false))
+		v = json_find_member(shared, name);
+	if (!json_is_container(v, false))
 		malformed(imp, name, -1, "table \"%s\" must be an object, found %s", name, type_name(v));
 	memset(table, 0, sizeof(Table));
 	table->name = name;
@@ -240,7 +199,7 @@ table_open(const FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *sha
 	}
 	else
 	{
-		double		length = optional_number(table->object, "length");
+		double		length = json_optional_float8(table->object, "length");
 
 		if (isnan(length))
 			malformed(imp, name, -1, "\"length\" of %s must be a number", name);
@@ -258,12 +217,12 @@ table_column(const FirefoxImport *imp, Table *table, const char *name, bool requ
 
 	if (imp->format == FORMAT_GECKO)
 	{
-		JsonbValue *v = object_get(required_container(imp, table->object, "schema", false, table->name),
+		JsonbValue *v = json_find_member(required_container(imp, table->object, "schema", false, table->name),
 								   name);
 
 		if (v && v->type == jbvNumeric)
 		{
-			double		index = numeric_value(v);
+			double		index = json_float8(v);
 
 			if (index < 0 || index > 1000 || index != floor(index))
 				malformed(imp, table->name, -1, "schema index of \"%s\" is %g", name, index);
@@ -275,9 +234,9 @@ table_column(const FirefoxImport *imp, Table *table, const char *name, bool requ
 	}
 	else
 	{
-		JsonbValue *v = object_get(table->object, name);
+		JsonbValue *v = json_find_member(table->object, name);
 
-		if (is_container(v, true))
+		if (json_is_container(v, true))
 		{
 			col.array = v->val.binary.data;
 			if (JsonContainerSize(col.array) < table->nrows)
@@ -313,7 +272,7 @@ table_cell(const FirefoxImport *imp, Table *table, const Column *col, int64 row)
 		{
 			JsonbValue *r = getIthJsonbValueFromContainer(table->data, (uint32) row);
 
-			if (!is_container(r, true))
+			if (!json_is_container(r, true))
 				malformed(imp, table->name, row, "a row must be an array, found %s", type_name(r));
 			table->row_container = r->val.binary.data;
 			table->cached_row = row;
@@ -337,7 +296,7 @@ cell_number(const FirefoxImport *imp, Table *table, const Column *col, int64 row
 		return NAN;
 	if (v->type != jbvNumeric)
 		malformed(imp, table->name, row, "\"%s\" must be a number, found %s", col->name, type_name(v));
-	return numeric_value(v);
+	return json_float8(v);
 }
 
 /*
@@ -650,7 +609,7 @@ attribute_address(const FirefoxImport *imp, Location *loc)
 static void
 read_libs(FirefoxImport *imp, JsonbContainer *profile)
 {
-	JsonbContainer *libs = optional_container(profile, "libs", true);
+	JsonbContainer *libs = json_optional_container(profile, "libs", true);
 
 	imp->nlibs = 0;
 	if (libs == NULL)
@@ -662,13 +621,13 @@ read_libs(FirefoxImport *imp, JsonbContainer *profile)
 		JsonbValue *name;
 		GeckoLib   *lib = &imp->libs[imp->nlibs];
 
-		if (!is_container(v, false))
+		if (!json_is_container(v, false))
 			malformed(imp, "libs", i, "a library must be an object, found %s", type_name(v));
-		lib->start = optional_number(v->val.binary.data, "start");
-		lib->end = optional_number(v->val.binary.data, "end");
-		name = object_get(v->val.binary.data, "debugName");
+		lib->start = json_optional_float8(v->val.binary.data, "start");
+		lib->end = json_optional_float8(v->val.binary.data, "end");
+		name = json_find_member(v->val.binary.data, "debugName");
 		if (name == NULL || name->type != jbvString)
-			name = object_get(v->val.binary.data, "name");
+			name = json_find_member(v->val.binary.data, "name");
 		if (isnan(lib->start) || isnan(lib->end) || name == NULL || name->type != jbvString)
 			continue;			/* nothing to attribute addresses to */
 		lib->name = pnstrdup(name->val.string.val, name->val.string.len);
@@ -735,7 +694,7 @@ processed_string_column(FirefoxImport *imp, JsonbContainer *thread, JsonbContain
 	char	  **strings;
 
 	*count = 0;
-	if (object_get(thread, table_name) == NULL && object_get(shared, table_name) == NULL)
+	if (json_find_member(thread, table_name) == NULL && json_find_member(shared, table_name) == NULL)
 		return NULL;
 	table_open(imp, thread, shared, table_name, &t);
 	col = table_column(imp, &t, column_name, true);
@@ -975,7 +934,7 @@ read_samples(FirefoxImport *imp, JsonbContainer *thread, const int64 *stacks,
 	weight = table_column(imp, &t, "weight", false);
 	if (!column_present(&time) && !column_present(&deltas))
 		malformed(imp, t.name, -1, "column \"time\" is missing");
-	wt = object_get(t.object, "weightType");
+	wt = json_find_member(t.object, "weightType");
 	if (wt && wt->type != jbvNull && wt->type != jbvString)
 		malformed(imp, t.name, -1, "\"weightType\" must be a string, found %s", type_name(wt));
 	/* without weights, each sample counts 1 whatever weightType says */
@@ -1008,7 +967,7 @@ read_samples(FirefoxImport *imp, JsonbContainer *thread, const int64 *stacks,
 static char *
 thread_label(const FirefoxImport *imp, JsonbContainer *thread, const char *name)
 {
-	JsonbValue *pid = object_get(thread, "pid");
+	JsonbValue *pid = json_find_member(thread, "pid");
 	char	   *pid_text = NULL;
 
 	if (!imp->multi_process || pid == NULL)
@@ -1016,14 +975,14 @@ thread_label(const FirefoxImport *imp, JsonbContainer *thread, const char *name)
 	if (pid->type == jbvString)
 		pid_text = pnstrdup(pid->val.string.val, pid->val.string.len);
 	else if (pid->type == jbvNumeric)
-		pid_text = psprintf("%.0f", numeric_value(pid));
+		pid_text = psprintf("%.0f", json_float8(pid));
 	return pid_text ? psprintf("%s (pid %s)", name, pid_text) : pstrdup(name);
 }
 
 static const char *
 thread_name(const FirefoxImport *imp, JsonbContainer *thread)
 {
-	JsonbValue *name = object_get(thread, "name");
+	JsonbValue *name = json_find_member(thread, "name");
 
 	if (name == NULL || name->type != jbvString)
 		malformed(imp, NULL, -1, "\"name\" must be a string, found %s", type_name(name));
@@ -1034,11 +993,11 @@ thread_name(const FirefoxImport *imp, JsonbContainer *thread)
 static const StringTable *
 thread_strings(FirefoxImport *imp, JsonbContainer *thread, const StringTable *shared_strings)
 {
-	JsonbContainer *own = optional_container(thread, "stringTable", true);
+	JsonbContainer *own = json_optional_container(thread, "stringTable", true);
 	StringTable *strings;
 
 	if (own == NULL && imp->format == FORMAT_PROCESSED)
-		own = optional_container(thread, "stringArray", true);
+		own = json_optional_container(thread, "stringArray", true);
 	if (own == NULL)
 	{
 		if (shared_strings == NULL)
@@ -1060,7 +1019,7 @@ uses_shared_tables(const FirefoxImport *imp, JsonbContainer *thread)
 	if (imp->format != FORMAT_PROCESSED)
 		return false;
 	for (int i = 0; i < lengthof(own_tables); i++)
-		if (object_get(thread, own_tables[i]) != NULL)
+		if (json_find_member(thread, own_tables[i]) != NULL)
 			return false;
 	return true;
 }
@@ -1119,16 +1078,16 @@ gecko_thread_object(JsonbValue *v, const char *what)
 
 		check_json_syntax(text, v->val.string.len,
 						  psprintf(" inside the string of %s", what));
-		jb = json_to_jsonb(text, CurrentMemoryContext);
+		jb = json_text_to_jsonb(text, CurrentMemoryContext, "malformed Firefox profile", DAMAGED_HINT);
 		return JB_ROOT_IS_SCALAR(jb) ? NULL : &jb->root;
 	}
-	return is_container(v, false) ? v->val.binary.data : NULL;
+	return json_is_container(v, false) ? v->val.binary.data : NULL;
 }
 
 static bool
 gecko_has_subprocesses(JsonbContainer *profile)
 {
-	JsonbContainer *processes = optional_container(profile, "processes", true);
+	JsonbContainer *processes = json_optional_container(profile, "processes", true);
 
 	return processes != NULL && JsonContainerSize(processes) > 0;
 }
@@ -1139,8 +1098,8 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 {
 	JsonbContainer *meta = required_container(imp, profile, "meta", false, NULL);
 	JsonbContainer *threads = required_container(imp, profile, "threads", true, NULL);
-	JsonbContainer *processes = optional_container(profile, "processes", true);
-	double		start = optional_number(meta, "startTime");
+	JsonbContainer *processes = json_optional_container(profile, "processes", true);
+	double		start = json_optional_float8(meta, "startTime");
 	double		offset_ms = 0;
 
 	if (depth > 16)
@@ -1179,22 +1138,22 @@ import_processed(FirefoxImport *imp, JsonbContainer *profile)
 {
 	JsonbContainer *meta = required_container(imp, profile, "meta", false, NULL);
 	JsonbContainer *threads = required_container(imp, profile, "threads", true, NULL);
-	JsonbContainer *shared = optional_container(profile, "shared", false);
-	JsonbContainer *shared_array = optional_container(shared, "stringArray", true);
+	JsonbContainer *shared = json_optional_container(profile, "shared", false);
+	JsonbContainer *shared_array = json_optional_container(shared, "stringArray", true);
 	StringTable shared_strings;
 	char	   *first_pid = NULL;
 
-	imp->start_time = optional_number(meta, "startTime");
+	imp->start_time = json_optional_float8(meta, "startTime");
 	if (shared_array)
 		read_strings(imp, shared_array, "shared.stringArray", &shared_strings);
 	/* several processes: thread labels carry the pid */
 	for (uint32 i = 0; i < JsonContainerSize(threads); i++)
 	{
 		JsonbValue *t = getIthJsonbValueFromContainer(threads, i);
-		JsonbValue *pid = is_container(t, false) ? object_get(t->val.binary.data, "pid") : NULL;
+		JsonbValue *pid = json_is_container(t, false) ? json_find_member(t->val.binary.data, "pid") : NULL;
 		char	   *text = pid && pid->type == jbvString ?
 			pnstrdup(pid->val.string.val, pid->val.string.len) :
-			pid && pid->type == jbvNumeric ? psprintf("%.0f", numeric_value(pid)) : pstrdup("");
+			pid && pid->type == jbvNumeric ? psprintf("%.0f", json_float8(pid)) : pstrdup("");
 
 		if (first_pid == NULL)
 			first_pid = text;
@@ -1206,7 +1165,7 @@ import_processed(FirefoxImport *imp, JsonbContainer *profile)
 		JsonbValue *t = getIthJsonbValueFromContainer(threads, i);
 
 		imp->thread_index = i;
-		if (!is_container(t, false))
+		if (!json_is_container(t, false))
 			malformed(imp, NULL, -1, "a thread must be an object, found %s", type_name(t));
 		import_thread(imp, t->val.binary.data, shared,
 					  shared_array ? &shared_strings : NULL, 0);
@@ -1222,50 +1181,15 @@ static void
 check_json_syntax(char *data, int len, const char *inside)
 {
 	JsonLexContext *lex = makeJsonLexContextCstringLen(data, len, GetDatabaseEncoding(), false);
-	JsonParseErrorType result = json_parse_within_limit(lex, "Firefox Profiler");
+	JsonParseErrorType result = json_parse_within_limit(lex, "Firefox Profiler", calltree_import_work_mem);
 
 	if (result != JSON_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("malformed Firefox profile: invalid JSON at byte offset %d (line %d)%s",
-						(int) ((lex->token_start ? lex->token_start :
-								lex->prev_token_terminator ? lex->prev_token_terminator : data) - data),
-						lex->line_number, inside),
+						json_error_offset(lex, data), lex->line_number, inside),
 				 errdetail_internal("%s", json_errdetail(result, lex)),
-				 errhint("The file may be truncated or damaged.")));
-}
-
-/*
- * Converts checked JSON text to jsonb.  What jsonb refuses beyond syntax (a
- * number outside numeric's range, a \u0000 escape) is still a data error
- * of the profile: say so, keeping the original SQLSTATE.
- */
-static Jsonb *
-json_to_jsonb(char *data, MemoryContext cxt)
-{
-	Jsonb	   *jb = NULL;
-
-	PG_TRY();
-	{
-		jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(data)));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
-			PG_RE_THROW();		/* out of memory, a cancel: not ours to rename */
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(edata->sqlerrcode),
-				 errmsg("malformed Firefox profile: %s", edata->message),
-				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
-				 errhint("The file may be truncated or damaged.")));
-	}
-	PG_END_TRY();
-	return jb;
+				 errhint(DAMAGED_HINT)));
 }
 
 static void
@@ -1276,15 +1200,15 @@ import_profile_json(FirefoxImport *imp, JsonbContainer *root)
 	double		start;
 
 	/* DevTools' "Recorded Performance Data" wraps a Gecko profile */
-	if (object_get(root, "meta") == NULL && optional_container(root, "profile", false))
-		profile = optional_container(root, "profile", false);
-	meta = optional_container(profile, "meta", false);
-	if (meta == NULL || object_get(profile, "threads") == NULL)
+	if (json_find_member(root, "meta") == NULL && json_optional_container(root, "profile", false))
+		profile = json_optional_container(root, "profile", false);
+	meta = json_optional_container(profile, "meta", false);
+	if (meta == NULL || json_find_member(profile, "threads") == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("not a Firefox profile: no \"meta\" object and \"threads\" array at the top level"),
 				 errhint("import_firefox reads Gecko profiles and profiles saved by profiler.firefox.com.")));
-	imp->format = object_get(meta, "preprocessedProfileVersion") ? FORMAT_PROCESSED : FORMAT_GECKO;
+	imp->format = json_find_member(meta, "preprocessedProfileVersion") ? FORMAT_PROCESSED : FORMAT_GECKO;
 	imp->multi_process = imp->format == FORMAT_GECKO && gecko_has_subprocesses(profile);
 	if (imp->format == FORMAT_GECKO)
 		import_gecko(imp, profile, 0);
@@ -1299,37 +1223,37 @@ import_profile_json(FirefoxImport *imp, JsonbContainer *root)
 	profile_writer_set_unit(imp->writer, imp->weight_unit ? imp->weight_unit : "samples");
 }
 
-/* import_firefox(data text, name text, meta jsonb) → profile id */
-Datum
-calltree_import_firefox(PG_FUNCTION_ARGS)
+/* The text as jsonb, in cxt; an error unless it is a JSON object */
+static Jsonb *
+read_document(const char *data, size_t len, MemoryContext cxt)
 {
-	char	   *data;
+	char	   *text = pnstrdup(data, len);
 	Jsonb	   *jb;
-	ProfileInfo info;
-	FirefoxImport imp;
-	MemoryContext cxt;
-	MemoryContext old;
-	int64		id;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "import_firefox", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	data = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	check_json_syntax(data, strlen(data), "");
-	jb = json_to_jsonb(data, cxt);
-	pfree(data);
+	check_json_syntax(text, strlen(text), "");
+	jb = json_text_to_jsonb(text, cxt, "malformed Firefox profile", DAMAGED_HINT);
+	pfree(text);
 	if (JB_ROOT_IS_SCALAR(jb) || !JsonContainerIsObject(&jb->root))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("not a Firefox profile: the JSON value is not an object")));
+	return jb;
+}
+
+static int64
+firefox_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "import_firefox", ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Jsonb	   *jb = read_document(data, len, cxt);
+	FirefoxImport imp;
+	int64		id;
 
 	memset(&imp, 0, sizeof(imp));
 	imp.thread_index = -1;
 	imp.main_cxt = cxt;
 	imp.row_cxt = AllocSetContextCreate(cxt, "import_firefox row", ALLOCSET_SMALL_SIZES);
-	profile_info_from_args(fcinfo, 1, 2, "firefox", &info);
-	imp.writer = profile_writer_begin(&info);
+	imp.writer = profile_writer_begin(info);
 	import_profile_json(&imp, &jb->root);
 	if (imp.skipped > 0)
 		ereport(NOTICE,
@@ -1338,5 +1262,26 @@ calltree_import_firefox(PG_FUNCTION_ARGS)
 	id = profile_writer_finish(imp.writer);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	PG_RETURN_INT64(id);
+	return id;
+}
+
+const Importer firefox_importer = {
+	.name = "firefox",
+	.format = "firefox",
+	.import = firefox_import,
+};
+
+/* import_firefox(data text, name text, meta jsonb) → profile id */
+Datum
+calltree_import_firefox(PG_FUNCTION_ARGS)
+{
+	text	   *data;
+	ProfileInfo info;
+	ImportOptions options = {0};
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	data = PG_GETARG_TEXT_PP(0);
+	profile_info_from_args(fcinfo, 1, 2, firefox_importer.format, &info);
+	PG_RETURN_INT64(firefox_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

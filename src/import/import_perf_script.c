@@ -27,8 +27,9 @@
  * [unknown] (or missing) is an address frame of its dso (intern_address),
  * which symbolicate() can later give a func.
  *
- * The parser is fed a line at a time (import_text.h): by import_perf_script
- * from its whole text, by import_stream from chunks.
+ * The parser is fed a line at a time (importer.h): from a whole text by
+ * import_perf_script and import_profile, from gzip as it inflates by
+ * import_profile, from chunks by import_stream.
  */
 #include "postgres.h"
 
@@ -39,8 +40,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "writer/writer.h"
-#include "import/import_text.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_perf_script);
 
@@ -349,7 +349,7 @@ event_selected(EventChoice *choice, const PerfHeader *h)
 }
 
 /* The parse state between lines */
-struct PerfParser
+typedef struct PerfParser
 {
 	ProfileWriter *writer;
 	EventChoice *choice;
@@ -364,7 +364,7 @@ struct PerfParser
 	int64		first_ts;
 	int64		imported;
 	StringInfoData line;		/* a copy of the line, cut and parsed in place */
-};
+} PerfParser;
 
 static void
 add_frame(PerfParser *p, const PerfFrame *f)
@@ -456,8 +456,8 @@ header_line(PerfParser *p, char *line, int64 lineno)
 	p->open = true;
 }
 
-PerfParser *
-perf_parser_begin(ProfileWriter *writer, const char *event)
+static void *
+perf_begin(ProfileWriter *writer, const ImportOptions *options)
 {
 	PerfParser *p = palloc0(sizeof(PerfParser));
 
@@ -465,7 +465,7 @@ perf_parser_begin(ProfileWriter *writer, const char *event)
 	/* it holds no ids from one sample to the next */
 	profile_writer_bound_memory(writer);
 	p->choice = palloc0(sizeof(EventChoice));
-	p->choice->requested = event;
+	p->choice->requested = options->event;
 	p->capacity = 256;
 	p->frames = palloc(sizeof(int64) * p->capacity);
 	p->sample_cxt = AllocSetContextCreate(CurrentMemoryContext, "perf script sample",
@@ -475,8 +475,8 @@ perf_parser_begin(ProfileWriter *writer, const char *event)
 }
 
 /* One line into the parser; a LineHandler. */
-void
-perf_parser_feed_line(void *arg, const char *text, int len, int64 lineno)
+static void
+perf_feed_line(void *arg, const char *text, int len, int64 lineno)
 {
 	PerfParser *p = (PerfParser *) arg;
 	MemoryContext cxt = CurrentMemoryContext;
@@ -501,9 +501,10 @@ perf_parser_feed_line(void *arg, const char *text, int len, int64 lineno)
 }
 
 /* Ends the last sample; errors if nothing was imported, reports what was skipped. */
-void
-perf_parser_finish(PerfParser *p, int64 lines)
+static void
+perf_finish(void *parser, int64 lines)
 {
+	PerfParser *p = (PerfParser *) parser;
 	EventChoice *choice = p->choice;
 	MemoryContext cxt = CurrentMemoryContext;
 
@@ -529,25 +530,34 @@ perf_parser_finish(PerfParser *p, int64 lines)
 	MemoryContextDelete(p->sample_cxt);
 }
 
+static int64
+perf_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	return line_import_text(&perf_script_importer, info, data, len, options);
+}
+
+const Importer perf_script_importer = {
+	.name = "perf_script",
+	.format = "perf script",
+	.import = perf_import,
+	.begin = perf_begin,
+	.feed_line = perf_feed_line,
+	.finish = perf_finish,
+};
+
 /* import_perf_script(data text, event text, name text, meta jsonb) → profile id */
 Datum
 calltree_import_perf_script(PG_FUNCTION_ARGS)
 {
+	const ImportArgs args = {.strict = -1, .event = 1, .sample_type = -1, .source = -1};
 	text	   *data;
 	ProfileInfo info;
-	PerfParser *parser;
-	LineReader	reader;
-	ProfileWriter *writer;
+	ImportOptions options;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 2, 3, "perf script", &info);
-	writer = profile_writer_begin(&info);
-	parser = perf_parser_begin(writer, PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	line_reader_init(&reader, perf_parser_feed_line, parser, false);
-	line_reader_feed(&reader, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-	line_reader_finish(&reader);
-	perf_parser_finish(parser, reader.lineno);
-	PG_RETURN_INT64(profile_writer_finish(writer));
+	profile_info_from_args(fcinfo, 2, 3, perf_script_importer.format, &info);
+	import_options_from_args(fcinfo, &args, &options);
+	PG_RETURN_INT64(perf_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

@@ -41,8 +41,8 @@
 #include "utils/numeric.h"
 
 #include "formats/gzip.h"
-#include "writer/writer.h"
 #include "formats/pprof.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_pprof);
 
@@ -433,8 +433,39 @@ import_samples(PprofImport *import)
 						skipped, skipped == 1 ? "" : "s", skipped_weight)));
 }
 
-/* The protobuf bytes of the argument: decompressed if it is gzip. */
-static const uint8 *
+/* Imports pprof protobuf, already decompressed */
+static int64
+pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	PprofImport import;
+	const char *unit;
+
+	memset(&import, 0, sizeof(import));
+	pprof_decode(&import.profile, (const uint8 *) data, len);
+	import.value_index = choose_sample_type(&import, options->sample_type);
+	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
+	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
+	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
+
+	import.writer = profile_writer_begin(info);
+	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
+						   import.profile.sample_types[import.value_index].at, "sample type's unit");
+	if (unit)
+		profile_writer_set_unit(import.writer, unit);
+	set_started_at(&import);
+	import_samples(&import);
+	return profile_writer_finish(import.writer);
+}
+
+const Importer pprof_importer = {
+	.name = "pprof",
+	.format = "pprof",
+	.binary = true,
+	.import = pprof_import,
+};
+
+/* The protobuf bytes of a pprof file: decompressed if it is gzip. */
+static const char *
 pprof_bytes(bytea *data, size_t *len)
 {
 	const char *raw = VARDATA_ANY(data);
@@ -446,39 +477,25 @@ pprof_bytes(bytea *data, size_t *len)
 				 errmsg("invalid pprof data: the input is empty"),
 				 errhint("Pass the bytes of a pprof file, gzip-compressed or not.")));
 	if (gzip_is_compressed(raw, raw_len))
-		return (const uint8 *) gzip_decompress(raw, raw_len, PPROF_MAX_DECOMPRESSED, "pprof", len);
+		return gzip_decompress(raw, raw_len, PPROF_MAX_DECOMPRESSED, "pprof", len);
 	*len = raw_len;
-	return (const uint8 *) raw;
+	return raw;
 }
 
 /* import_pprof(data bytea, sample_type text, name text, meta jsonb) → profile id */
 Datum
 calltree_import_pprof(PG_FUNCTION_ARGS)
 {
-	PprofImport import;
+	const ImportArgs args = {.strict = -1, .event = -1, .sample_type = 1, .source = -1};
 	ProfileInfo info;
-	const uint8 *bytes;
+	ImportOptions options;
+	const char *bytes;
 	size_t		len;
-	const char *unit;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	memset(&import, 0, sizeof(import));
 	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
-	pprof_decode(&import.profile, bytes, len);
-	import.value_index = choose_sample_type(&import,
-											PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
-	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
-	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
-
-	profile_info_from_args(fcinfo, 2, 3, "pprof", &info);
-	import.writer = profile_writer_begin(&info);
-	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
-						   import.profile.sample_types[import.value_index].at, "sample type's unit");
-	if (unit)
-		profile_writer_set_unit(import.writer, unit);
-	set_started_at(&import);
-	import_samples(&import);
-	PG_RETURN_INT64(profile_writer_finish(import.writer));
+	import_options_from_args(fcinfo, &args, &options);
+	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
+	PG_RETURN_INT64(pprof_import(&info, bytes, len, &options));
 }

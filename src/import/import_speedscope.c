@@ -35,8 +35,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "writer/writer.h"
 #include "formats/json_reader.h"
+#include "tree/calltree.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_speedscope);
 
@@ -393,7 +394,7 @@ read_profile(SpeedscopeFile *file, JsonbContainer *profile, int index, const Jso
 static int64
 parse_speedscope(ProfileWriter *writer, const char *data, int len)
 {
-	JsonbContainer *root = json_read_document(FMT, data, len);
+	JsonbContainer *root = json_read_document(FMT, data, len, calltree_import_work_mem);
 	JsonPath	root_path = JSON_ROOT;
 	JsonPath	profiles_path = JSON_KEY(&root_path, "profiles");
 	SpeedscopeFile file = {0};
@@ -413,24 +414,36 @@ parse_speedscope(ProfileWriter *writer, const char *data, int len)
 	return file.skipped;
 }
 
+static int64
+speedscope_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	ProfileWriter *writer = profile_writer_begin(info);
+	int64		skipped = parse_speedscope(writer, data, (int) len);
+
+	if (skipped > 0)
+		ereport(NOTICE,
+				(errmsg("skipped " INT64_FORMAT " empty speedscope sample%s", skipped, skipped == 1 ? "" : "s"),
+				 errdetail("A sample with no frame has no place in a call tree.")));
+	return profile_writer_finish(writer);
+}
+
+const Importer speedscope_importer = {
+	.name = "speedscope",
+	.format = "speedscope",
+	.import = speedscope_import,
+};
+
 /* import_speedscope(data text, name text, meta jsonb) → profile id */
 Datum
 calltree_import_speedscope(PG_FUNCTION_ARGS)
 {
 	text	   *data;
 	ProfileInfo info;
-	ProfileWriter *writer;
-	int64		skipped;
+	ImportOptions options = {0};
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, "speedscope", &info);
-	writer = profile_writer_begin(&info);
-	skipped = parse_speedscope(writer, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-	if (skipped > 0)
-		ereport(NOTICE,
-				(errmsg("skipped " INT64_FORMAT " empty speedscope sample%s", skipped, skipped == 1 ? "" : "s"),
-				 errdetail("A sample with no frame has no place in a call tree.")));
-	PG_RETURN_INT64(profile_writer_finish(writer));
+	profile_info_from_args(fcinfo, 1, 2, speedscope_importer.format, &info);
+	PG_RETURN_INT64(speedscope_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

@@ -12,7 +12,7 @@
  * each decoded into a memory context that is reset for the next.  The first
  * 64 kB are gathered to recognize the format as import_profile does.
  * Collapsed stacks and perf script are then parsed as they arrive, a line at
- * a time (import_text.h), so memory stays bounded by the longest line
+ * a time (their Importer's begin, feed_line and finish), so memory stays bounded by the longest line
  * whatever the size of the file.  Other formats, and gzip or UTF-16 data
  * (which the client normally unwraps itself), are gathered whole, at most
  * 1 GB like any text or bytea value, and imported like import_profile's
@@ -38,9 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "writer/writer.h"
-#include "import/import_text.h"
-#include "import/profile_format.h"
+#include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_stream);
 
@@ -249,30 +247,19 @@ read_head(ChunkReader *r, StringInfo head)
  * chunks as they come.  Lines are UTF-8, converted to the database's encoding.
  */
 static int64
-import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format, ProfileInfo *info,
-			 const ProfileOptions *options)
+import_lines(ChunkReader *r, StringInfo head, size_t skip, const Importer *importer,
+			 const ProfileInfo *info, const ImportOptions *options)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	ProfileWriter *writer;
-	void	   *parser;
+	ProfileInfo line_info = *info;
+	LineImport	import;
 	LineReader	reader;
 	char	   *data;
 	int			len;
 
-	info->format = format == FORMAT_COLLAPSED ? "collapsed" : "perf script";
-	writer = profile_writer_begin(info);
-	if (format == FORMAT_COLLAPSED)
-	{
-		parser = collapsed_parser_begin(writer, options->strict.isnull ||
-										DatumGetBool(options->strict.value));
-		line_reader_init(&reader, collapsed_parser_feed_line, parser, true);
-	}
-	else
-	{
-		parser = perf_parser_begin(writer, options->event.isnull ? NULL :
-								   TextDatumGetCString(options->event.value));
-		line_reader_init(&reader, perf_parser_feed_line, parser, true);
-	}
+	line_info.format = importer->format;
+	line_import_begin(&import, importer, &line_info, options);
+	line_reader_init(&reader, importer->feed_line, import.parser, true);
 
 	r->lines = &reader;
 	line_reader_feed(&reader, head->data + skip, head->len - skip);
@@ -286,12 +273,7 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, ProfileFormat format,
 	}
 	line_reader_finish(&reader);
 	r->lines = NULL;
-
-	if (format == FORMAT_COLLAPSED)
-		collapsed_parser_finish(parser);
-	else
-		perf_parser_finish(parser, reader.lineno);
-	return profile_writer_finish(writer);
+	return line_import_finish(&import, reader.lineno);
 }
 
 /* Any other format: the whole file in memory, as import_profile reads it. */
@@ -326,6 +308,48 @@ all_white_space(const char *data, size_t len)
 	return true;
 }
 
+/* The chunks' reading, from the cursor's opening to its closing */
+static void
+stream_begin(ChunkReader *chunks, Oid relid, ErrorContextCallback *errcallback)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	SPI_connect();
+	MemoryContextSwitchTo(cxt);
+	chunk_reader_open(chunks, relid);
+	errcallback->callback = stream_error_context;
+	errcallback->arg = chunks;
+	errcallback->previous = error_context_stack;
+	error_context_stack = errcallback;
+}
+
+static void
+stream_end(ChunkReader *chunks, ErrorContextCallback *errcallback)
+{
+	error_context_stack = errcallback->previous;
+	chunk_reader_close(chunks);
+	SPI_finish();
+}
+
+/*
+ * Whether the file is read a line at a time: a line format that is not
+ * wrapped (gzip, UTF-16) nor white space alone (which goes the other way,
+ * to its error).  *importer: the given one, else the one recognized from
+ * the head, unless wrapped; *bom: a UTF-8 byte-order mark's length.
+ */
+static bool
+stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **importer, size_t *bom)
+{
+	*bom = 0;
+	if (profile_is_wrapped(head->data, head->len))
+		return false;
+	*bom = profile_utf8_bom_length(head->data, head->len);
+	if (*importer == NULL)
+		*importer = profile_detect(head->data + *bom, head->len - *bom);
+	return (*importer)->begin != NULL &&
+		!(chunks->ended && all_white_space(head->data + *bom, head->len - *bom));
+}
+
 /*
  * import_stream(chunks regclass, name text, meta jsonb, format text,
  * strict boolean, event text, sample_type text) → profile id
@@ -333,61 +357,36 @@ all_white_space(const char *data, size_t len)
 Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ProfileFormat format = FORMAT_UNKNOWN;
+	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = -1};
+	const Importer *importer = NULL;
 	ProfileInfo info;
 	ChunkReader chunks;
 	StringInfoData head;
 	ErrorContextCallback errcallback;
-	ProfileOptions options;
-	bool		wrapped;
-	size_t		bom = 0;
+	ImportOptions options;
+	size_t		bom;
 	int64		id;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (!PG_ARGISNULL(3))
-		format = profile_format_from_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
-	profile_options_from_args(fcinfo, 4, &options);
+	import_options_from_args(fcinfo, &args, &options);
 
-	SPI_connect();
-	MemoryContextSwitchTo(cxt);
-	chunk_reader_open(&chunks, PG_GETARG_OID(0));
-	errcallback.callback = stream_error_context;
-	errcallback.arg = &chunks;
-	errcallback.previous = error_context_stack;
-	error_context_stack = &errcallback;
-
+	stream_begin(&chunks, PG_GETARG_OID(0), &errcallback);
 	read_head(&chunks, &head);
-	wrapped = profile_is_wrapped(head.data, head.len);
-	if (!wrapped)
+	if (stream_reads_lines(&chunks, &head, &importer, &bom))
 	{
-		bom = profile_utf8_bom_length(head.data, head.len);
-		if (format == FORMAT_UNKNOWN)
-			format = profile_format_detect(head.data + bom, head.len - bom);
-	}
-
-	/* (a file of white space only goes the other way, to its error) */
-	if (!wrapped && (format == FORMAT_COLLAPSED || format == FORMAT_PERF_SCRIPT) &&
-		!(chunks.ended && all_white_space(head.data + bom, head.len - bom)))
-	{
-		profile_options_check(format, &options);
-		id = import_lines(&chunks, &head, bom, format, &info, &options);
-		error_context_stack = errcallback.previous;
-		chunk_reader_close(&chunks);
-		SPI_finish();
+		import_options_check(importer, &options);
+		id = import_lines(&chunks, &head, bom, importer, &info, &options);
+		stream_end(&chunks, &errcallback);
 	}
 	else
 	{
-		NullableDatum name = {PG_GETARG_DATUM(1), PG_ARGISNULL(1)};
-		NullableDatum meta = {PG_GETARG_DATUM(2), PG_ARGISNULL(2)};
-
 		read_whole(&chunks, &head);
-		error_context_stack = errcallback.previous;
-		chunk_reader_close(&chunks);
-		SPI_finish();
-		id = profile_import_bytes(head.data, head.len, format, name, meta, &options);
+		stream_end(&chunks, &errcallback);
+		id = profile_import_bytes(head.data, head.len, importer, &info, &options);
 	}
 	PG_RETURN_INT64(id);
 }

@@ -41,9 +41,11 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
-#include "writer/writer.h"
 #include "formats/json_reader.h"
+#include "tree/calltree.h"
+#include "import/importer.h"
 #include "import/trace_events.h"
+#include "import/trace_samples.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_trace_events);
 
@@ -83,13 +85,6 @@ typedef enum TraceSource
 	SOURCE_SAMPLES,
 	SOURCE_EVENTS
 } TraceSource;
-
-const JsonFormat trace_event_format = {
-	"trace-event",
-	"A trace-event file is Chrome's Trace Event Format JSON: an array of events, or an object "
-	"with \"traceEvents\"; CPU samples come in Profile and ProfileChunk events, or (Hermes) in "
-	"\"samples\" and \"stackFrames\" beside \"traceEvents\"."
-};
 
 static pg_attribute_noreturn() void
 bad_event(int index, const char *what)
@@ -155,21 +150,6 @@ time_field(JsonbContainer *object, const char *key, int index, int64 *ns)
 	return true;
 }
 
-/* pid and tid may be numbers or strings: their text either way */
-char *
-trace_id_text(JsonbContainer *object, const char *key)
-{
-	JsonbValue	value;
-
-	if (field(object, key, &value) == NULL || value.type == jbvNull)
-		return pstrdup("0");
-	if (value.type == jbvString)
-		return pnstrdup(value.val.string.val, value.val.string.len);
-	if (value.type == jbvNumeric)
-		return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(value.val.numeric)));
-	return pstrdup("?");
-}
-
 /* The name of a "B" or "X" event; writers may leave it out */
 static char *
 event_name(JsonbContainer *object, int index)
@@ -177,39 +157,6 @@ event_name(JsonbContainer *object, int index)
 	char	   *name = string_field(object, "name", index, false);
 
 	return name ? name : "(unnamed)";
-}
-
-int32
-trace_thread_index(TraceThreads *threads, const char *key)
-{
-	for (int32 i = threads->n - 1; i >= 0; i--)
-		if (strcmp(threads->items[i].key, key) == 0)
-			return i;
-	if (threads->n == threads->capacity)
-	{
-		threads->capacity = Max(16, threads->capacity * 2);
-		threads->items = threads->items
-			? repalloc(threads->items, sizeof(TraceThread) * threads->capacity)
-			: palloc(sizeof(TraceThread) * threads->capacity);
-	}
-	threads->items[threads->n].key = pstrdup(key);
-	threads->items[threads->n].name = NULL;
-	return threads->n++;
-}
-
-int32
-trace_event_thread(TraceThreads *threads, JsonbContainer *event)
-{
-	return trace_thread_index(threads, psprintf("%s/%s", trace_id_text(event, "pid"),
-												trace_id_text(event, "tid")));
-}
-
-const char *
-trace_thread_label(const TraceThreads *threads, int32 thread)
-{
-	const TraceThread *info = &threads->items[thread];
-
-	return info->name ? psprintf("%s %s", info->name, info->key) : info->key;
 }
 
 static void
@@ -467,13 +414,10 @@ complete_array(char *json)
 }
 
 static TraceSource
-source_argument(FunctionCallInfo fcinfo, int arg)
+source_option(const char *source)
 {
-	char	   *source;
-
-	if (PG_NARGS() <= arg || PG_ARGISNULL(arg))
+	if (source == NULL)
 		return SOURCE_AUTO;
-	source = text_to_cstring(PG_GETARG_TEXT_PP(arg));
 	if (strcmp(source, "samples") == 0)
 		return SOURCE_SAMPLES;
 	if (strcmp(source, "events") == 0)
@@ -525,31 +469,47 @@ import_samples(ProfileWriter *writer, TraceFile *file, JsonbContainer *root, Jso
 	return profile_writer_finish(writer);
 }
 
-/* import_trace_events(data text, name text, meta jsonb, source text) → profile id */
-Datum
-calltree_import_trace_events(PG_FUNCTION_ARGS)
+/* The CPU samples, or the B, E and X events, as options->source says */
+static int64
+trace_events_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
 {
-	ProfileInfo info;
+	ProfileInfo in_ns = *info;
 	ProfileWriter *writer;
-	char	   *json;
-	JsonbContainer *root;
-	JsonbContainer *events;
+	char	   *json = complete_array(pnstrdup(data, len));
+	JsonbContainer *root = json_read_container(&trace_event_format, json, strlen(json), calltree_import_work_mem);
+	JsonbContainer *events = event_array(root);
+	bool		samples = use_samples(source_option(options->source), root, events);
 	TraceFile	file = {0};
-	bool		samples;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	json = complete_array(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	root = json_read_container(&trace_event_format, json, strlen(json));
-	events = event_array(root);
-	samples = use_samples(source_argument(fcinfo, 3), root, events);
 	file.capacity = 1024;
 	file.events = palloc(sizeof(TraceEvent) * file.capacity);
 	file.keep_calls = !samples;
 	read_trace_file(&file, events);
 
-	profile_info_from_args(fcinfo, 1, 2, "trace-event", &info);
-	info.weight_unit = "nanoseconds";
-	writer = profile_writer_begin(&info);
-	PG_RETURN_INT64(samples ? import_samples(writer, &file, root, events) : import_events(writer, &file));
+	in_ns.weight_unit = "nanoseconds";
+	writer = profile_writer_begin(&in_ns);
+	return samples ? import_samples(writer, &file, root, events) : import_events(writer, &file);
+}
+
+const Importer trace_events_importer = {
+	.name = "trace_events",
+	.format = "trace-event",
+	.import = trace_events_import,
+};
+
+/* import_trace_events(data text, name text, meta jsonb, source text) → profile id */
+Datum
+calltree_import_trace_events(PG_FUNCTION_ARGS)
+{
+	const ImportArgs args = {.strict = -1, .event = -1, .sample_type = -1, .source = 3};
+	text	   *data;
+	ProfileInfo info;
+	ImportOptions options;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	data = PG_GETARG_TEXT_PP(0);
+	import_options_from_args(fcinfo, &args, &options);
+	profile_info_from_args(fcinfo, 1, 2, trace_events_importer.format, &info);
+	PG_RETURN_INT64(trace_events_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }

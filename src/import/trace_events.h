@@ -1,16 +1,15 @@
 /*
  * trace_events.h
  *	  What the trace-event importer (import_trace_events.c) shares with the
- *	  reader of the CPU samples inside trace-event files (trace_samples.c):
- *	  the format's name for errors, and the table of threads, named by
- *	  "pid/tid" and by thread_name metadata events.
+ *	  reader of the CPU samples inside trace-event files (trace_samples.c),
+ *	  defined in trace_events.c: the format's name for errors, and the table
+ *	  of threads, named by "pid/tid" and by thread_name metadata events.
  */
 #ifndef CALLTREE_TRACE_EVENTS_H
 #define CALLTREE_TRACE_EVENTS_H
 
 #include "postgres.h"
 
-#include "writer/writer.h"
 #include "formats/json_reader.h"
 
 extern const JsonFormat trace_event_format;
@@ -35,11 +34,5 @@ extern int32 trace_thread_index(TraceThreads *threads, const char *key);
 extern const char *trace_thread_label(const TraceThreads *threads, int32 thread);
 /* pid, tid and the like: the text of a number or a string; "0" if absent */
 extern char *trace_id_text(JsonbContainer *object, const char *key);
-
-/* Whether the file has CPU samples (Profile events, or Hermes "samples") */
-extern bool trace_has_cpu_samples(JsonbContainer *root, JsonbContainer *events);
-/* Writes the file's CPU samples as the samples of the writer's profile */
-extern void trace_write_cpu_samples(ProfileWriter *writer, TraceThreads *threads,
-									JsonbContainer *root, JsonbContainer *events);
 
 #endif							/* CALLTREE_TRACE_EVENTS_H */

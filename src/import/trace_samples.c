@@ -35,7 +35,7 @@
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
 
-#include "import/trace_events.h"
+#include "import/trace_samples.h"
 #include "import/v8_profile.h"
 
 #define FMT (&trace_event_format)

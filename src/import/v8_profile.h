@@ -11,7 +11,7 @@
  * times).  Writing sorts the samples by time and gives each the ns until
  * the next one of its thread.
  *
- * Rules (issue 5): a parentless root marker ("(root)", or a Hermes frame of
+ * Rules: a parentless root marker ("(root)", or a Hermes frame of
  * category "root") is not a frame, so its children are the root funcs; a
  * sample on the marker itself keeps a func of the marker's name so its time
  * is not lost.  func = (name, url), an empty url NULL; frame = (line, col),

@@ -1,0 +1,36 @@
+/*
+ * import_options.c
+ *	  The importers' options, read from the arguments of their SQL
+ *	  functions: the one place where each option is decoded, whichever
+ *	  function takes it and at whichever position.
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+
+#include "import/importer.h"
+
+/* Whether the argument at position arg is there and not NULL */
+static bool
+has_arg(FunctionCallInfo fcinfo, int arg)
+{
+	return arg >= 0 && arg < PG_NARGS() && !PG_ARGISNULL(arg);
+}
+
+static const char *
+text_arg(FunctionCallInfo fcinfo, int arg)
+{
+	return has_arg(fcinfo, arg) ? text_to_cstring(PG_GETARG_TEXT_PP(arg)) : NULL;
+}
+
+void
+import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args, ImportOptions *options)
+{
+	memset(options, 0, sizeof(ImportOptions));
+	options->strict_given = has_arg(fcinfo, args->strict);
+	/* strict by default: a malformed line is an error */
+	options->strict = !options->strict_given || PG_GETARG_BOOL(args->strict);
+	options->event = text_arg(fcinfo, args->event);
+	options->sample_type = text_arg(fcinfo, args->sample_type);
+	options->source = text_arg(fcinfo, args->source);
+}

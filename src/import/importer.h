@@ -1,0 +1,146 @@
+/*
+ * importer.h
+ *	  The importers of profile files, behind one interface.
+ *
+ * Each format has an Importer: its name, the format its profiles record,
+ * and a function that imports a whole file held in memory.  Line formats
+ * (collapsed stacks, perf script) also read a line at a time, so that
+ * import_profile can parse gzip as it inflates and import_stream can parse
+ * chunks as they come.  import_profile and import_stream recognize a file
+ * and dispatch through the table of importers; each format's own SQL
+ * function is a thin wrapper around its Importer.  No importer calls
+ * another through fmgr.
+ *
+ * The files:
+ *	  importer.c			the table, lookup by name, which options apply where
+ *	  import_options.c		the importers' options from SQL arguments
+ *	  line_import.c			running a line importer over text
+ *	  profile_detect.c		recognizing a format from a file's first bytes
+ *	  import_profile.c		unwrapping and importing a file of any format
+ *	  import_stream.c		a file sent as base64 chunks in a table
+ *	  import_<format>.c		one format each, and its SQL function
+ */
+#ifndef CALLTREE_IMPORTER_H
+#define CALLTREE_IMPORTER_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "formats/line_reader.h"
+#include "writer/writer.h"
+
+/*
+ * The options of the importers, each of one format.  A NULL string or
+ * strict_given false: not given, the format's default.
+ */
+typedef struct ImportOptions
+{
+	bool		strict_given;
+	bool		strict;			/* collapsed: a malformed line is an error */
+	const char *event;			/* perf script: the event to import */
+	const char *sample_type;	/* pprof: the sample type to import */
+	const char *source;			/* trace events: "samples" or "events" */
+} ImportOptions;
+
+typedef struct Importer
+{
+	const char *name;			/* its SQL function's suffix: "perf_script" */
+	const char *format;			/* what its profiles record as format: "perf script" */
+	bool		binary;			/* reads bytes, not UTF-8 text in the database's encoding */
+
+	/*
+	 * Imports a whole file into a new profile (info: its name, meta and this
+	 * importer's format); its id.  It begins and finishes the writer itself:
+	 * pprof, trace events and Firefox profiles are read and checked whole
+	 * before the profile row is written, so that a damaged file is reported
+	 * as such first.
+	 */
+	int64		(*import) (const ProfileInfo *info, const char *data, size_t len,
+						   const ImportOptions *options);
+
+	/*
+	 * Line formats only (NULL for the others): a parser writing into a
+	 * writer already begun, fed a line at a time, then finished after the
+	 * last line (lines: how many there were); the caller finishes the
+	 * writer.
+	 */
+	void	   *(*begin) (ProfileWriter *writer, const ImportOptions *options);
+	LineHandler feed_line;		/* its arg is the parser */
+	void		(*finish) (void *parser, int64 lines);
+} Importer;
+
+/* The importers (import_<format>.c) */
+extern const Importer collapsed_importer;
+extern const Importer perf_script_importer;
+extern const Importer pprof_importer;
+extern const Importer cpuprofile_importer;
+extern const Importer speedscope_importer;
+extern const Importer firefox_importer;
+extern const Importer trace_events_importer;
+
+/* importer.c: an importer by name, or an error listing the names */
+extern const Importer *importer_by_name(const char *name);
+/* importer.c: an error if an option is given that is not one of the importer's */
+extern void import_options_check(const Importer *importer, const ImportOptions *options);
+
+/*
+ * import_options.c: the options among an SQL function's arguments, each at
+ * its position, -1 where the function has no such argument.  A position
+ * past the function's arguments (an older signature) counts as NULL.
+ */
+typedef struct ImportArgs
+{
+	int			strict;
+	int			event;
+	int			sample_type;
+	int			source;
+} ImportArgs;
+
+extern void import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args,
+									 ImportOptions *options);
+
+/*
+ * line_import.c: a line importer over text.  line_import_begin begins the
+ * writer and the parser; lines then go to line_import_feed_line (a
+ * LineHandler whose arg is the LineImport) or to a LineReader of the
+ * caller's; line_import_finish finishes both.
+ */
+typedef struct LineImport
+{
+	const Importer *importer;
+	ProfileWriter *writer;
+	void	   *parser;
+} LineImport;
+
+extern void line_import_begin(LineImport *import, const Importer *importer,
+							  const ProfileInfo *info, const ImportOptions *options);
+extern void line_import_feed_line(void *import, const char *line, int len, int64 lineno);
+extern int64 line_import_finish(LineImport *import, int64 lines);
+/* The whole text, already in the database's encoding: an Importer's import */
+extern int64 line_import_text(const Importer *importer, const ProfileInfo *info,
+							  const char *data, size_t len, const ImportOptions *options);
+
+/* profile_detect.c: the bytes detection looks at, at most */
+#define PROFILE_DETECT_WINDOW 65536
+
+/* Whether data must be unwrapped whole before it can be read: gzip, UTF-16 */
+extern bool profile_is_wrapped(const char *data, size_t len);
+/* The length of a UTF-8 byte-order mark at the start of data: 3 or 0 */
+extern size_t profile_utf8_bom_length(const char *data, size_t len);
+/* The importer of unwrapped data, from its first PROFILE_DETECT_WINDOW bytes */
+extern const Importer *profile_detect(const char *data, size_t len);
+
+/* import_profile.c: the largest profile read whole, as a text or bytea value */
+#define PROFILE_MAX_BYTES ((size_t) MaxAllocSize - VARHDRSZ - 1)
+
+/*
+ * import_profile.c: imports a file held whole in memory: unwraps it (gzip,
+ * UTF-16, a byte-order mark), recognizes its format unless importer is
+ * given, checks the options against it and imports it.  The new
+ * profile's id.
+ */
+extern int64 profile_import_bytes(const char *data, size_t len, const Importer *importer,
+								  const ProfileInfo *info, const ImportOptions *options);
+
+#endif							/* CALLTREE_IMPORTER_H */
