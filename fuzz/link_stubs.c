@@ -10,7 +10,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "tree/calltree.h"
+#include "tree/path.h"
 #include "writer/writer.h"
 #include "pg_stubs.h"
 

@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 

@@ -22,6 +22,7 @@
 #include "utils/json.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_speedscope);
 

@@ -29,7 +29,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
-#include "tree/calltree.h"
+#include "module.h"
 #include "formats/json_reader.h"
 
 char *

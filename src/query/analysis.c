@@ -13,6 +13,9 @@
 #include "utils/tuplestore.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
 
 PG_FUNCTION_INFO_V1(calltree_functions);
 PG_FUNCTION_INFO_V1(calltree_callers);

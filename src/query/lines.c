@@ -20,6 +20,10 @@
 #include "utils/tuplestore.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_lines);
 

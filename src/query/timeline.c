@@ -21,7 +21,9 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/path.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_estimated_calls);
 

@@ -30,6 +30,7 @@
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
 
 PG_FUNCTION_INFO_V1(trace_agg_transfn);
 PG_FUNCTION_INFO_V1(trace_agg_finalfn);

@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "tree/path.h"
 #include "query/transform.h"
 
 void

@@ -15,6 +15,7 @@
 #include "utils/builtins.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
 #include "store/func_names.h"
 
 struct FuncNames
