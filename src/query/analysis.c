@@ -201,10 +201,10 @@ calltree_callees(PG_FUNCTION_ARGS)
 
 /*
  * For each node, the depth of the outermost node of `func` on its path
- * (itself included), or -1.
+ * (itself included), or -1; `depth` from calltree_depths().
  */
 static int32 *
-outermost_depths(const CallTree *tree, int32 func, int32 *depth)
+outermost_depths(const CallTree *tree, int32 func, const int32 *depth)
 {
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
@@ -213,7 +213,6 @@ outermost_depths(const CallTree *tree, int32 func, int32 *depth)
 
 	for (int32 i = 0; i < n; i++)
 	{
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
 		outer[i] = parent[i] < 0 ? -1 : outer[parent[i]];
 		if (outer[i] < 0 && funcs[i] == func)
 			outer[i] = depth[i];
@@ -233,7 +232,7 @@ calltree_outgoing_calls(PG_FUNCTION_ARGS)
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
 	int32		func = PG_GETARG_INT32(1);
 	int32		n = tree->nnodes;
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *depth = calltree_depths(tree);
 	int32	   *outer = outermost_depths(tree, func, depth);
 	int32	   *node_at = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
@@ -303,7 +302,7 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
 	const int64 *self = calltree_self(tree);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *depth = calltree_depths(tree);
 	int32	   *outer = outermost_depths(tree, func, depth);
 	int32	   *path = palloc(sizeof(int32) * 64);
 	int32		path_capacity = 64;
@@ -413,7 +412,7 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 		}
 
 	running = calltree_running(collapsed);
-	depth = palloc_extended(sizeof(int32) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
+	depth = calltree_depths(collapsed);
 	path = palloc_extended(sizeof(int32) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < collapsed->nnodes; i++)
 	{
@@ -423,7 +422,6 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 
 		if ((i & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		depth[i] = p < 0 ? 0 : depth[p] + 1;
 		path[depth[i]] = calltree_func(collapsed)[i];
 		values[0] = Int32GetDatum(i + 1);
 		values[1] = Int32GetDatum(p + 1);

@@ -46,30 +46,6 @@ typedef struct FrameWeights
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/*
- * The depth of every builder node at or below `target` (0 for the target),
- * -1 for the others: one pass, since a parent is made before its children.
- */
-static int32 *
-depths_below(const TreeBuilder *builder, int32 target)
-{
-	int32		n = tree_builder_count(builder);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < n; i++)
-	{
-		int32		parent = tree_builder_parent(builder, i);
-
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i == target)
-			depth[i] = 0;
-		else
-			depth[i] = parent >= 0 && depth[parent] >= 0 ? depth[parent] + 1 : -1;
-	}
-	return depth;
-}
-
 /* The builder node of a func path, or -1 */
 static int32
 find_node(const TreeBuilder *builder, const int32 *path, int32 len)
@@ -177,7 +153,7 @@ calltree_lines(PG_FUNCTION_ARGS)
 		/* each stack below the node is read from its leaf up to the node */
 		int64		elements = 0;
 
-		below = depths_below(builder, target);
+		below = tree_builder_depths_below(builder, target);
 		for (uint64 r = 0; r < nstacks; r++)
 			if (below[nodes[r]] >= 0)
 				elements += below[nodes[r]] + 1;

@@ -470,6 +470,30 @@ tree_builder_parent(const TreeBuilder *builder, int32 node)
 	return builder->nodes[node].parent;
 }
 
+/*
+ * The depth of every node at or below `target` (0 for the target), -1 for
+ * the others: one pass, since a parent is made before its children.
+ */
+int32 *
+tree_builder_depths_below(const TreeBuilder *builder, int32 target)
+{
+	int32		n = builder->nnodes;
+	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < n; i++)
+	{
+		int32		parent = builder->nodes[i].parent;
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i == target)
+			depth[i] = 0;
+		else
+			depth[i] = parent >= 0 && depth[parent] >= 0 ? depth[parent] + 1 : -1;
+	}
+	return depth;
+}
+
 /* Sibling order: running descending, then func ascending. */
 typedef struct SiblingOrder
 {
