@@ -600,39 +600,23 @@ write_latency(const TreeBuilder *builder, const bool *live, const int32 *placed,
 }
 
 /*
- * tree_builder_finish, and if `placed` is not NULL, it receives for each
- * builder node its index in the stored tree (-1 for a node not kept).
+ * Which nodes are kept (those given a weight, and their ancestors), with
+ * running weights and subtree sizes, children before their parents:
+ * children come after their parents in the builder.  Running weights and
+ * the total are summed exactly and must end in range: then every reader's
+ * sums fit, whatever their order (calltree_running).  Returns how many
+ * nodes are kept.
  */
-CallTree *
-tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
+static int32
+weigh_nodes(const TreeBuilder *builder, bool *live, int64 *running, int32 *size)
 {
 	int32		n = builder->nnodes;
 	const BuildNode *nodes = builder->nodes;
-	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int32	   *running_high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *placed = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
-	SiblingOrder order = {nodes, running};
-	CallTree   *tree;
-	int64	   *out_self;
-	int64	   *out_calls;
-	int32	   *out_func;
-	int32	   *out_parent;
 	int32		nlive = 0;
-	uint8		flags;
-	int64		nbuckets = 0;
 	int64		total = 0;
 	int32		total_high = 0;
 
-	/*
-	 * Liveness, running weights and subtree sizes, children before their
-	 * parents: children come after their parents in the builder.  Running
-	 * weights and the total are summed exactly and must end in range: then
-	 * every reader's sums fit, whatever their order (calltree_running).
-	 */
 	for (int32 i = 0; i < n; i++)
 	{
 		live[i] = (builder->flags[i] & NODE_WEIGHED) != 0;
@@ -658,22 +642,32 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	}
 	if (!calltree_wide_fits(total, total_high))
 		calltree_weight_out_of_range(); /* total() must never overflow */
+	pfree(running_high);
+	return nlive;
+}
 
-	/* live children grouped by parent, counting sort; group n holds the roots */
+/*
+ * The kept children grouped by parent, each group in sibling order: group
+ * g is children[first[g] .. first[g + 1]), group n holds the roots.  A
+ * counting sort, with `fill` (n + 1 slots) as the next free slot per group.
+ */
+static void
+group_children(const TreeBuilder *builder, const bool *live, const int64 *running,
+			   int32 *first, int32 *children, int32 *fill)
+{
+	int32		n = builder->nnodes;
+	const BuildNode *nodes = builder->nodes;
+	SiblingOrder order = {nodes, running};
+
 	for (int32 i = 0; i < n; i++)
 		if (live[i])
 			first[(nodes[i].parent < 0 ? n : nodes[i].parent) + 1]++;
 	for (int32 g = 0; g <= n; g++)
 		first[g + 1] += first[g];
-	{
-		/* the next free slot per group; `placed` is not used yet */
-		int32	   *fill = placed;
-
-		memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
-		for (int32 i = 0; i < n; i++)
-			if (live[i])
-				children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
-	}
+	memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
+	for (int32 i = 0; i < n; i++)
+		if (live[i])
+			children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
 	for (int32 g = 0; g <= n; g++)
 	{
 		int32		count = first[g + 1] - first[g];
@@ -681,34 +675,56 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (count > 1)
 			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
 	}
-	place_in_preorder(live, n, first, children, size, placed);
+}
 
-	/*
-	 * A tree has latency when a node of it has a histogram bucket: the
-	 * flag follows from the nodes, so that equal trees have equal bytes
-	 * (a histogram without buckets is not written in the text form).
-	 */
-	flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
+/*
+ * The stored tree's flags, and its number of histogram buckets.  A tree has
+ * latency when a kept node of it has a histogram bucket: the flag follows
+ * from the nodes, so that equal trees have equal bytes (a histogram without
+ * buckets is not written in the text form).
+ */
+static uint8
+stored_flags(const TreeBuilder *builder, const bool *live, int64 *nbuckets)
+{
+	uint8		flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
+
+	*nbuckets = 0;
 	if (builder->latency)
 	{
-		for (int32 i = 0; i < n; i++)
+		for (int32 i = 0; i < builder->nnodes; i++)
 			if (live[i])
-				nbuckets += builder->latency[i].nbuckets;
-		if (nbuckets > 0)
+				*nbuckets += builder->latency[i].nbuckets;
+		if (*nbuckets > 0)
 			flags |= CALLTREE_HAS_LATENCY;
 	}
-	tree = palloc_extended(calltree_size(nlive, flags, nbuckets), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	SET_VARSIZE(tree, calltree_size(nlive, flags, nbuckets));
+	return flags;
+}
+
+/* A zeroed stored tree with its header filled in */
+static CallTree *
+new_stored_tree(int32 nnodes, uint8 flags, int64 nbuckets)
+{
+	Size		size = calltree_size(nnodes, flags, nbuckets);
+	CallTree   *tree = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+	SET_VARSIZE(tree, size);
 	tree->version = CALLTREE_VERSION;
 	tree->flags = flags;
-	tree->nnodes = nlive;
-	out_self = calltree_self(tree);
-	out_calls = calltree_calls(tree);
-	out_func = calltree_func(tree);
-	out_parent = calltree_parent(tree);
+	tree->nnodes = nnodes;
+	return tree;
+}
 
-	/* every live node to its place, read in creation order */
-	for (int32 i = 0; i < n; i++)
+/* Every kept node to its place, read in creation order */
+static void
+write_nodes(const TreeBuilder *builder, const bool *live, const int32 *placed, CallTree *tree)
+{
+	const BuildNode *nodes = builder->nodes;
+	int64	   *out_self = calltree_self(tree);
+	int64	   *out_calls = calltree_calls(tree);
+	int32	   *out_func = calltree_func(tree);
+	int32	   *out_parent = calltree_parent(tree);
+
+	for (int32 i = 0; i < builder->nnodes; i++)
 	{
 		int32		p;
 
@@ -723,6 +739,33 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (builder->calls)
 			out_calls[p] = builder->calls[i];
 	}
+}
+
+/*
+ * tree_builder_finish, and if `placed` is not NULL, it receives for each
+ * builder node its index in the stored tree (-1 for a node not kept).
+ */
+CallTree *
+tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
+{
+	int32		n = builder->nnodes;
+	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *placed = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+	int32		nlive = weigh_nodes(builder, live, running, size);
+	CallTree   *tree;
+	uint8		flags;
+	int64		nbuckets;
+
+	/* `placed` serves as group_children's scratch before it is filled */
+	group_children(builder, live, running, first, children, placed);
+	place_in_preorder(live, n, first, children, size, placed);
+	flags = stored_flags(builder, live, &nbuckets);
+	tree = new_stored_tree(nlive, flags, nbuckets);
+	write_nodes(builder, live, placed, tree);
 	if (flags & CALLTREE_HAS_LATENCY)
 		write_latency(builder, live, placed, tree);
 	if (placed_out)
@@ -731,7 +774,6 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 
 	pfree(live);
 	pfree(running);
-	pfree(running_high);
 	pfree(size);
 	pfree(first);
 	pfree(children);
