@@ -1,8 +1,8 @@
 /*
  * analysis.c
  *	  Analyses of a tree: hot spots (functions), the butterfly (callers,
- *	  callees), cumulated outgoing calls, backtraces (001_2860241894137855.txt,
- *	  JProfiler's call tree analyses) and the collapse-recursions view.
+ *	  callees), cumulated outgoing calls, backtraces (the call tree analyses
+ *	  that JProfiler offers) and the collapse-recursions view.
  */
 #include "postgres.h"
 

@@ -1,7 +1,7 @@
 /*
  * lines.c
  *	  lines(profile, node_path): time per line inside a CallNode
- *	  (002_49100434925b163f.txt, "which lines inside main() are expensive").
+ *	  ("which lines inside main() are expensive").
  *
  * The samples whose func path passes through the CallNode are those whose
  * stack, resolved to the tree, lies under the node.  Each such stack has, at

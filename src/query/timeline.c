@@ -1,8 +1,8 @@
 /*
  * timeline.c
  *	  estimated_calls(profile, thread): the calls of a sampled profile,
- *	  estimated from time-ordered samples (003_b339390293a75082.txt, how
- *	  Chrome DevTools turns samples into ProfileCalls).  This is the data of
+ *	  estimated from time-ordered samples, as Chrome DevTools turns samples
+ *	  into ProfileCalls.  This is the data of
  *	  a flame chart.
  *
  * The samples of a thread are read in time order and compared with the

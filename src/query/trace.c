@@ -1,7 +1,7 @@
 /*
  * trace.c
  *	  Instrumented traces: trace_agg(func, enter, ts ORDER BY ts), the
- *	  function call trie of LLVM XRay (004_8aaa0fcf8227af56.txt).
+ *	  function call trie that LLVM XRay builds.
  *
  * The state is a shadow stack of open calls over a tree builder.  At every
  * event, the time since the previous event is charged to the call on top of

@@ -490,7 +490,7 @@ hit_names(const SymbolTable *table, const AddressFrames *frames, int *name_of, D
  * Places every frame; fills the moves (frame id, new func) and the pairs
  * (old func, new func).  Returns the number of moves.
  *
- * As in the Firefox Profiler (seed 002), each symbol's func is one of the
+ * As in the Firefox Profiler, each symbol's func is one of the
  * funcs being combined: when no func of that name exists yet in the
  * resource, the func of the first frame still named by its address is
  * renamed to the symbol.  That frame then does not move, and its func id
