@@ -5,9 +5,10 @@ EXTENSION  = calltree
 MODULE_big = calltree
 
 # The objects, folder by folder from the bottom up: each folder uses only
-# the folders above it in this list (docs/layout.md).
+# the folders above it in this list (docs/layout.md).  module.o (the
+# settings and _PG_init) may be used by any of them.
 FOLDERS = tree formats store writer import query export
-OBJS = $(foreach f,$(FOLDERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(f)/*.c))))
+OBJS = src/module.o $(foreach f,$(FOLDERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(f)/*.c))))
 SHLIB_LINK += -lz
 PG_CPPFLAGS = -I$(srcdir)/src
 

@@ -1,7 +1,7 @@
 /*
  * fuzz_calltree.c
  *	  libFuzzer harness of the calltree type's input and output functions
- *	  (tree_io.c over tree.c): text input, binary receive, and the round
+ *	  (calltree_io.c over builder.c): text input, binary receive, and the round
  *	  trips of what they accept.
  *
  * The first byte chooses the function: even, the rest of the input is a

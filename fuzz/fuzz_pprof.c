@@ -1,7 +1,7 @@
 /*
  * fuzz_pprof.c
  *	  libFuzzer harness of the protobuf reader and the pprof decoder
- *	  (protobuf.c, pprof_decode.c), through gzip.c as import_pprof reads.
+ *	  (protobuf.c, pprof.c), through gzip.c as import_pprof reads.
  *
  * The input is a pprof profile, gzip-compressed or not.  The harness does
  * what import_pprof does with one short of writing: decode, resolve every

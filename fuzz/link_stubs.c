@@ -6,11 +6,8 @@
 #include "postgres.h"
 
 #include "fmgr.h"
-#include "funcapi.h"
 #include "utils/builtins.h"
-#include "utils/tuplestore.h"
 
-#include "tree/calltree.h"
 #include "writer/writer.h"
 #include "pg_stubs.h"
 
@@ -40,22 +37,4 @@ char *
 text_to_cstring(const text *t)
 {
 	UNREACHED("text_to_cstring");
-}
-
-void
-InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
-{
-	UNREACHED("InitMaterializedSRF");
-}
-
-void
-tuplestore_putvalues(Tuplestorestate *state, TupleDesc tdesc, Datum *values, bool *isnull)
-{
-	UNREACHED("tuplestore_putvalues");
-}
-
-ArrayType *
-int4_array(const int32 *values, int32 len)
-{
-	UNREACHED("int4_array");
 }

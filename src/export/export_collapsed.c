@@ -22,6 +22,7 @@
 #include "utils/builtins.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
 #include "store/func_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_collapsed);

@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
+#include "tree/hash64.h"
 #include "store/func_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_flamegraph);

@@ -17,14 +17,14 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
 #include "common/hashfn.h"
-#include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
+#include "store/func_names.h"
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 
@@ -91,95 +91,27 @@ string_index(StringTable *table, const char *s)
 	return entry->index;
 }
 
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The distinct funcs of the tree, sorted by id. */
+/*
+ * The distinct funcs of the tree, sorted by id (func_names_index), with
+ * what calltree.func holds about them; "#<id>" names an id it does not hold.
+ */
 static ExportFunc *
-distinct_funcs(const CallTree *tree, int *count)
+export_funcs(const FuncNames *names)
 {
-	int32	   *ids = palloc(sizeof(int32) * Max(tree->nnodes, 1));
-	ExportFunc *funcs;
-	int			n = 0;
+	int32		count = func_names_count(names);
+	ExportFunc *funcs = palloc_extended(sizeof(ExportFunc) * Max(count, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
-	memcpy(ids, calltree_func(tree), sizeof(int32) * tree->nnodes);
-	qsort(ids, tree->nnodes, sizeof(int32), compare_int32);
-	funcs = palloc_extended(sizeof(ExportFunc) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	for (int i = 0; i < tree->nnodes; i++)
-		if (i == 0 || ids[i] != ids[i - 1])
-			funcs[n++].id = ids[i];
-	pfree(ids);
-	*count = n;
+	for (int32 i = 0; i < count; i++)
+	{
+		int32		id = func_names_id(names, i);
+		const char *name = func_names_get(names, id);
+
+		funcs[i].id = id;
+		funcs[i].name = name ? name : psprintf("#%d", id);
+		funcs[i].file = func_names_file(names, id);
+		funcs[i].resource = func_names_resource(names, id);
+	}
 	return funcs;
-}
-
-static int
-find_func(const ExportFunc *funcs, int count, int32 id)
-{
-	int			lo = 0;
-	int			hi = count - 1;
-
-	while (lo <= hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-
-		if (funcs[mid].id == id)
-			return mid;
-		if (funcs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	elog(ERROR, "func %d of the tree is missing from its func list", id);
-	pg_unreachable();
-}
-
-static char *
-copy_text_column(HeapTuple tuple, TupleDesc desc, int column, MemoryContext cxt)
-{
-	char	   *value = SPI_getvalue(tuple, desc, column);
-
-	return value ? MemoryContextStrdup(cxt, value) : NULL;
-}
-
-/* Fills in names, files and resources from calltree.func; "#<id>" for the unknown. */
-static void
-lookup_funcs(ExportFunc *funcs, int count)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	Datum	   *ids = palloc(sizeof(Datum) * Max(count, 1));
-	Oid			argtypes[1] = {INT4ARRAYOID};
-	Datum		values[1];
-
-	for (int i = 0; i < count; i++)
-		ids[i] = Int32GetDatum(funcs[i].id);
-	values[0] = PointerGetDatum(construct_array(ids, count, INT4OID, sizeof(int32), true, TYPALIGN_INT));
-	SPI_connect();
-	if (SPI_execute_with_args("SELECT id, name, file, resource FROM calltree.func "
-							  "WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
-							  1, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "looking up the funcs of a tree failed");
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		HeapTuple	tuple = SPI_tuptable->vals[r];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		int			i = find_func(funcs, count, DatumGetInt32(SPI_getbinval(tuple, desc, 1, &isnull)));
-
-		funcs[i].name = copy_text_column(tuple, desc, 2, cxt);
-		funcs[i].file = copy_text_column(tuple, desc, 3, cxt);
-		funcs[i].resource = copy_text_column(tuple, desc, 4, cxt);
-	}
-	SPI_finish();
-	for (int i = 0; i < count; i++)
-		if (funcs[i].name == NULL)
-			funcs[i].name = psprintf("#%d", funcs[i].id);
 }
 
 /* One Mapping per distinct resource; sets each func's mapping_id. */
@@ -250,23 +182,18 @@ put_functions_and_locations(StringInfo out, StringTable *strings, const ExportFu
 
 /* One Sample per node with self weight (and per leaf), locations leaf first. */
 static void
-put_samples(StringInfo out, const CallTree *tree, const ExportFunc *funcs, int nfuncs)
+put_samples(StringInfo out, const CallTree *tree, const FuncNames *names)
 {
 	int32		n = tree->nnodes;
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
 	uint64	   *location = palloc(sizeof(uint64) * Max(n, 1));
-	bool	   *has_children = palloc0(sizeof(bool) * Max(n, 1));
 	uint64	   *path = palloc(sizeof(uint64) * Max(n, 1));
 	StringInfoData message;
 
 	for (int32 i = 0; i < n; i++)
-	{
-		location[i] = (uint64) find_func(funcs, nfuncs, func[i]) + 1;
-		if (parent[i] >= 0)
-			has_children[parent[i]] = true;
-	}
+		location[i] = (uint64) func_names_index(names, func[i]) + 1;
 	initStringInfo(&message);
 	for (int32 i = 0; i < n; i++)
 	{
@@ -275,7 +202,7 @@ put_samples(StringInfo out, const CallTree *tree, const ExportFunc *funcs, int n
 
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (self[i] == 0 && has_children[i])
+		if (!calltree_holds_samples(tree, i))
 			continue;
 		for (int32 j = i; j >= 0; j = parent[j])
 			path[depth++] = location[j];
@@ -286,7 +213,6 @@ put_samples(StringInfo out, const CallTree *tree, const ExportFunc *funcs, int n
 	}
 	pfree(message.data);
 	pfree(path);
-	pfree(has_children);
 	pfree(location);
 }
 
@@ -301,6 +227,7 @@ calltree_to_pprof(PG_FUNCTION_ARGS)
 	StringInfoData profile;
 	StringInfoData value_type;
 	StringInfoData compressed;
+	FuncNames  *names;
 	ExportFunc *funcs;
 	int			nfuncs;
 	bytea	   *result;
@@ -315,9 +242,10 @@ calltree_to_pprof(PG_FUNCTION_ARGS)
 	pb_put_varint_field(&value_type, PPROF_VALUETYPE_UNIT, string_index(&strings, unit));
 	pb_put_bytes_field(&profile, PPROF_PROFILE_SAMPLE_TYPE, value_type.data, value_type.len);
 
-	funcs = distinct_funcs(tree, &nfuncs);
-	lookup_funcs(funcs, nfuncs);
-	put_samples(&profile, tree, funcs, nfuncs);
+	names = func_names_fetch(tree);
+	funcs = export_funcs(names);
+	nfuncs = func_names_count(names);
+	put_samples(&profile, tree, names);
 	put_mappings(&profile, &strings, funcs, nfuncs);
 	put_functions_and_locations(&profile, &strings, funcs, nfuncs);
 	appendBinaryStringInfo(&profile, strings.encoded.data, strings.encoded.len);

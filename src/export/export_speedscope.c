@@ -14,134 +14,57 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
+#include "store/func_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_speedscope);
 
 typedef struct ExportFrame
 {
-	int32		func;
 	const char *name;
 	const char *file;
-	int32		index;			/* its place in the frames array */
 } ExportFrame;
 
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * The frames of the tree in order of first appearance; node_frame[i] is the
+ * The frames of the tree in order of first appearance, named from
+ * calltree.func ("#<id>" for an id it does not hold); node_frame[i] is the
  * frame index of node i.
  */
 static ExportFrame *
-collect_frames(const CallTree *tree, int32 *node_frame, int32 *nframes)
+collect_frames(const CallTree *tree, const FuncNames *names, int32 *node_frame, int32 *nframes)
 {
 	int32		n = tree->nnodes;
 	const int32 *func = calltree_func(tree);
-	int32	   *sorted = palloc(sizeof(int32) * Max(n, 1));
-	int32	   *frame_of = palloc(sizeof(int32) * Max(n, 1));
-	ExportFrame *frames = palloc_extended(sizeof(ExportFrame) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32		distinct = 0;
+	int32		distinct = func_names_count(names);
+	int32	   *frame_of = palloc(sizeof(int32) * Max(distinct, 1));
+	ExportFrame *frames = palloc_extended(sizeof(ExportFrame) * Max(distinct, 1), MCXT_ALLOC_HUGE);
 
-	memcpy(sorted, func, sizeof(int32) * n);
-	qsort(sorted, n, sizeof(int32), compare_int32);
-	for (int32 i = 0; i < n; i++)
-		if (distinct == 0 || sorted[distinct - 1] != sorted[i])
-			sorted[distinct++] = sorted[i];
-	for (int32 i = 0; i < distinct; i++)
-		frame_of[i] = -1;
-
+	for (int32 k = 0; k < distinct; k++)
+		frame_of[k] = -1;
 	*nframes = 0;
 	for (int32 i = 0; i < n; i++)
 	{
-		int32	   *slot = bsearch(&func[i], sorted, distinct, sizeof(int32), compare_int32);
-		int32		k = slot - sorted;
+		int32		k = func_names_index(names, func[i]);
 
 		if (frame_of[k] < 0)
 		{
+			const char *name = func_names_get(names, func[i]);
+			ExportFrame *frame = &frames[*nframes];
+
+			frame->name = name ? name : psprintf("#%d", func[i]);
+			frame->file = func_names_file(names, func[i]);
 			frame_of[k] = (*nframes)++;
-			frames[frame_of[k]].func = func[i];
 		}
 		node_frame[i] = frame_of[k];
 	}
-	pfree(sorted);
 	pfree(frame_of);
 	return frames;
-}
-
-static int
-compare_frame_func(const void *a, const void *b)
-{
-	return compare_int32(&((const ExportFrame *) a)->func, &((const ExportFrame *) b)->func);
-}
-
-/* Names the frames from calltree.func; unknown ids become "#<id>". */
-static void
-name_frames(ExportFrame *frames, int32 nframes)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ExportFrame *by_func;
-	Datum	   *ids = palloc(sizeof(Datum) * Max(nframes, 1));
-	int			dims[1] = {nframes};
-	int			lbs[1] = {1};
-	Oid			argtypes[1] = {INT4ARRAYOID};
-	Datum		args[1];
-
-	for (int32 i = 0; i < nframes; i++)
-	{
-		ids[i] = Int32GetDatum(frames[i].func);
-		frames[i].name = psprintf("#%d", frames[i].func);
-	}
-	args[0] = PointerGetDatum(construct_md_array(ids, NULL, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
-
-	/* a copy sorted by func, for the lookups below */
-	by_func = palloc_extended(sizeof(ExportFrame) * Max(nframes, 1), MCXT_ALLOC_HUGE);
-	for (int32 i = 0; i < nframes; i++)
-	{
-		by_func[i] = frames[i];
-		by_func[i].index = i;
-	}
-	qsort(by_func, nframes, sizeof(ExportFrame), compare_frame_func);
-
-	SPI_connect();
-	if (SPI_execute_with_args("SELECT id, name, file FROM calltree.func "
-							  "WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
-							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "looking up func names failed");
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		HeapTuple	tuple = SPI_tuptable->vals[r];
-		bool		isnull;
-		ExportFrame probe;
-		ExportFrame *found;
-		ExportFrame *frame;
-		char	   *file;
-
-		probe.func = DatumGetInt32(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
-		found = bsearch(&probe, by_func, nframes, sizeof(ExportFrame), compare_frame_func);
-		if (found == NULL)
-			continue;
-		frame = &frames[found->index];
-		frame->name = MemoryContextStrdup(cxt, SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2));
-		file = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3);
-		frame->file = file ? MemoryContextStrdup(cxt, file) : NULL;
-	}
-	SPI_finish();
-	pfree(by_func);
-	pfree(ids);
 }
 
 static void
@@ -162,27 +85,8 @@ append_frames(StringInfo out, const ExportFrame *frames, int32 nframes)
 	appendStringInfoString(out, "]}");
 }
 
-/* Which nodes become samples: those with self weight, and leaves */
-static bool *
-sampled_nodes(const CallTree *tree)
-{
-	int32		n = tree->nnodes;
-	const int64 *self = calltree_self(tree);
-	const int32 *parent = calltree_parent(tree);
-	bool	   *has_child = palloc0(sizeof(bool) * Max(n, 1));
-	bool	   *sampled = palloc(sizeof(bool) * Max(n, 1));
-
-	for (int32 i = 0; i < n; i++)
-		if (parent[i] >= 0)
-			has_child[parent[i]] = true;
-	for (int32 i = 0; i < n; i++)
-		sampled[i] = self[i] != 0 || !has_child[i];
-	pfree(has_child);
-	return sampled;
-}
-
 static void
-append_samples(StringInfo out, const CallTree *tree, const int32 *node_frame, const bool *sampled)
+append_samples(StringInfo out, const CallTree *tree, const int32 *node_frame)
 {
 	const int32 *parent = calltree_parent(tree);
 	const int64 *self = calltree_self(tree);
@@ -196,7 +100,7 @@ append_samples(StringInfo out, const CallTree *tree, const int32 *node_frame, co
 
 		if ((i & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!sampled[i])
+		if (!calltree_holds_samples(tree, i))
 			continue;
 		for (int32 at = i; at >= 0; at = parent[at])
 			path[depth++] = node_frame[at];
@@ -209,7 +113,7 @@ append_samples(StringInfo out, const CallTree *tree, const int32 *node_frame, co
 	appendStringInfoString(out, "],\"weights\":[");
 	first = true;
 	for (int32 i = 0; i < tree->nnodes; i++)
-		if (sampled[i])
+		if (calltree_holds_samples(tree, i))
 		{
 			appendStringInfo(out, first ? INT64_FORMAT : "," INT64_FORMAT, self[i]);
 			first = false;
@@ -230,8 +134,7 @@ speedscope_file(const CallTree *tree, const char *name)
 	calltree_check_path_elements("to_speedscope()",
 								 calltree_path_elements(tree, calltree_depths(tree), true));
 	node_frame = palloc(sizeof(int32) * Max(tree->nnodes, 1));
-	frames = collect_frames(tree, node_frame, &nframes);
-	name_frames(frames, nframes);
+	frames = collect_frames(tree, func_names_fetch(tree), node_frame, &nframes);
 	initStringInfo(&out);
 	appendStringInfoString(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 						   "\"exporter\":\"calltree\",\"name\":");
@@ -242,7 +145,7 @@ speedscope_file(const CallTree *tree, const char *name)
 	escape_json(&out, name);
 	appendStringInfo(&out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":" INT64_FORMAT ",",
 					 calltree_total_weight(tree));
-	append_samples(&out, tree, node_frame, sampled_nodes(tree));
+	append_samples(&out, tree, node_frame);
 	appendStringInfoString(&out, "}]}");
 	return out.data;
 }

@@ -1,7 +1,8 @@
 /*
  * pprof.h
- *	  The pprof profile format (github.com/google/pprof, proto/profile.proto)
- *	  decoded from the protobuf wire format, without fmgr or SPI.
+ *	  The pprof profile format (github.com/google/pprof, proto/profile.proto):
+ *	  its field numbers, for the exporter that writes it, and its decoder
+ *	  (pprof.c), without fmgr or SPI, for the importer.
  *
  * pprof_decode() reads everything but the samples into arrays; samples
  * are then streamed one at a time with pprof_next_sample(), so a profile

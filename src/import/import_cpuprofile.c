@@ -38,7 +38,7 @@
 #include "utils/builtins.h"
 
 #include "formats/json_reader.h"
-#include "tree/calltree.h"
+#include "module.h"
 #include "import/importer.h"
 #include "import/v8_profile.h"
 

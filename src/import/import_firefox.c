@@ -42,7 +42,7 @@
 #include "utils/timestamp.h"
 
 #include "formats/json_reader.h"
-#include "tree/calltree.h"
+#include "module.h"
 #include "import/importer.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_firefox);

@@ -42,7 +42,7 @@
 #include "utils/numeric.h"
 
 #include "formats/json_reader.h"
-#include "tree/calltree.h"
+#include "module.h"
 #include "import/importer.h"
 #include "import/trace_events.h"
 #include "import/trace_samples.h"

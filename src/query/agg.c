@@ -22,6 +22,10 @@
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_agg_transfn);
 PG_FUNCTION_INFO_V1(calltree_agg_transfn_unit);

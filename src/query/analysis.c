@@ -1,8 +1,8 @@
 /*
  * analysis.c
  *	  Analyses of a tree: hot spots (functions), the butterfly (callers,
- *	  callees), cumulated outgoing calls, backtraces (001_2860241894137855.txt,
- *	  JProfiler's call tree analyses) and the collapse-recursions view.
+ *	  callees), cumulated outgoing calls, backtraces (the call tree analyses
+ *	  that JProfiler offers) and the collapse-recursions view.
  */
 #include "postgres.h"
 
@@ -13,6 +13,9 @@
 #include "utils/tuplestore.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
 
 PG_FUNCTION_INFO_V1(calltree_functions);
 PG_FUNCTION_INFO_V1(calltree_callers);
@@ -198,10 +201,10 @@ calltree_callees(PG_FUNCTION_ARGS)
 
 /*
  * For each node, the depth of the outermost node of `func` on its path
- * (itself included), or -1.
+ * (itself included), or -1; `depth` from calltree_depths().
  */
 static int32 *
-outermost_depths(const CallTree *tree, int32 func, int32 *depth)
+outermost_depths(const CallTree *tree, int32 func, const int32 *depth)
 {
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
@@ -210,7 +213,6 @@ outermost_depths(const CallTree *tree, int32 func, int32 *depth)
 
 	for (int32 i = 0; i < n; i++)
 	{
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
 		outer[i] = parent[i] < 0 ? -1 : outer[parent[i]];
 		if (outer[i] < 0 && funcs[i] == func)
 			outer[i] = depth[i];
@@ -230,7 +232,7 @@ calltree_outgoing_calls(PG_FUNCTION_ARGS)
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
 	int32		func = PG_GETARG_INT32(1);
 	int32		n = tree->nnodes;
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *depth = calltree_depths(tree);
 	int32	   *outer = outermost_depths(tree, func, depth);
 	int32	   *node_at = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
@@ -300,7 +302,7 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
 	const int64 *self = calltree_self(tree);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *depth = calltree_depths(tree);
 	int32	   *outer = outermost_depths(tree, func, depth);
 	int32	   *path = palloc(sizeof(int32) * 64);
 	int32		path_capacity = 64;
@@ -342,42 +344,20 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 }
 
 /*
- * collapse_recursions(tree) → the nodes of the tree in which every
- * recursion is stitched back to the first call of its function (JProfiler's
- * "Collapse recursions"): a func already on the path sends the rest of the
- * path back to that earlier node.  Each node says how many recursions were
- * stitched back to it and how many nodes of the original tree (stacks from
- * different depths) were merged into it.
+ * Adds every node of `tree` to `builder` with each recursion stitched back
+ * to the earlier call of its function on the path; per builder node,
+ * counts the recursions stitched back to it and the original nodes merged
+ * into it.
  */
-Datum
-calltree_collapse_recursions(PG_FUNCTION_ARGS)
+static void
+stitch_recursions(const CallTree *tree, TreeBuilder *builder, int64 *recursions, int64 *merged)
 {
-	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
 	const int64 *self = calltree_self(tree);
 	int32	   *node_at = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64	   *recursions = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int64	   *merged = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *placed = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64	   *out_recursions;
-	int64	   *out_merged;
-	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
-	CallTree   *collapsed;
-	int64	   *running;
-	int32	   *depth;
-	int32	   *path;
 
-	/*
-	 * The search for an earlier call walks at most the node's path, and the
-	 * collapsed tree's paths are no longer than the original ones: both are
-	 * bounded by the paths of the original tree.
-	 */
-	calltree_check_path_elements("collapse_recursions()",
-								 calltree_path_elements(tree, calltree_depths(tree), false));
-	InitMaterializedSRF(fcinfo, 0);
 	for (int32 i = 0; i < n; i++)
 	{
 		int32		above = parent[i] < 0 ? -1 : node_at[parent[i]];
@@ -397,21 +377,30 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 		merged[node_at[i]]++;
 		tree_builder_add_self(builder, node_at[i], self[i]);
 	}
+	pfree(node_at);
+}
 
-	/* move the counts to the stored tree's order */
-	collapsed = tree_builder_finish_mapped(builder, placed);
-	out_recursions = palloc_extended(sizeof(int64) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
-	out_merged = palloc_extended(sizeof(int64) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
-	for (int32 b = 0; b < tree_builder_count(builder); b++)
+/* Per-builder-node counts moved to the stored tree's order (`placed`) */
+static int64 *
+in_stored_order(const int64 *counts, const int32 *placed, int32 nbuilt, int32 nstored)
+{
+	int64	   *out = palloc_extended(sizeof(int64) * Max(nstored, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 b = 0; b < nbuilt; b++)
 		if (placed[b] >= 0)
-		{
-			out_recursions[placed[b]] = recursions[b];
-			out_merged[placed[b]] = merged[b];
-		}
+			out[placed[b]] = counts[b];
+	return out;
+}
 
-	running = calltree_running(collapsed);
-	depth = palloc_extended(sizeof(int32) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
-	path = palloc_extended(sizeof(int32) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
+/* One row per node of the collapsed tree, with its counts */
+static void
+put_collapsed_rows(ReturnSetInfo *rsinfo, const CallTree *collapsed,
+				   const int64 *recursions, const int64 *merged)
+{
+	int64	   *running = calltree_running(collapsed);
+	int32	   *depth = calltree_depths(collapsed);
+	int32	   *path = palloc_extended(sizeof(int32) * Max(collapsed->nnodes, 1), MCXT_ALLOC_HUGE);
+
 	for (int32 i = 0; i < collapsed->nnodes; i++)
 	{
 		int32		p = calltree_parent(collapsed)[i];
@@ -420,7 +409,6 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 
 		if ((i & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		depth[i] = p < 0 ? 0 : depth[p] + 1;
 		path[depth[i]] = calltree_func(collapsed)[i];
 		values[0] = Int32GetDatum(i + 1);
 		values[1] = Int32GetDatum(p + 1);
@@ -430,9 +418,45 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 		values[4] = PointerGetDatum(int4_array(path, depth[i] + 1));
 		values[5] = Int64GetDatum(running[i]);
 		values[6] = Int64GetDatum(calltree_self(collapsed)[i]);
-		values[7] = Int64GetDatum(out_recursions[i]);
-		values[8] = Int64GetDatum(out_merged[i]);
+		values[7] = Int64GetDatum(recursions[i]);
+		values[8] = Int64GetDatum(merged[i]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
+
+/*
+ * collapse_recursions(tree) → the nodes of the tree in which every
+ * recursion is stitched back to the first call of its function (JProfiler's
+ * "Collapse recursions"): a func already on the path sends the rest of the
+ * path back to that earlier node.  Each node says how many recursions were
+ * stitched back to it and how many nodes of the original tree (stacks from
+ * different depths) were merged into it.
+ */
+Datum
+calltree_collapse_recursions(PG_FUNCTION_ARGS)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	int32		n = tree->nnodes;
+	int64	   *recursions = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int64	   *merged = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *placed = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
+	CallTree   *collapsed;
+	int32		nbuilt;
+
+	/*
+	 * The search for an earlier call walks at most the node's path, and the
+	 * collapsed tree's paths are no longer than the original ones: both are
+	 * bounded by the paths of the original tree.
+	 */
+	calltree_check_path_elements("collapse_recursions()",
+								 calltree_path_elements(tree, calltree_depths(tree), false));
+	InitMaterializedSRF(fcinfo, 0);
+	stitch_recursions(tree, builder, recursions, merged);
+	collapsed = tree_builder_finish_mapped(builder, placed);
+	nbuilt = tree_builder_count(builder);
+	put_collapsed_rows((ReturnSetInfo *) fcinfo->resultinfo, collapsed,
+					   in_stored_order(recursions, placed, nbuilt, collapsed->nnodes),
+					   in_stored_order(merged, placed, nbuilt, collapsed->nnodes));
 	return (Datum) 0;
 }

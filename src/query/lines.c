@@ -1,7 +1,7 @@
 /*
  * lines.c
  *	  lines(profile, node_path): time per line inside a CallNode
- *	  (002_49100434925b163f.txt, "which lines inside main() are expensive").
+ *	  ("which lines inside main() are expensive").
  *
  * The samples whose func path passes through the CallNode are those whose
  * stack, resolved to the tree, lies under the node.  Each such stack has, at
@@ -20,6 +20,10 @@
 #include "utils/tuplestore.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_lines);
 
@@ -41,30 +45,6 @@ typedef struct FrameWeights
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
-
-/*
- * The depth of every builder node at or below `target` (0 for the target),
- * -1 for the others: one pass, since a parent is made before its children.
- */
-static int32 *
-depths_below(const TreeBuilder *builder, int32 target)
-{
-	int32		n = tree_builder_count(builder);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < n; i++)
-	{
-		int32		parent = tree_builder_parent(builder, i);
-
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i == target)
-			depth[i] = 0;
-		else
-			depth[i] = parent >= 0 && depth[parent] >= 0 ? depth[parent] + 1 : -1;
-	}
-	return depth;
-}
 
 /* The builder node of a func path, or -1 */
 static int32
@@ -114,6 +94,89 @@ emit_frames(ReturnSetInfo *rsinfo, frameweights_hash *weights)
 	}
 }
 
+/* The samples of a profile, summed per stack, each stack resolved to its node */
+typedef struct StackSums
+{
+	uint64		count;
+	int64	   *stacks;
+	int64	   *sums;
+	int32	   *nodes;
+} StackSums;
+
+/*
+ * Reads the profile's stack sums through SPI (connected by the caller) into
+ * `cxt`, which is current on return.
+ */
+static void
+read_stack_sums(int64 profile_id, StackResolver *resolver, MemoryContext cxt, StackSums *out)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		arg = Int64GetDatum(profile_id);
+	TupleDesc	desc;
+
+	if (SPI_execute_with_args("SELECT stack_id, pg_catalog.sum(weight)::bigint FROM calltree.sample "
+							  "WHERE profile_id OPERATOR(pg_catalog.=) $1 GROUP BY stack_id",
+							  1, types, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading samples failed");
+	out->count = SPI_processed;
+	desc = SPI_tuptable->tupdesc;
+	MemoryContextSwitchTo(cxt);
+	out->stacks = palloc_extended(sizeof(int64) * Max(out->count, 1), MCXT_ALLOC_HUGE);
+	out->sums = palloc_extended(sizeof(int64) * Max(out->count, 1), MCXT_ALLOC_HUGE);
+	out->nodes = palloc_extended(sizeof(int32) * Max(out->count, 1), MCXT_ALLOC_HUGE);
+	for (uint64 r = 0; r < out->count; r++)
+	{
+		bool		isnull;
+
+		out->stacks[r] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], desc, 1, &isnull));
+		out->sums[r] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], desc, 2, &isnull));
+		out->nodes[r] = stack_resolver_node(resolver, out->stacks[r]);
+		if ((r & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Refuses the work before it is done: each stack below the node is read
+ * from its leaf up to the node.
+ */
+static void
+check_lines_work(const StackSums *sums, const int32 *below)
+{
+	int64		elements = 0;
+
+	for (uint64 r = 0; r < sums->count; r++)
+		if (below[sums->nodes[r]] >= 0)
+			elements += below[sums->nodes[r]] + 1;
+	calltree_check_path_elements("lines()", elements);
+}
+
+/*
+ * The weights of the stacks below `target`, summed per frame of the node's
+ * function (the frame at depth `depth` of each stack).
+ */
+static void
+sum_frames(const StackSums *sums, StackResolver *resolver, int32 target, int32 depth,
+		   const int32 *below, frameweights_hash *weights)
+{
+	for (uint64 r = 0; r < sums->count; r++)
+	{
+		FrameWeights *entry;
+		bool		found;
+
+		if ((r & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (below[sums->nodes[r]] < 0)
+			continue;
+		entry = frameweights_insert(weights, stack_resolver_frame_at(resolver, sums->stacks[r], depth), &found);
+		if (!found)
+			entry->running = entry->self = 0;
+		entry->running = calltree_add_weight(entry->running, sums->sums[r]);
+		if (sums->nodes[r] == target)
+			entry->self = calltree_add_weight(entry->self, sums->sums[r]);
+	}
+}
+
 /* lines(profile bigint, node_path int4[]) → (frame, address, line, col, self, running) */
 Datum
 calltree_lines(PG_FUNCTION_ARGS)
@@ -125,14 +188,8 @@ calltree_lines(PG_FUNCTION_ARGS)
 	MemoryContext fn_cxt;
 	TreeBuilder *builder;
 	StackResolver *resolver;
-	Oid			types[1] = {INT8OID};
-	Datum		arg = Int64GetDatum(profile_id);
-	int64	   *stacks;
-	int64	   *sums;
-	int32	   *nodes;
-	uint64		nstacks;
+	StackSums	sums;
 	int32		target;
-	int32	   *below = NULL;
 	frameweights_hash *weights;
 
 	if (path_len == 0)
@@ -147,53 +204,14 @@ calltree_lines(PG_FUNCTION_ARGS)
 	weights = frameweights_create(fn_cxt, 64, NULL);
 
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT stack_id, pg_catalog.sum(weight)::bigint FROM calltree.sample "
-							  "WHERE profile_id OPERATOR(pg_catalog.=) $1 GROUP BY stack_id",
-							  1, types, &arg, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "reading samples failed");
-	nstacks = SPI_processed;
-	MemoryContextSwitchTo(fn_cxt);
-	stacks = palloc_extended(sizeof(int64) * Max(nstacks, 1), MCXT_ALLOC_HUGE);
-	sums = palloc_extended(sizeof(int64) * Max(nstacks, 1), MCXT_ALLOC_HUGE);
-	nodes = palloc_extended(sizeof(int32) * Max(nstacks, 1), MCXT_ALLOC_HUGE);
-	for (uint64 r = 0; r < nstacks; r++)
-	{
-		bool		isnull;
-
-		stacks[r] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
-		sums[r] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
-		nodes[r] = stack_resolver_node(resolver, stacks[r]);
-		if ((r & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-
+	read_stack_sums(profile_id, resolver, fn_cxt, &sums);
 	target = find_node(builder, node_path, path_len);
 	if (target >= 0)
 	{
-		/* each stack below the node is read from its leaf up to the node */
-		int64		elements = 0;
+		int32	   *below = tree_builder_depths_below(builder, target);
 
-		below = depths_below(builder, target);
-		for (uint64 r = 0; r < nstacks; r++)
-			if (below[nodes[r]] >= 0)
-				elements += below[nodes[r]] + 1;
-		calltree_check_path_elements("lines()", elements);
-	}
-	for (uint64 r = 0; target >= 0 && r < nstacks; r++)
-	{
-		FrameWeights *entry;
-		bool		found;
-
-		if ((r & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (below[nodes[r]] < 0)
-			continue;
-		entry = frameweights_insert(weights, stack_resolver_frame_at(resolver, stacks[r], path_len - 1), &found);
-		if (!found)
-			entry->running = entry->self = 0;
-		entry->running = calltree_add_weight(entry->running, sums[r]);
-		if (nodes[r] == target)
-			entry->self = calltree_add_weight(entry->self, sums[r]);
+		check_lines_work(&sums, below);
+		sum_frames(&sums, resolver, target, path_len - 1, below, weights);
 	}
 	if (weights->members > 0)
 		emit_frames(rsinfo, weights);

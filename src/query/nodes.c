@@ -20,6 +20,7 @@
 #include "utils/tuplestore.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
 #include "store/func_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_nodes);

@@ -35,7 +35,13 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "module.h"
 #include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/path.h"
+#include "store/relations.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_stack_path);
 
@@ -451,7 +457,6 @@ walk_up(StackResolver *resolver, int64 stack_id, int32 *len, int32 *known_depth)
 	}
 }
 
-int			calltree_stack_read = STACK_READ_AUTO;	/* GUC calltree.stack_read */
 
 /* Rows of a table read whole: (id, value, value) triples, growing */
 typedef struct ReadRows

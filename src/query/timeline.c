@@ -1,8 +1,8 @@
 /*
  * timeline.c
  *	  estimated_calls(profile, thread): the calls of a sampled profile,
- *	  estimated from time-ordered samples (003_b339390293a75082.txt, how
- *	  Chrome DevTools turns samples into ProfileCalls).  This is the data of
+ *	  estimated from time-ordered samples, as Chrome DevTools turns samples
+ *	  into ProfileCalls.  This is the data of
  *	  a flame chart.
  *
  * The samples of a thread are read in time order and compared with the
@@ -21,7 +21,9 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "tree/calltree.h"
+#include "tree/builder.h"
+#include "tree/path.h"
+#include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_estimated_calls);
 
@@ -44,6 +46,14 @@ typedef struct Timeline
 	int32	   *path;			/* funcs of the open calls, for the path column */
 	int64		path_elements;	/* read from samples and written, so far */
 	MemoryContext row_cxt;
+	/* reading the samples */
+	int64		profile_id;
+	MemoryContext fn_cxt;
+	TreeBuilder *builder;
+	StackResolver *resolver;
+	int32	   *sample;			/* the current sample's funcs, root first */
+	int32		sample_capacity;
+	bool		started;		/* a sample has been read */
 } Timeline;
 
 /*
@@ -151,6 +161,54 @@ same_thread(const Timeline *timeline, bool thread_null, Datum thread)
 		memcmp(VARDATA_ANY(name), timeline->thread, VARSIZE_ANY_EXHDR(name)) == 0;
 }
 
+/* One row of (thread, ts, stack_id), in order of thread and time */
+static void
+take_sample_row(Timeline *timeline, HeapTuple row, TupleDesc desc)
+{
+	bool		thread_null;
+	bool		ts_null;
+	bool		stack_null;
+	Datum		thread = SPI_getbinval(row, desc, 1, &thread_null);
+	int64		ts = DatumGetInt64(SPI_getbinval(row, desc, 2, &ts_null));
+	int64		stack_id = DatumGetInt64(SPI_getbinval(row, desc, 3, &stack_null));
+	MemoryContext old = MemoryContextSwitchTo(timeline->fn_cxt);
+	int32		len;
+
+	if (ts_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("profile " INT64_FORMAT " has samples without a timestamp", timeline->profile_id),
+				 errhint("Calls can only be estimated from time-ordered samples; this profile's format has no times.")));
+	if (!timeline->started || !same_thread(timeline, thread_null, thread))
+	{
+		close_calls(timeline, 0);
+		timeline->thread = thread_null ? NULL : TextDatumGetCString(thread);
+		timeline->started = true;
+	}
+	len = stack_funcs(timeline->resolver, timeline->builder, stack_id,
+					  &timeline->sample, &timeline->sample_capacity);
+	count_path_elements(timeline, len);
+	add_sample(timeline, timeline->sample, len, ts);
+	MemoryContextSwitchTo(old);
+}
+
+/* A timeline in the current memory context, before any sample */
+static void
+timeline_init(Timeline *timeline, ReturnSetInfo *rsinfo, int64 profile_id)
+{
+	timeline->rsinfo = rsinfo;
+	timeline->profile_id = profile_id;
+	timeline->fn_cxt = CurrentMemoryContext;
+	timeline->capacity = 64;
+	timeline->open = palloc(sizeof(OpenCall) * timeline->capacity);
+	timeline->path = palloc(sizeof(int32) * timeline->capacity);
+	timeline->row_cxt = AllocSetContextCreate(timeline->fn_cxt, "estimated_calls row", ALLOCSET_SMALL_SIZES);
+	timeline->sample_capacity = 64;
+	timeline->sample = palloc(sizeof(int32) * timeline->sample_capacity);
+	timeline->builder = tree_builder_create(timeline->fn_cxt);
+	timeline->resolver = stack_resolver_begin(timeline->builder);
+}
+
 /*
  * estimated_calls(profile bigint, thread text DEFAULT NULL)
  *	→ (thread_name, func, depth, path, start_ts, end_ts)
@@ -158,31 +216,15 @@ same_thread(const Timeline *timeline, bool thread_null, Datum thread)
 Datum
 calltree_estimated_calls(PG_FUNCTION_ARGS)
 {
-	int64		profile_id = PG_GETARG_INT64(0);
-	MemoryContext fn_cxt;
 	Timeline	timeline = {0};
-	TreeBuilder *builder;
-	StackResolver *resolver;
 	Portal		cursor;
 	Oid			types[2] = {INT8OID, TEXTOID};
 	Datum		args[2];
 	char		nulls[2] = {' ', ' '};
-	int32		path_capacity = 64;
-	int32	   *path;
-	bool		first = true;
 
 	InitMaterializedSRF(fcinfo, 0);
-	fn_cxt = CurrentMemoryContext;
-	timeline.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	timeline.capacity = 64;
-	timeline.open = palloc(sizeof(OpenCall) * timeline.capacity);
-	timeline.path = palloc(sizeof(int32) * timeline.capacity);
-	timeline.row_cxt = AllocSetContextCreate(fn_cxt, "estimated_calls row", ALLOCSET_SMALL_SIZES);
-	path = palloc(sizeof(int32) * path_capacity);
-	builder = tree_builder_create(fn_cxt);
-	resolver = stack_resolver_begin(builder);
-
-	args[0] = Int64GetDatum(profile_id);
+	timeline_init(&timeline, (ReturnSetInfo *) fcinfo->resultinfo, PG_GETARG_INT64(0));
+	args[0] = PG_GETARG_DATUM(0);
 	args[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
 	nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
 	SPI_connect();
@@ -198,40 +240,13 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 		if (SPI_processed == 0)
 			break;
 		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			HeapTuple	row = SPI_tuptable->vals[r];
-			TupleDesc	desc = SPI_tuptable->tupdesc;
-			bool		thread_null;
-			bool		ts_null;
-			bool		stack_null;
-			Datum		thread = SPI_getbinval(row, desc, 1, &thread_null);
-			int64		ts = DatumGetInt64(SPI_getbinval(row, desc, 2, &ts_null));
-			int64		stack_id = DatumGetInt64(SPI_getbinval(row, desc, 3, &stack_null));
-			MemoryContext old = MemoryContextSwitchTo(fn_cxt);
-			int32		len;
-
-			if (ts_null)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("profile " INT64_FORMAT " has samples without a timestamp", profile_id),
-						 errhint("Calls can only be estimated from time-ordered samples; this profile's format has no times.")));
-			if (first || !same_thread(&timeline, thread_null, thread))
-			{
-				close_calls(&timeline, 0);
-				timeline.thread = thread_null ? NULL : TextDatumGetCString(thread);
-				first = false;
-			}
-			len = stack_funcs(resolver, builder, stack_id, &path, &path_capacity);
-			count_path_elements(&timeline, len);
-			add_sample(&timeline, path, len, ts);
-			MemoryContextSwitchTo(old);
-		}
+			take_sample_row(&timeline, SPI_tuptable->vals[r], SPI_tuptable->tupdesc);
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
 	}
 	SPI_cursor_close(cursor);
 	SPI_finish();
 	close_calls(&timeline, 0);
-	stack_resolver_end(resolver);
+	stack_resolver_end(timeline.resolver);
 	return (Datum) 0;
 }

@@ -1,7 +1,7 @@
 /*
  * trace.c
  *	  Instrumented traces: trace_agg(func, enter, ts ORDER BY ts), the
- *	  function call trie of LLVM XRay (004_8aaa0fcf8227af56.txt).
+ *	  function call trie that LLVM XRay builds.
  *
  * The state is a shadow stack of open calls over a tree builder.  At every
  * event, the time since the previous event is charged to the call on top of
@@ -30,6 +30,7 @@
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
+#include "tree/builder.h"
 
 PG_FUNCTION_INFO_V1(trace_agg_transfn);
 PG_FUNCTION_INFO_V1(trace_agg_finalfn);

@@ -13,6 +13,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "tree/path.h"
+#include "store/func_ids.h"
 #include "query/transform.h"
 
 void
@@ -52,25 +54,13 @@ completes_node_path(const Transform *transform, PathState *state, int32 func)
 	return false;
 }
 
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* index of func in the sorted transform->funcs, or -1 */
 static int32
 find_func(const Transform *transform, int32 func)
 {
-	const int32 *found;
-
 	if (transform->nfuncs == 1)
 		return transform->funcs[0] == func ? 0 : -1;
-	found = bsearch(&func, transform->funcs, transform->nfuncs, sizeof(int32), compare_int32);
-	return found ? (int32) (found - transform->funcs) : -1;
+	return func_ids_find(transform->funcs, transform->nfuncs, func);
 }
 
 /*
@@ -220,16 +210,11 @@ func_set_from_arg(FunctionCallInfo fcinfo, int argno, Transform *transform)
 	int32		len;
 	const int32 *funcs = path_argument(PG_GETARG_ARRAYTYPE_P(argno), "funcs", &len);
 	int32	   *sorted = palloc(sizeof(int32) * Max(len, 1));
-	int32		distinct = 0;
 
 	if (len > 0)
 		memcpy(sorted, funcs, sizeof(int32) * len);
-	qsort(sorted, len, sizeof(int32), compare_int32);
-	for (int32 i = 0; i < len; i++)
-		if (distinct == 0 || sorted[distinct - 1] != sorted[i])
-			sorted[distinct++] = sorted[i];
 	transform->funcs = sorted;
-	transform->nfuncs = distinct;
+	transform->nfuncs = func_ids_sort_distinct(sorted, len);
 }
 
 typedef struct FuncPair
@@ -241,7 +226,7 @@ typedef struct FuncPair
 static int
 compare_func_pairs(const void *a, const void *b)
 {
-	return compare_int32(&((const FuncPair *) a)->from, &((const FuncPair *) b)->from);
+	return func_id_compare(&((const FuncPair *) a)->from, &((const FuncPair *) b)->from);
 }
 
 /* remap_functions: from[] sorted, with to[] alongside; one target per func */

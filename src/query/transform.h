@@ -3,7 +3,7 @@
  *	  Call-tree transforms as path rewriters.
  *
  * Every transform of a call tree is a rewrite of each sample's func path
- * (000_25419976a2593f45.txt: merge, merge subtree, hide, focus ...).  Here a
+ * (merge, merge subtree, hide, focus ...).  Here a
  * transform is a small state machine fed one func at a time, root first,
  * that writes its output through a PathSink:
  *

@@ -16,6 +16,8 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "tree/builder.h"
+#include "tree/path.h"
 #include "query/transform.h"
 
 /* The builder sink: positions are builder nodes, -1 the root level. */

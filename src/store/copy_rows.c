@@ -37,7 +37,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "tree/calltree.h"
+#include "store/relations.h"
 #include "store/copy_rows.h"
 
 void

@@ -1,9 +1,10 @@
 /*
  * func_names.c
- *	  The names of a tree's funcs, for the exporters.
+ *	  What calltree.func says about the funcs of a tree (func_names.h): for
+ *	  nodes() and every exporter.
  *
- * One query fetches every name (WHERE id = ANY($1) over the tree's distinct
- * func ids), so exporting a tree costs one round trip to calltree.func
+ * One query fetches every row (WHERE id = ANY($1) over the tree's distinct
+ * func ids), so naming a tree's funcs costs one round trip to calltree.func
  * however many nodes it has.  Lookups are a binary search over the sorted
  * ids.
  */
@@ -15,23 +16,24 @@
 #include "utils/builtins.h"
 
 #include "tree/calltree.h"
+#include "tree/path.h"
+#include "store/func_ids.h"
 #include "store/func_names.h"
+
+/* What calltree.func holds of one func; NULL where it holds nothing */
+typedef struct FuncRow
+{
+	const char *name;
+	const char *file;
+	const char *resource;
+} FuncRow;
 
 struct FuncNames
 {
 	int32		count;
 	int32	   *ids;			/* sorted, distinct */
-	char	  **names;			/* names[i] for ids[i]; NULL if unknown */
+	FuncRow    *rows;			/* rows[i] for ids[i] */
 };
-
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
-}
 
 /* The distinct func ids of a tree, sorted; their number in *count. */
 static int32 *
@@ -39,14 +41,9 @@ distinct_funcs(const CallTree *tree, int32 *count)
 {
 	int32		n = tree->nnodes;
 	int32	   *ids = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32		distinct = 0;
 
 	memcpy(ids, calltree_func(tree), sizeof(int32) * n);
-	qsort(ids, n, sizeof(int32), compare_int32);
-	for (int32 i = 0; i < n; i++)
-		if (distinct == 0 || ids[distinct - 1] != ids[i])
-			ids[distinct++] = ids[i];
-	*count = distinct;
+	*count = func_ids_sort_distinct(ids, n);
 	return ids;
 }
 
@@ -54,14 +51,51 @@ distinct_funcs(const CallTree *tree, int32 *count)
 int32
 func_names_index(const FuncNames *names, int32 func)
 {
-	const int32 *found = bsearch(&func, names->ids, names->count, sizeof(int32),
-								 compare_int32);
+	return func_ids_find(names->ids, names->count, func);
+}
 
-	return found ? (int32) (found - names->ids) : -1;
+/* A text column of an SPI row, copied into `cxt`; NULL stays NULL */
+static const char *
+text_column(HeapTuple tuple, TupleDesc desc, int column, MemoryContext cxt)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(tuple, desc, column, &isnull);
+	MemoryContext old;
+	char	   *copy;
+
+	if (isnull)
+		return NULL;
+	old = MemoryContextSwitchTo(cxt);
+	copy = TextDatumGetCString(value);
+	MemoryContextSwitchTo(old);
+	return copy;
+}
+
+/* Fills names->rows from the rows of calltree.func that SPI holds */
+static void
+take_func_rows(FuncNames *names, MemoryContext cxt)
+{
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[row];
+		bool		isnull;
+		int32		id = DatumGetInt32(SPI_getbinval(tuple, desc, 1, &isnull));
+		int32		index = func_names_index(names, id);
+
+		if ((row & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (index < 0)
+			continue;
+		names->rows[index].name = text_column(tuple, desc, 2, cxt);
+		names->rows[index].file = text_column(tuple, desc, 3, cxt);
+		names->rows[index].resource = text_column(tuple, desc, 4, cxt);
+	}
 }
 
 /*
- * The names are copied into the caller's memory context: SPI_finish frees
+ * The rows are copied into the caller's memory context: SPI_finish frees
  * everything that was allocated while connected.
  */
 FuncNames *
@@ -74,45 +108,53 @@ func_names_fetch(const CallTree *tree)
 	int			ret;
 
 	names->ids = distinct_funcs(tree, &names->count);
-	names->names = palloc_extended(sizeof(char *) * Max(names->count, 1),
-								   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	names->rows = palloc_extended(sizeof(FuncRow) * Max(names->count, 1),
+								  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (names->count == 0)
 		return names;
 
 	args[0] = PointerGetDatum(int4_array(names->ids, names->count));
 	SPI_connect();
-	ret = SPI_execute_with_args("SELECT id, name FROM calltree.func WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
+	ret = SPI_execute_with_args("SELECT id, name, file, resource FROM calltree.func "
+								"WHERE id OPERATOR(pg_catalog.=) ANY ($1)",
 								1, argtypes, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "fetching func names failed: %s", SPI_result_code_string(ret));
-
-	for (uint64 row = 0; row < SPI_processed; row++)
-	{
-		HeapTuple	tuple = SPI_tuptable->vals[row];
-		bool		isnull;
-		int32		id = DatumGetInt32(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
-		Datum		name = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
-		int32		index = func_names_index(names, id);
-		MemoryContext old;
-
-		if ((row & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (index < 0 || isnull)
-			continue;
-		old = MemoryContextSwitchTo(caller_cxt);
-		names->names[index] = TextDatumGetCString(name);
-		MemoryContextSwitchTo(old);
-	}
+	take_func_rows(names, caller_cxt);
 	SPI_finish();
 	return names;
+}
+
+static const FuncRow *
+func_row(const FuncNames *names, int32 func)
+{
+	int32		index = func_names_index(names, func);
+
+	return index < 0 ? NULL : &names->rows[index];
 }
 
 const char *
 func_names_get(const FuncNames *names, int32 func)
 {
-	int32		index = func_names_index(names, func);
+	const FuncRow *row = func_row(names, func);
 
-	return index < 0 ? NULL : names->names[index];
+	return row ? row->name : NULL;
+}
+
+const char *
+func_names_file(const FuncNames *names, int32 func)
+{
+	const FuncRow *row = func_row(names, func);
+
+	return row ? row->file : NULL;
+}
+
+const char *
+func_names_resource(const FuncNames *names, int32 func)
+{
+	const FuncRow *row = func_row(names, func);
+
+	return row ? row->resource : NULL;
 }
 
 /* The number of distinct funcs of the tree */

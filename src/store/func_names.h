@@ -1,12 +1,14 @@
 /*
- * export.h
- *	  Declarations shared by the exporters (src/export_*.c).
+ * func_names.h
+ *	  What calltree.func says about the funcs of one tree: name, file and
+ *	  resource, fetched in one query (func_names.c).
  *
- * Every exporter writes func names, and every one of them fetches the names
- * of all the funcs of a tree in one query: FuncNames holds the answer.
+ * Every reader that names a tree's funcs (nodes(), the exporters) uses it,
+ * so that each pays one round trip to calltree.func however many nodes the
+ * tree has, and the query is written once.
  */
-#ifndef CALLTREE_EXPORT_H
-#define CALLTREE_EXPORT_H
+#ifndef CALLTREE_FUNC_NAMES_H
+#define CALLTREE_FUNC_NAMES_H
 
 #include "postgres.h"
 
@@ -14,15 +16,17 @@
 
 typedef struct FuncNames FuncNames;
 
-/* The names of every func of the tree, fetched from calltree.func. */
+/* Every func of the tree, with what calltree.func holds about it. */
 extern FuncNames *func_names_fetch(const CallTree *tree);
 
-/* A func's name, or NULL for a func id that calltree.func does not hold. */
+/* A func's name, file or resource; NULL for a func id that calltree.func does not hold, or a column that is NULL. */
 extern const char *func_names_get(const FuncNames *names, int32 func);
+extern const char *func_names_file(const FuncNames *names, int32 func);
+extern const char *func_names_resource(const FuncNames *names, int32 func);
 
 /* The tree's distinct funcs, sorted: their number, a func's index, the func at one */
 extern int32 func_names_count(const FuncNames *names);
 extern int32 func_names_index(const FuncNames *names, int32 func);
 extern int32 func_names_id(const FuncNames *names, int32 index);
 
-#endif							/* CALLTREE_EXPORT_H */
+#endif							/* CALLTREE_FUNC_NAMES_H */

@@ -12,7 +12,7 @@
 
 #include "common/hashfn.h"
 
-#include "tree/calltree.h"
+#include "tree/hash64.h"
 
 typedef struct BytesKey
 {

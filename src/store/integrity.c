@@ -90,7 +90,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "tree/calltree.h"
+#include "store/relations.h"
 #include "store/integrity.h"
 
 PG_FUNCTION_INFO_V1(calltree_stack_insert_check);

@@ -56,7 +56,8 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "tree/calltree.h"
+#include "module.h"
+#include "store/relations.h"
 #include "store/id_maps.h"
 #include "store/intern_cache.h"
 

@@ -66,7 +66,7 @@
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 
-#include "tree/calltree.h"
+#include "store/relations.h"
 #include "store/intern_lock.h"
 
 PG_FUNCTION_INFO_V1(calltree_intern_lock);

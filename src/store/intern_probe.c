@@ -48,7 +48,7 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-#include "tree/calltree.h"
+#include "store/relations.h"
 #include "store/intern_probe.h"
 
 #define MAX_KEY_COLUMNS 5

@@ -19,7 +19,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 
-#include "tree/calltree.h"
+#include "store/relations.h"
 
 Oid
 calltree_relation(Oid namespace, const char *name)

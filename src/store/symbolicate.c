@@ -1,7 +1,7 @@
 /*
  * symbolicate.c
  *	  symbolicate(resource, starts, names): the address frames of a resource
- *	  move to the funcs of their symbols (seed 002).
+ *	  move to the funcs of their symbols.
  *
  * Set-based from end to end, so that a million symbols against a million
  * frames takes seconds: the symbols are sorted in C (symbol_table.c), the
@@ -10,7 +10,7 @@
  * UPDATE renames funcs, one INSERT interns the funcs still missing, and one
  * UPDATE ... FROM unnest(...) moves the frames that must move.
  *
- * As the Firefox Profiler does (seed 002), a symbol's func is one of the
+ * As the Firefox Profiler does, a symbol's func is one of the
  * funcs it combines: when the resource has no func of that name yet, the
  * address func of its frame of lowest id is renamed to the symbol, keeps
  * its id, and its frame does not move.  Only the other frames move.
@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "store/func_ids.h"
 #include "store/intern_lock.h"
 #include "formats/symbol_table.h"
 
@@ -390,15 +391,6 @@ pair_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static int
-int32_cmp(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sorts and dedupes the pairs, then drops the old funcs that frames still use. */
 static int
 vacated_pairs(FuncPair *pairs, int count, MemoryContext cxt)
@@ -434,11 +426,11 @@ vacated_pairs(FuncPair *pairs, int count, MemoryContext cxt)
 		used = MemoryContextAllocExtended(cxt, sizeof(int32) * nused, MCXT_ALLOC_HUGE);
 		for (int i = 0; i < nused; i++)
 			used[i] = DatumGetInt32(elems[i]);
-		qsort(used, nused, sizeof(int32), int32_cmp);
+		qsort(used, nused, sizeof(int32), func_id_compare);
 	}
 	for (int i = 0; i < n; i++)
 		if (used == NULL ||
-			bsearch(&pairs[i].old_func, used, nused, sizeof(int32), int32_cmp) == NULL)
+			func_ids_find(used, nused, pairs[i].old_func) < 0)
 			pairs[kept++] = pairs[i];
 	return kept;
 }
@@ -498,7 +490,7 @@ hit_names(const SymbolTable *table, const AddressFrames *frames, int *name_of, D
  * Places every frame; fills the moves (frame id, new func) and the pairs
  * (old func, new func).  Returns the number of moves.
  *
- * As in the Firefox Profiler (seed 002), each symbol's func is one of the
+ * As in the Firefox Profiler, each symbol's func is one of the
  * funcs being combined: when no func of that name exists yet in the
  * resource, the func of the first frame still named by its address is
  * renamed to the symbol.  That frame then does not move, and its func id

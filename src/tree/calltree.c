@@ -1,103 +1,189 @@
 /*
  * calltree.c
- *	  The module: its settings, and the calltree type's operators (equality,
- *	  hashing, merging, total).
+ *	  Reading stored calltree values (calltree.h): the checks of a value
+ *	  from outside, running weights, the total, depths.  No fmgr code here.
  *
- * Stored trees are canonical (calltree.h), so equal trees have equal bytes
- * and both equality and hashing work on the bytes.
+ * Every reader of a tree's weights sums them exactly (calltree_wide_add), so
+ * that a value either reads the same way whatever the order of the sums or
+ * is refused as out of range.
  */
 #include "postgres.h"
 
-#include <limits.h>
-
-#include "common/hashfn.h"
-#include "utils/guc.h"
+#include "common/int.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
 
-PG_MODULE_MAGIC;
-
-void		_PG_init(void);
-
-static const struct config_enum_entry stack_read_options[] = {
-	{"auto", STACK_READ_AUTO, false},
-	{"index", STACK_READ_INDEX, false},
-	{"scan", STACK_READ_SCAN, false},
-	{NULL, 0, false}
-};
-
 void
-_PG_init(void)
+calltree_weight_out_of_range(void)
 {
-	DefineCustomEnumVariable("calltree.stack_read",
-							 "How stack_agg and imports read calltree.stack.",
-							 "auto reads the whole table when a query or an import needs a good share "
-							 "of it and probes its indexes otherwise; index and scan force one way.",
-							 &calltree_stack_read, STACK_READ_AUTO, stack_read_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("calltree.import_work_mem",
-							"Memory an import may use for its caches of funcs, frames and stacks.",
-							"Collapsed stacks and perf script empty their caches when they would "
-							"pass it; every import reads the stack table whole only if it fits.",
-							&calltree_import_work_mem, 128 * 1024, 1024, MAX_KILOBYTES,
-							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
-	DefineCustomIntVariable("calltree.max_path_output",
-							"Most func path elements one call may write or walk.",
-							"nodes(), report(), latency(), collapse_recursions() and the exporters "
-							"write each node's whole path, and invert(), backtraces(), lines() and "
-							"estimated_calls() walk them: that grows with the square of the depth. "
-							"Larger work is refused with an error.",
-							&calltree_max_path_output, 100000000, 0, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("calltree");
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("call tree weight out of range"),
+			 errdetail("A sum of weights does not fit in bigint."),
+			 errhint("Scale the weights down, for example from nanoseconds to microseconds.")));
 }
 
-PG_FUNCTION_INFO_V1(calltree_eq);
-PG_FUNCTION_INFO_V1(calltree_ne);
-PG_FUNCTION_INFO_V1(calltree_hash);
-PG_FUNCTION_INFO_V1(calltree_add);
-PG_FUNCTION_INFO_V1(calltree_total);
-
-static bool
-calltree_equal(const CallTree *a, const CallTree *b)
+/* a + b, or an error if the sum does not fit in int64 */
+int64
+calltree_add_weight(int64 a, int64 b)
 {
-	return VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0;
+	int64		sum;
+
+	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
+		calltree_weight_out_of_range();
+	return sum;
 }
 
-Datum
-calltree_eq(PG_FUNCTION_ARGS)
+/*
+ * Checks that `size` bytes hold a tree of our format: the version, the
+ * flags and the node count against the size.  Used on values that come
+ * from outside a builder (aggregate states handed between processes).
+ */
+void
+calltree_check_header(const CallTree *tree, Size size)
 {
-	PG_RETURN_BOOL(calltree_equal(PG_GETARG_CALLTREE_P(0), PG_GETARG_CALLTREE_P(1)));
+	bool		valid = size >= CALLTREE_HEADER_SIZE &&
+		tree->version == CALLTREE_VERSION &&
+		(tree->flags & ~CALLTREE_KNOWN_FLAGS) == 0 &&
+		(!(tree->flags & CALLTREE_HAS_LATENCY) || (tree->flags & CALLTREE_HAS_CALLS)) &&
+		tree->nnodes >= 0 && tree->nnodes <= CALLTREE_MAX_NODES &&
+		calltree_buckets_offset(tree->nnodes, tree->flags) <= size;
+
+	if (valid && (tree->flags & CALLTREE_HAS_LATENCY))
+	{
+		const int32 *start = calltree_bucket_start(tree);
+
+		valid = start[0] == 0;
+		for (int32 i = 0; valid && i < tree->nnodes; i++)
+			valid = start[i + 1] >= start[i];
+		valid = valid && calltree_size(tree->nnodes, tree->flags, start[tree->nnodes]) == size;
+	}
+	else if (valid)
+		valid = calltree_size(tree->nnodes, tree->flags, 0) == size;
+	if (!valid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid calltree value"),
+				 errdetail("Version %d, flags 0x%02x, %d nodes in %zu bytes.",
+						   tree->version, tree->flags, tree->nnodes, size)));
 }
 
-Datum
-calltree_ne(PG_FUNCTION_ARGS)
+/*
+ * Running weight of every node of a stored tree, in a new array.  The sums
+ * are exact (calltree_wide_add): a tree built here always has them in range,
+ * whatever the order of its nodes; a value that does not is refused.
+ */
+int64 *
+calltree_running(const CallTree *tree)
 {
-	PG_RETURN_BOOL(!calltree_equal(PG_GETARG_CALLTREE_P(0), PG_GETARG_CALLTREE_P(1)));
+	int32		n = tree->nnodes;
+	const int64 *self = calltree_self(tree);
+	const int32 *parent = calltree_parent(tree);
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+	for (int32 i = 0; i < n; i++)
+		calltree_wide_add(&running[i], &high[i], self[i]);
+	for (int32 i = n - 1; i >= 0; i--)
+	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!calltree_wide_fits(running[i], high[i]))
+			calltree_weight_out_of_range();
+		if (parent[i] >= 0)
+			calltree_wide_add(&running[parent[i]], &high[parent[i]], running[i]);
+	}
+	pfree(high);
+	return running;
 }
 
-Datum
-calltree_hash(PG_FUNCTION_ARGS)
+/* The sum of all self weights: the running weight of the whole forest. */
+int64
+calltree_total_weight(const CallTree *tree)
 {
-	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	const int64 *self = calltree_self(tree);
+	int64		total = 0;
+	int32		high = 0;
 
-	PG_RETURN_DATUM(hash_any((const unsigned char *) VARDATA(tree), VARSIZE(tree) - VARHDRSZ));
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		calltree_wide_add(&total, &high, self[i]);
+	}
+	if (!calltree_wide_fits(total, high))
+		calltree_weight_out_of_range();
+	return total;
 }
 
-/* tree + tree: the tree of the union of both trees' samples */
-Datum
-calltree_add(PG_FUNCTION_ARGS)
+static pg_attribute_noreturn() void
+invalid_node(int32 i, const CallTree *tree, const char *what)
 {
-	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
-
-	tree_builder_add_tree(builder, PG_GETARG_CALLTREE_P(0));
-	tree_builder_add_tree(builder, PG_GETARG_CALLTREE_P(1));
-	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("invalid calltree: node %d (func %d) has %s", i + 1, calltree_func(tree)[i], what),
+			 errhint("Call counts are zero or more; a histogram has buckets 0..%d in order, with counts of 1 or more.",
+					 LATENCY_MAX_INDEX)));
 }
 
-Datum
-calltree_total(PG_FUNCTION_ARGS)
+/*
+ * What makes a value of the calltree type, beyond its layout: every value
+ * that passes prints, sends and reads back.  calltree_in and calltree_recv
+ * both check what they build here, so that they accept the same values.
+ *
+ * The nodes are in canonical order with parent[i] < i (the builder's
+ * work); call counts are zero or more; every running weight and the total
+ * fit in bigint, summed exactly; a histogram has its buckets in index
+ * order, in range, with counts of 1 or more, and min <= max; a node
+ * without one has min = max = 0.
+ */
+void
+calltree_check_value(const CallTree *tree)
 {
-	PG_RETURN_INT64(calltree_total_weight(PG_GETARG_CALLTREE_P(0)));
+	const int64 *calls = calltree_calls(tree);
+	const int32 *start = calltree_bucket_start(tree);
+
+	pfree(calltree_running(tree));
+	(void) calltree_total_weight(tree);
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (calls && calls[i] < 0)
+			invalid_node(i, tree, "a negative call count");
+		if (start)
+		{
+			const uint64 *buckets = calltree_buckets(tree);
+			int64		min = calltree_latency_min(tree)[i];
+			int64		max = calltree_latency_max(tree)[i];
+
+			if (start[i + 1] == start[i] ? (min != 0 || max != 0) : min > max)
+				invalid_node(i, tree, "an invalid shortest or longest call");
+			for (int32 b = start[i]; b < start[i + 1]; b++)
+				if (BUCKET_INDEX(buckets[b]) > LATENCY_MAX_INDEX || BUCKET_COUNT(buckets[b]) < 1 ||
+					(b > start[i] && BUCKET_INDEX(buckets[b]) <= BUCKET_INDEX(buckets[b - 1])))
+					invalid_node(i, tree, "an invalid histogram bucket");
+		}
+	}
+}
+
+/*
+ * Depth of every node of a stored tree (0 for roots), in a new array.
+ * parent[i] < i in the stored order, so one forward pass suffices.
+ */
+int32 *
+calltree_depths(const CallTree *tree)
+{
+	const int32 *parent = calltree_parent(tree);
+	int32	   *depth = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
+	}
+	return depth;
 }

@@ -1,7 +1,8 @@
 /*
  * calltree.h
- *	  The calltree value, the tree builder, and declarations shared by the
- *	  extension's files.
+ *	  The calltree value: its stored layout, the accessors of its arrays, and
+ *	  the readers of a stored tree (checks, running weights, depths) that
+ *	  calltree.c defines.  Trees are built with builder.h.
  *
  * A call tree is the multiset {func path -> self weight}.  Every CallNode is
  * a func path; its running weight is the sum of self weights over the paths
@@ -10,7 +11,7 @@
  * running weights that disagree with its self weights.
  *
  * On-disk layout (version 1).  All fields are in native byte order; the
- * binary send/receive format (tree_io.c) is separate and in network order.
+ * binary send/receive format (calltree_io.c) is separate and in network order.
  *
  *	offset	size	field
  *	0		4		varlena header
@@ -32,7 +33,7 @@
  *
  * That is 16 bytes per node (24 for trees from instrumented traces, plus
  * 20 and 8 per histogram bucket with latency) and 16 bytes of header; TOAST
- * may compress it further.  Latency histograms are log-bucketed (latency.c):
+ * may compress it further.  Latency histograms are log-bucketed (latency.h):
  * every value is known within 1%.
  *
  * The nodes are always in canonical order: depth-first preorder, siblings
@@ -45,7 +46,6 @@
 
 #include "postgres.h"
 
-#include "access/attnum.h"
 #include "fmgr.h"
 
 #define CALLTREE_VERSION	1
@@ -155,6 +155,8 @@ calltree_size(int32 nnodes, uint8 flags, int64 nbuckets)
 #define BUCKET_COUNT(b)		((int64) ((b) & UINT64CONST(0xFFFFFFFFFFFF)))
 #define MAKE_BUCKET(i, c)	(((uint64) (i) << 48) | (uint64) (c))
 #define BUCKET_MAX_COUNT	INT64CONST(0xFFFFFFFFFFFF)
+/* the largest bucket index a stored histogram may hold (latency.h) */
+#define LATENCY_MAX_INDEX	2300
 
 /*
  * Whether node i stands for samples of its own: it has self weight, or it
@@ -171,31 +173,6 @@ calltree_holds_samples(const CallTree *tree, int32 i)
 #define DatumGetCallTreeP(X)	((CallTree *) PG_DETOAST_DATUM(X))
 #define PG_GETARG_CALLTREE_P(n) DatumGetCallTreeP(PG_GETARG_DATUM(n))
 #define PG_RETURN_CALLTREE_P(x) PG_RETURN_POINTER(x)
-
-/*
- * 64-bit to 32-bit hash (the finalizer of MurmurHash3), for the hash tables
- * keyed by (parent, func) pairs and by stack ids.
- */
-static inline uint32
-calltree_hash64(uint64 k)
-{
-	k ^= k >> 33;
-	k *= UINT64CONST(0xff51afd7ed558ccd);
-	k ^= k >> 33;
-	k *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	k ^= k >> 33;
-	return (uint32) k;
-}
-
-/* path.c: func paths as SQL arrays */
-struct ArrayType;
-extern const int32 *path_argument(struct ArrayType *array, const char *what, int32 *len);
-extern struct ArrayType *int4_array(const int32 *values, int32 len);
-
-/* latency.c: log-bucketed histograms of call durations */
-#define LATENCY_MAX_INDEX	2300
-extern int32 latency_bucket(int64 duration);
-extern int64 latency_bucket_value(int32 index);
 
 /*
  * Exact sums of weights.  A running weight is a sum of int64 weights that
@@ -222,7 +199,7 @@ calltree_wide_fits(int64 low, int32 high)
 	return high == (low < 0 ? -1 : 0);
 }
 
-/* tree.c: reading stored trees */
+/* calltree.c: reading stored trees */
 extern void calltree_check_header(const CallTree *tree, Size size);
 extern void calltree_check_value(const CallTree *tree);
 extern int64 *calltree_running(const CallTree *tree);
@@ -230,64 +207,5 @@ extern int64 calltree_total_weight(const CallTree *tree);
 extern int64 calltree_add_weight(int64 a, int64 b);
 extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
 extern int32 *calltree_depths(const CallTree *tree);
-extern int64 calltree_path_elements(const CallTree *tree, const int32 *depth, bool samples_only);
-extern void calltree_check_path_elements(const char *function, int64 elements);
-
-extern int	calltree_max_path_output;	/* GUC calltree.max_path_output */
-
-/*
- * tree.c: the tree builder.  A trie of func paths under construction, with a
- * hash table from (parent, func) to child.  Nodes are numbered in creation
- * order, so a parent always precedes its children.  All its memory lives in
- * the context given at creation.
- */
-typedef struct TreeBuilder TreeBuilder;
-
-extern TreeBuilder *tree_builder_create(MemoryContext cxt);
-extern void tree_builder_reserve(TreeBuilder *builder, int64 expected);
-extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
-extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
-extern int32 tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func);
-extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);
-extern void tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls);
-extern void tree_builder_add_duration(TreeBuilder *builder, int32 node, int64 duration);
-extern void tree_builder_add_latency(TreeBuilder *builder, int32 node, int64 min, int64 max,
-									 const uint64 *buckets, int32 nbuckets);
-extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
-								  int32 len, int64 weight);
-extern void tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree);
-extern void tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other);
-extern int32 tree_builder_count(const TreeBuilder *builder);
-extern int32 tree_builder_func(const TreeBuilder *builder, int32 node);
-extern int32 tree_builder_parent(const TreeBuilder *builder, int32 node);
-extern CallTree *tree_builder_finish(const TreeBuilder *builder);
-extern CallTree *tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed);
-
-/* stack_resolve.c: stack ids to func paths, through calltree.stack */
-typedef enum StackRead
-{
-	STACK_READ_AUTO,			/* by the share of the table needed */
-	STACK_READ_INDEX,			/* one index probe per stack row */
-	STACK_READ_SCAN				/* the whole tables, sequentially */
-} StackRead;
-
-extern int	calltree_stack_read;	/* GUC calltree.stack_read */
-extern int	calltree_import_work_mem;	/* GUC calltree.import_work_mem, in kB */
-
-typedef struct StackResolver StackResolver;
-
-extern StackResolver *stack_resolver_begin(TreeBuilder *builder);
-extern void stack_resolver_preload(StackResolver *resolver, int64 expected);
-extern int32 stack_resolver_node(StackResolver *resolver, int64 stack_id);
-extern int64 stack_resolver_frame_at(StackResolver *resolver, int64 stack_id, int32 depth);
-extern void stack_resolver_end(StackResolver *resolver);
-
-/*
- * relations.c: the extension's tables and columns by name, or an error; the
- * privilege and row-security checks of a direct read
- */
-extern Oid	calltree_relation(Oid namespace, const char *name);
-extern AttrNumber calltree_column(Oid relid, const char *name);
-extern void calltree_check_read(Oid relid, const AttrNumber *columns, int ncolumns);
 
 #endif							/* CALLTREE_H */

@@ -1,13 +1,15 @@
 /*
  * path.c
- *	  Func paths as SQL values: one-dimensional int4 arrays, root first.
+ *	  Func paths (path.h): as SQL values, one-dimensional int4 arrays root
+ *	  first; and the count and limit of the path elements a call writes.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 
-#include "tree/calltree.h"
+#include "module.h"
+#include "tree/path.h"
 
 /*
  * The funcs of a path argument: a one-dimensional int4[] without nulls.
@@ -54,4 +56,40 @@ int4_array(const int32 *values, int32 len)
 	ARR_LBOUND(array)[0] = 1;
 	memcpy(ARR_DATA_PTR(array), values, sizeof(int32) * (Size) len);
 	return array;
+}
+
+/*
+ * The number of func path elements in the paths of the nodes of a tree,
+ * with `depth` from calltree_depths(): of every node, or with samples_only
+ * of the nodes that stand for samples of their own (what the exporters
+ * write, one sample per such node).  A chain n deep has n (n + 1) / 2.
+ */
+int64
+calltree_path_elements(const CallTree *tree, const int32 *depth, bool samples_only)
+{
+	int64		elements = 0;
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+		if (!samples_only || calltree_holds_samples(tree, i))
+			elements += (int64) depth[i] + 1;
+	return elements;
+}
+
+/*
+ * Refuses work whose size grows with the square of the tree's depth before
+ * any of it is done: `function` would write or walk `elements` func path
+ * elements.  Without this, a few hundred kilobytes of a deep chain become
+ * gigabytes of rows or temporary files.
+ */
+void
+calltree_check_path_elements(const char *function, int64 elements)
+{
+	if (elements > calltree_max_path_output)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs " INT64_FORMAT " func path elements, more than calltree.max_path_output (%d)",
+						function, elements, calltree_max_path_output),
+				 errdetail("It writes or walks the whole func path of each node, which grows with the square of the tree's depth."),
+				 errhint("Make the tree shallower first (focus_subtree, merge_subtree, collapse_recursion), "
+						 "or raise calltree.max_path_output.")));
 }

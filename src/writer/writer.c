@@ -37,7 +37,9 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "tree/calltree.h"
+#include "module.h"
+#include "tree/hash64.h"
+#include "store/relations.h"
 #include "store/copy_rows.h"
 #include "writer/writer.h"
 #include "store/integrity.h"
@@ -55,7 +57,6 @@
  */
 #define COPY_SAMPLES_MIN 1000
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */
-int			calltree_import_work_mem = 128 * 1024;	/* GUC, kB */
 
 /* prefix stack (the writer's id) -> whether all its children were read */
 typedef struct ReadChildren

@@ -1,5 +1,5 @@
 /*
- * tree_io.c
+ * calltree_io.c
  *	  Text and binary input/output of the calltree type.
  *
  * Text form: a forest in braces, each node `func:running/self`, followed by
@@ -28,6 +28,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "tree/builder.h"
 #include "tree/calltree.h"
 
 PG_FUNCTION_INFO_V1(calltree_in);

@@ -1,6 +1,7 @@
 /*
- * tree.c
- *	  Building call trees and reading stored ones.  No fmgr code here.
+ * builder.c
+ *	  The tree builder (builder.h): a trie of func paths, and its turning
+ *	  into the canonical stored tree.  No fmgr code here.
  *
  * The builder is a trie of func paths.  Its nodes live in one array in
  * creation order (a parent is always created before its children).  Each
@@ -17,13 +18,12 @@
  */
 #include "postgres.h"
 
-#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "tree/calltree.h"
-
-int			calltree_max_path_output = 100000000;	/* GUC */
+#include "tree/builder.h"
+#include "tree/hash64.h"
+#include "tree/latency.h"
 
 typedef struct BuildNode
 {
@@ -89,27 +89,6 @@ static inline uint64
 child_key(int32 parent, int32 func)
 {
 	return ((uint64) (uint32) parent << 32) | (uint32) func;
-}
-
-void
-calltree_weight_out_of_range(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("call tree weight out of range"),
-			 errdetail("A sum of weights does not fit in bigint."),
-			 errhint("Scale the weights down, for example from nanoseconds to microseconds.")));
-}
-
-/* a + b, or an error if the sum does not fit in int64 */
-int64
-calltree_add_weight(int64 a, int64 b)
-{
-	int64		sum;
-
-	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
-		calltree_weight_out_of_range();
-	return sum;
 }
 
 TreeBuilder *
@@ -491,6 +470,30 @@ tree_builder_parent(const TreeBuilder *builder, int32 node)
 	return builder->nodes[node].parent;
 }
 
+/*
+ * The depth of every node at or below `target` (0 for the target), -1 for
+ * the others: one pass, since a parent is made before its children.
+ */
+int32 *
+tree_builder_depths_below(const TreeBuilder *builder, int32 target)
+{
+	int32		n = builder->nnodes;
+	int32	   *depth = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < n; i++)
+	{
+		int32		parent = builder->nodes[i].parent;
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i == target)
+			depth[i] = 0;
+		else
+			depth[i] = parent >= 0 && depth[parent] >= 0 ? depth[parent] + 1 : -1;
+	}
+	return depth;
+}
+
 /* Sibling order: running descending, then func ascending. */
 typedef struct SiblingOrder
 {
@@ -597,39 +600,23 @@ write_latency(const TreeBuilder *builder, const bool *live, const int32 *placed,
 }
 
 /*
- * tree_builder_finish, and if `placed` is not NULL, it receives for each
- * builder node its index in the stored tree (-1 for a node not kept).
+ * Which nodes are kept (those given a weight, and their ancestors), with
+ * running weights and subtree sizes, children before their parents:
+ * children come after their parents in the builder.  Running weights and
+ * the total are summed exactly and must end in range: then every reader's
+ * sums fit, whatever their order (calltree_running).  Returns how many
+ * nodes are kept.
  */
-CallTree *
-tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
+static int32
+weigh_nodes(const TreeBuilder *builder, bool *live, int64 *running, int32 *size)
 {
 	int32		n = builder->nnodes;
 	const BuildNode *nodes = builder->nodes;
-	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	int32	   *running_high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *placed = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
-	SiblingOrder order = {nodes, running};
-	CallTree   *tree;
-	int64	   *out_self;
-	int64	   *out_calls;
-	int32	   *out_func;
-	int32	   *out_parent;
 	int32		nlive = 0;
-	uint8		flags;
-	int64		nbuckets = 0;
 	int64		total = 0;
 	int32		total_high = 0;
 
-	/*
-	 * Liveness, running weights and subtree sizes, children before their
-	 * parents: children come after their parents in the builder.  Running
-	 * weights and the total are summed exactly and must end in range: then
-	 * every reader's sums fit, whatever their order (calltree_running).
-	 */
 	for (int32 i = 0; i < n; i++)
 	{
 		live[i] = (builder->flags[i] & NODE_WEIGHED) != 0;
@@ -655,22 +642,32 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 	}
 	if (!calltree_wide_fits(total, total_high))
 		calltree_weight_out_of_range(); /* total() must never overflow */
+	pfree(running_high);
+	return nlive;
+}
 
-	/* live children grouped by parent, counting sort; group n holds the roots */
+/*
+ * The kept children grouped by parent, each group in sibling order: group
+ * g is children[first[g] .. first[g + 1]), group n holds the roots.  A
+ * counting sort, with `fill` (n + 1 slots) as the next free slot per group.
+ */
+static void
+group_children(const TreeBuilder *builder, const bool *live, const int64 *running,
+			   int32 *first, int32 *children, int32 *fill)
+{
+	int32		n = builder->nnodes;
+	const BuildNode *nodes = builder->nodes;
+	SiblingOrder order = {nodes, running};
+
 	for (int32 i = 0; i < n; i++)
 		if (live[i])
 			first[(nodes[i].parent < 0 ? n : nodes[i].parent) + 1]++;
 	for (int32 g = 0; g <= n; g++)
 		first[g + 1] += first[g];
-	{
-		/* the next free slot per group; `placed` is not used yet */
-		int32	   *fill = placed;
-
-		memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
-		for (int32 i = 0; i < n; i++)
-			if (live[i])
-				children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
-	}
+	memcpy(fill, first, sizeof(int32) * ((Size) n + 1));
+	for (int32 i = 0; i < n; i++)
+		if (live[i])
+			children[fill[nodes[i].parent < 0 ? n : nodes[i].parent]++] = i;
 	for (int32 g = 0; g <= n; g++)
 	{
 		int32		count = first[g + 1] - first[g];
@@ -678,34 +675,56 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (count > 1)
 			qsort_arg(children + first[g], count, sizeof(int32), compare_siblings, &order);
 	}
-	place_in_preorder(live, n, first, children, size, placed);
+}
 
-	/*
-	 * A tree has latency when a node of it has a histogram bucket: the
-	 * flag follows from the nodes, so that equal trees have equal bytes
-	 * (a histogram without buckets is not written in the text form).
-	 */
-	flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
+/*
+ * The stored tree's flags, and its number of histogram buckets.  A tree has
+ * latency when a kept node of it has a histogram bucket: the flag follows
+ * from the nodes, so that equal trees have equal bytes (a histogram without
+ * buckets is not written in the text form).
+ */
+static uint8
+stored_flags(const TreeBuilder *builder, const bool *live, int64 *nbuckets)
+{
+	uint8		flags = (builder->has_calls || builder->latency) ? CALLTREE_HAS_CALLS : 0;
+
+	*nbuckets = 0;
 	if (builder->latency)
 	{
-		for (int32 i = 0; i < n; i++)
+		for (int32 i = 0; i < builder->nnodes; i++)
 			if (live[i])
-				nbuckets += builder->latency[i].nbuckets;
-		if (nbuckets > 0)
+				*nbuckets += builder->latency[i].nbuckets;
+		if (*nbuckets > 0)
 			flags |= CALLTREE_HAS_LATENCY;
 	}
-	tree = palloc_extended(calltree_size(nlive, flags, nbuckets), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	SET_VARSIZE(tree, calltree_size(nlive, flags, nbuckets));
+	return flags;
+}
+
+/* A zeroed stored tree with its header filled in */
+static CallTree *
+new_stored_tree(int32 nnodes, uint8 flags, int64 nbuckets)
+{
+	Size		size = calltree_size(nnodes, flags, nbuckets);
+	CallTree   *tree = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+	SET_VARSIZE(tree, size);
 	tree->version = CALLTREE_VERSION;
 	tree->flags = flags;
-	tree->nnodes = nlive;
-	out_self = calltree_self(tree);
-	out_calls = calltree_calls(tree);
-	out_func = calltree_func(tree);
-	out_parent = calltree_parent(tree);
+	tree->nnodes = nnodes;
+	return tree;
+}
 
-	/* every live node to its place, read in creation order */
-	for (int32 i = 0; i < n; i++)
+/* Every kept node to its place, read in creation order */
+static void
+write_nodes(const TreeBuilder *builder, const bool *live, const int32 *placed, CallTree *tree)
+{
+	const BuildNode *nodes = builder->nodes;
+	int64	   *out_self = calltree_self(tree);
+	int64	   *out_calls = calltree_calls(tree);
+	int32	   *out_func = calltree_func(tree);
+	int32	   *out_parent = calltree_parent(tree);
+
+	for (int32 i = 0; i < builder->nnodes; i++)
 	{
 		int32		p;
 
@@ -720,6 +739,33 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 		if (builder->calls)
 			out_calls[p] = builder->calls[i];
 	}
+}
+
+/*
+ * tree_builder_finish, and if `placed` is not NULL, it receives for each
+ * builder node its index in the stored tree (-1 for a node not kept).
+ */
+CallTree *
+tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
+{
+	int32		n = builder->nnodes;
+	bool	   *live = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *first = palloc_extended(sizeof(int32) * ((Size) n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32	   *children = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int32	   *placed = palloc_extended(sizeof(int32) * ((Size) n + 1), MCXT_ALLOC_HUGE);
+	int32		nlive = weigh_nodes(builder, live, running, size);
+	CallTree   *tree;
+	uint8		flags;
+	int64		nbuckets;
+
+	/* `placed` serves as group_children's scratch before it is filled */
+	group_children(builder, live, running, first, children, placed);
+	place_in_preorder(live, n, first, children, size, placed);
+	flags = stored_flags(builder, live, &nbuckets);
+	tree = new_stored_tree(nlive, flags, nbuckets);
+	write_nodes(builder, live, placed, tree);
 	if (flags & CALLTREE_HAS_LATENCY)
 		write_latency(builder, live, placed, tree);
 	if (placed_out)
@@ -728,198 +774,9 @@ tree_builder_finish_mapped(const TreeBuilder *builder, int32 *placed_out)
 
 	pfree(live);
 	pfree(running);
-	pfree(running_high);
 	pfree(size);
 	pfree(first);
 	pfree(children);
 	pfree(placed);
 	return tree;
-}
-
-/*
- * Checks that `size` bytes hold a tree of our format: the version, the
- * flags and the node count against the size.  Used on values that come
- * from outside a builder (aggregate states handed between processes).
- */
-void
-calltree_check_header(const CallTree *tree, Size size)
-{
-	bool		valid = size >= CALLTREE_HEADER_SIZE &&
-		tree->version == CALLTREE_VERSION &&
-		(tree->flags & ~CALLTREE_KNOWN_FLAGS) == 0 &&
-		(!(tree->flags & CALLTREE_HAS_LATENCY) || (tree->flags & CALLTREE_HAS_CALLS)) &&
-		tree->nnodes >= 0 && tree->nnodes <= CALLTREE_MAX_NODES &&
-		calltree_buckets_offset(tree->nnodes, tree->flags) <= size;
-
-	if (valid && (tree->flags & CALLTREE_HAS_LATENCY))
-	{
-		const int32 *start = calltree_bucket_start(tree);
-
-		valid = start[0] == 0;
-		for (int32 i = 0; valid && i < tree->nnodes; i++)
-			valid = start[i + 1] >= start[i];
-		valid = valid && calltree_size(tree->nnodes, tree->flags, start[tree->nnodes]) == size;
-	}
-	else if (valid)
-		valid = calltree_size(tree->nnodes, tree->flags, 0) == size;
-	if (!valid)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid calltree value"),
-				 errdetail("Version %d, flags 0x%02x, %d nodes in %zu bytes.",
-						   tree->version, tree->flags, tree->nnodes, size)));
-}
-
-/*
- * Running weight of every node of a stored tree, in a new array.  The sums
- * are exact (calltree_wide_add): a tree built here always has them in range,
- * whatever the order of its nodes; a value that does not is refused.
- */
-int64 *
-calltree_running(const CallTree *tree)
-{
-	int32		n = tree->nnodes;
-	const int64 *self = calltree_self(tree);
-	const int32 *parent = calltree_parent(tree);
-	int64	   *running = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	int32	   *high = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-
-	for (int32 i = 0; i < n; i++)
-		calltree_wide_add(&running[i], &high[i], self[i]);
-	for (int32 i = n - 1; i >= 0; i--)
-	{
-		if ((i & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (!calltree_wide_fits(running[i], high[i]))
-			calltree_weight_out_of_range();
-		if (parent[i] >= 0)
-			calltree_wide_add(&running[parent[i]], &high[parent[i]], running[i]);
-	}
-	pfree(high);
-	return running;
-}
-
-/* The sum of all self weights: the running weight of the whole forest. */
-int64
-calltree_total_weight(const CallTree *tree)
-{
-	const int64 *self = calltree_self(tree);
-	int64		total = 0;
-	int32		high = 0;
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-	{
-		if ((i & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		calltree_wide_add(&total, &high, self[i]);
-	}
-	if (!calltree_wide_fits(total, high))
-		calltree_weight_out_of_range();
-	return total;
-}
-
-static pg_attribute_noreturn() void
-invalid_node(int32 i, const CallTree *tree, const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("invalid calltree: node %d (func %d) has %s", i + 1, calltree_func(tree)[i], what),
-			 errhint("Call counts are zero or more; a histogram has buckets 0..%d in order, with counts of 1 or more.",
-					 LATENCY_MAX_INDEX)));
-}
-
-/*
- * What makes a value of the calltree type, beyond its layout: every value
- * that passes prints, sends and reads back.  calltree_in and calltree_recv
- * both check what they build here, so that they accept the same values.
- *
- * The nodes are in canonical order with parent[i] < i (the builder's
- * work); call counts are zero or more; every running weight and the total
- * fit in bigint, summed exactly; a histogram has its buckets in index
- * order, in range, with counts of 1 or more, and min <= max; a node
- * without one has min = max = 0.
- */
-void
-calltree_check_value(const CallTree *tree)
-{
-	const int64 *calls = calltree_calls(tree);
-	const int32 *start = calltree_bucket_start(tree);
-
-	pfree(calltree_running(tree));
-	(void) calltree_total_weight(tree);
-	for (int32 i = 0; i < tree->nnodes; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (calls && calls[i] < 0)
-			invalid_node(i, tree, "a negative call count");
-		if (start)
-		{
-			const uint64 *buckets = calltree_buckets(tree);
-			int64		min = calltree_latency_min(tree)[i];
-			int64		max = calltree_latency_max(tree)[i];
-
-			if (start[i + 1] == start[i] ? (min != 0 || max != 0) : min > max)
-				invalid_node(i, tree, "an invalid shortest or longest call");
-			for (int32 b = start[i]; b < start[i + 1]; b++)
-				if (BUCKET_INDEX(buckets[b]) > LATENCY_MAX_INDEX || BUCKET_COUNT(buckets[b]) < 1 ||
-					(b > start[i] && BUCKET_INDEX(buckets[b]) <= BUCKET_INDEX(buckets[b - 1])))
-					invalid_node(i, tree, "an invalid histogram bucket");
-		}
-	}
-}
-
-/*
- * Depth of every node of a stored tree (0 for roots), in a new array.
- * parent[i] < i in the stored order, so one forward pass suffices.
- */
-int32 *
-calltree_depths(const CallTree *tree)
-{
-	const int32 *parent = calltree_parent(tree);
-	int32	   *depth = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-	{
-		if ((i & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1;
-	}
-	return depth;
-}
-
-/*
- * The number of func path elements in the paths of the nodes of a tree,
- * with `depth` from calltree_depths(): of every node, or with samples_only
- * of the nodes that stand for samples of their own (what the exporters
- * write, one sample per such node).  A chain n deep has n (n + 1) / 2.
- */
-int64
-calltree_path_elements(const CallTree *tree, const int32 *depth, bool samples_only)
-{
-	int64		elements = 0;
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-		if (!samples_only || calltree_holds_samples(tree, i))
-			elements += (int64) depth[i] + 1;
-	return elements;
-}
-
-/*
- * Refuses work whose size grows with the square of the tree's depth before
- * any of it is done: `function` would write or walk `elements` func path
- * elements.  Without this, a few hundred kilobytes of a deep chain become
- * gigabytes of rows or temporary files.
- */
-void
-calltree_check_path_elements(const char *function, int64 elements)
-{
-	if (elements > calltree_max_path_output)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s needs " INT64_FORMAT " func path elements, more than calltree.max_path_output (%d)",
-						function, elements, calltree_max_path_output),
-				 errdetail("It writes or walks the whole func path of each node, which grows with the square of the tree's depth."),
-				 errhint("Make the tree shallower first (focus_subtree, merge_subtree, collapse_recursion), "
-						 "or raise calltree.max_path_output.")));
 }

@@ -1,6 +1,7 @@
 /*
- * pprof_decode.c
- *	  Decoding a pprof profile from protobuf bytes (see pprof.h).
+ * pprof.c
+ *	  Decoding a pprof profile from protobuf bytes (pprof.h); the field
+ *	  numbers that encode one are in pprof.h too.
  *
  * Two passes over the top-level message: pprof_decode() reads every field
  * but the samples (the string table is usually written after the tables

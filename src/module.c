@@ -1,0 +1,58 @@
+/*
+ * module.c
+ *	  The loadable module: its magic block, its settings and _PG_init,
+ *	  which registers them.
+ *
+ * The settings live here rather than beside the code that reads them so
+ * that every folder can read them without depending on another folder
+ * (module.h).
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "module.h"
+
+PG_MODULE_MAGIC;
+
+int			calltree_stack_read = STACK_READ_AUTO;
+int			calltree_import_work_mem = 128 * 1024;
+int			calltree_max_path_output = 100000000;
+
+void		_PG_init(void);
+
+static const struct config_enum_entry stack_read_options[] = {
+	{"auto", STACK_READ_AUTO, false},
+	{"index", STACK_READ_INDEX, false},
+	{"scan", STACK_READ_SCAN, false},
+	{NULL, 0, false}
+};
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("calltree.stack_read",
+							 "How stack_agg and imports read calltree.stack.",
+							 "auto reads the whole table when a query or an import needs a good share "
+							 "of it and probes its indexes otherwise; index and scan force one way.",
+							 &calltree_stack_read, STACK_READ_AUTO, stack_read_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("calltree.import_work_mem",
+							"Memory an import may use for its caches of funcs, frames and stacks.",
+							"Collapsed stacks and perf script empty their caches when they would "
+							"pass it; every import reads the stack table whole only if it fits.",
+							&calltree_import_work_mem, 128 * 1024, 1024, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("calltree.max_path_output",
+							"Most func path elements one call may write or walk.",
+							"nodes(), report(), latency(), collapse_recursions() and the exporters "
+							"write each node's whole path, and invert(), backtraces(), lines() and "
+							"estimated_calls() walk them: that grows with the square of the depth. "
+							"Larger work is refused with an error.",
+							&calltree_max_path_output, 100000000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("calltree");
+}
