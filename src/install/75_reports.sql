@@ -17,7 +17,6 @@ CREATE TABLE rollup_level (
     width        interval NOT NULL,
     group_by     text[]   NOT NULL,  -- sorted meta keys
     source_width interval,           -- the finer level it is built from; NULL: raw samples
-    created_at   timestamptz NOT NULL DEFAULT now(),
     CONSTRAINT rollup_level_key PRIMARY KEY (width, group_by)
 );
 COMMENT ON TABLE rollup_level IS 'rollup levels: a bucket width, the meta keys that group profiles, and the level each is built from';
@@ -114,31 +113,21 @@ BEGIN
 END
 $$;
 
--- The level of (width, keys), created if new and locked until the end of
--- the transaction: two runs of one level take turns, and the second reads
--- what the first committed.  Returns the level it is built from (NULL for
--- raw samples), fixed when the level is created: the coarsest existing
--- level of the same keys whose buckets nest in this one's.
-CREATE FUNCTION rollup_lock_level(width interval, keys text[]) RETURNS interval
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- Creates the level of (width, keys) if it is new, with the level it is
+-- built from, fixed then: the coarsest existing level of the same keys
+-- whose buckets nest in this one's, or raw samples when there is none.
+CREATE FUNCTION rollup_create_level(width interval, keys text[]) RETURNS void
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    source interval;
-BEGIN
+BEGIN ATOMIC
     INSERT INTO @extschema@.rollup_level (width, group_by, source_width)
-    SELECT rollup_lock_level.width, keys,
+    SELECT rollup_create_level.width, keys,
            (SELECT max(l.width) FROM @extschema@.rollup_level l
-             WHERE l.group_by = keys AND l.width < rollup_lock_level.width
-               AND (extract(epoch FROM rollup_lock_level.width) * 1000000)::numeric
-                   % (extract(epoch FROM l.width) * 1000000)::numeric = 0)
+             WHERE l.group_by = keys AND l.width < rollup_create_level.width
+               AND (extract(epoch FROM rollup_create_level.width) * 1000000)
+                   % (extract(epoch FROM l.width) * 1000000) = 0)
     ON CONFLICT ON CONSTRAINT rollup_level_key DO NOTHING;
-    SELECT l.source_width INTO source FROM @extschema@.rollup_level l
-     WHERE l.width = rollup_lock_level.width AND l.group_by = keys
-       FOR UPDATE;
-    RETURN source;
-END
-$$;
+END;
 
 -- One run of a level read from raw samples: the profiles of the level's
 -- buckets that no row of the level includes yet are aggregated per
@@ -226,6 +215,15 @@ BEGIN
 END
 $$;
 
+-- One run locks its level's row until its transaction ends.  A second run
+-- of the same level meanwhile skips it rather than wait: it returns 0, and
+-- the profiles it would have read are taken by the next run.  So a profile
+-- is never counted twice.  The only wait is between runs that create new
+-- levels, which take turns (a table lock); a creator never waits for
+-- anything else, since only the holder of a level writes its rows: so no
+-- deadlock, however callers group their calls into transactions.  (Under
+-- REPEATABLE READ, a run whose snapshot predates another run's commit fails
+-- to serialize when it writes the rows that run wrote.)
 CREATE FUNCTION rollup(width interval, group_by text[] DEFAULT '{service}', since timestamptz DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -234,8 +232,23 @@ AS $$
 DECLARE
     w interval := @extschema@.rollup_check_width(rollup.width);
     keys text[] := @extschema@.rollup_check_group_by(rollup.group_by);
-    source interval := @extschema@.rollup_lock_level(w, keys);
+    source interval;
 BEGIN
+    SELECT l.source_width INTO source FROM @extschema@.rollup_level l
+     WHERE l.width = w AND l.group_by = keys
+       FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
+                                  WHERE l.width = w AND l.group_by = keys) THEN
+        LOCK TABLE @extschema@.rollup_level IN SHARE ROW EXCLUSIVE MODE;
+        PERFORM @extschema@.rollup_create_level(w, keys);
+        SELECT l.source_width INTO source FROM @extschema@.rollup_level l
+         WHERE l.width = w AND l.group_by = keys
+           FOR UPDATE SKIP LOCKED;
+    END IF;
+    IF NOT FOUND THEN
+        RAISE NOTICE 'rollup level % % is being run by another transaction: skipped', w, keys;
+        RETURN 0;
+    END IF;
     IF source IS NULL THEN
         RETURN @extschema@.rollup_from_samples(w, keys, since);
     END IF;
