@@ -137,3 +137,19 @@ SELECT count(*) AS rows,
                                                    FROM profile p JOIN sample s ON s.profile_id = p.id
                                                   WHERE r.profiles @> p.id), '{}')) AS equal_to_raw
   FROM rollup r WHERE r.bucket >= '2031-01-01';
+
+-- rollup and tree_between run with the caller's rights: a reader may read
+-- the rollups but not write them
+CREATE ROLE regress_reports_reader;
+GRANT USAGE ON SCHEMA calltree TO regress_reports_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO regress_reports_reader;
+SET ROLE regress_reports_reader;
+SELECT pg_temp.collapsed(tree_between('{"service": "checkout"}', '2031-03-03', '2031-03-04', 'samples'));
+SELECT rollup('1 hour', since => '2031-01-01');
+RESET ROLE;
+SELECT count(*) AS definer_functions FROM pg_proc
+ WHERE pronamespace = 'calltree'::regnamespace AND prosecdef
+   AND proname IN ('rollup', 'tree_between', 'grafana_flamegraph', 'group_key', 'rollup_bucket');
+REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_reports_reader;
+REVOKE ALL ON SCHEMA calltree FROM regress_reports_reader;
+DROP ROLE regress_reports_reader;
