@@ -535,6 +535,19 @@ CREATE FUNCTION rollup_add(a calltree, b calltree) RETURNS calltree
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN a IS NULL THEN b WHEN b IS NULL THEN a ELSE a OPERATOR(@extschema@.+) b END;
 
+-- The rows of a level that lie wholly in the uncovered part of [since, until)
+CREATE FUNCTION rollup_rows_within(group_key jsonb, width interval, since timestamptz, until timestamptz,
+                                   weight_unit text, uncovered tstzmultirange)
+RETURNS SETOF rollup
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT r.* FROM @extschema@.rollup r
+     WHERE r.group_key = rollup_rows_within.group_key AND r.width = rollup_rows_within.width
+       AND r.bucket >= since AND r.bucket + r.width <= until
+       AND (rollup_rows_within.weight_unit IS NULL OR r.weight_unit = rollup_rows_within.weight_unit)
+       AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)');
+END;
+
 CREATE FUNCTION tree_between(group_key jsonb, since timestamptz, until timestamptz, weight_unit text DEFAULT NULL)
 RETURNS calltree
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -553,6 +566,7 @@ DECLARE
     part_ids int8multirange;
     part_time tstzmultirange;
     part_units text[];
+    n bigint;
 BEGIN
     IF group_key IS NULL OR jsonb_typeof(group_key) <> 'object' THEN
         RAISE EXCEPTION 'group key % is not a JSON object', coalesce(group_key::text, 'NULL')
@@ -574,15 +588,19 @@ BEGIN
               WHERE r.group_key = tree_between.group_key AND r.bucket >= since AND r.bucket < until
               ORDER BY r.width DESC
     LOOP
-        SELECT @extschema@.calltree_merge(r.tree), range_agg(r.profiles),
-               range_agg(tstzrange(r.bucket, r.bucket + r.width, '[)')), array_agg(DISTINCT r.weight_unit)
-          INTO part, part_ids, part_time, part_units
-          FROM @extschema@.rollup r
-         WHERE r.group_key = tree_between.group_key AND r.width = w
-           AND r.bucket >= since AND r.bucket + r.width <= until
-           AND (tree_between.weight_unit IS NULL OR r.weight_unit = tree_between.weight_unit)
-           AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)');
-        CONTINUE WHEN part_time IS NULL;
+        SELECT count(*), range_agg(r.profiles), range_agg(tstzrange(r.bucket, r.bucket + r.width, '[)')),
+               array_agg(DISTINCT r.weight_unit)
+          INTO n, part_ids, part_time, part_units
+          FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+        CONTINUE WHEN n = 0;
+        -- one row (a week read from a weekly row) is its own tree: no merge
+        IF n = 1 THEN
+            SELECT r.tree INTO part
+              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+        ELSE
+            SELECT @extschema@.calltree_merge(r.tree) INTO part
+              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+        END IF;
         result := @extschema@.rollup_add(result, part);
         covered := covered + part_ids;
         uncovered := uncovered - part_time;

@@ -6,6 +6,8 @@ SET search_path = calltree, public;
 SET timezone = 'UTC';
 SET datestyle = 'ISO';
 SET intervalstyle = 'postgres';
+-- errors show their message and hint, not the PL/pgSQL lines they come from
+\set SHOW_CONTEXT never
 
 -- Monday 2031-03-03, service checkout unless said otherwise:
 --   09:15  main;a 3, main;b 1        10:10  main;a 2
