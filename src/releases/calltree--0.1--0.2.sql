@@ -566,6 +566,8 @@ DECLARE
     part_ids int8multirange;
     part_time tstzmultirange;
     part_units text[];
+    part_samples bigint;
+    sample_count bigint := 0;  -- sample rows read, from rollup rows or raw
     n bigint;
 BEGIN
     IF group_key IS NULL OR jsonb_typeof(group_key) <> 'object' THEN
@@ -588,9 +590,9 @@ BEGIN
               WHERE r.group_key = tree_between.group_key AND r.bucket >= since AND r.bucket < until
               ORDER BY r.width DESC
     LOOP
-        SELECT count(*), range_agg(r.profiles), range_agg(tstzrange(r.bucket, r.bucket + r.width, '[)')),
+        SELECT count(*), sum(r.samples), range_agg(r.profiles), range_agg(tstzrange(r.bucket, r.bucket + r.width, '[)')),
                array_agg(DISTINCT r.weight_unit)
-          INTO n, part_ids, part_time, part_units
+          INTO n, part_samples, part_ids, part_time, part_units
           FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
         CONTINUE WHEN n = 0;
         -- one row (a week read from a weekly row) is its own tree: no merge
@@ -602,20 +604,22 @@ BEGIN
               FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
         END IF;
         result := @extschema@.rollup_add(result, part);
+        sample_count := sample_count + part_samples;
         covered := covered + part_ids;
         uncovered := uncovered - part_time;
         units := units || part_units;
     END LOOP;
 
     -- Raw samples for the rest: the edges, and profiles no chosen row includes.
-    SELECT @extschema@.stack_agg(s.stack_id, s.weight), array_agg(DISTINCT p.weight_unit)
-      INTO part, part_units
+    SELECT @extschema@.stack_agg(s.stack_id, s.weight), count(*), array_agg(DISTINCT p.weight_unit)
+      INTO part, part_samples, part_units
       FROM @extschema@.profile p JOIN @extschema@.sample s ON s.profile_id = p.id
      WHERE p.started_at >= since AND p.started_at < until
        AND @extschema@.group_key(p.meta, keys) = tree_between.group_key
        AND (tree_between.weight_unit IS NULL OR p.weight_unit = tree_between.weight_unit)
        AND NOT covered @> p.id;
     result := @extschema@.rollup_add(result, part);
+    sample_count := sample_count + part_samples;
     units := units || part_units;
 
     IF (SELECT count(DISTINCT u) FROM unnest(units) AS u) > 1 THEN
@@ -625,7 +629,7 @@ BEGIN
                   HINT = 'Pass weight_unit to choose one.';
     END IF;
     -- rows of profiles without samples hold the empty tree; stack_agg of no sample is NULL
-    IF result OPERATOR(@extschema@.=) '{}'::@extschema@.calltree THEN
+    IF sample_count = 0 THEN
         RETURN NULL;
     END IF;
     RETURN result;
