@@ -5,8 +5,9 @@
 # made by bench/generate.sql when missing) is spread over one week: 168
 # profiles of the service "bench-week", one per hour, each with the samples
 # of every 168th timestamp of 'bench' (so every hour has the same mix of
-# stacks).  Then rollup('1 hour') and rollup('1 day'), and the timings of
-# tree_between for the week, against stack_agg over the same raw samples.
+# stacks).  Then rollup('1 hour'), rollup('1 day') and rollup('7 days'),
+# and the timings of tree_between for the week at each level, against
+# stack_agg over the same raw samples.
 #
 # Connects with the usual libpq variables, as bench/run.sh.  Environment:
 #   BENCH_RUNS=N        runs per query, best one counts (default 3)
@@ -74,7 +75,7 @@ psql_ -v runs="$RUNS" <<-'SQL' | tee "$OUT_DIR/rollups-report.txt"
 	$$;
 	CREATE TEMP TABLE report (what text, ms numeric);
 
-	\echo 'rollups: rolling up (hours from samples, then days from hours)'
+	\echo 'rollups: rolling up (hours from samples, then days from hours, then a week from days) and timing'
 	DELETE FROM calltree.rollup WHERE group_key = '{"service": "bench-week"}';
 	INSERT INTO report SELECT 'rollup(''1 hour''), 10,000,000 samples', pg_temp.ms($$SELECT calltree.rollup('1 hour', since => '2031-03-03')$$);
 
@@ -87,6 +88,11 @@ psql_ -v runs="$RUNS" <<-'SQL' | tee "$OUT_DIR/rollups-report.txt"
 	-- edges that cut an hour: 6 days, 22 hours from the rollups, the last hour's profile from raw samples
 	INSERT INTO report SELECT 'tree_between, week cut at :30 (1 hour of raw samples)',
 	    pg_temp.best($$SELECT calltree.total(calltree.tree_between('{"service": "bench-week"}', '2031-03-03 00:30', '2031-03-09 23:30'))$$, :runs);
+	INSERT INTO report SELECT 'rollup(''7 days'') from the days', pg_temp.ms($$SELECT calltree.rollup('7 days', since => '2031-03-03')$$);
+	INSERT INTO report SELECT 'tree_between, week, 1 weekly row',
+	    pg_temp.best($$SELECT calltree.total(calltree.tree_between('{"service": "bench-week"}', '2031-03-03', '2031-03-10'))$$, :runs);
+	INSERT INTO report SELECT 'the floor: reading the weekly row''s tree',
+	    pg_temp.best($$SELECT calltree.total(tree) FROM calltree.rollup WHERE width = '7 days' AND group_key = '{"service": "bench-week"}'$$, :runs);
 	INSERT INTO report SELECT 'stack_agg over the week''s raw samples',
 	    pg_temp.best($$SELECT calltree.total(calltree.stack_agg(s.stack_id, s.weight))
 	                     FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
