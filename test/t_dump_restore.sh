@@ -14,7 +14,7 @@ dst=calltree_dump_dst
 # q DB SQL: one query, unaligned, tuples only.
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-tables=(profile func frame stack sample labels)
+tables=(profile func frame stack sample labels rollup_level rollup)
 
 # Per table: row count and a digest of all rows, one line each.
 snapshot() {
@@ -43,6 +43,10 @@ SELECT p.id, v.thread, v.ts, calltree.intern_stack(v.path), v.weight
                ('dump-b', 'main',  30, ARRAY['main'],                   1))
        AS v (profile, thread, ts, path, weight)
   JOIN calltree.profile p ON p.name = v.profile;
+
+-- rollups: hourly rows from the samples, daily rows from the hourly ones
+UPDATE calltree.profile SET started_at = '2030-06-01 10:20+00';
+SELECT calltree.rollup('1 hour'), calltree.rollup('1 day');
 SQL
 
 tree_sql="SELECT calltree.stack_agg(stack_id, weight)::text FROM calltree.sample"
@@ -52,6 +56,7 @@ tree_before=$(q "$src" "$tree_sql")
 snap_before=$(snapshot "$src")
 read -r max_func max_frame max_stack max_profile <<<"$(q "$src" "$max_sql")"
 [ -n "$tree_before" ] || fail "stack_agg gave an empty tree before the dump"
+[ "$(q "$src" 'SELECT count(*) FROM calltree.rollup')" -gt 0 ] || fail "rollup wrote no rows before the dump"
 
 "$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump failed: $(cat "$work/pg_dump.err")"

@@ -61,8 +61,9 @@ SQL
 # The extension's objects as the catalog describes them.
 catalog() {
 	run_sql "$1" <<'SQL'
-SELECT 'version ' || extversion || ' ' || coalesce(array_to_string(extconfig::regclass[], ','), '')
-       || ' ' || coalesce(array_to_string(extcondition, ','), '')
+-- the tables marked for dump, in name order: the order they were marked in means nothing
+SELECT 'version ' || extversion || ' ' || coalesce((SELECT string_agg(c::regclass || ' ' || w, ',' ORDER BY c::regclass::text)
+                                                     FROM unnest(extconfig, extcondition) AS u(c, w)), '')
   FROM pg_extension WHERE extname = 'calltree';
 SELECT 'member ' || pg_describe_object(classid, objid, objsubid)
   FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid AND d.refclassid = 'pg_extension'::regclass

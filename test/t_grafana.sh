@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# examples/grafana/calltree-dashboard.json: the file is valid JSON, and every
+# query in it (panels and variables) runs against a database with profiles
+# and rollups, once Grafana's macros and the dashboard's variables are
+# expanded as Grafana's PostgreSQL data source expands them:
+#   $__timeFilter(col)  ->  col BETWEEN '<from>' AND '<to>'
+#   $__timeFrom(), $__timeTo()  ->  '<from>', '<to>'  (RFC 3339, UTC)
+#   $service, $unit, $function  ->  the variable's value, as typed
+# Each query must return rows; the flame graph's rows are checked.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+
+dashboard=$repo/examples/grafana/calltree-dashboard.json
+db=calltree_grafana
+t_createdb "$db"
+q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+q -c 'CREATE EXTENSION calltree'
+
+# Two days of checkout profiles, one every 20 minutes, rolled up by the hour.
+q >/dev/null <<'SQL'
+SELECT calltree.import_collapsed(
+         CASE WHEN i % 3 = 0 THEN E'main;handle;parse 3\nmain;handle 1\n' ELSE E'main;handle;render 2\nmain;gc 1\n' END,
+         'grafana-' || i, '{"service": "checkout"}')
+  FROM generate_series(0, 143) AS i;
+UPDATE calltree.profile SET started_at = '2031-03-03 00:05+00'::timestamptz + substr(name, 9)::int * interval '20 minutes';
+SELECT calltree.rollup('1 hour');
+SQL
+
+# The queries, expanded, one per line as JSON strings ("where<TAB>sql").
+from='2031-03-03T09:30:00Z' to='2031-03-04T17:45:00Z'
+python3 - "$dashboard" "$from" "$to" >"$work/queries" <<'PY'
+import json, re, sys
+path, start, end = sys.argv[1:4]
+dash = json.load(open(path))          # fails on invalid JSON
+values = {"service": "checkout", "unit": "samples", "function": "parse"}
+def expand(sql):
+    sql = re.sub(r"\$__timeFilter\(([^)]*)\)", lambda m: f"{m.group(1)} BETWEEN '{start}' AND '{end}'", sql)
+    sql = sql.replace("$__timeFrom()", f"'{start}'").replace("$__timeTo()", f"'{end}'")
+    sql = re.sub(r"\$(\w+)", lambda m: values[m.group(1)], sql)
+    assert "$" not in sql, sql
+    return sql
+found = []
+for v in dash["templating"]["list"]:
+    query = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+    found.append(("variable " + v["name"], query))
+for p in dash["panels"]:
+    for t in p["targets"]:
+        found.append((f"panel {p['id']} ({p['type']})", t["rawSql"]))
+assert len(found) >= 6, found
+for where, sql in found:
+    print(where + "\t" + json.dumps(expand(sql)))
+PY
+
+n=0
+while IFS=$'\t' read -r where sql; do
+	sql=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1]))' "$sql")
+	rows=$(q -c "SELECT count(*) FROM ($sql) AS query") || fail "$where: the query fails"
+	[ "$rows" -gt 0 ] || fail "$where: no rows"
+	n=$((n + 1))
+	if [[ "$where" == *flamegraph* ]]; then
+		# The flame graph of the range equals the tree of the raw samples.
+		got=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ') FROM ($sql) AS query")
+		want=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ')
+		               FROM calltree.grafana_flamegraph((SELECT calltree.stack_agg(s.stack_id, s.weight)
+		                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
+		                     WHERE p.started_at >= '$from' AND p.started_at < '$to'))")
+		[ "$got" = "$want" ] || fail "$where: the flame graph is $got, the raw samples give $want"
+	fi
+done <"$work/queries"
+echo "t_grafana: ok ($n queries of the dashboard run, the flame graph equals the raw samples' tree)"
