@@ -13,6 +13,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
 db=calltree_cancel
+# the binary copy the server writes and reads back, one per run
+bin=/tmp/calltree_cancel.$$.bin
 nodes=4000000
 SLACK_MS=2000	# a cancel later than this after the fetch came at the operation's end
 
@@ -20,16 +22,16 @@ t_createdb "$db"
 psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 # A wide tree: 1,000 roots, each with 4,000 leaves of funcs of their own.
-psql_db -v nodes="$nodes" <<-'SQL'
+psql_db -v nodes="$nodes" -v bin="$bin" <<-'SQL'
 	CREATE EXTENSION calltree;
 	SET work_mem = '256MB';
 	CREATE TABLE big AS
 	SELECT calltree.calltree_agg(ARRAY[i % 1000, 1000 + i]) AS tree
 	  FROM generate_series(1, :nodes) AS i;
-	COPY big TO '/tmp/calltree_cancel.bin' (FORMAT binary);
+	COPY big TO :'bin' (FORMAT binary);
 	CREATE TABLE big_copy (tree calltree.calltree);
 SQL
-t_at_exit "rm -f /tmp/calltree_cancel.bin"
+t_at_exit "rm -f $bin"
 
 # the statements, one a line
 cases=$(
@@ -43,6 +45,7 @@ cases=$(
 		SELECT length(calltree.to_collapsed(tree)) FROM big
 	CASES
 )
+cases=${cases//\/tmp\/calltree_cancel.bin/$bin}
 
 # elapsed STATEMENT: milliseconds for psql to run it (errors ignored)
 elapsed() {

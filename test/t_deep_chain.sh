@@ -18,6 +18,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
 db=calltree_deep_chain
+# the binary copy the server writes and reads back, one per run
+bin=/tmp/calltree_deep_chain.$$.bin
 depth=1000000
 MEMORY_BUDGET_KB=400000		# the chain is 16 MB stored; a builder of it about 60 MB
 TEMP_BUDGET=64MB
@@ -27,7 +29,7 @@ t_createdb "$db"
 psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 # The chain as text: func i at depth i - 1, running depth - i + 1, self 1.
-psql_db -v depth="$depth" <<-'SQL'
+psql_db -v depth="$depth" -v bin="$bin" <<-'SQL'
 	CREATE EXTENSION calltree;
 	CREATE TABLE deep (tree calltree.calltree, path int4[]);
 	INSERT INTO deep
@@ -43,10 +45,10 @@ psql_db -v depth="$depth" <<-'SQL'
 	        UNION ALL
 	        SELECT i, false, 3 * :depth - i FROM generate_series(1, :depth) AS i) AS events;
 	-- a binary copy, read back by COPY FROM below (calltree_recv)
-	COPY (SELECT tree FROM deep) TO '/tmp/calltree_deep_chain.bin' (FORMAT binary);
+	COPY (SELECT tree FROM deep) TO :'bin' (FORMAT binary);
 	CREATE TABLE deep_copy (tree calltree.calltree);
 SQL
-t_at_exit "rm -f /tmp/calltree_deep_chain.bin"
+t_at_exit "rm -f $bin"
 
 [ "$(psql_db -c "SELECT calltree.total(tree) FROM deep")" = "$depth" ] ||
 	fail "the chain was not built"
@@ -88,6 +90,7 @@ cases=$(
 		ok	-	SELECT cardinality(calltree.merge_call_node(path, '{1,2}')) FROM deep; SELECT cardinality(calltree.merge_function(path, 3)) FROM deep; SELECT cardinality(calltree.merge_functions(path, '{3,4}')) FROM deep; SELECT cardinality(calltree.merge_subtree(path, '{1,2,3}')) FROM deep; SELECT cardinality(calltree.collapse_function_subtree(path, 500000)) FROM deep; SELECT cardinality(calltree.hide_call_node(path, '{1,2}')) FROM deep; SELECT cardinality(calltree.drop_function(path, 5)) FROM deep; SELECT cardinality(calltree.focus_subtree(path, '{1,2}')) FROM deep; SELECT cardinality(calltree.focus_function(path, 3)) FROM deep; SELECT cardinality(calltree.collapse_direct_recursion(path, 3)) FROM deep; SELECT cardinality(calltree.collapse_recursion(path, 3)) FROM deep; SELECT cardinality(calltree.remap_functions(path, '{1,2}', '{7,7}')) FROM deep; SELECT cardinality(calltree.invert(path)) FROM deep; SELECT cardinality(path OPERATOR(calltree.%>) '{1,2}'::int4[]) FROM deep; SELECT cardinality(path OPERATOR(calltree.%!) '{5}'::int4[]) FROM deep; SELECT cardinality(path OPERATOR(calltree.%-) '{1,2}'::int4[]) FROM deep
 	CASES
 )
+cases=${cases//\/tmp\/calltree_deep_chain.bin/$bin}
 
 failures=()
 ran=0
