@@ -42,6 +42,7 @@ static struct
 	SPIPlanPtr	insert_stacks;
 } kept_plans;
 
+/* No pending rows yet, each `row_size` bytes, with room for a thousand in `cxt` */
 void
 writer_pending_init(PendingRows *pending, MemoryContext cxt, Size row_size)
 {

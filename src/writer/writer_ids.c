@@ -24,6 +24,7 @@
 /* children read at once per known stack; more, and each is probed */
 #define MAX_CHILDREN_READ 64
 
+/* Caches a key's id, the key copied into `cxt` */
 void
 writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id)
 {
@@ -38,7 +39,11 @@ writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id
 	entry->id = id;
 }
 
-/* key encoding: each field is a presence byte followed by its bytes */
+/*
+ * The keys of the caches, encoded into bytes: each field is a presence
+ * byte followed by its bytes.  A frame's key names its func by id, real or
+ * provisional; the backend's cache knows only real ones.
+ */
 static void
 key_add_string(StringInfo key, const char *s)
 {
@@ -66,7 +71,7 @@ writer_func_key(StringInfo key, const char *name, const char *file, const char *
 
 void
 writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
-		  OptionalInt col, const char *implementation)
+				 OptionalInt col, const char *implementation)
 {
 	resetStringInfo(key);
 	key_add_int(key, SOME_INT(func));

@@ -62,7 +62,7 @@ about_to_double(double used, double limit)
 /*
  * What the writer's caches of stacks and its pending stacks take, as
  * calltree.import_work_mem counts it, with `more_stacks` entries added to
- * the stack cache (as load_stacks adds them, growing it once).  An array
+ * the stack cache (as writer_load_stacks adds them, growing it once).  An array
  * about to double counts thrice its size: while it grows, the doubled
  * array and the old one are both there.  The func and frame caches are
  * left out: they grow with the distinct funcs and frames, not the stacks,
@@ -222,16 +222,13 @@ free_cache_arrays(ProfileWriter *writer)
 }
 
 /*
- * Empties the caches of stacks and of the importer's keys, and forgets the
- * pending rows, all written (their provisional ids are not handed out
- * again).  The funcs and frames stay cached, under their real ids.  The probes then look in a new
- * snapshot, which sees the rows this writer inserted.
+ * Writes the pending rows and forgets them (their provisional ids are not
+ * handed out again); the funcs and frames stay cached, under their real
+ * ids.
  */
-void
-writer_release_caches(ProfileWriter *writer)
+static void
+forget_pending_rows(ProfileWriter *writer)
 {
-	double		before = cache_bytes(writer, 0);
-
 	writer_write_all_pending(writer);
 	writer_remember_written(writer);
 	realize_cached_ids(writer->funcs, &writer->pending_funcs);
@@ -239,6 +236,19 @@ writer_release_caches(ProfileWriter *writer)
 	writer_pending_reset(&writer->pending_funcs);
 	writer_pending_reset(&writer->pending_frames);
 	writer_pending_reset(&writer->pending_stacks);
+}
+
+/*
+ * Empties the caches of stacks and of the importer's keys, after
+ * forget_pending_rows.  The probes then look in a new snapshot, which sees
+ * the rows this writer inserted.
+ */
+void
+writer_release_caches(ProfileWriter *writer)
+{
+	double		before = cache_bytes(writer, 0);
+
+	forget_pending_rows(writer);
 
 	/*
 	 * Emptied, not freed: the arrays grew within the limit, and freeing and

@@ -98,6 +98,25 @@ writer_prepare_samples(ProfileWriter *writer)
 				6, sample_types);
 }
 
+/*
+ * Holds a label set until the transaction ends, as a sample's reference
+ * check would: the writer's samples skip that check.
+ */
+static void
+lock_label_set(ProfileWriter *writer, int64 id)
+{
+	Datum		id_value = Int64GetDatum(id);
+	char		null = ' ';
+
+	if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("label set " INT64_FORMAT " was deleted while the import used it", id),
+				 errhint("Import the profile again.")));
+	MemoryContextSwitchTo(writer->cxt);
+}
+
 int64
 profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 {
@@ -110,26 +129,16 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	resetStringInfo(key);
 	appendBinaryStringInfo(key, (const char *) labels, VARSIZE(labels));
 	id = cached_id(writer->labels, key, &found);
-	if (!found)
+	if (found)
+		return id;
+	if (!intern_cache_get(INTERN_LABELS, key->data, key->len, &id))
 	{
-		Datum		id_value;
-
-		if (!intern_cache_get(INTERN_LABELS, key->data, key->len, &id))
-		{
-			id = writer_execute_for_id(writer->intern_labels_plan, &value, &null);
-			intern_cache_put(INTERN_LABELS, key->data, key->len, id);
-		}
-		/* cached or not: the samples' label set is held until the end */
-		id_value = Int64GetDatum(id);
-		if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
-			SPI_processed != 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("label set " INT64_FORMAT " was deleted while the import used it", id),
-					 errhint("Import the profile again.")));
-		MemoryContextSwitchTo(writer->cxt);
-		writer_cache_id(writer->cxt, writer->labels, key, id);
+		id = writer_execute_for_id(writer->intern_labels_plan, &value, &null);
+		intern_cache_put(INTERN_LABELS, key->data, key->len, id);
 	}
+	/* cached or not: the samples' label set is held until the end */
+	lock_label_set(writer, id);
+	writer_cache_id(writer->cxt, writer->labels, key, id);
 	return id;
 }
 
@@ -195,6 +204,10 @@ insert_samples(ProfileWriter *writer)
 		pfree(DatumGetPointer(values[i]));
 }
 
+/*
+ * Writes the batch of samples, after every pending row (their stacks among
+ * them), by COPY or by INSERT.
+ */
 void
 writer_flush_samples(ProfileWriter *writer)
 {
@@ -307,6 +320,23 @@ flush_events(ProfileWriter *writer)
 	batch->count = 0;
 }
 
+/* The batch of events, made by the first event, with its statement */
+static EventBatch *
+new_event_batch(ProfileWriter *writer)
+{
+	Oid			types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID};
+	EventBatch *batch = MemoryContextAllocZero(writer->cxt, sizeof(EventBatch));
+
+	batch->plan = writer_prepare("INSERT INTO calltree.event (profile_id, thread, ts, func_id, enter, seq) "
+								 "SELECT $1, u.thread, u.ts, u.func, u.enter, u.seq "
+								 "FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+								 "pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, func, enter, seq)",
+								 6, types);
+	MemoryContextSwitchTo(writer->cxt);
+	return batch;
+}
+
 void
 profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 func,
 					 bool enter, int64 seq)
@@ -315,18 +345,7 @@ profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 
 	int			i;
 
 	if (batch == NULL)
-	{
-		Oid			types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
-		BOOLARRAYOID, INT8ARRAYOID};
-
-		batch = writer->events = MemoryContextAllocZero(writer->cxt, sizeof(EventBatch));
-		batch->plan = writer_prepare("INSERT INTO calltree.event (profile_id, thread, ts, func_id, enter, seq) "
-							  "SELECT $1, u.thread, u.ts, u.func, u.enter, u.seq "
-							  "FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-							  "pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, func, enter, seq)",
-							  6, types);
-		MemoryContextSwitchTo(writer->cxt);
-	}
+		batch = writer->events = new_event_batch(writer);
 	i = batch->count;
 	batch->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
 	batch->thread_nulls[i] = thread == NULL;
