@@ -404,6 +404,28 @@ probe_skipped(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 }
 
 /*
+ * The rows an INSERT of write_set returned, matched to the pending rows by
+ * key (`by_key`: a pending row's encoded key -> its index), which take
+ * their ids.  `key` is room to encode in.
+ */
+static void
+match_returned(const RowKind *kind, PendingRows *pending, idcache_hash *by_key, StringInfo key)
+{
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		found;
+		int64		index;
+
+		kind->returned_key(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, key);
+		index = cached_id(by_key, key, &found);
+		if (!found)
+			elog(ERROR, "writing %s returned a row that was not asked for", kind->what);
+		pending->written[index] = column_int(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1).value;
+		pending->inserted[index] = true;
+	}
+}
+
+/*
  * Writes a set of pending rows whose references are all written: one
  * INSERT ... ON CONFLICT DO NOTHING for the set, matching the returned rows
  * to the pending ones by key.
@@ -435,18 +457,7 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 		if (integrity_execute_vouched(plan, args) != SPI_OK_INSERT_RETURNING)
 			elog(ERROR, "writing %s failed", kind->what);
 		MemoryContextSwitchTo(cxt);
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			bool		found;
-			int64		index;
-
-			kind->returned_key(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, &key);
-			index = cached_id(by_key, &key, &found);
-			if (!found)
-				elog(ERROR, "writing %s returned a row that was not asked for", kind->what);
-			pending->written[index] = column_int(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1).value;
-			pending->inserted[index] = true;
-		}
+		match_returned(kind, pending, by_key, &key);
 		written = (int64) SPI_processed;
 		/* before note_interned, whose ANALYZE replaces SPI_tuptable */
 		SPI_freetuptable(SPI_tuptable);
