@@ -13,7 +13,10 @@
    the objects are built, from the symbols each object takes from another
    (nm), which also catches a function declared by hand with `extern`.
 3. No circles between files: no two objects that, through the symbols they
-   take from each other, need each other (module.o aside, as above).
+   take from each other, need each other (module.o aside, as above).  A
+   module split by phase around a private header <folder>/<name>_internal.h
+   (the writer) counts as one: its files <name>.c and <name>_*.c work on
+   one struct and call each other by design.
 
 Prints one line per breach and exits 1 if there is any.
 """
@@ -105,16 +108,32 @@ def check_objects(src, breaches):
             if not may_use(user, used):
                 breaches.append(f"src/{obj} takes {name} from src/{other}: "
                                 f"{user} may not use {used}")
-    for circle in circles(edges):
+    for circle in circles(src, edges):
         breaches.append("circle among: " + ", ".join(f"src/{o}" for o in circle))
     return True
 
 
-def circles(edges):
+def phase_module(src, obj):
+    """The module split by phase that obj belongs to, or obj itself."""
+    folder, name = os.path.split(obj[:-2])
+    for header in os.listdir(os.path.join(src, folder)) if folder else []:
+        if header.endswith("_internal.h"):
+            module = header[:-len("_internal.h")]
+            if name == module or name.startswith(module + "_"):
+                return os.path.join(folder, module + ".*")
+    return obj
+
+
+def circles(src, edges):
     """The strongly connected components of more than one object (Tarjan),
     module.o left out: it is the root that starts everything."""
-    graph = {o: {t for t in ts if folder_of(t) != "module"}
-             for o, ts in edges.items() if folder_of(o) != "module"}
+    graph = {}
+    for o, ts in edges.items():
+        if folder_of(o) == "module":
+            continue
+        node = graph.setdefault(phase_module(src, o), set())
+        node.update(phase_module(src, t) for t in ts
+                    if folder_of(t) != "module" and phase_module(src, t) != phase_module(src, o))
     index, low, stack, on_stack, found = {}, {}, [], set(), []
     counter = [0]
 

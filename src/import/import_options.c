@@ -2,11 +2,13 @@
  * import_options.c
  *	  The importers' options, read from the arguments of their SQL
  *	  functions: the one place where each option is decoded, whichever
- *	  function takes it and at whichever position.
+ *	  function takes it and at whichever position; and the new profile's
+ *	  name and meta, which every importer's SQL function takes.
  */
 #include "postgres.h"
 
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 
 #include "import/importer.h"
 
@@ -33,4 +35,16 @@ import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args, Import
 	options->event = text_arg(fcinfo, args->event);
 	options->sample_type = text_arg(fcinfo, args->sample_type);
 	options->source = text_arg(fcinfo, args->source);
+}
+
+void
+profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
+					   const char *format, ProfileInfo *info)
+{
+	memset(info, 0, sizeof(ProfileInfo));
+	info->format = format;
+	if (has_arg(fcinfo, name_arg))
+		info->name = text_to_cstring(PG_GETARG_TEXT_PP(name_arg));
+	if (has_arg(fcinfo, meta_arg))
+		info->meta = PG_GETARG_JSONB_P(meta_arg);
 }

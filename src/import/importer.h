@@ -99,6 +99,9 @@ typedef struct ImportArgs
 
 extern void import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args,
 									 ImportOptions *options);
+/* the new profile's name and meta from the arguments at these positions (-1: none) */
+extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
+								   const char *format, ProfileInfo *info);
 
 /*
  * line_import.c: a line importer over text.  line_import_begin begins the

@@ -1,6 +1,10 @@
 /*
  * integrity.h
- *	  What the ProfileWriter tells the reference checks of integrity.c.
+ *	  What the import writer tells the reference checks of integrity.c:
+ *	  that it holds the stacks against deletes, and that it vouches for the
+ *	  references of the rows it writes itself, whose checks are skipped.
+ *
+ * The checks are triggers, called by SQL; these are the C calls only.
  */
 #ifndef CALLTREE_INTEGRITY_H
 #define CALLTREE_INTEGRITY_H

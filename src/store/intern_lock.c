@@ -27,12 +27,14 @@
  * A writer that waited for the lock then meets rows that the previous
  * holder committed meanwhile, after its statements' snapshots: INSERT ...
  * ON CONFLICT DO NOTHING skips them and the writer looks them up again in
- * a new snapshot (import.c's write_set, the intern_* functions' loops).
+ * a new snapshot (write_set in writer/writer_flush.c, the intern_*
+ * functions' loops).
  * Imports that find every row known never take the lock and run side by
  * side.
  *
  * Who takes it: the import's writer, before it writes its first pending
- * row and before it names a new address frame (import.c); symbolicate(),
+ * row and before it names a new address frame (writer_hold_intern_lock
+ * in writer/writer.c); symbolicate(),
  * first thing, since it renames and inserts funcs and moves frames: an
  * address frame is either made before it runs, and moved by it, or named
  * from the symbols it stored; intern_address() through intern_lock(), for

@@ -16,7 +16,7 @@
 
 #include "utils/snapshot.h"
 
-#include "writer/writer.h"
+#include "store/optional_int.h"
 
 typedef struct InternProbe InternProbe;
 

@@ -1,20 +1,24 @@
 /*
- * import.h
- *	  Writing an imported profile into the calltree tables.
+ * writer.h
+ *	  Writing an imported profile into the calltree tables: the face of the
+ *	  writer that every importer uses.
  *
  * Every importer parses its format and hands what it finds to a
  * ProfileWriter: funcs, frames and stacks (interned, with a cache so each
  * distinct key costs one lookup in the tables), and samples (buffered and
  * inserted in batches).  Everything happens in the caller's transaction, so
- * an import that fails anywhere leaves nothing behind.
+ * an import that fails anywhere leaves nothing behind.  The writer's
+ * insides are in writer_internal.h, for its own files only.
  */
-#ifndef CALLTREE_IMPORT_H
-#define CALLTREE_IMPORT_H
+#ifndef CALLTREE_WRITER_H
+#define CALLTREE_WRITER_H
 
 #include "postgres.h"
 
 #include "datatype/timestamp.h"
 #include "utils/jsonb.h"
+
+#include "store/optional_int.h"
 
 typedef struct ProfileWriter ProfileWriter;
 
@@ -26,16 +30,6 @@ typedef struct ProfileInfo
 	const char *weight_unit;
 	Jsonb	   *meta;
 } ProfileInfo;
-
-/* An optional integer field of a frame */
-typedef struct OptionalInt
-{
-	bool		present;
-	int64		value;
-} OptionalInt;
-
-#define NO_INT ((OptionalInt) {false, 0})
-#define SOME_INT(v) ((OptionalInt) {true, (v)})
 
 extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);
 extern int64 profile_writer_id(const ProfileWriter *writer);
@@ -78,17 +72,4 @@ extern void profile_writer_event(ProfileWriter *writer, const char *thread, int6
 								 int32 func, bool enter, int64 seq);
 extern int64 profile_writer_finish_events(ProfileWriter *writer);
 
-/* the importers' SQL entry points, which import_profile calls */
-extern Datum calltree_import_collapsed(PG_FUNCTION_ARGS);
-extern Datum calltree_import_cpuprofile(PG_FUNCTION_ARGS);
-extern Datum calltree_import_speedscope(PG_FUNCTION_ARGS);
-extern Datum calltree_import_pprof(PG_FUNCTION_ARGS);
-extern Datum calltree_import_perf_script(PG_FUNCTION_ARGS);
-extern Datum calltree_import_firefox(PG_FUNCTION_ARGS);
-extern Datum calltree_import_trace_events(PG_FUNCTION_ARGS);
-
-/* fmgr helper: the ProfileInfo from an importer's (data, name, meta) arguments */
-extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
-								   const char *format, ProfileInfo *info);
-
-#endif							/* CALLTREE_IMPORT_H */
+#endif							/* CALLTREE_WRITER_H */

@@ -1,0 +1,395 @@
+/*
+ * writer_ids.c
+ *	  The ids the writer hands the importer: of funcs, frames, address
+ *	  frames and stacks, and of the stacks it walks a frame at a time.
+ *
+ * Each key is looked up once: in the writer's own caches first, then in
+ * the backend's cache of earlier imports (intern_cache.c), then by probing
+ * the tables' unique indexes (intern_probe.c).  A stack's siblings are
+ * read together (read_children), and an import that needs a good share of
+ * the stack table reads it whole instead (writer_memory.c).  A key no
+ * visible row holds becomes a pending row with a provisional id
+ * (writer_flush.c), which the importer uses like any other.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "module.h"
+#include "store/intern_cache.h"
+#include "writer/writer_internal.h"
+
+/* children read at once per known stack; more, and each is probed */
+#define MAX_CHILDREN_READ 64
+
+/* Caches a key's id, the key copied into `cxt` */
+void
+writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id)
+{
+	BytesKey	stored;
+	CachedId   *entry;
+	bool		found;
+
+	stored.data = MemoryContextAlloc(cxt, key->len);
+	memcpy((char *) stored.data, key->data, key->len);
+	stored.len = key->len;
+	entry = idcache_insert(cache, stored, &found);
+	entry->id = id;
+}
+
+/*
+ * The keys of the caches, encoded into bytes: each field is a presence
+ * byte followed by its bytes.  A frame's key names its func by id, real or
+ * provisional; the backend's cache knows only real ones.
+ */
+static void
+key_add_string(StringInfo key, const char *s)
+{
+	appendStringInfoChar(key, s ? 1 : 0);
+	if (s)
+		appendBinaryStringInfo(key, s, strlen(s) + 1);
+}
+
+static void
+key_add_int(StringInfo key, OptionalInt value)
+{
+	appendStringInfoChar(key, value.present ? 1 : 0);
+	if (value.present)
+		appendBinaryStringInfo(key, (const char *) &value.value, sizeof(int64));
+}
+
+void
+writer_func_key(StringInfo key, const char *name, const char *file, const char *resource)
+{
+	resetStringInfo(key);
+	key_add_string(key, name);
+	key_add_string(key, file);
+	key_add_string(key, resource);
+}
+
+void
+writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
+				 OptionalInt col, const char *implementation)
+{
+	resetStringInfo(key);
+	key_add_int(key, SOME_INT(func));
+	key_add_int(key, address);
+	key_add_int(key, line);
+	key_add_int(key, col);
+	key_add_string(key, implementation);
+}
+
+void
+writer_stack_key(StringInfo key, int64 prefix, int64 frame)
+{
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) &prefix, sizeof(int64));
+	appendBinaryStringInfo(key, (const char *) &frame, sizeof(int64));
+}
+
+static char *
+strdup_or_null(MemoryContext cxt, const char *s)
+{
+	return s ? MemoryContextStrdup(cxt, s) : NULL;
+}
+
+int32
+profile_writer_func(ProfileWriter *writer, const char *name, const char *file, const char *resource)
+{
+	StringInfo	key = &writer->key;
+	bool		found;
+	int64		id;
+
+	resetStringInfo(key);
+	writer_func_key(key, name, file, resource);
+	id = cached_id(writer->funcs, key, &found);
+	if (found || intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+		return (int32) id;
+	id = intern_probe_func(writer->probe, name, file, resource);
+	if (id != 0)
+		intern_cache_put(INTERN_FUNC, key->data, key->len, id);
+	else
+	{
+		PendingFunc row;
+
+		row.name = MemoryContextStrdup(writer->cxt, name);
+		row.file = strdup_or_null(writer->cxt, file);
+		row.resource = strdup_or_null(writer->cxt, resource);
+		id = writer_pending_add(&writer->pending_funcs, &row);
+	}
+	writer_cache_id(writer->cxt, writer->funcs, key, id);
+	return (int32) id;
+}
+
+int64
+profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
+					 OptionalInt line, OptionalInt col, const char *implementation)
+{
+	StringInfo	key = &writer->key;
+	bool		found;
+	int64		id;
+	int64		real_func;
+
+	resetStringInfo(key);
+	writer_frame_key(key, func, address, line, col, implementation);
+	id = cached_id(writer->frames, key, &found);
+	/* the backend's cache knows frames by their real func id */
+	if (found || (func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
+		return id;
+	real_func = real_id(&writer->pending_funcs, func);
+	id = real_func > 0
+		? intern_probe_frame(writer->probe, (int32) real_func, address, line, col, implementation)
+		: 0;
+	if (id != 0 && func > 0)
+		intern_cache_put(INTERN_FRAME, key->data, key->len, id);
+	if (id == 0)
+	{
+		PendingFrame row = {func, address, line, col,
+		strdup_or_null(writer->cxt, implementation)};
+
+		id = writer_pending_add(&writer->pending_frames, &row);
+	}
+	writer_cache_id(writer->cxt, writer->frames, key, id);
+	return id;
+}
+
+/* Address frames share the frame cache, under keys that start with 'A'. */
+static void
+address_key(StringInfo key, const char *resource, int64 address)
+{
+	resetStringInfo(key);
+	appendStringInfoChar(key, 'A');
+	key_add_int(key, SOME_INT(address));
+	key_add_string(key, resource);
+}
+
+/* The name of a new address frame's func: address_name(), in the writer's context */
+static char *
+address_name(ProfileWriter *writer, const char *resource, int64 address)
+{
+	Datum		values[2];
+	char	   *name;
+
+	if (writer->address_name_plan == NULL)
+	{
+		Oid			types[2] = {TEXTOID, INT8OID};
+
+		writer->address_name_plan = writer_prepare("SELECT calltree.address_name($1, $2)", 2, types);
+	}
+	values[0] = CStringGetTextDatum(resource);
+	values[1] = Int64GetDatum(address);
+	if (SPI_execute_plan(writer->address_name_plan, values, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "naming an address frame failed");
+	MemoryContextSwitchTo(writer->cxt);
+	name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	SPI_freetuptable(SPI_tuptable);
+	if (name == NULL)
+		elog(ERROR, "address_name() returned NULL");
+	return name;
+}
+
+/*
+ * A frame known by its address in a resource, as intern_address() would
+ * make it: found by a probe, or a new frame (and func, named by
+ * address_name()) written with the other new rows.
+ */
+int64
+profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
+{
+	StringInfo	key = &writer->key;
+	bool		found;
+	int64		id;
+
+	address_key(key, resource, address);
+	id = cached_id(writer->frames, key, &found);
+	if (found)
+		return id;
+	id = intern_probe_address(writer->probe, resource, address);
+	/* named under the lock, so from the last symbols symbolicate() stored */
+	if (id == 0 && writer_hold_intern_lock(writer))
+		id = intern_probe_address(writer->probe, resource, address);
+	if (id == 0)
+	{
+		char	   *name = address_name(writer, resource, address);
+		int32		func = profile_writer_func(writer, name, NULL, resource);
+
+		id = profile_writer_frame(writer, func, SOME_INT(address), NO_INT, NO_INT, "address");
+		pfree(name);
+	}
+	/* the key again: the calls above encoded theirs in writer->key */
+	address_key(key, resource, address);
+	writer_cache_id(writer->cxt, writer->frames, key, id);
+	return id;
+}
+
+/*
+ * Reads the children of a known stack into the cache, once: the stacks of
+ * a profile share prefixes, so the siblings of a child looked up now are
+ * looked up soon.  True if all of them were read (a child not in the cache
+ * is then not in the table either); false if there were too many, and each
+ * is probed on its own.
+ */
+static bool
+read_children(ProfileWriter *writer, int64 prefix, int64 real_prefix)
+{
+	ReadChildren *entry;
+	bool		found;
+	int64		frames[MAX_CHILDREN_READ];
+	int64		ids[MAX_CHILDREN_READ];
+	int			count;
+
+	entry = childread_insert(writer->children_read, prefix, &found);
+	if (found)
+		return entry->all;
+	count = intern_probe_children(writer->probe, real_prefix, frames, ids, MAX_CHILDREN_READ);
+	entry->all = count >= 0;
+	for (int i = 0; i < count; i++)
+	{
+		StackKey	key = {prefix, frames[i]};
+		CachedStack *child = stackcache_insert(writer->stacks, key, &found);
+
+		if (!found)
+			child->id = ids[i];
+	}
+	return entry->all;
+}
+
+/* The id of a stack visible to the probes, or 0: from the cache or the table */
+static int64
+find_known_stack(ProfileWriter *writer, int64 prefix, int64 real_prefix, int64 real_frame)
+{
+	StackKey	real_key = {real_prefix, real_frame};
+	CachedStack *known;
+
+	if (!writer->stacks_loaded && calltree_stack_read != STACK_READ_INDEX &&
+		++writer->stack_reads >= writer->next_load_check && writer_should_load_stacks(writer))
+		writer_load_stacks(writer);
+	if (writer->stacks_loaded)
+	{
+		known = stackcache_lookup(writer->stacks, real_key);
+		return known ? known->id : 0;
+	}
+	if (!read_children(writer, prefix, real_prefix))
+		return intern_probe_stack(writer->probe, real_prefix, real_frame);
+	/* the children are cached under their real frame ids */
+	real_key.prefix = prefix;
+	known = stackcache_lookup(writer->stacks, real_key);
+	return known ? known->id : 0;
+}
+
+/*
+ * The stack `frame` on top of `prefix` (0: a root).  A stack no visible row
+ * holds gets a provisional id, written with the others of its set before
+ * any sample refers to it.
+ */
+int64
+profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
+{
+	StackKey	key = {prefix, frame};
+	CachedStack *entry = stackcache_lookup(writer->stacks, key);
+	bool		found;
+	int64		real_prefix;
+	int64		real_frame;
+	int64		id = 0;
+
+	if (entry)
+		return entry->id;
+	real_prefix = real_id(&writer->pending_stacks, prefix);
+	real_frame = real_id(&writer->pending_frames, frame);
+	/* on top of a row this writer inserted, no stack is visible to the probes */
+	if ((prefix == 0 || real_prefix > 0) && real_frame > 0 &&
+		!inserted_here(&writer->pending_stacks, prefix) && !inserted_here(&writer->pending_frames, frame))
+	{
+		if (intern_cache_get_stack(real_prefix, real_frame, &id))
+			return id;
+		id = find_known_stack(writer, prefix, real_prefix, real_frame);
+		if (id != 0)
+			intern_cache_put_stack(real_prefix, real_frame, id);
+	}
+	if (id == 0)
+	{
+		PendingStack row = {prefix, frame};
+
+		id = writer_pending_add(&writer->pending_stacks, &row);
+	}
+	entry = stackcache_insert(writer->stacks, key, &found);
+	entry->id = id;
+	return id;
+}
+
+void
+profile_writer_walk_begin(ProfileWriter *writer)
+{
+	writer->walk_last_depth = writer->walk_depth;
+	writer->walk_depth = 0;
+	writer->walk_diverged = false;
+	writer->walk_stack = 0;
+}
+
+int64
+profile_writer_walk_push(ProfileWriter *writer, int64 frame)
+{
+	int32		d = writer->walk_depth;
+
+	if (!writer->walk_diverged && d < writer->walk_last_depth && writer->walk_frames[d] == frame)
+		writer->walk_stack = writer->walk_stacks[d];
+	else
+	{
+		writer->walk_diverged = true;
+		writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
+		if (d == writer->walk_capacity)
+		{
+			writer->walk_capacity *= 2;
+			writer->walk_frames = repalloc_huge(writer->walk_frames, sizeof(int64) * writer->walk_capacity);
+			writer->walk_stacks = repalloc_huge(writer->walk_stacks, sizeof(int64) * writer->walk_capacity);
+		}
+		writer->walk_frames[d] = frame;
+		writer->walk_stacks[d] = writer->walk_stack;
+	}
+	writer->walk_depth = d + 1;
+	return writer->walk_stack;
+}
+
+bool
+profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack)
+{
+	BytesKey	probe = {key, len};
+	CachedId   *entry = idcache_lookup(writer->memo, probe);
+
+	if (entry)
+		*stack = entry->id;
+	return entry != NULL;
+}
+
+/*
+ * Remembers a key's stack, until the memo holds a quarter of
+ * calltree.import_work_mem in keys: the rest is for the stacks.
+ */
+void
+profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack)
+{
+	if (writer->memo_bytes + len > writer_work_mem_bytes() / 4)
+		return;
+	writer->memo_bytes += len;
+	resetStringInfo(&writer->key);
+	appendBinaryStringInfo(&writer->key, key, len);
+	writer_cache_id(writer->memo_cxt, writer->memo, &writer->key, stack);
+}
+
+int64
+profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
+{
+	int64		stack = 0;
+
+	profile_writer_walk_begin(writer);
+	for (int i = 0; i < count; i++)
+	{
+		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
+
+		stack = profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
+	}
+	return stack;
+}

@@ -1,0 +1,368 @@
+/*
+ * writer_samples.c
+ *	  Samples, the enter/exit events of instrumented traces, and label sets:
+ *	  the rows that refer to the interned ones.
+ *
+ * Samples and events are buffered SAMPLE_BATCH at a time.  Before a batch
+ * is written, every pending row is (writer_flush.c), so the batch's
+ * provisional ids become real ones.  Samples go in by COPY (copy_rows.c),
+ * or by INSERT ... SELECT FROM unnest(...) for a small import or where row
+ * security applies to the sample table; events by that INSERT.  A label
+ * set is interned by SQL and locked against deletion until the end.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "store/integrity.h"
+#include "store/intern_cache.h"
+#include "writer/writer_internal.h"
+
+/*
+ * An import of fewer samples writes them by INSERT even where COPY may:
+ * COPY sets up a thousand tuple slots and its buffers, about a megabyte
+ * that the process takes from the system and gives back at every import,
+ * which costs a small import more than COPY's batched writes save.
+ */
+#define COPY_SAMPLES_MIN 1000
+
+/* Events of instrumented traces, batched like samples */
+struct EventBatch
+{
+	SPIPlanPtr	plan;
+	int			count;
+	Datum		threads[SAMPLE_BATCH];
+	bool		thread_nulls[SAMPLE_BATCH];
+	Datum		timestamps[SAMPLE_BATCH];
+	Datum		funcs[SAMPLE_BATCH];
+	Datum		enters[SAMPLE_BATCH];
+	Datum		seqs[SAMPLE_BATCH];
+};
+
+/*
+ * The arrays of the sample batch, in the writer's context, not zeroed (a
+ * sample is written before it is read): an import of a few hundred samples
+ * then touches a few pages of them, where zeroing them all would cost more
+ * than the rest of its work.
+ */
+static void
+alloc_sample_batch(ProfileWriter *writer)
+{
+	MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+
+	writer->threads = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->thread_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->timestamps = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->ts_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	writer->stack_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->weights = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_ids = palloc(sizeof(Datum) * SAMPLE_BATCH);
+	writer->label_nulls = palloc(sizeof(bool) * SAMPLE_BATCH);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The statements of samples and label sets, prepared by the first import
+ * of the backend and kept (writer_prepare_kept).
+ */
+static struct
+{
+	SPIPlanPtr	intern_labels;
+	SPIPlanPtr	lock_labels;
+	SPIPlanPtr	insert_samples;
+} kept_plans;
+
+/* The batch of samples, and the statements that write samples and labels */
+void
+writer_prepare_samples(ProfileWriter *writer)
+{
+	Oid			labels_types[1] = {JSONBOID};
+	Oid			id_types[1] = {INT8OID};
+	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+	INT8ARRAYOID, INT8ARRAYOID};
+
+	alloc_sample_batch(writer);
+	writer->intern_labels_plan = writer_prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
+	/* as a sample's check would: the writer's samples skip it */
+	writer->lock_labels_plan =
+		writer_prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
+	writer->insert_samples_plan =
+		writer_prepare_kept(&kept_plans.insert_samples, "INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
+				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
+				"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+				"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, stack_id, weight, labels_id)",
+				6, sample_types);
+}
+
+/*
+ * Holds a label set until the transaction ends, as a sample's reference
+ * check would: the writer's samples skip that check.
+ */
+static void
+lock_label_set(ProfileWriter *writer, int64 id)
+{
+	Datum		id_value = Int64GetDatum(id);
+	char		null = ' ';
+
+	if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("label set " INT64_FORMAT " was deleted while the import used it", id),
+				 errhint("Import the profile again.")));
+	MemoryContextSwitchTo(writer->cxt);
+}
+
+int64
+profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
+{
+	StringInfo	key = &writer->key;
+	bool		found;
+	int64		id;
+	Datum		value = JsonbPGetDatum(labels);
+	char		null = ' ';
+
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) labels, VARSIZE(labels));
+	id = cached_id(writer->labels, key, &found);
+	if (found)
+		return id;
+	if (!intern_cache_get(INTERN_LABELS, key->data, key->len, &id))
+	{
+		id = writer_execute_for_id(writer->intern_labels_plan, &value, &null);
+		intern_cache_put(INTERN_LABELS, key->data, key->len, id);
+	}
+	/* cached or not: the samples' label set is held until the end */
+	lock_label_set(writer, id);
+	writer_cache_id(writer->cxt, writer->labels, key, id);
+	return id;
+}
+
+static void
+copy_nullable_int8(CopyRows *rows, Datum value, bool isnull)
+{
+	if (isnull)
+		copy_rows_null(rows);
+	else
+		copy_rows_int8(rows, DatumGetInt64(value));
+}
+
+/* The batch of samples, their stack ids real, by COPY */
+static void
+copy_samples(ProfileWriter *writer)
+{
+	CopyRows   *rows = &writer->copy;
+
+	copy_rows_reset(rows);
+	for (int i = 0; i < writer->nsamples; i++)
+	{
+		copy_rows_int8(rows, writer->profile_id);
+		if (writer->thread_nulls[i])
+			copy_rows_null(rows);
+		else
+		{
+			text	   *thread = DatumGetTextPP(writer->threads[i]);
+
+			copy_rows_text(rows, VARDATA_ANY(thread), VARSIZE_ANY_EXHDR(thread));
+		}
+		copy_nullable_int8(rows, writer->timestamps[i], writer->ts_nulls[i]);
+		copy_rows_int8(rows, DatumGetInt64(writer->stack_ids[i]));
+		copy_rows_int8(rows, DatumGetInt64(writer->weights[i]));
+		copy_nullable_int8(rows, writer->label_ids[i], writer->label_nulls[i]);
+		copy_rows_end_row(rows);
+	}
+	integrity_copy_vouched(rows, writer->sample_relid, writer->sample_columns);
+	MemoryContextSwitchTo(writer->cxt);
+}
+
+/* The batch of samples, their stack ids real, by INSERT (row security applies) */
+static void
+insert_samples(ProfileWriter *writer)
+{
+	int			n = writer->nsamples;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	Datum		values[6];
+	int			ret;
+
+	values[0] = Int64GetDatum(writer->profile_id);
+	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
+												   TEXTOID, -1, false, TYPALIGN_INT));
+	values[2] = PointerGetDatum(writer_int8_array(writer->timestamps, writer->ts_nulls, n));
+	values[3] = PointerGetDatum(writer_int8_array(writer->stack_ids, NULL, n));
+	values[4] = PointerGetDatum(writer_int8_array(writer->weights, NULL, n));
+	values[5] = PointerGetDatum(writer_int8_array(writer->label_ids, writer->label_nulls, n));
+	ret = integrity_execute_vouched(writer->insert_samples_plan, values);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
+		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	for (int i = 1; i < 6; i++)
+		pfree(DatumGetPointer(values[i]));
+}
+
+/*
+ * Writes the batch of samples, after every pending row (their stacks among
+ * them), by COPY or by INSERT.
+ */
+void
+writer_flush_samples(ProfileWriter *writer)
+{
+	if (writer->nsamples == 0)
+		return;
+	writer_write_all_pending(writer);
+	for (int i = 0; i < writer->nsamples; i++)
+		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
+													 DatumGetInt64(writer->stack_ids[i])));
+	if (OidIsValid(writer->sample_relid) &&
+		(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
+		copy_samples(writer);
+	else
+		insert_samples(writer);
+	writer->samples_written += writer->nsamples;
+	writer->nsamples = 0;
+}
+
+/*
+ * The text of a thread name, in the writer's context (it waits there for the
+ * batch), made once per distinct name: the samples of a few threads
+ * interleave, and a copy per change of thread would grow with the samples.
+ */
+static Datum
+thread_text(ProfileWriter *writer, const char *thread)
+{
+	text	   *last = (text *) DatumGetPointer(writer->last_thread);
+	size_t		len = strlen(thread);
+	bool		found;
+	int64		cached;
+
+	if (last != NULL && VARSIZE(last) - VARHDRSZ == len && memcmp(VARDATA(last), thread, len) == 0)
+		return writer->last_thread;
+	resetStringInfo(&writer->key);
+	appendBinaryStringInfo(&writer->key, thread, len);
+	cached = cached_id(writer->thread_texts, &writer->key, &found);
+	if (found)
+		writer->last_thread = (Datum) cached;
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+
+		writer->last_thread = CStringGetTextDatum(thread);
+		MemoryContextSwitchTo(old);
+		writer_cache_id(writer->cxt, writer->thread_texts, &writer->key, (int64) writer->last_thread);
+	}
+	return writer->last_thread;
+}
+
+void
+profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
+					  int64 ts, int64 stack, int64 weight, int64 labels_id)
+{
+	int			i = writer->nsamples;
+	MemoryContext caller = CurrentMemoryContext;
+
+	writer->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
+	writer->thread_nulls[i] = thread == NULL;
+	writer->timestamps[i] = Int64GetDatum(ts);
+	writer->ts_nulls[i] = !has_ts;
+	writer->stack_ids[i] = Int64GetDatum(stack);
+	writer->weights[i] = Int64GetDatum(weight);
+	writer->label_ids[i] = Int64GetDatum(labels_id);
+	writer->label_nulls[i] = labels_id == 0;
+	if (++writer->nsamples == SAMPLE_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		writer_flush_samples(writer);
+	}
+	if (writer_over_budget(writer))
+	{
+		writer_flush_samples(writer);
+		writer_release_caches(writer);
+	}
+	/* the writing above ends in the writer's context: the caller's again */
+	MemoryContextSwitchTo(caller);
+}
+
+/* Enter/exit events of instrumented traces, into calltree.event. */
+
+static void
+flush_events(ProfileWriter *writer)
+{
+	EventBatch *batch = writer->events;
+	int			dims[1];
+	int			lbs[1] = {1};
+	Datum		values[6];
+	int			ret;
+
+	if (batch == NULL || batch->count == 0)
+		return;
+	writer_write_all_pending(writer);
+	for (int i = 0; i < batch->count; i++)
+		batch->funcs[i] = Int32GetDatum((int32) real_id(&writer->pending_funcs,
+														DatumGetInt32(batch->funcs[i])));
+	dims[0] = batch->count;
+	values[0] = Int64GetDatum(writer->profile_id);
+	values[1] = PointerGetDatum(construct_md_array(batch->threads, batch->thread_nulls, 1, dims, lbs,
+												   TEXTOID, -1, false, TYPALIGN_INT));
+	values[2] = PointerGetDatum(writer_int8_array(batch->timestamps, NULL, batch->count));
+	values[3] = PointerGetDatum(construct_md_array(batch->funcs, NULL, 1, dims, lbs,
+												   INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	values[4] = PointerGetDatum(construct_md_array(batch->enters, NULL, 1, dims, lbs,
+												   BOOLOID, sizeof(bool), true, TYPALIGN_CHAR));
+	values[5] = PointerGetDatum(writer_int8_array(batch->seqs, NULL, batch->count));
+	ret = SPI_execute_plan(batch->plan, values, NULL, false, 0);
+	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) batch->count)
+		elog(ERROR, "inserting events returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	batch->count = 0;
+}
+
+/* The batch of events, made by the first event, with its statement */
+static EventBatch *
+new_event_batch(ProfileWriter *writer)
+{
+	Oid			types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID};
+	EventBatch *batch = MemoryContextAllocZero(writer->cxt, sizeof(EventBatch));
+
+	batch->plan = writer_prepare("INSERT INTO calltree.event (profile_id, thread, ts, func_id, enter, seq) "
+								 "SELECT $1, u.thread, u.ts, u.func, u.enter, u.seq "
+								 "FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+								 "pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, func, enter, seq)",
+								 6, types);
+	MemoryContextSwitchTo(writer->cxt);
+	return batch;
+}
+
+void
+profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 func,
+					 bool enter, int64 seq)
+{
+	EventBatch *batch = writer->events;
+	int			i;
+
+	if (batch == NULL)
+		batch = writer->events = new_event_batch(writer);
+	i = batch->count;
+	batch->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
+	batch->thread_nulls[i] = thread == NULL;
+	batch->timestamps[i] = Int64GetDatum(ts);
+	batch->funcs[i] = Int32GetDatum(func);
+	batch->enters[i] = BoolGetDatum(enter);
+	batch->seqs[i] = Int64GetDatum(seq);
+	if (++batch->count == SAMPLE_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		flush_events(writer);
+	}
+}
+
+/* profile_writer_finish for a writer that wrote events */
+int64
+profile_writer_finish_events(ProfileWriter *writer)
+{
+	flush_events(writer);
+	return profile_writer_finish(writer);
+}
