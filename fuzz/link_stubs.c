@@ -26,13 +26,6 @@ profile_writer_finish(ProfileWriter *writer)
 	UNREACHED("profile_writer_finish");
 }
 
-void
-profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
-					   const char *format, ProfileInfo *info)
-{
-	UNREACHED("profile_info_from_args");
-}
-
 char *
 text_to_cstring(const text *t)
 {
