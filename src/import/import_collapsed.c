@@ -199,15 +199,7 @@ const Importer collapsed_importer = {
 Datum
 calltree_import_collapsed(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 3, .event = -1, .sample_type = -1, .source = -1};
-	text	   *data;
-	ProfileInfo info;
-	ImportOptions options;
+	static const ImportArgs args = {.strict = 3, .event = -1, .sample_type = -1, .source = -1};
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, collapsed_importer.format, &info);
-	import_options_from_args(fcinfo, &args, &options);
-	PG_RETURN_INT64(collapsed_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+	return import_sql_call(fcinfo, &collapsed_importer, 1, &args);
 }

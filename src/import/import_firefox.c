@@ -1275,13 +1275,5 @@ const Importer firefox_importer = {
 Datum
 calltree_import_firefox(PG_FUNCTION_ARGS)
 {
-	text	   *data;
-	ProfileInfo info;
-	ImportOptions options = {0};
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, firefox_importer.format, &info);
-	PG_RETURN_INT64(firefox_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+	return import_sql_call(fcinfo, &firefox_importer, 1, NULL);
 }

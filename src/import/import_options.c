@@ -48,3 +48,20 @@ profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int meta_arg,
 	if (has_arg(fcinfo, meta_arg))
 		info->meta = PG_GETARG_JSONB_P(meta_arg);
 }
+
+Datum
+import_sql_call(FunctionCallInfo fcinfo, const Importer *importer, int name_arg,
+				const ImportArgs *args)
+{
+	text	   *data;
+	ProfileInfo info;
+	ImportOptions options = {0};
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	data = PG_GETARG_TEXT_PP(0);
+	profile_info_from_args(fcinfo, name_arg, name_arg + 1, importer->format, &info);
+	if (args)
+		import_options_from_args(fcinfo, args, &options);
+	PG_RETURN_INT64(importer->import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+}

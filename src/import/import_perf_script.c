@@ -549,15 +549,7 @@ const Importer perf_script_importer = {
 Datum
 calltree_import_perf_script(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = -1, .event = 1, .sample_type = -1, .source = -1};
-	text	   *data;
-	ProfileInfo info;
-	ImportOptions options;
+	static const ImportArgs args = {.strict = -1, .event = 1, .sample_type = -1, .source = -1};
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 2, 3, perf_script_importer.format, &info);
-	import_options_from_args(fcinfo, &args, &options);
-	PG_RETURN_INT64(perf_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+	return import_sql_call(fcinfo, &perf_script_importer, 2, &args);
 }

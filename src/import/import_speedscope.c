@@ -437,13 +437,5 @@ const Importer speedscope_importer = {
 Datum
 calltree_import_speedscope(PG_FUNCTION_ARGS)
 {
-	text	   *data;
-	ProfileInfo info;
-	ImportOptions options = {0};
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	data = PG_GETARG_TEXT_PP(0);
-	profile_info_from_args(fcinfo, 1, 2, speedscope_importer.format, &info);
-	PG_RETURN_INT64(speedscope_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+	return import_sql_call(fcinfo, &speedscope_importer, 1, NULL);
 }

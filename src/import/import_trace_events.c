@@ -501,15 +501,7 @@ const Importer trace_events_importer = {
 Datum
 calltree_import_trace_events(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = -1, .event = -1, .sample_type = -1, .source = 3};
-	text	   *data;
-	ProfileInfo info;
-	ImportOptions options;
+	static const ImportArgs args = {.strict = -1, .event = -1, .sample_type = -1, .source = 3};
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	data = PG_GETARG_TEXT_PP(0);
-	import_options_from_args(fcinfo, &args, &options);
-	profile_info_from_args(fcinfo, 1, 2, trace_events_importer.format, &info);
-	PG_RETURN_INT64(trace_events_import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+	return import_sql_call(fcinfo, &trace_events_importer, 1, &args);
 }

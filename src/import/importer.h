@@ -104,6 +104,15 @@ extern void profile_info_from_args(FunctionCallInfo fcinfo, int name_arg, int me
 								   const char *format, ProfileInfo *info);
 
 /*
+ * The body of an importer's SQL function: the file (text) is argument 0,
+ * the profile's name and meta are at name_arg and name_arg + 1, and the
+ * options at args' positions (args NULL: the function takes none).  NULL
+ * data gives NULL.
+ */
+extern Datum import_sql_call(FunctionCallInfo fcinfo, const Importer *importer, int name_arg,
+							 const ImportArgs *args);
+
+/*
  * line_import.c: a line importer over text.  line_import_begin begins the
  * writer and the parser; lines then go to line_import_feed_line (a
  * LineHandler whose arg is the LineImport) or to a LineReader of the
