@@ -12,7 +12,8 @@
  * other phase is skipped and counted.  Numbers may also come as strings.
  *
  * CPU samples travel in trace-event files too: Chrome's Profile and
- * ProfileChunk events, and Hermes' "samples" and "stackFrames" beside
+ * ProfileChunk events or (Chrome 66 to 69) CpuProfile events, and Hermes'
+ * "samples" and "stackFrames" beside
  * "traceEvents" (trace_samples.c reads them).  A file holds either kind or
  * both; the `source` argument picks what is imported: 'samples' (into
  * calltree.sample, a sampled profile), 'events' (the instrumented events,
@@ -439,7 +440,7 @@ use_samples(TraceSource source, JsonbContainer *root, JsonbContainer *events)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("trace-event file has no CPU samples"),
-				 errdetail("It has no Profile event and no \"samples\" with \"stackFrames\"."),
+				 errdetail("It has no Profile or CpuProfile event and no \"samples\" with \"stackFrames\"."),
 				 errhint("Import its B, E and X events with source => 'events'.")));
 	return has_samples;
 }
