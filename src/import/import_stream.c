@@ -373,6 +373,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
 	import_options_from_args(fcinfo, &args, &options);
+	options.loader_terms = true;	/* bin/calltree-load's --option */
 
 	stream_begin(&chunks, PG_GETARG_OID(0), &errcallback);
 	read_head(&chunks, &head);
