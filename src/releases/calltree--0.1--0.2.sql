@@ -657,3 +657,14 @@ BEGIN ATOMIC
      ORDER BY f.ord;
 END;
 COMMENT ON FUNCTION grafana_flamegraph(calltree) IS 'the rows of Grafana''s flame graph data frame: level, value (running), self, label, in depth-first order under a total root';
+
+-- Exports keep the unit: to_speedscope takes the unit of the tree's
+-- weights, to_pprof says where its sample type and unit come from (the
+-- same objects as src/install/90_exports.sql).
+DROP FUNCTION to_speedscope(calltree, text);
+CREATE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL, unit text DEFAULT NULL)
+RETURNS json
+AS 'MODULE_PATHNAME', 'calltree_to_speedscope'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION to_speedscope(calltree, text, text) IS 'a speedscope file with one sampled profile: one sample per node with self weight, in the unit given (profile.weight_unit; NULL or a count: none)';
+COMMENT ON FUNCTION to_pprof(calltree, text, text) IS 'the tree as a gzip-compressed pprof profile: one sample per node with self weight, of the sample type and unit given (meta.sample_type and weight_unit of the profiles it came from; default samples/count)';
