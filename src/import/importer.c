@@ -5,9 +5,7 @@
  *
  * An option given for a format it is not an option of is an error rather
  * than ignored: a caller who passes strict for a pprof file is mistaken
- * about the file.  Hints name options the way the caller gives them: SQL
- * arguments, or bin/calltree-load's --option (import_stream, which only the
- * loader calls in practice).
+ * about the file.
  */
 #include "postgres.h"
 
@@ -65,12 +63,4 @@ import_options_check(const Importer *importer, const ImportOptions *options)
 	check_option(options->event != NULL, "event", &perf_script_importer, importer);
 	check_option(options->sample_type != NULL, "sample_type", &pprof_importer, importer);
 	check_option(options->source != NULL, "source", &trace_events_importer, importer);
-}
-
-const char *
-import_option_text(const ImportOptions *options, const char *name, const char *value, bool quoted)
-{
-	if (options->loader_terms)
-		return psprintf("--option %s=%s", name, value);
-	return quoted ? psprintf("%s => '%s'", name, value) : psprintf("%s => %s", name, value);
 }

@@ -86,7 +86,7 @@ extern const Importer *importer_by_name(const char *name);
 extern void import_options_check(const Importer *importer, const ImportOptions *options);
 
 /*
- * importer.c: an option with a value, for a hint, the way the user gives
+ * import_options.c: an option with a value, for a hint, the way the user gives
  * it: "strict => false" and "event => 'cycles'" to an SQL function,
  * "--option strict=false" to bin/calltree-load (import_stream's caller).
  */
