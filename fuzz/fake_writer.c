@@ -58,6 +58,12 @@ new_id(ProfileWriter *writer)
 }
 
 void
+profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit)
+{
+	check_string(weight_unit, false, "weight unit");
+}
+
+void
 profile_writer_bound_memory(ProfileWriter *writer)
 {
 }

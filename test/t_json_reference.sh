@@ -31,26 +31,44 @@ files=(
 	speedscope-samples/trace-event/simple-with-samples.json
 	speedscope-samples/trace-event/multi-thread-with-samples.json
 )
+# Files of this repository (test/data): one per shape of Chrome's traces
+# that the real files above do not show
+repo_files=(
+	chrome/chrome66-cpuprofile-events.json
+	chrome/chrome70-worker-chunks-first.json
+	chrome/chrome116-parent-and-children.json
+)
 
 t_createdb "$db"
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION calltree'
 
-(cd "$shared/data" && python3 "$repo/test/reference/json_profiles.py" "${files[@]}") >"$work/reference.txt"
-
 {
-	echo '\set ON_ERROR_STOP 1'
-	echo 'SET client_min_messages = warning;'
-	echo "\\i $repo/test/reference/helpers.sql"
-	for f in "${files[@]}"; do
+	(cd "$shared/data" && python3 "$repo/test/reference/json_profiles.py" "${files[@]}")
+	(cd "$repo/test/data" && python3 "$repo/test/reference/json_profiles.py" "${repo_files[@]}")
+} >"$work/reference.txt"
+
+# check_lines DIR FILE...: the psql lines that print each file's numbers
+check_lines() {
+	local dir=$1 f importer
+	shift
+	for f in "$@"; do
 		case "$f" in
 			*.cpuprofile) importer=import_cpuprofile ;;
 			*.speedscope.json) importer=import_speedscope ;;
 			*) importer=import_trace_events ;;
 		esac
 		echo "\\echo $f"
-		echo "SELECT calltree.$importer(pg_read_file('$shared/data/$f')) AS id \\gset"
+		echo "SELECT calltree.$importer(pg_read_file('$dir/$f')) AS id \\gset"
 		echo "SELECT * FROM pg_temp.summary(:id);"
 	done
+}
+
+{
+	echo '\set ON_ERROR_STOP 1'
+	echo 'SET client_min_messages = warning;'
+	echo "\\i $repo/test/reference/helpers.sql"
+	check_lines "$shared/data" "${files[@]}"
+	check_lines "$repo/test/data" "${repo_files[@]}"
 } >"$work/check.sql"
 "$PG_BIN/psql" -X -q -At -d "$db" -f "$work/check.sql" >"$work/database.txt"
 
@@ -71,4 +89,4 @@ if ! diff -u "$repo/test/reference/firefox_reference.txt" "$work/firefox.txt"; t
 	echo "t_json_reference: test/reference/firefox_reference.txt is not what firefox_reference.py computes now" >&2
 	exit 1
 fi
-echo "t_json_reference: ok (${#files[@]} files, $(wc -l <"$work/reference.txt") lines agree; the Firefox reference is current)"
+echo "t_json_reference: ok ($((${#files[@]} + ${#repo_files[@]})) files, $(wc -l <"$work/reference.txt") lines agree; the Firefox reference is current)"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bin/calltree-load: files, gzip, standard input, several files at once,
 # --name, --meta and --format, a failing file (non-zero exit, nothing left
-# behind), a role that is not a superuser, the progress bar on a terminal
-# only; then a collapsed file over 1 GB and a large perf script, whose
+# behind); what the user is told in the user's terms (an unknown --format,
+# an empty file, a database without the extension, hints naming --option);
+# 40 small files through one session; a role that is not a superuser, the
+# progress bar on a terminal only; then a collapsed file over 1 GB and a large perf script, whose
 # samples must all arrive while the server's backend and the client each stay
 # under 500 MB (peak RSS; the backend's counts the shared buffers it touched).
 #
@@ -120,6 +122,57 @@ rc=0
 "$loader" "$work/cut.collapsed.gz" >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'cut.collapsed.gz: reading failed' "$work/err" || fail "a truncated .gz: $(cat "$work/err")"
 expect "profiles after the failures" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
+
+# ---------------------------------------------------------------- in the user's terms
+# an unknown --format is refused by the loader itself, before psql starts
+rc=0
+PG_CONFIG=/nonexistent "$loader" --format chrome "$example" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "invalid choice: 'chrome'" "$work/err" || fail "an unknown --format: $(cat "$work/err")"
+# an empty file, plain or gzip: said so, nothing sent
+: >"$work/empty.collapsed"
+gzip -c "$work/empty.collapsed" >"$work/empty.collapsed.gz"
+for f in "$work/empty.collapsed" "$work/empty.collapsed.gz"; do
+	rc=0
+	"$loader" "$f" >/dev/null 2>"$work/err" || rc=$?
+	[ "$rc" -ne 0 ] && grep -q "$f: the file is empty; nothing was loaded from it" "$work/err" &&
+		! grep -q calltree_load_chunks "$work/err" || fail "an empty file: $(cat "$work/err")"
+done
+# hints name the loader's options: --option strict=false, then it loads
+rc=0
+"$loader" "$work/bad.collapsed" >/dev/null 2>"$work/err" || rc=$?
+grep -q 'HINT:  Pass --option strict=false to skip malformed lines.' "$work/err" ||
+	fail "the hint should name --option strict=false: $(cat "$work/err")"
+lenient=$("$loader" --option strict=false "$work/bad.collapsed" 2>/dev/null)
+expect "--option strict=false" "$(profile "$lenient" | cut -d'|' -f4,5)" '3|7'
+# --option source=events: a trace's B/E/X events instead of its CPU samples
+chrome66=$repo/test/data/chrome/chrome66-cpuprofile-events.json
+samples=$(PGOPTIONS= "$loader" "$chrome66" 2>"$work/err")
+grep -q 'HINT:  --option source=events imports the events instead.' "$work/err" ||
+	fail "the trace hint should name --option source=events: $(cat "$work/err")"
+expect "a Chrome 66 trace: its CPU samples" "$(profile "$samples" | cut -d'|' -f4,5)" '10|850000'
+events=$("$loader" --option source=events "$chrome66" 2>/dev/null)
+expect "--option source=events" "$(q "SELECT count(*) FROM calltree.event WHERE profile_id = $events")" 6
+# a database without the extension: said so, nothing sent
+"$PG_BIN/dropdb" --if-exists calltree_load_bare >/dev/null
+t_createdb calltree_load_bare
+rc=0
+PGDATABASE=calltree_load_bare "$loader" "$example" "$example" >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'database "calltree_load_bare" has no calltree extension' "$work/err" &&
+	grep -q 'HINT:  Run CREATE EXTENSION calltree' "$work/err" && ! grep -q 'psql:<stdin>' "$work/err" &&
+	[ ! -s "$work/out" ] || fail "a database without the extension: $(cat "$work/err")"
+
+# ---------------------------------------------------------------- many small files
+# one psql session for all: 40 small files, 40 ids in order, each its own profile
+for i in $(seq 1 40); do printf 'main;f%d %d\n' "$i" "$i" >"$work/small_$i.collapsed"; done
+start_ns=$(date +%s%N)
+"$loader" $(for i in $(seq 1 40); do echo "$work/small_$i.collapsed"; done) >"$work/ids" 2>"$work/err" ||
+	fail "loading 40 small files: $(cat "$work/err")"
+batch_ms=$((($(date +%s%N) - start_ns) / 1000000))
+expect "ids for 40 small files" "$(wc -l <"$work/ids")" 40
+expect "their names and weights, in order" \
+	"$(q "SELECT string_agg(p.name || '=' || s.weight, ' ' ORDER BY p.id) FROM calltree.profile p
+	       JOIN calltree.sample s ON s.profile_id = p.id WHERE p.id BETWEEN $(head -1 "$work/ids") AND $(tail -1 "$work/ids")")" \
+	"$(for i in $(seq 1 40); do printf 'small_%d.collapsed=%d ' "$i" "$i"; done | sed 's/ $//')"
 
 # ---------------------------------------------------------------- no superuser
 # a role with the rights of the calltree tables only: no file access
@@ -242,6 +295,7 @@ print("%d|%d %d %d" % (e["samples"], e["total_weight"], e["distinct_stacks"], e[
 	rm "$work/many.collapsed"
 fi
 
+report+=("40 small files in $batch_ms ms")
 if [ ${#report[@]} -eq 0 ]; then
 	echo "t_load: ok (big files skipped)"
 else

@@ -1,13 +1,19 @@
 /*
  * export_speedscope.c
- *	  to_speedscope(calltree, name): a speedscope file with one sampled
- *	  profile.
+ *	  to_speedscope(calltree, name, unit): a speedscope file with one
+ *	  sampled profile.
  *
  * Every tree node with self weight becomes one sample (its func path as
  * frame indexes, root first) weighted by that self weight, in the tree's
  * canonical order.  A leaf with self weight 0 becomes a sample of weight 0,
- * so that import_speedscope() gives back exactly the same nodes.  The unit
- * is "none": a calltree value does not know its profile's unit.  Frames are
+ * so that import_speedscope() gives back exactly the same nodes.
+ *
+ * The unit: a calltree value does not know its profile's, so the caller
+ * names it (profile.weight_unit of the profiles the tree came from).
+ * speedscope's own names (nanoseconds, microseconds, milliseconds,
+ * seconds, bytes, none) are written as they are, and the weights are taken
+ * to be in that unit; any other unit ("samples", pprof's "count", a perf
+ * event's count) and NULL are counts: "none".  Frames are
  * the tree's funcs in order of first appearance, named from calltree.func
  * (with their file when they have one); a func id that is not there (a tree
  * built from made-up paths) is named "#<id>".
@@ -122,9 +128,23 @@ append_samples(StringInfo out, const CallTree *tree, const int32 *node_frame)
 	pfree(path);
 }
 
+/* speedscope's name of a unit of calltree's; see the file header */
+static const char *
+speedscope_unit(const char *unit)
+{
+	static const char *const known[] = {
+		"nanoseconds", "microseconds", "milliseconds", "seconds", "bytes", "none"
+	};
+
+	for (int i = 0; unit != NULL && i < lengthof(known); i++)
+		if (strcmp(unit, known[i]) == 0)
+			return known[i];
+	return "none";
+}
+
 /* The whole file for a tree */
 static char *
-speedscope_file(const CallTree *tree, const char *name)
+speedscope_file(const CallTree *tree, const char *name, const char *unit)
 {
 	StringInfoData out;
 	int32	   *node_frame;
@@ -143,24 +163,29 @@ speedscope_file(const CallTree *tree, const char *name)
 	append_frames(&out, frames, nframes);
 	appendStringInfoString(&out, ",\"profiles\":[{\"type\":\"sampled\",\"name\":");
 	escape_json(&out, name);
-	appendStringInfo(&out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":" INT64_FORMAT ",",
-					 calltree_total_weight(tree));
+	appendStringInfo(&out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":" INT64_FORMAT ",",
+					 speedscope_unit(unit), calltree_total_weight(tree));
 	append_samples(&out, tree, node_frame);
 	appendStringInfoString(&out, "}]}");
 	return out.data;
 }
 
-/* to_speedscope(tree calltree, name text) → json */
+/*
+ * to_speedscope(tree calltree, name text, unit text) → json.  0.1's
+ * to_speedscope(tree, name), still declared until ALTER EXTENSION UPDATE,
+ * calls this too: no unit.
+ */
 Datum
 calltree_to_speedscope(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree;
 	const char *name = PG_ARGISNULL(1) ? "calltree" : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	const char *unit = PG_NARGS() < 3 || PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
 
-	/* not STRICT: a NULL name means the default one */
+	/* not STRICT: a NULL name or unit means the default one */
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	tree = PG_GETARG_CALLTREE_P(0);
 
-	PG_RETURN_TEXT_P(cstring_to_text(speedscope_file(tree, name)));
+	PG_RETURN_TEXT_P(cstring_to_text(speedscope_file(tree, name, unit)));
 }

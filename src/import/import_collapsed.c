@@ -87,6 +87,7 @@ typedef struct CollapsedParser
 {
 	ProfileWriter *writer;
 	bool		strict;
+	const char *lenient;		/* how the user turns strict off, for the hint */
 	int64		samples;
 	int64		skipped;
 	int64		lines;			/* the number of the last line seen */
@@ -102,6 +103,7 @@ collapsed_begin(ProfileWriter *writer, const ImportOptions *options)
 
 	parser->writer = writer;
 	parser->strict = options->strict;
+	parser->lenient = import_option_text(options, "strict", "false", false);
 	/* it holds no ids from one line to the next */
 	profile_writer_bound_memory(writer);
 	initStringInfo(&parser->line);
@@ -135,7 +137,7 @@ collapsed_feed_line(void *arg, const char *line, int len, int64 lineno)
 					 errmsg("malformed collapsed stack at line " INT64_FORMAT, lineno),
 					 errdetail("Expected \"func;func;... count\" with a non-negative integer count, found \"%.*s\".",
 							   Min(len, 200), line),
-					 errhint("Pass strict => false to skip malformed lines.")));
+					 errhint("Pass %s to skip malformed lines.", parser->lenient)));
 		parser->skipped++;
 		return;
 	}

@@ -2,8 +2,10 @@
  * import_options.c
  *	  The importers' options, read from the arguments of their SQL
  *	  functions: the one place where each option is decoded, whichever
- *	  function takes it and at whichever position; and the new profile's
- *	  name and meta, which every importer's SQL function takes.
+ *	  function takes it and at whichever position; how a hint names an
+ *	  option, the way the caller gives it (SQL arguments, or
+ *	  bin/calltree-load's --option through import_stream); and the new
+ *	  profile's name and meta, which every importer's SQL function takes.
  */
 #include "postgres.h"
 
@@ -64,4 +66,12 @@ import_sql_call(FunctionCallInfo fcinfo, const Importer *importer, int name_arg,
 	if (args)
 		import_options_from_args(fcinfo, args, &options);
 	PG_RETURN_INT64(importer->import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
+}
+
+const char *
+import_option_text(const ImportOptions *options, const char *name, const char *value, bool quoted)
+{
+	if (options->loader_terms)
+		return psprintf("--option %s=%s", name, value);
+	return quoted ? psprintf("%s => '%s'", name, value) : psprintf("%s => %s", name, value);
 }

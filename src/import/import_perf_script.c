@@ -21,6 +21,9 @@
  * the two; ts is the time in ns since the first imported sample; the weight
  * is the period, or 1 without one.  One event per import: the requested
  * one, or the first seen; samples of other events are skipped and counted.
+ * The weight unit follows the event (weight_unit below): nanoseconds for
+ * cpu-clock and task-clock, the event's name for the others (a count of
+ * cycles...), samples when perf printed no period.
  *
  * A frame "address symbol+0xoffset (dso)" has the func (symbol, NULL, dso),
  * the offset dropped, and keeps its address; a frame whose symbol is
@@ -68,6 +71,7 @@ typedef struct PerfFrame
 typedef struct EventChoice
 {
 	const char *requested;		/* the event argument, or NULL */
+	const ImportOptions *options;	/* for hints */
 	char	   *chosen;			/* the full event name imported */
 	int64		skipped;		/* samples of other events */
 	List	   *seen;			/* distinct event names, for messages */
@@ -292,6 +296,28 @@ event_base(const char *event)
 	return pstrdup(event);
 }
 
+/*
+ * The unit of the weights of an import, from its first sample: the period
+ * counts nanoseconds for perf's clock events (cpu-clock, task-clock), and
+ * otherwise occurrences of the event, named after it ("cycles",
+ * "instructions"; "events" when the header names none); without a period,
+ * each sample weighs 1 and the unit is "samples".
+ */
+static const char *
+weight_unit(const PerfHeader *h)
+{
+	char	   *base;
+
+	if (!h->has_period)
+		return "samples";
+	if (h->event == NULL || h->event[0] == '\0')
+		return "events";
+	base = event_base(h->event);
+	if (strcmp(base, "cpu-clock") == 0 || strcmp(base, "task-clock") == 0)
+		return "nanoseconds";
+	return base;
+}
+
 static void
 note_event(EventChoice *choice, const char *event)
 {
@@ -340,7 +366,8 @@ event_selected(EventChoice *choice, const PerfHeader *h)
 				 errmsg("event \"%s\" matches two events of the perf script, \"%s\" and \"%s\" (line " INT64_FORMAT ")",
 						choice->requested, choice->chosen, event, h->lineno),
 				 errdetail("An import holds one event; their weights do not add up."),
-				 errhint("Pass the full event name, e.g. event => '%s'.", choice->chosen)));
+				 errhint("Pass the full event name, e.g. %s.",
+						 import_option_text(choice->options, "event", choice->chosen, true))));
 	if (match && choice->chosen == NULL)
 		choice->chosen = MemoryContextStrdup(GetMemoryChunkContext(choice), event);
 	if (!match)
@@ -434,6 +461,7 @@ end_sample(PerfParser *p)
 		{
 			p->has_first_ts = true;
 			p->first_ts = p->header.ts;
+			profile_writer_set_unit(p->writer, weight_unit(&p->header));
 		}
 		profile_writer_walk_begin(p->writer);
 		for (int i = p->nframes - 1; i >= 0; i--)
@@ -466,6 +494,8 @@ perf_begin(ProfileWriter *writer, const ImportOptions *options)
 	profile_writer_bound_memory(writer);
 	p->choice = palloc0(sizeof(EventChoice));
 	p->choice->requested = options->event;
+	p->choice->options = palloc(sizeof(ImportOptions));
+	*(ImportOptions *) p->choice->options = *options;
 	p->capacity = 256;
 	p->frames = palloc(sizeof(int64) * p->capacity);
 	p->sample_cxt = AllocSetContextCreate(CurrentMemoryContext, "perf script sample",

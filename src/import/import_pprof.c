@@ -5,8 +5,10 @@
  *
  * The data is gzip-compressed (as pprof writes it) or raw protobuf.  One
  * sample type is imported: the one named, else default_sample_type, else
- * the last, as `go tool pprof` chooses; each sample's value of that type is
- * its weight, and the type's unit is the profile's weight_unit.
+ * the last, as `go tool pprof` chooses (with a NOTICE naming the type taken
+ * and the others, when there are several and none was named); each
+ * sample's value of that type is its weight, the type's unit is the
+ * profile's weight_unit, and its name is the profile's meta.sample_type.
  *
  * Mapping pprof onto calltree:
  * - A location becomes one frame per line, outermost first: its last line
@@ -37,6 +39,8 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
@@ -81,13 +85,33 @@ value_type_name(PprofImport *import, int index)
 	return pprof_string(&import->profile, vt->type, vt->at, "sample type");
 }
 
-/* The index of the sample type to import, see the file header. */
-static int
-choose_sample_type(PprofImport *import, const char *requested)
+/* The sample types as "type/unit, type/unit" */
+static char *
+sample_type_list(PprofImport *import)
 {
 	PprofProfile *profile = &import->profile;
+	StringInfoData list;
+
+	initStringInfo(&list);
+	for (int i = 0; i < profile->nsample_types; i++)
+		appendStringInfo(&list, "%s%s/%s", i > 0 ? ", " : "", value_type_name(import, i),
+						 pprof_string(profile, profile->sample_types[i].unit, profile->sample_types[i].at,
+									  "sample type's unit"));
+	return list.data;
+}
+
+/*
+ * The index of the sample type to import, see the file header.  When the
+ * file has several and none was asked for, a NOTICE says which was taken,
+ * and why, among which.
+ */
+static int
+choose_sample_type(PprofImport *import, const ImportOptions *options)
+{
+	PprofProfile *profile = &import->profile;
+	const char *requested = options->sample_type;
 	const char *wanted = requested;
-	StringInfoData available;
+	int			chosen = -1;
 
 	/* found missing at the end of the data, where a truncated file ends */
 	if (profile->nsample_types == 0)
@@ -96,23 +120,47 @@ choose_sample_type(PprofImport *import, const char *requested)
 	if (wanted == NULL && profile->default_sample_type != 0)
 		wanted = pprof_string(profile, profile->default_sample_type, profile->default_sample_type_at,
 							  "default sample type");
-	if (wanted == NULL)
-		return profile->nsample_types - 1;
-	for (int i = 0; i < profile->nsample_types; i++)
+	for (int i = 0; wanted != NULL && i < profile->nsample_types && chosen < 0; i++)
 		if (strcmp(value_type_name(import, i), wanted) == 0)
-			return i;
-	if (requested == NULL)
-		return profile->nsample_types - 1;	/* as pprof: an unknown default is ignored */
+			chosen = i;
+	if (chosen < 0 && requested != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pprof profile has no sample type \"%s\"", requested),
+				 errdetail("Its sample types are: %s.", sample_type_list(import)),
+				 errhint("Pass one of them as %s, or leave it out for the profile's default.",
+						 import_option_text(options, "sample_type", "TYPE", false))));
+	if (requested == NULL && profile->nsample_types > 1)
+		ereport(NOTICE,
+				(errmsg("imported pprof sample type \"%s\", %s",
+						value_type_name(import, chosen >= 0 ? chosen : profile->nsample_types - 1),
+						chosen >= 0 ? "the profile's default" : "the last one, as pprof does"),
+				 errdetail("Its sample types are: %s.", sample_type_list(import)),
+				 errhint("Pass %s to import another one.",
+						 import_option_text(options, "sample_type",
+											value_type_name(import, chosen == 0 ? 1 : 0), true))));
+	/* as pprof: no default, or an unknown one, is the last type */
+	return chosen >= 0 ? chosen : profile->nsample_types - 1;
+}
 
-	initStringInfo(&available);
-	for (int i = 0; i < profile->nsample_types; i++)
-		appendStringInfo(&available, "%s%s", i > 0 ? ", " : "", value_type_name(import, i));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("pprof profile has no sample type \"%s\"", requested),
-			 errdetail("Its sample types are: %s.", available.data),
-			 errhint("Pass one of them as sample_type, or NULL for the profile's default.")));
-	pg_unreachable();
+/*
+ * The profile's meta: {"sample_type": the imported type's name}, with the
+ * caller's meta over it (a key the caller gives is the caller's).
+ */
+static Jsonb *
+meta_with_sample_type(const ProfileInfo *info, const char *sample_type)
+{
+	StringInfoData json;
+	Datum		ours;
+
+	initStringInfo(&json);
+	appendStringInfoString(&json, "{\"sample_type\": ");
+	escape_json(&json, sample_type);
+	appendStringInfoChar(&json, '}');
+	ours = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+	if (info->meta == NULL)
+		return DatumGetJsonbP(ours);
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, ours, JsonbPGetDatum(info->meta)));
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -438,16 +486,18 @@ static int64
 pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
 {
 	PprofImport import;
+	ProfileInfo with_type = *info;
 	const char *unit;
 
 	memset(&import, 0, sizeof(import));
 	pprof_decode(&import.profile, (const uint8 *) data, len);
-	import.value_index = choose_sample_type(&import, options->sample_type);
+	import.value_index = choose_sample_type(&import, options);
 	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
 
-	import.writer = profile_writer_begin(info);
+	with_type.meta = meta_with_sample_type(info, value_type_name(&import, import.value_index));
+	import.writer = profile_writer_begin(&with_type);
 	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
 						   import.profile.sample_types[import.value_index].at, "sample type's unit");
 	if (unit)

@@ -1,7 +1,8 @@
 /*
  * import_stream.c
  *	  import_stream(chunks regclass, name, meta, format, options): a profile
- *	  file sent in pieces, read from a table of base64 chunks.
+ *	  file sent in pieces, read from a table of base64 chunks.  Its hints
+ *	  name options as the loader takes them (--option strict=false).
  *
  * bin/calltree-load fills a temporary table (seq bigserial, chunk text) with
  * COPY, a few MB of the file per row, base64-encoded, and calls this function
@@ -237,9 +238,9 @@ read_head(ChunkReader *r, StringInfo head)
 	if (head->len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("profile data is empty"),
-				 r->nchunks == 0 ? errdetail("Table \"%s\" has no rows.", r->relname) :
-				 errdetail("The " INT64_FORMAT " chunks of table \"%s\" are empty.", r->nchunks, r->relname)));
+				 errmsg("the profile file is empty"),
+				 r->nchunks == 0 ? errdetail("No chunk of it is in table \"%s\".", r->relname) :
+				 errdetail("The " INT64_FORMAT " chunks of it in table \"%s\" are empty.", r->nchunks, r->relname)));
 }
 
 /*
@@ -352,12 +353,13 @@ stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **import
 
 /*
  * import_stream(chunks regclass, name text, meta jsonb, format text,
- * strict boolean, event text, sample_type text) → profile id
+ * strict boolean, event text, sample_type text, source text) → profile id
+ * (0.1 declared it without source)
  */
 Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = -1};
+	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7};
 	const Importer *importer = NULL;
 	ProfileInfo info;
 	ChunkReader chunks;
@@ -373,6 +375,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
 	import_options_from_args(fcinfo, &args, &options);
+	options.loader_terms = true;	/* bin/calltree-load's --option */
 
 	stream_begin(&chunks, PG_GETARG_OID(0), &errcallback);
 	read_head(&chunks, &head);

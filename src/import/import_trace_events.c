@@ -12,7 +12,8 @@
  * other phase is skipped and counted.  Numbers may also come as strings.
  *
  * CPU samples travel in trace-event files too: Chrome's Profile and
- * ProfileChunk events, and Hermes' "samples" and "stackFrames" beside
+ * ProfileChunk events or (Chrome 66 to 69) CpuProfile events, and Hermes'
+ * "samples" and "stackFrames" beside
  * "traceEvents" (trace_samples.c reads them).  A file holds either kind or
  * both; the `source` argument picks what is imported: 'samples' (into
  * calltree.sample, a sampled profile), 'events' (the instrumented events,
@@ -431,16 +432,18 @@ source_option(const char *source)
 
 /* Whether to import the samples (or the events) of this file */
 static bool
-use_samples(TraceSource source, JsonbContainer *root, JsonbContainer *events)
+use_samples(const ImportOptions *options, JsonbContainer *root, JsonbContainer *events)
 {
+	TraceSource source = source_option(options->source);
 	bool		has_samples = source != SOURCE_EVENTS && trace_has_cpu_samples(root, events);
 
 	if (source == SOURCE_SAMPLES && !has_samples)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("trace-event file has no CPU samples"),
-				 errdetail("It has no Profile event and no \"samples\" with \"stackFrames\"."),
-				 errhint("Import its B, E and X events with source => 'events'.")));
+				 errdetail("It has no Profile or CpuProfile event and no \"samples\" with \"stackFrames\"."),
+				 errhint("Import its B, E and X events with %s.",
+						 import_option_text(options, "source", "events", true))));
 	return has_samples;
 }
 
@@ -459,13 +462,15 @@ import_events(ProfileWriter *writer, TraceFile *file)
 }
 
 static int64
-import_samples(ProfileWriter *writer, TraceFile *file, JsonbContainer *root, JsonbContainer *events)
+import_samples(ProfileWriter *writer, TraceFile *file, JsonbContainer *root, JsonbContainer *events,
+			   const ImportOptions *options)
 {
 	trace_write_cpu_samples(writer, &file->threads, root, events);
 	if (file->calls > 0)
 		ereport(NOTICE,
 				(errmsg("imported the CPU samples; left out " INT64_FORMAT " B, E and X events", file->calls),
-				 errhint("source => 'events' imports the events instead.")));
+				 errhint("%s imports the events instead.",
+						 import_option_text(options, "source", "events", true))));
 	return profile_writer_finish(writer);
 }
 
@@ -478,7 +483,7 @@ trace_events_import(const ProfileInfo *info, const char *data, size_t len, const
 	char	   *json = complete_array(pnstrdup(data, len));
 	JsonbContainer *root = json_read_container(&trace_event_format, json, strlen(json), calltree_import_work_mem);
 	JsonbContainer *events = event_array(root);
-	bool		samples = use_samples(source_option(options->source), root, events);
+	bool		samples = use_samples(options, root, events);
 	TraceFile	file = {0};
 
 	file.capacity = 1024;
@@ -488,7 +493,7 @@ trace_events_import(const ProfileInfo *info, const char *data, size_t len, const
 
 	in_ns.weight_unit = "nanoseconds";
 	writer = profile_writer_begin(&in_ns);
-	return samples ? import_samples(writer, &file, root, events) : import_events(writer, &file);
+	return samples ? import_samples(writer, &file, root, events, options) : import_events(writer, &file);
 }
 
 const Importer trace_events_importer = {

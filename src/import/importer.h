@@ -41,6 +41,7 @@ typedef struct ImportOptions
 	const char *event;			/* perf script: the event to import */
 	const char *sample_type;	/* pprof: the sample type to import */
 	const char *source;			/* trace events: "samples" or "events" */
+	bool		loader_terms;	/* hints name options as bin/calltree-load takes them */
 } ImportOptions;
 
 typedef struct Importer
@@ -83,6 +84,14 @@ extern const Importer trace_events_importer;
 extern const Importer *importer_by_name(const char *name);
 /* importer.c: an error if an option is given that is not one of the importer's */
 extern void import_options_check(const Importer *importer, const ImportOptions *options);
+
+/*
+ * import_options.c: an option with a value, for a hint, the way the user gives
+ * it: "strict => false" and "event => 'cycles'" to an SQL function,
+ * "--option strict=false" to bin/calltree-load (import_stream's caller).
+ */
+extern const char *import_option_text(const ImportOptions *options, const char *name,
+									  const char *value, bool quoted);
 
 /*
  * import_options.c: the options among an SQL function's arguments, each at

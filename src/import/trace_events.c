@@ -14,7 +14,7 @@
 const JsonFormat trace_event_format = {
 	"trace-event",
 	"A trace-event file is Chrome's Trace Event Format JSON: an array of events, or an object "
-	"with \"traceEvents\"; CPU samples come in Profile and ProfileChunk events, or (Hermes) in "
+	"with \"traceEvents\"; CPU samples come in Profile and ProfileChunk events, CpuProfile events, or (Hermes) in "
 	"\"samples\" and \"stackFrames\" beside \"traceEvents\"."
 };
 

@@ -4,16 +4,27 @@
  *
  * Two shapes carry them:
  *
- * - Chrome (the DevTools Performance panel's saved traces): a "Profile"
- *   event (ph "P", args.data.startTime in µs on the trace clock) starts a
- *   V8 CPU profile; "ProfileChunk" events with the same "id" in the same
- *   process continue it: args.data.cpuProfile.nodes (id, callFrame, parent)
- *   add to its node table, args.data.cpuProfile.samples (node ids) and
- *   args.data.timeDeltas (µs, each from the previous sample, the first from
- *   startTime) add samples, and args.data.endTime (µs, on the last chunk)
- *   ends it.  Chunks are written by V8's profiler thread; the samples are
- *   those of the thread of the Profile event.  Each Profile is a node table
- *   of its own (ids repeat across profiles).
+ * - Chrome 70 and later (the DevTools Performance panel's saved traces): a
+ *   "Profile" event (ph "P", args.data.startTime in µs on the trace clock)
+ *   starts a V8 CPU profile; "ProfileChunk" events with the same "id" in the
+ *   same process continue it: args.data.cpuProfile.nodes (id, callFrame,
+ *   parent, and from Chrome 116 children too) add to its node table,
+ *   args.data.cpuProfile.samples (node ids) and args.data.timeDeltas (µs,
+ *   each from the previous sample, the first from startTime) add samples,
+ *   and args.data.endTime (µs, on the last chunk) ends it.  Chunks are
+ *   written by V8's profiler thread, and a file may hold them before their
+ *   Profile event (each thread's events are written together): they are
+ *   matched by pid and id, and read in file order.  The samples are those
+ *   of the thread of the Profile event.
+ *
+ * - Chrome 66 to 69: a "CpuProfile" event (ph "I") holds a whole
+ *   .cpuprofile in args.data.cpuProfile (nodes with children, samples,
+ *   timeDeltas, startTime and endTime in µs on the trace clock), the
+ *   profile of the event's thread.
+ *
+ *   Each profile, chunked or whole, is a node table of its own (ids repeat
+ *   across profiles), and a thread of its own: the main thread's and each
+ *   worker's.
  *
  * - Hermes: the object around "traceEvents" also holds "samples" ([{ts
  *   (µs), pid, tid, sf}]) and "stackFrames" ({id: {name, category,
@@ -22,10 +33,10 @@
  *   is not read: samples weigh time.  Numbers may come as strings.
  *
  * The node tables, links and the samples' stacks and weights follow the
- * .cpuprofile rules (v8_profile.c).  ts is ns from the earliest Profile
- * startTime or Hermes sample of the file, so threads share one timeline;
+ * .cpuprofile rules (v8_profile.c).  ts is ns from the earliest profile
+ * start or Hermes sample of the file, so threads share one timeline;
  * each sample weighs the ns to the next sample of its thread, and the last
- * one until endTime (Chrome, when there is one) or 0.
+ * one until its profile's endTime (Chrome, when there is one) or 0.
  */
 #include "postgres.h"
 
@@ -40,14 +51,19 @@
 
 #define FMT (&trace_event_format)
 
-/* A Chrome CPU profile: its Profile event and its chunks */
+/*
+ * A Chrome CPU profile: a Profile event and its chunks, or a CpuProfile
+ * event that holds it whole
+ */
 typedef struct ChromeProfile
 {
-	char	   *key;			/* "pid:id" */
+	char	   *key;			/* "pid:id" of a chunked profile; NULL if whole */
+	bool		whole;			/* a CpuProfile event */
 	int32		thread;
-	int			event;			/* index of the Profile event */
+	int			event;			/* index of its Profile or CpuProfile event; -1: none yet */
+	int			first_chunk;	/* index of its first ProfileChunk event */
 	int64		start;			/* ns on the trace clock */
-	List	   *chunks;			/* indices of its ProfileChunk events */
+	List	   *chunks;			/* indices of its ProfileChunk events, in file order */
 } ChromeProfile;
 
 /* The paths to the parts of one event, on the caller's stack */
@@ -181,7 +197,8 @@ trace_has_cpu_samples(JsonbContainer *root, JsonbContainer *events)
 		CHECK_FOR_INTERRUPTS();
 		json_element(events, i, &value);
 		if (value.type == jbvBinary && JsonContainerIsObject(value.val.binary.data) &&
-			is_profile_event(value.val.binary.data, "Profile"))
+			(is_profile_event(value.val.binary.data, "Profile") ||
+			 member_is(value.val.binary.data, "name", "CpuProfile")))
 			return true;
 	}
 	return false;
@@ -198,56 +215,108 @@ profile_key(JsonbContainer *event)
 					json_member(event, "id", &id) ? trace_id_text(event, "id") : "");
 }
 
+/* The chunked profile of this key, added (with no Profile event yet) if new */
 static ChromeProfile *
-find_profile(List *profiles, const char *key)
+profile_of_key(List **profiles, const char *key)
 {
+	ChromeProfile *profile;
 	ListCell   *lc;
 
-	foreach(lc, profiles)
+	foreach(lc, *profiles)
 	{
-		ChromeProfile *profile = lfirst(lc);
-
-		if (strcmp(profile->key, key) == 0)
+		profile = lfirst(lc);
+		if (profile->key != NULL && strcmp(profile->key, key) == 0)
 			return profile;
 	}
-	return NULL;
+	profile = palloc0(sizeof(ChromeProfile));
+	profile->key = pstrdup(key);
+	profile->event = -1;
+	*profiles = lappend(*profiles, profile);
+	return profile;
 }
 
-/* A Profile event: a new profile, starting at args.data.startTime (or ts) */
-static ChromeProfile *
-start_profile(TraceThreads *threads, JsonbContainer *events, int index, const EventPaths *paths)
+/*
+ * When a profile starts: holder.startTime (µs on the trace clock), or the
+ * event's ts when there is none.
+ */
+static int64
+start_time(JsonbContainer *event, JsonbContainer *holder, const JsonPath *holder_path,
+		   const EventPaths *paths, int index, const char *what)
 {
-	JsonbContainer *event = event_object(events, index, paths);
-	JsonbContainer *data = event_data(events, index, paths);
-	ChromeProfile *profile = palloc0(sizeof(ChromeProfile));
-	JsonPath	start_path = JSON_KEY(&paths->data, "startTime");
+	JsonPath	start_path = JSON_KEY(holder_path, "startTime");
 	JsonbValue	value;
 
-	if (!json_member(data, "startTime", &value))
+	if (!json_member(holder, "startTime", &value))
 	{
 		JsonPath	ts_path = JSON_KEY(&paths->event, "ts");
 
 		if (!json_member(event, "ts", &value))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("trace-event Profile event %d has no start time", index),
+					 errmsg("trace-event %s event %d has no start time", what, index),
 					 errdetail("Neither %s nor %s is there.", json_path_string(&start_path),
 							   json_path_string(&ts_path)),
 					 errhint("%s", FMT->hint)));
 		start_path = ts_path;
 	}
-	profile->key = profile_key(event);
+	return json_scaled_int64(FMT, number_or_string(&value, &start_path), 1000, false, &start_path);
+}
+
+/* A Profile event: the start of the chunked profile of its pid and id */
+static void
+start_profile(ChromeProfile *profile, TraceThreads *threads, JsonbContainer *events, int index,
+			  const EventPaths *paths)
+{
+	JsonbContainer *event = event_object(events, index, paths);
+
+	if (profile->event >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("trace-event Profile event %d repeats the profile id of event %d",
+						index, profile->event),
+				 errdetail("Both have the pid and id \"%s\".", profile->key),
+				 errhint("%s", FMT->hint)));
 	profile->thread = trace_event_thread(threads, event);
 	profile->event = index;
-	profile->start = json_scaled_int64(FMT, number_or_string(&value, &start_path), 1000, false, &start_path);
+	profile->start = start_time(event, event_data(events, index, paths), &paths->data, paths, index,
+								"Profile");
+}
+
+/* A CpuProfile event: a whole profile in args.data.cpuProfile */
+static ChromeProfile *
+whole_profile(TraceThreads *threads, JsonbContainer *events, int index, const EventPaths *paths)
+{
+	JsonbContainer *event = event_object(events, index, paths);
+	JsonbContainer *cpu = json_required_object(FMT, event_data(events, index, paths), "cpuProfile",
+											   &paths->data);
+	ChromeProfile *profile = palloc0(sizeof(ChromeProfile));
+
+	profile->whole = true;
+	profile->thread = trace_event_thread(threads, event);
+	profile->event = index;
+	profile->start = start_time(event, cpu, &paths->cpu, paths, index, "CpuProfile");
 	return profile;
 }
 
-/* The Profile and ProfileChunk events of the file, in file order */
+static int
+compare_by_event(const ListCell *a, const ListCell *b)
+{
+	int			x = ((const ChromeProfile *) lfirst(a))->event;
+	int			y = ((const ChromeProfile *) lfirst(b))->event;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The file's CPU profiles, in the order of their Profile or CpuProfile
+ * events.  Chunks are matched to their Profile by pid and id, whichever
+ * comes first: a worker's chunks may precede its Profile event.
+ */
 static List *
 scan_profiles(TraceThreads *threads, JsonbContainer *events, const JsonPath *events_path)
 {
 	List	   *profiles = NIL;
+	ListCell   *lc;
 
 	for (int i = 0; i < json_length(events); i++)
 	{
@@ -259,30 +328,30 @@ scan_profiles(TraceThreads *threads, JsonbContainer *events, const JsonPath *eve
 		event_paths(&paths, events_path, i);
 		event = event_object(events, i, &paths);
 		if (is_profile_event(event, "Profile"))
-		{
-			profile = find_profile(profiles, profile_key(event));
-			if (profile != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("trace-event Profile event %d repeats the profile id of event %d",
-								i, profile->event),
-						 errdetail("Both have the pid and id \"%s\".", profile->key),
-						 errhint("%s", FMT->hint)));
-			profiles = lappend(profiles, start_profile(threads, events, i, &paths));
-		}
+			start_profile(profile_of_key(&profiles, profile_key(event)), threads, events, i, &paths);
 		else if (is_profile_event(event, "ProfileChunk"))
 		{
-			profile = find_profile(profiles, profile_key(event));
-			if (profile == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("trace-event ProfileChunk event %d comes before any Profile event of its profile",
-								i),
-						 errdetail("No earlier Profile event has the pid and id \"%s\".", profile_key(event)),
-						 errhint("%s", FMT->hint)));
+			profile = profile_of_key(&profiles, profile_key(event));
+			if (profile->chunks == NIL)
+				profile->first_chunk = i;
 			profile->chunks = lappend_int(profile->chunks, i);
 		}
+		else if (member_is(event, "name", "CpuProfile"))
+			profiles = lappend(profiles, whole_profile(threads, events, i, &paths));
 	}
+	foreach(lc, profiles)
+	{
+		ChromeProfile *profile = lfirst(lc);
+
+		if (profile->event < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("trace-event ProfileChunk event %d has no Profile event", profile->first_chunk),
+					 errdetail("No Profile event has the pid and id \"%s\".", profile->key),
+					 errhint("%s", FMT->hint)));
+	}
+	/* in the order of their starting events, not of their first chunks */
+	list_sort(profiles, compare_by_event);
 	return profiles;
 }
 
@@ -323,6 +392,42 @@ link_chunk_nodes(V8Profile *table, JsonbContainer *events, int index, const Json
 	*next += json_length(nodes);
 }
 
+/*
+ * The samples of an event (its node ids, and its timeDeltas in µs, which
+ * must be as many), each time from the previous sample's.
+ */
+static void
+read_timed_samples(V8Profile *table, V8Samples *samples, int index, const char *what,
+				   JsonbContainer *nodes, const JsonPath *nodes_path,
+				   JsonbContainer *deltas, const JsonPath *deltas_path)
+{
+	if ((nodes ? json_length(nodes) : 0) != (deltas ? json_length(deltas) : 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("trace-event %s event %d has %d samples but %d timeDeltas",
+						what, index, nodes ? json_length(nodes) : 0, deltas ? json_length(deltas) : 0),
+				 errdetail("Each sample in %s needs its time in %s.",
+						   json_path_string(nodes_path), json_path_string(deltas_path)),
+				 errhint("%s", FMT->hint)));
+	if (nodes != NULL)
+		v8_read_samples(table, samples, nodes, nodes_path, deltas, deltas_path, true, 0);
+}
+
+/* An endTime member (µs on the trace clock) sets *end, in ns after origin */
+static void
+read_end_time(JsonbContainer *holder, const JsonPath *holder_path, int64 origin, bool *has_end,
+			  int64 *end)
+{
+	JsonPath	end_path = JSON_KEY(holder_path, "endTime");
+	JsonbValue	value;
+
+	if (!json_member(holder, "endTime", &value))
+		return;
+	/* times are not negative, so this cannot overflow */
+	*end = json_scaled_int64(FMT, json_as_number(FMT, &value, &end_path), 1000, false, &end_path) - origin;
+	*has_end = true;
+}
+
 /* The samples of one chunk; an endTime (ns after origin) sets *end */
 static void
 read_chunk_samples(V8Profile *table, V8Samples *samples, JsonbContainer *events, int index,
@@ -330,42 +435,24 @@ read_chunk_samples(V8Profile *table, V8Samples *samples, JsonbContainer *events,
 {
 	EventPaths	paths;
 	JsonbContainer *data;
-	JsonbContainer *nodes;
-	JsonbContainer *deltas;
 	JsonPath	samples_path;
 	JsonPath	deltas_path;
-	JsonPath	end_path;
-	JsonbValue	value;
 
 	event_paths(&paths, events_path, index);
 	samples_path = JSON_KEY(&paths.cpu, "samples");
 	deltas_path = JSON_KEY(&paths.data, "timeDeltas");
-	end_path = JSON_KEY(&paths.data, "endTime");
 	data = event_data(events, index, &paths);
-	nodes = optional_container(optional_container(data, "cpuProfile", false, &paths.data),
-							   "samples", true, &paths.cpu);
-	deltas = optional_container(data, "timeDeltas", true, &paths.data);
-	if ((nodes ? json_length(nodes) : 0) != (deltas ? json_length(deltas) : 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("trace-event ProfileChunk event %d has %d samples but %d timeDeltas",
-						index, nodes ? json_length(nodes) : 0, deltas ? json_length(deltas) : 0),
-				 errdetail("Each sample in %s needs its time in %s.",
-						   json_path_string(&samples_path), json_path_string(&deltas_path)),
-				 errhint("%s", FMT->hint)));
-	if (nodes != NULL)
-		v8_read_samples(table, samples, nodes, &samples_path, deltas, &deltas_path, true, 0);
-	if (json_member(data, "endTime", &value))
-	{
-		/* times are not negative, so this cannot overflow */
-		*end = json_scaled_int64(FMT, json_as_number(FMT, &value, &end_path), 1000, false, &end_path) - origin;
-		*has_end = true;
-	}
+	read_timed_samples(table, samples, index, "ProfileChunk",
+					   optional_container(optional_container(data, "cpuProfile", false, &paths.data),
+										  "samples", true, &paths.cpu),
+					   &samples_path,
+					   optional_container(data, "timeDeltas", true, &paths.data), &deltas_path);
+	read_end_time(data, &paths.data, origin, has_end, end);
 }
 
 static void
-write_chrome_profile(ProfileWriter *writer, const TraceThreads *threads, ChromeProfile *profile,
-					 JsonbContainer *events, const JsonPath *events_path, int64 origin)
+write_chunked_profile(ProfileWriter *writer, const TraceThreads *threads, ChromeProfile *profile,
+					  JsonbContainer *events, const JsonPath *events_path, int64 origin)
 {
 	V8Profile	table = {FMT};
 	V8Samples	samples = {0};
@@ -384,6 +471,53 @@ write_chrome_profile(ProfileWriter *writer, const TraceThreads *threads, ChromeP
 	foreach(lc, profile->chunks)
 		read_chunk_samples(&table, &samples, events, lfirst_int(lc), events_path, origin,
 						   &has_end, &end);
+	v8_write_samples(writer, &table, &samples, &label, has_end, end);
+}
+
+/*
+ * A CpuProfile event's args.data.cpuProfile, read as a .cpuprofile: nodes,
+ * samples, timeDeltas (there, or beside it in args.data), endTime.
+ */
+static void
+write_whole_profile(ProfileWriter *writer, const TraceThreads *threads, ChromeProfile *profile,
+					JsonbContainer *events, const JsonPath *events_path, int64 origin)
+{
+	V8Profile	table = {FMT};
+	V8Samples	samples = {0};
+	const char *label = trace_thread_label(threads, profile->thread);
+	bool		has_end = false;
+	int64		end = 0;
+	EventPaths	paths;
+	JsonbContainer *data;
+	JsonbContainer *cpu;
+	JsonbContainer *nodes;
+	JsonbContainer *deltas;
+	JsonPath	nodes_path;
+	JsonPath	samples_path;
+	JsonPath	deltas_path;
+
+	event_paths(&paths, events_path, profile->event);
+	nodes_path = JSON_KEY(&paths.cpu, "nodes");
+	samples_path = JSON_KEY(&paths.cpu, "samples");
+	data = event_data(events, profile->event, &paths);
+	cpu = json_required_object(FMT, data, "cpuProfile", &paths.data);
+	nodes = json_required_array(FMT, cpu, "nodes", &paths.cpu);
+	v8_read_nodes(&table, nodes, &nodes_path);
+	v8_index_node_ids(&table);
+	v8_link_nodes(&table, nodes, &nodes_path, 0);
+
+	deltas_path = JSON_KEY(&paths.cpu, "timeDeltas");
+	deltas = optional_container(cpu, "timeDeltas", true, &paths.cpu);
+	if (deltas == NULL)
+	{
+		deltas_path = JSON_KEY(&paths.data, "timeDeltas");
+		deltas = optional_container(data, "timeDeltas", true, &paths.data);
+	}
+	samples.clock = profile->start - origin;
+	read_timed_samples(&table, &samples, profile->event, "CpuProfile",
+					   optional_container(cpu, "samples", true, &paths.cpu), &samples_path,
+					   deltas, &deltas_path);
+	read_end_time(cpu, &paths.cpu, origin, &has_end, &end);
 	v8_write_samples(writer, &table, &samples, &label, has_end, end);
 }
 
@@ -521,7 +655,14 @@ trace_write_cpu_samples(ProfileWriter *writer, TraceThreads *threads, JsonbConta
 		samples.items[i].ts -= origin;
 
 	foreach(lc, profiles)
-		write_chrome_profile(writer, threads, lfirst(lc), events, &events_path, origin);
+	{
+		ChromeProfile *profile = lfirst(lc);
+
+		if (profile->whole)
+			write_whole_profile(writer, threads, profile, events, &events_path, origin);
+		else
+			write_chunked_profile(writer, threads, profile, events, &events_path, origin);
+	}
 	if (samples.n > 0)
 	{
 		const char **labels = palloc(sizeof(char *) * Max(threads->n, 1));

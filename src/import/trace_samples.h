@@ -1,7 +1,7 @@
 /*
  * trace_samples.h
  *	  The CPU samples inside trace-event files (trace_samples.c): Chrome's
- *	  Profile and ProfileChunk events, and Hermes' "samples" and
+ *	  Profile and ProfileChunk events, CpuProfile events, and Hermes' "samples" and
  *	  "stackFrames" beside "traceEvents".
  */
 #ifndef CALLTREE_TRACE_SAMPLES_H
@@ -12,7 +12,7 @@
 #include "import/trace_events.h"
 #include "writer/writer.h"
 
-/* Whether the file has CPU samples (Profile events, or Hermes "samples") */
+/* Whether the file has CPU samples (Profile or CpuProfile events, or Hermes "samples") */
 extern bool trace_has_cpu_samples(JsonbContainer *root, JsonbContainer *events);
 /* Writes the file's CPU samples as the samples of the writer's profile */
 extern void trace_write_cpu_samples(ProfileWriter *writer, TraceThreads *threads,

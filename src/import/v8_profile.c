@@ -147,10 +147,16 @@ v8_find_node_value(V8Profile *profile, const JsonbValue *value, const JsonPath *
 						path);
 }
 
-/* child's parent is parent; ERROR if it already has one, or is parent */
+/*
+ * child's parent is parent.  A link given twice is consistent (Chrome 116
+ * and later write both a node's "parent" and its parent's "children"); an
+ * ERROR if child already has another parent, or is parent.
+ */
 void
 v8_set_parent(V8Profile *profile, int child, int parent, const JsonPath *path)
 {
+	if (profile->nodes[child].parent == parent && child != parent)
+		return;
 	if (profile->nodes[child].parent >= 0 || child == parent)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -7,7 +7,7 @@
  *
  * An importer adds nodes (id, call frame) while it reads them, indexes
  * their ids once all are read, links each node to its parent (by a
- * "parent" id or a "children" list), and reads samples (node ids with
+ * "parent" id, a "children" list, or both when they agree), and reads samples (node ids with
  * times).  Writing sorts the samples by time and gives each the ns until
  * the next one of its thread.
  *

@@ -48,15 +48,15 @@ AS 'MODULE_PATHNAME', 'calltree_import_firefox'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_firefox(text, text, jsonb) IS 'imports a Firefox Profiler profile (Gecko or processed format); returns the profile id';
 
--- source: 'samples' (the CPU samples: Profile/ProfileChunk events, Hermes
--- samples/stackFrames) into calltree.sample, 'events' (B/E/X events) into
+-- source: 'samples' (the CPU samples: Profile/ProfileChunk events, Chrome
+-- 66's CpuProfile events, Hermes samples/stackFrames) into calltree.sample, 'events' (B/E/X events) into
 -- calltree.event, or NULL: the samples when the file has any.
 CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
     source text DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk events, Hermes samples) into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
+COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk or CpuProfile events, Hermes samples), a thread per profile, into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
 
 CREATE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                strict boolean DEFAULT NULL, event text DEFAULT NULL,
@@ -68,8 +68,9 @@ COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text) IS '
 
 CREATE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                               format text DEFAULT NULL, strict boolean DEFAULT NULL,
-                              event text DEFAULT NULL, sample_type text DEFAULT NULL)
+                              event text DEFAULT NULL, sample_type text DEFAULT NULL,
+                              source text DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_stream'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile; returns the profile id';
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile and source (trace events); returns the profile id';

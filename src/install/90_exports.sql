@@ -20,10 +20,10 @@ CREATE FUNCTION to_pprof(tree calltree, sample_type text DEFAULT 'samples', unit
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'calltree_to_pprof'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION to_pprof(calltree, text, text) IS 'the tree as a gzip-compressed pprof profile: one sample per node with self weight';
+COMMENT ON FUNCTION to_pprof(calltree, text, text) IS 'the tree as a gzip-compressed pprof profile: one sample per node with self weight, of the sample type and unit given (meta.sample_type and weight_unit of the profiles it came from; default samples/count)';
 
-CREATE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL)
+CREATE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL, unit text DEFAULT NULL)
 RETURNS json
 AS 'MODULE_PATHNAME', 'calltree_to_speedscope'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION to_speedscope(calltree, text) IS 'a speedscope file with one sampled profile: one sample per node with self weight';
+COMMENT ON FUNCTION to_speedscope(calltree, text, text) IS 'a speedscope file with one sampled profile: one sample per node with self weight, in the unit given (profile.weight_unit; NULL or a count: none)';

@@ -657,3 +657,31 @@ BEGIN ATOMIC
      ORDER BY f.ord;
 END;
 COMMENT ON FUNCTION grafana_flamegraph(calltree) IS 'the rows of Grafana''s flame graph data frame: level, value (running), self, label, in depth-first order under a total root';
+
+-- Exports keep the unit: to_speedscope takes the unit of the tree's
+-- weights, to_pprof says where its sample type and unit come from (the
+-- same objects as src/install/90_exports.sql).
+DROP FUNCTION to_speedscope(calltree, text);
+CREATE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL, unit text DEFAULT NULL)
+RETURNS json
+AS 'MODULE_PATHNAME', 'calltree_to_speedscope'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION to_speedscope(calltree, text, text) IS 'a speedscope file with one sampled profile: one sample per node with self weight, in the unit given (profile.weight_unit; NULL or a count: none)';
+COMMENT ON FUNCTION to_pprof(calltree, text, text) IS 'the tree as a gzip-compressed pprof profile: one sample per node with self weight, of the sample type and unit given (meta.sample_type and weight_unit of the profiles it came from; default samples/count)';
+
+-- import_stream takes source, as import_trace_events does, so that
+-- bin/calltree-load can pass --option source=events (the same object as
+-- src/install/80_imports.sql).
+DROP FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text);
+CREATE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+                              format text DEFAULT NULL, strict boolean DEFAULT NULL,
+                              event text DEFAULT NULL, sample_type text DEFAULT NULL,
+                              source text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_import_stream'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile and source (trace events); returns the profile id';
+
+-- import_trace_events reads every Chrome version's CPU profiles (the same
+-- comment as src/install/80_imports.sql).
+COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk or CpuProfile events, Hermes samples), a thread per profile, into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';

@@ -2,7 +2,8 @@
 """Reference numbers for calltree's JSON importers, computed independently.
 
 Reads .cpuprofile, speedscope and trace-event files (their CPU samples:
-Chrome's Profile/ProfileChunk events, Hermes' samples/stackFrames) with
+Chrome's Profile/ProfileChunk events in any order, nodes linked by parent,
+children or both; Chrome 66's CpuProfile events; Hermes' samples/stackFrames) with
 Python's json module, applies the rules that docs/formats.md gives for these
 importers with no code shared with the C importers, and prints, per file, the
 numbers that test/sql/import_cpuprofile.sql, test/sql/import_speedscope.sql
@@ -134,31 +135,61 @@ def trace_samples(doc):
         key = (text(ev.get("pid", 0)), text(ev.get("tid", 0)))
         return (names[key] + " " if key in names else "") + "/".join(key)
 
-    profiles = {}  # (pid, id) → Profile event and its chunks, in file order
+    # Chrome 70 and later: Profile events and their ProfileChunks, matched by
+    # (pid, id) in any order; Chrome 66 to 69: CpuProfile events, each a whole
+    # .cpuprofile.  Each is (the event that names its thread, startTime in µs,
+    # [(nodes, samples, timeDeltas, endTime or None)] in file order).
+    chunked = {}
+    whole = []
     for ev in events:
-        if ev.get("ph") == "P" and ev.get("name") == "Profile":
-            profiles[(text(ev.get("pid", 0)), text(ev.get("id", "")))] = (ev, [])
-        elif ev.get("ph") == "P" and ev.get("name") == "ProfileChunk":
-            profiles[(text(ev.get("pid", 0)), text(ev.get("id", "")))][1].append(ev)
-    starts = [scaled(ev["args"]["data"]["startTime"], 1000) for ev, _ in profiles.values()]
+        if ev.get("ph") == "P" and ev.get("name") in ("Profile", "ProfileChunk"):
+            key = (text(ev.get("pid", 0)), text(ev.get("id", "")))
+            entry = chunked.setdefault(key, {"profile": None, "chunks": []})
+            if ev["name"] == "Profile":
+                assert entry["profile"] is None, "a profile started twice"
+                entry["profile"] = ev
+            else:
+                data = ev["args"]["data"]
+                cpu = data.get("cpuProfile", {})
+                entry["chunks"].append((cpu.get("nodes", []), cpu.get("samples", []),
+                                        data.get("timeDeltas", []), data.get("endTime")))
+        elif ev.get("name") == "CpuProfile":
+            data = ev["args"]["data"]
+            cpu = data["cpuProfile"]
+            whole.append((ev, cpu.get("startTime", ev.get("ts")),
+                          [(cpu["nodes"], cpu.get("samples", []),
+                            cpu.get("timeDeltas", data.get("timeDeltas", [])), cpu.get("endTime"))]))
+    profiles = []
+    for entry in chunked.values():
+        assert entry["profile"] is not None, "chunks without their Profile event"
+        ev = entry["profile"]
+        profiles.append((ev, ev["args"]["data"].get("startTime", ev.get("ts")), entry["chunks"]))
+    profiles += whole
+    starts = [scaled(start, 1000) for _, start, _ in profiles]
     hermes = doc.get("samples", []) if isinstance(doc, dict) and "stackFrames" in doc else []
     origin = min(starts + [scaled(s["ts"], 1000) for s in hermes], default=0)
 
     result = []
-    for ev, chunks in profiles.values():
+    for ev, start, parts in profiles:
         frames, parent, fname, end = {}, {}, {}, None
-        ts = scaled(ev["args"]["data"]["startTime"], 1000) - origin
-        for c in chunks:
-            for n in c["args"]["data"].get("cpuProfile", {}).get("nodes", []):
+
+        def link(child, par):
+            assert parent.get(child, par) == par, "a node with two parents"
+            parent[child] = par
+        for nodes, _, _, _ in parts:
+            for n in nodes:
                 cf = n["callFrame"]
                 frames[n["id"]] = (cf["functionName"] or "(anonymous)", cf.get("url") or None)
                 fname[n["id"]] = cf["functionName"]
                 if "parent" in n:
-                    parent[n["id"]] = n["parent"]
+                    link(n["id"], n["parent"])
+                for c in n.get("children", []):
+                    link(c, n["id"])
+        ts = scaled(start, 1000) - origin
         group = []
-        for c in chunks:
-            data = c["args"]["data"]
-            for node, delta in zip(data.get("cpuProfile", {}).get("samples", []), data.get("timeDeltas", [])):
+        for _, samples, deltas, part_end in parts:
+            assert len(samples) == len(deltas)
+            for node, delta in zip(samples, deltas):
                 ts += scaled(delta, 1000)
                 out = []
                 at = node
@@ -167,8 +198,8 @@ def trace_samples(doc):
                         out.append(frames[at])
                     at = parent.get(at)
                 group.append((ts, len(group), label(ev), tuple(reversed(out)) or (frames[node],)))
-            if "endTime" in data:
-                end = scaled(data["endTime"], 1000) - origin
+            if part_end is not None:
+                end = scaled(part_end, 1000) - origin
         result += weigh(group, end)
 
     if hermes:

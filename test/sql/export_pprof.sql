@@ -45,6 +45,16 @@ SELECT pg_temp.tree(:cpu_back) = pg_temp.tree(:cpu) AS same_tree,
        (SELECT count(*) FROM sample WHERE profile_id = :cpu_back) AS samples,
        (SELECT count(*) FROM nodes(pg_temp.tree(:cpu)) WHERE self <> 0) AS nodes_with_self;
 
+-- import, export, import keeps the unit and the sample type: a tree has no
+-- unit, so the export is given those of the profile it came from
+-- (weight_unit, meta.sample_type), here by count
+SELECT import_pprof(pg_read_binary_file(:'sample_cpu'), 'samples') AS by_count \gset
+SELECT import_pprof(to_pprof(pg_temp.tree(p.id), p.meta->>'sample_type', p.weight_unit)) AS by_count_back
+  FROM profile AS p WHERE p.id = :by_count \gset
+SELECT p.id = :by_count AS original, p.weight_unit, p.meta->>'sample_type' AS sample_type,
+       total(pg_temp.tree(p.id)) AS total
+  FROM profile AS p WHERE p.id IN (:by_count, :by_count_back) ORDER BY p.id;
+
 -- a func id that calltree.func does not know is named #<id>
 SELECT import_pprof(to_pprof('{2000000001:5/2 {2000000002:3/3}}'::calltree)) AS unknown \gset
 SELECT string_agg(f.name, ' > ' ORDER BY n.node) AS names, total(pg_temp.tree(:unknown))

@@ -1,5 +1,5 @@
 -- to_speedscope: a tree out as a speedscope file (one sampled profile, one
--- sample per node with self weight, unit none), and back in with
+-- sample per node with self weight, in the unit given), and back in with
 -- import_speedscope.  test/t_speedscope_schema.sh validates the output
 -- against speedscope's published JSON schema with ajv.
 \getenv shared_dir CALLTREE_SHARED
@@ -49,3 +49,21 @@ SELECT to_speedscope(calltree_agg(p, w), 'made up')
 
 -- NULL in, NULL out
 SELECT to_speedscope(NULL) IS NULL AS is_null;
+
+-- The unit: a tree carries none, so the caller gives the unit of the
+-- profiles it came from.  speedscope's names are written as they are;
+-- NULL and counts (samples, pprof's count, a perf event) are none.
+SELECT u AS unit, to_speedscope(tree, 'u', u)->'profiles'->0->>'unit' AS written
+  FROM trees, (VALUES ('nanoseconds'), ('microseconds'), ('milliseconds'), ('seconds'), ('bytes'),
+                      ('none'), ('samples'), ('count'), ('cycles'), (NULL)) AS v(u)
+ WHERE name = 'seed 000';
+-- import, export, import keeps the unit: a .cpuprofile is in nanoseconds
+-- and comes back in nanoseconds, with the same tree; without the unit, the
+-- same weights come back as counts (samples)
+SELECT import_speedscope(to_speedscope(t.tree, t.name, p.weight_unit)::text) AS with_unit,
+       import_speedscope(to_speedscope(t.tree, t.name)::text) AS without_unit
+  FROM trees AS t, profile AS p
+ WHERE t.name = 'chrome simple' AND p.id = (SELECT id FROM profile WHERE format = 'cpuprofile' ORDER BY id LIMIT 1) \gset
+SELECT p.weight_unit, (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = p.id) = t.tree AS same_tree
+  FROM profile AS p, trees AS t
+ WHERE p.id IN (:with_unit, :without_unit) AND t.name = 'chrome simple' ORDER BY p.id;

@@ -171,6 +171,26 @@ SELECT p.name, p.format, p.weight_unit, p.started_at, count(*) AS samples,
  WHERE p.name IN ('forks.linux-perf.txt', 'simple-with-pid.linux-perf.txt', 'one-sample.linux-perf.txt')
  GROUP BY p.id ORDER BY p.name;
 
+-- the weight unit follows the event, from the first imported sample: a
+-- clock event's period is nanoseconds (cpu-clock, task-clock, modifiers
+-- or not), another event's is a count of it, named after the event
+-- without its modifiers; no period printed: 1 per sample, 'samples';
+-- a period without an event name: 'events'
+CREATE TEMP TABLE unit_cases AS
+SELECT header, import_perf_script(header || E'\n\t 400400 main (/bin/app)\n'
+                                  || header || E'\n\t 400400 main (/bin/app)\n') AS id
+  FROM (VALUES ('app 1/1 10.0: 250000 cpu-clock: '),
+               ('app 1/1 10.0: 250000 cpu-clock:ppp: '),
+               ('app 1/1 10.0: 1000000 task-clock:u: '),
+               ('app 1/1 10.0: 321 cycles:uppp: '),
+               ('app 1/1 10.0: 17 cache-misses: '),
+               ('app 1/1 10.0: cycles: '),
+               ('app 1/1 10.0: 5 ')) AS v(header);
+SELECT c.header, p.weight_unit, sum(s.weight) AS total
+  FROM unit_cases AS c JOIN profile AS p ON p.id = c.id JOIN sample AS s ON s.profile_id = c.id
+ GROUP BY c.header, p.weight_unit ORDER BY c.header;
+DELETE FROM profile WHERE id IN (SELECT id FROM unit_cases);
+
 -- one-sample: root first, [unknown] as an address frame of its dso, offsets dropped
 SELECT f.name, f.resource, fr.address, fr.implementation
   FROM sample s, unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, i)

@@ -52,6 +52,13 @@ SELECT f.name, fn.self, fn.running
 -- runtime.mapiternext and 15 / 176 for main.busyLoop
 SELECT import_pprof(pg_read_binary_file(:'sample_cpu'), 'samples') AS cpu_count \gset
 SELECT weight_unit FROM profile WHERE id = :cpu_count;
+-- the sample type's name is kept in meta, so a query can tell them apart
+-- (asked for: no NOTICE); a sample_type key of the caller's meta is the caller's
+SELECT id = :cpu_count AS by_count, meta->>'sample_type' AS sample_type, weight_unit
+  FROM profile WHERE id IN (:cpu, :cpu_count) ORDER BY id;
+SELECT import_pprof(pg_read_binary_file(:'sample_cpu'), 'cpu', meta => '{"sample_type": "mine"}') AS mine \gset
+SELECT meta FROM profile WHERE id = :mine;
+DELETE FROM profile WHERE id = :mine;
 SELECT total(pg_temp.tree(:cpu_count));
 SELECT f.name, fn.self, fn.running
   FROM functions(pg_temp.tree(:cpu_count)) fn JOIN func f ON f.id = fn.func

@@ -179,6 +179,11 @@ SELECT import_stream('chunks', sample_type => 'samples') AS by_count \gset
 SELECT weight_unit, sum(weight) AS total FROM profile p JOIN sample s ON s.profile_id = p.id
  WHERE p.id = :by_count GROUP BY p.id;
 SELECT import_stream('chunks', event => 'cycles');
+-- source reaches the trace-event importer (read whole): one B/E pair
+SELECT pg_temp.fill(convert_to('[{"ph": "B", "name": "f", "ts": 1, "pid": 1, "tid": 1}, {"ph": "E", "ts": 3, "pid": 1, "tid": 1}]', 'UTF8'), '{40}');
+SELECT import_stream('chunks', source => 'events') AS events \gset
+SELECT count(*) AS events FROM event WHERE profile_id = :events;
+SELECT import_stream('chunks', source => 'samples');
 
 ---------------------------------------------------------------------------
 -- Bad input: clear errors, and nothing left behind.

@@ -128,6 +128,51 @@ RESET client_min_messages;
 SELECT (SELECT count(*) FROM event WHERE profile_id = :id3) > 0 AS has_events,
        (SELECT count(*) FROM sample WHERE profile_id = :id3) AS samples;
 
+-- Chrome's other shapes, one small file each in test/data/chrome (made
+-- here, after the real traces' shapes); t_json_reference.sh checks their
+-- summaries against test/reference/json_profiles.py too.  Times by hand:
+\set chrome_dir `pwd` '/test/data/chrome/'
+CREATE FUNCTION pg_temp.per_thread(profile bigint) RETURNS TABLE (thread text, samples bigint, total bigint, stacks text)
+LANGUAGE sql AS $$
+  SELECT thread, count(*), sum(weight),
+         string_agg(ts / 1000 || ':' || path || '=' || weight / 1000, ' ' ORDER BY ts, path)
+    FROM (SELECT s.thread, s.ts, s.weight,
+                 (SELECT string_agg(f.name, '>' ORDER BY u.ord)
+                    FROM unnest(calltree.stack_path(s.stack_id)) WITH ORDINALITY AS u(func, ord)
+                    JOIN calltree.func AS f ON f.id = u.func) AS path
+            FROM calltree.sample AS s WHERE s.profile_id = profile) AS x
+   GROUP BY thread ORDER BY thread
+$$;
+-- Chrome 66 to 69: no Profile events, but a CpuProfile instant event per
+-- thread, each a whole .cpuprofile (nodes linked by children).  Main thread
+-- (startTime 5000000 µs, the origin): samples at +100 (program), +200
+-- onClick, +250 and +400 layout, +500 (garbage collector); endTime +600;
+-- weights 100, 50, 150, 100, 100 µs: 500 µs.  Worker (startTime +50):
+-- deltas 50, 100, 100, -20, 120 put its samples at +100 onmessage, +200
+-- crunch, +300 and +280 crunch>crunch, +400 (program); in time order they
+-- weigh 100, 80, 20, 100 and, until endTime +450, 50 µs: 350 µs.
+SELECT import_trace_events(pg_read_file(:'chrome_dir' || 'chrome66-cpuprofile-events.json')) AS id \gset
+SELECT * FROM pg_temp.per_thread(:id);
+-- source => 'samples' finds them; NULL picks them over the B, E and X events
+SELECT import_trace_events(pg_read_file(:'chrome_dir' || 'chrome66-cpuprofile-events.json'),
+                           source => 'samples') AS id2 \gset
+SELECT count(*) AS samples, sum(weight) AS total FROM sample WHERE profile_id = :id2;
+-- Chrome 70: a dedicated worker's ProfileChunk events come before its
+-- Profile event (its profiler thread's events are written first); chunks
+-- are matched to their Profile by pid and id.  Main (Profile 0x1, start
+-- 7000000 µs, the origin): runTask at +50 and +200, (idle) at +300, endTime
+-- +500: 150, 100, 200 µs.  Worker (Profile 0x2 on tid 209, start +100):
+-- onmessage at +200 and +300, crunch at +400, and the (root) node itself
+-- at +600, endTime +650: 100, 100, 200, 50 µs.
+SELECT import_trace_events(pg_read_file(:'chrome_dir' || 'chrome70-worker-chunks-first.json')) AS id \gset
+SELECT * FROM pg_temp.per_thread(:id);
+-- Chrome 116: a chunk's nodes carry both "parent" and "children"; a link
+-- given both ways is one link.  render (children [4]) at +100 and +700,
+-- paint at +200 and +300, (program) at +400, measure (a node of the second
+-- chunk, under render) at +550 and +600; endTime +800.
+SELECT import_trace_events(pg_read_file(:'chrome_dir' || 'chrome116-parent-and-children.json')) AS id \gset
+SELECT * FROM pg_temp.per_thread(:id);
+
 -- By hand: two processes whose profiles both have id 0x1 (ids are per
 -- process), chunks interleaved, node 4 arriving in a later chunk under a
 -- node of an earlier one, a negative time delta, an endTime, and the thread
@@ -248,8 +293,10 @@ SELECT pg_temp.fail(doc) FROM (VALUES
   -- timeDeltas and samples of different lengths
   (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2, 2]}')),
   (pg_temp.chunk('{' || :'good_nodes' || '}', '[1, 2]')),
-  -- a ProfileChunk before its Profile, and one of another process
+  -- a ProfileChunk before its Profile is fine; one with no Profile at all is not,
+  -- nor one of another process
   ('[{"ph": "P", "name": "ProfileChunk", "id": 1, "pid": 1, "tid": 2, "args": {"data": {}}}, {"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": 0}}}]'),
+  ('[{"ph": "P", "name": "ProfileChunk", "id": 1, "pid": 1, "tid": 2, "args": {"data": {}}}, {"ph": "P", "name": "Profile", "id": 2, "pid": 1, "tid": 1, "args": {"data": {"startTime": 0}}}]'),
   (pg_temp.chunk('{' || :'good_nodes' || ', "samples": [2]}', '[1]',
                  '{"ph": "P", "name": "Profile", "id": 1, "pid": 5, "tid": 1, "args": {"data": {"startTime": 0}}}')),
   -- the same profile started twice
@@ -269,6 +316,12 @@ SELECT pg_temp.fail(doc) FROM (VALUES
   (pg_temp.chunk('{}', '[]', '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {"startTime": -4}}}')),
   (pg_temp.chunk('{}', '[]', '{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": 3}')),
   ('[{"ph": "P", "name": "Profile", "id": 1, "pid": 1, "tid": 1, "args": {"data": {}}}]'),
+  -- the same parent named twice (Chrome 116) is fine; a CpuProfile event
+  -- without its profile, or with a node of a missing child, is not
+  (pg_temp.chunk('{"nodes": [{"id": 1, "callFrame": {"functionName": "a"}, "children": [2]}, {"id": 2, "parent": 1, "callFrame": {"functionName": "f"}}], "samples": [2]}')),
+  ('[{"ph": "I", "name": "CpuProfile", "pid": 1, "tid": 1, "ts": 5, "args": {"data": {}}}]'),
+  ('[{"ph": "I", "name": "CpuProfile", "pid": 1, "tid": 1, "ts": 5, "args": {"data": {"cpuProfile": {"nodes": [{"id": 1, "callFrame": {"functionName": "a"}, "children": [3]}], "samples": [1], "timeDeltas": [1]}}}}]'),
+  ('[{"ph": "I", "name": "CpuProfile", "pid": 1, "tid": 1, "ts": 5, "args": {"data": {"cpuProfile": {"nodes": [{"id": 1, "callFrame": {"functionName": "a"}}], "samples": [1, 1], "timeDeltas": [1]}}}}]'),
   -- a cycle of parent links
   (pg_temp.chunk('{"nodes": [{"id": 1, "parent": 2, "callFrame": {"functionName": "a"}}, {"id": 2, "parent": 1, "callFrame": {"functionName": "b"}}], "samples": [2]}')),
   -- Hermes: an unknown frame, a key that is no id, a missing parent, wrong types
