@@ -34,6 +34,7 @@
 #include "store/integrity.h"
 #include "store/intern_cache.h"
 #include "store/intern_lock.h"
+#include "store/sample_partitions.h"
 #include "writer/writer_internal.h"
 
 /*
@@ -231,6 +232,8 @@ profile_writer_begin(const ProfileInfo *info)
 	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);
 	MemoryContextSwitchTo(writer->cxt);
+	if (OidIsValid(writer->sample_relid))
+		writer->sample_partition = sample_partition_of(writer->sample_relid, writer->profile_id);
 
 	/*
 	 * Frames and stacks are looked up in a snapshot taken after the lock
