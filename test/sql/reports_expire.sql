@@ -29,7 +29,7 @@ SELECT import_collapsed(E'main;keep 2\nmain;old_only 1\n', 're-a', '{"service": 
        import_collapsed(E'main;keep 5\n', 're-c', '{"service": "re"}') AS c \gset
 -- window 2: d, started long ago, whose stacks no other profile has
 SELECT new_sample_partition() AS w2 \gset
-SELECT import_collapsed(E'main;gone;deep 4\nmain;gone 1\nmain;labelled 1\n', 're-d', '{"service": "re"}') AS d \gset
+SELECT import_collapsed(E'main;gone;deep 4\nmain;gone 1\nmain;other 1\n', 're-d', '{"service": "re"}') AS d \gset
 -- window 3, the current one: empty
 SELECT new_sample_partition() AS w3 \gset
 SELECT :a >= 10000000000 AND :b = :a + 1 AND :c = :a + 2 AS window_1_ids,
@@ -74,9 +74,8 @@ SELECT rollup('1 hour', '{service}', since => '2020-01-01') AS hourly_rows;
 SELECT * FROM expire('30 days');
 SELECT count(*) AS left_of_e FROM profile WHERE id = :d + 7;
 
--- garbage: the funcs, frames and stacks of d's paths are unused now;
--- main;keep is used by the other tests' samples?  No: by rollup trees
--- only, so its stack goes and its func stays.
+-- garbage: no sample uses the stacks and frames of this test's paths
+-- any more, but the rollup trees use their funcs, which stay.
 SELECT s.id AS gone_stack FROM stack s JOIN frame f ON f.id = s.frame_id JOIN func fn ON fn.id = f.func_id
  WHERE fn.name = 'deep' \gset
 SELECT (g).stacks > 0 AS stacks, (g).frames > 0 AS frames, (g).funcs >= 0 AS funcs
@@ -84,7 +83,7 @@ SELECT (g).stacks > 0 AS stacks, (g).frames > 0 AS frames, (g).funcs >= 0 AS fun
 SELECT count(*) AS deep_stack FROM stack WHERE id = :gone_stack;
 -- funcs of rollup trees stay, without frames
 SELECT fn.name, count(f.id) AS frames FROM func fn LEFT JOIN frame f ON f.func_id = fn.id
- WHERE fn.name IN ('gone', 'deep', 'old_only', 'keep', 'labelled') GROUP BY fn.name ORDER BY fn.name;
+ WHERE fn.name IN ('gone', 'deep', 'old_only', 'keep', 'other') GROUP BY fn.name ORDER BY fn.name;
 SELECT rtrim(to_collapsed(tree_between('{"service": "re"}', '2020-01-06', '2020-01-07')), E'\n') AS day_after_gc;
 -- nothing left to collect; every sample's stack path still resolves
 SELECT collect_garbage();
