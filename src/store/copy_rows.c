@@ -191,7 +191,14 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 	rel = table_open(relid, RowExclusiveLock);
 	pstate = make_parsestate(NULL);
 	check_insert_privileges(pstate, rel, columns);
-	target_rel = target == relid ? rel : table_open(target, RowExclusiveLock);
+	target_rel = rel;
+	if (target != relid)
+	{
+		/* COPY takes the first entry of the range table for its table */
+		target_rel = table_open(target, RowExclusiveLock);
+		pstate = make_parsestate(NULL);
+		addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false);
+	}
 	options = list_make1(makeDefElem("encoding",
 									 (Node *) makeString(pstrdup(GetDatabaseEncodingName())), -1));
 

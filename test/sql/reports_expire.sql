@@ -24,12 +24,12 @@ SELECT last_value AS seq_before FROM profile_id_seq \gset
 
 -- window 1: a and b, started long ago; c started now
 SELECT new_sample_partition() AS w1 \gset
-SELECT import_collapsed(E'main;keep 2\nmain;old_only 1\n', 're-a', '{"service": "re"}') AS a,
-       import_collapsed(E'main;keep 3\n', 're-b', '{"service": "re"}') AS b,
-       import_collapsed(E'main;keep 5\n', 're-c', '{"service": "re"}') AS c \gset
+SELECT import_collapsed(E're_main;re_keep 2\nre_main;re_old_only 1\n', 're-a', '{"service": "re"}') AS a,
+       import_collapsed(E're_main;re_keep 3\n', 're-b', '{"service": "re"}') AS b,
+       import_collapsed(E're_main;re_keep 5\n', 're-c', '{"service": "re"}') AS c \gset
 -- window 2: d, started long ago, whose stacks no other profile has
 SELECT new_sample_partition() AS w2 \gset
-SELECT import_collapsed(E'main;gone;deep 4\nmain;gone 1\nmain;other 1\n', 're-d', '{"service": "re"}') AS d \gset
+SELECT import_collapsed(E're_main;re_gone;re_deep 4\nre_main;re_gone 1\nre_main;re_other 2\n', 're-d', '{"service": "re"}') AS d \gset
 -- window 3, the current one: empty
 SELECT new_sample_partition() AS w3 \gset
 SELECT :a >= 10000000000 AND :b = :a + 1 AND :c = :a + 2 AS window_1_ids,
@@ -67,7 +67,7 @@ SELECT partition = :'w3'::regclass AS is_w3 FROM sample_partitions() WHERE first
 -- a profile whose id no window holds writes into sample_default, and is
 -- expired row by row
 INSERT INTO profile (id, name, meta, started_at) VALUES (:d + 7, 're-e', '{"service": "re"}', '2020-01-06 12:00');
-INSERT INTO sample (profile_id, stack_id, weight) VALUES (:d + 7, intern_stack(ARRAY['main', 'keep']), 6);
+INSERT INTO sample (profile_id, stack_id, weight) VALUES (:d + 7, intern_stack(ARRAY['re_main', 're_keep']), 6);
 SELECT tableoid::regclass FROM sample WHERE profile_id = :d + 7;
 SELECT * FROM expire('30 days');
 SELECT rollup('1 hour', '{service}', since => '2020-01-01') AS hourly_rows;
@@ -77,13 +77,13 @@ SELECT count(*) AS left_of_e FROM profile WHERE id = :d + 7;
 -- garbage: no sample uses the stacks and frames of this test's paths
 -- any more, but the rollup trees use their funcs, which stay.
 SELECT s.id AS gone_stack FROM stack s JOIN frame f ON f.id = s.frame_id JOIN func fn ON fn.id = f.func_id
- WHERE fn.name = 'deep' \gset
+ WHERE fn.name = 're_deep' \gset
 SELECT (g).stacks > 0 AS stacks, (g).frames > 0 AS frames, (g).funcs >= 0 AS funcs
   FROM (SELECT collect_garbage() AS g) AS x;
 SELECT count(*) AS deep_stack FROM stack WHERE id = :gone_stack;
 -- funcs of rollup trees stay, without frames
 SELECT fn.name, count(f.id) AS frames FROM func fn LEFT JOIN frame f ON f.func_id = fn.id
- WHERE fn.name IN ('gone', 'deep', 'old_only', 'keep', 'other') GROUP BY fn.name ORDER BY fn.name;
+ WHERE fn.name IN ('re_gone', 're_deep', 're_old_only', 're_keep', 're_other') GROUP BY fn.name ORDER BY fn.name;
 SELECT rtrim(to_collapsed(tree_between('{"service": "re"}', '2020-01-06', '2020-01-07')), E'\n') AS day_after_gc;
 -- nothing left to collect; every sample's stack path still resolves
 SELECT collect_garbage();
