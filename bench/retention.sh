@@ -29,6 +29,7 @@ SET client_min_messages = warning;
 CREATE TEMP TABLE bench_stack AS
 SELECT calltree.intern_stack(ARRAY['main', 'work' || (i % 37), 'leaf' || i]) AS id, i
   FROM generate_series(0, 999) AS i;
+CREATE TEMP TABLE bench_stacks AS SELECT array_agg(id ORDER BY i) AS ids FROM bench_stack;
 SELECT format($$
     SELECT calltree.new_sample_partition();
     WITH p AS (
@@ -37,7 +38,7 @@ SELECT format($$
           FROM generate_series(1, %s) AS n
         RETURNING id)
     INSERT INTO calltree.sample (profile_id, ts, stack_id, weight)
-    SELECT p.id, k, (SELECT s.id FROM bench_stack s WHERE s.i = (k * 7919) %% 1000), 1 + k %% 5
+    SELECT p.id, k, (SELECT ids FROM bench_stacks)[1 + (p.id + k * 7919) %% 1000], 1 + k %% 5
       FROM p, generate_series(1, %s) AS k;
 $$, day, :day_profiles, :profile_samples)
   FROM generate_series(10, 1, -1) AS day

@@ -85,9 +85,12 @@ SELECT count(*) AS deep_stack FROM stack WHERE id = :gone_stack;
 SELECT fn.name, count(f.id) AS frames FROM func fn LEFT JOIN frame f ON f.func_id = fn.id
  WHERE fn.name IN ('re_gone', 're_deep', 're_old_only', 're_keep', 're_other') GROUP BY fn.name ORDER BY fn.name;
 SELECT rtrim(to_collapsed(tree_between('{"service": "re"}', '2020-01-06', '2020-01-07')), E'\n') AS day_after_gc;
--- nothing left to collect; every sample's stack path still resolves
+-- nothing left to collect; no sample or stack refers to a row that is gone
 SELECT collect_garbage();
-SELECT count(*) AS unresolved FROM sample s WHERE stack_path(s.stack_id) IS NULL;
+SELECT (SELECT count(*) FROM sample s WHERE NOT EXISTS (SELECT FROM stack t WHERE t.id = s.stack_id))
+     + (SELECT count(*) FROM stack s WHERE NOT EXISTS (SELECT FROM stack t WHERE t.id = s.prefix_id) AND s.prefix_id IS NOT NULL)
+     + (SELECT count(*) FROM stack s WHERE NOT EXISTS (SELECT FROM frame f WHERE f.id = s.frame_id))
+     + (SELECT count(*) FROM frame f WHERE NOT EXISTS (SELECT FROM func fn WHERE fn.id = f.func_id)) AS dangling;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT collect_garbage();
 ROLLBACK;
