@@ -22,8 +22,9 @@
 -- A partition goes when every profile in it is expirable: started before
 -- the cutoff, and included in every rollup level that reads raw samples
 -- (rolled_up).  It is emptied by TRUNCATE, which gives its space back and
--- locks only the partition, then its profile rows are deleted (their
--- samples are gone: the cascade of profile_delete_cascade finds nothing);
+-- locks only the partition, then its profile rows are deleted (the
+-- cascade of profile_delete_cascade reads only the partitions of their
+-- ids, emptied already);
 -- the empty partition is dropped when the lock on sample that DROP needs
 -- comes within a second (else by a later run).  A partition with a profile
 -- that is not expirable is kept whole: its expirable profiles are counted
@@ -78,7 +79,7 @@ DECLARE
 BEGIN
     -- one at a time (ATTACH PARTITION takes this lock too); imports and
     -- queries go on
-    LOCK TABLE @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
     SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
       INTO next_id FROM @extschema@.profile_id_seq s;
     -- past every window, and past every id taken: those of a window that
@@ -188,7 +189,7 @@ AS $$
 DECLARE
     empty boolean;
 BEGIN
-    LOCK TABLE @extschema@.sample IN ACCESS EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample IN ACCESS EXCLUSIVE MODE;
     EXECUTE format('SELECT NOT EXISTS (SELECT FROM %s)', part) INTO empty;
     IF empty THEN
         EXECUTE format('DROP TABLE %s', part);

@@ -763,7 +763,7 @@ DECLARE
 BEGIN
     -- one at a time (ATTACH PARTITION takes this lock too); imports and
     -- queries go on
-    LOCK TABLE @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
     SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
       INTO next_id FROM @extschema@.profile_id_seq s;
     -- past every window, and past every id taken: those of a window that
@@ -873,7 +873,7 @@ AS $$
 DECLARE
     empty boolean;
 BEGIN
-    LOCK TABLE @extschema@.sample IN ACCESS EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample IN ACCESS EXCLUSIVE MODE;
     EXECUTE format('SELECT NOT EXISTS (SELECT FROM %s)', part) INTO empty;
     IF empty THEN
         EXECUTE format('DROP TABLE %s', part);
