@@ -827,6 +827,7 @@ BEGIN
     END IF;
 END
 $$;
+COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of expire() and its isolation level';
 
 -- Empties one partition whose profiles are all expirable, and deletes
 -- those profiles; false (and nothing done) when one is not expirable, or
@@ -858,6 +859,7 @@ BEGIN
     GET DIAGNOSTICS profiles = ROW_COUNT;
 END
 $$;
+COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigint, bigint) IS 'empties a partition of calltree.sample whose profiles are all expirable, and deletes them; the profiles and samples deleted';
 
 -- Drops an empty partition of a closed window, if the lock on sample
 -- that DROP takes comes within a second: waiting longer would hold up
@@ -883,6 +885,7 @@ EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
     RETURN false;
 END
 $$;
+COMMENT ON FUNCTION expire_drop(regclass) IS 'drops an empty partition of calltree.sample if the lock comes within half a second; whether it did';
 
 CREATE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
     OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)

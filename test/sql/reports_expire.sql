@@ -78,9 +78,12 @@ SELECT count(*) AS left_of_e FROM profile WHERE id = :d + 7;
 -- any more, but the rollup trees use their funcs, which stay.
 SELECT s.id AS gone_stack FROM stack s JOIN frame f ON f.id = s.frame_id JOIN func fn ON fn.id = f.func_id
  WHERE fn.name = 're_deep' \gset
-SELECT (g).stacks > 0 AS stacks, (g).frames > 0 AS frames, (g).funcs >= 0 AS funcs
+-- a label set of no sample goes too
+INSERT INTO labels (labels) VALUES ('{"re": "unused"}');
+SELECT (g).stacks > 0 AS stacks, (g).frames > 0 AS frames, (g).funcs >= 0 AS funcs, (g).label_sets > 0 AS label_sets
   FROM (SELECT collect_garbage() AS g) AS x;
 SELECT count(*) AS deep_stack FROM stack WHERE id = :gone_stack;
+SELECT count(*) AS unused_labels FROM labels WHERE labels = '{"re": "unused"}';
 -- funcs of rollup trees stay, without frames
 SELECT fn.name, count(f.id) AS frames FROM func fn LEFT JOIN frame f ON f.func_id = fn.id
  WHERE fn.name IN ('re_gone', 're_deep', 're_old_only', 're_keep', 're_other') GROUP BY fn.name ORDER BY fn.name;
