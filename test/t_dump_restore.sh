@@ -44,6 +44,11 @@ SELECT p.id, v.thread, v.ts, calltree.intern_stack(v.path), v.weight
        AS v (profile, thread, ts, path, weight)
   JOIN calltree.profile p ON p.name = v.profile;
 
+-- a time window of sample, made after CREATE EXTENSION (not a member of
+-- it): pg_dump dumps the partition and its rows
+SELECT calltree.new_sample_partition();
+SELECT calltree.import_collapsed(E'main;window 4\nmain;parse 1\n', 'dump-window', '{"service": "api"}');
+
 -- rollups: hourly rows from the samples, daily rows from the hourly ones
 UPDATE calltree.profile SET started_at = '2030-06-01 10:20+00';
 SELECT calltree.rollup('1 hour'), calltree.rollup('1 day');
@@ -73,6 +78,9 @@ before:
 $snap_before
 after:
 $snap_after"
+parts_sql="SELECT string_agg(partition || ' ' || coalesce(first_id::text, '-'), ', ') FROM calltree.sample_partitions()"
+[ "$(q "$src" "$parts_sql")" = "$(q "$dst" "$parts_sql")" ] ||
+	fail "the partitions of sample differ after restore: $(q "$dst" "$parts_sql")"
 [ "$tree_before" = "$tree_after" ] ||
 	fail "stack_agg differs after restore:
 before: $tree_before

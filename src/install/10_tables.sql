@@ -81,16 +81,34 @@ CREATE TABLE labels (
 ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
 COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';
 
+-- Samples are partitioned by ranges of profile ids, so that expire()
+-- (77_retention.sql) removes old samples by emptying and dropping whole
+-- partitions instead of deleting rows.  sample_0 holds the ids below
+-- 10,000,000,000, the profiles imported before the first time window;
+-- new_sample_partition() adds the partition of each later window.  The
+-- partitioned table has no index and no foreign key of its own: each
+-- partition gets its index, and the references are checked by triggers
+-- (15_integrity.sql), so that pg_dump restores the partitions that
+-- new_sample_partition() made (they are not members of the extension) as
+-- they were.
 CREATE TABLE sample (
     profile_id bigint NOT NULL, -- a profile; checked by sample_refs_check, deleted with it
     thread     text,
     ts         bigint,
-    stack_id   bigint NOT NULL REFERENCES stack (id), -- checked by sample_refs_check (see 15_integrity.sql)
+    stack_id   bigint NOT NULL, -- a stack; checked by sample_refs_check and stack_delete_check
     weight     bigint NOT NULL DEFAULT 1,
     labels_id  bigint           -- a label set; checked by sample_refs_check
-);
-CREATE INDEX sample_profile_idx ON sample (profile_id, thread, ts);
+) PARTITION BY RANGE (profile_id);
 COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
+
+CREATE TABLE sample_0 PARTITION OF sample FOR VALUES FROM (MINVALUE) TO (10000000000);
+CREATE INDEX sample_0_profile_idx ON sample_0 (profile_id, thread, ts);
+COMMENT ON TABLE sample_0 IS 'the samples of the profiles imported before the first window of new_sample_partition()';
+-- the samples of ids no window holds: imports that took their id before
+-- their window was dropped, and ids given by hand
+CREATE TABLE sample_default PARTITION OF sample DEFAULT;
+CREATE INDEX sample_default_profile_idx ON sample_default (profile_id, thread, ts);
+COMMENT ON TABLE sample_default IS 'the samples of profile ids that no partition of a window holds';
 
 -- Symbol tables received by symbolicate() (85_symbols.sql), kept per
 -- resource so that one may arrive in several parts, in any order.
@@ -130,6 +148,7 @@ SELECT pg_catalog.pg_extension_config_dump('stack', '');
 SELECT pg_catalog.pg_extension_config_dump('stack_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('labels', '');
 SELECT pg_catalog.pg_extension_config_dump('labels_id_seq', '');
-SELECT pg_catalog.pg_extension_config_dump('sample', '');
+SELECT pg_catalog.pg_extension_config_dump('sample_0', '');
+SELECT pg_catalog.pg_extension_config_dump('sample_default', '');
 SELECT pg_catalog.pg_extension_config_dump('symbol', '');
 SELECT pg_catalog.pg_extension_config_dump('event', '');

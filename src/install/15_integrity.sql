@@ -65,23 +65,3 @@ CREATE TRIGGER profile_truncate_check BEFORE TRUNCATE ON profile
     FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
 CREATE TRIGGER labels_truncate_check BEFORE TRUNCATE ON labels
     FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
-
--- sample.stack_id stays declared a foreign key, because pg_dump restores the
--- data of extension tables in the order of their foreign keys (stacks before
--- samples), but its row-level triggers are off: sample_insert_check,
--- sample_update_check and stack_delete_check check it a statement at a time.
-DO $$
-DECLARE
-    trigger record;
-BEGIN
-    FOR trigger IN
-        SELECT t.tgname, t.tgrelid::regclass AS rel
-        FROM pg_catalog.pg_trigger t
-        JOIN pg_catalog.pg_constraint c ON c.oid = t.tgconstraint
-        WHERE c.conrelid = '@extschema@.sample'::regclass AND c.contype = 'f'
-          AND c.confrelid = '@extschema@.stack'::regclass
-    LOOP
-        EXECUTE format('ALTER TABLE %s DISABLE TRIGGER %I', trigger.rel, trigger.tgname);
-    END LOOP;
-END
-$$;

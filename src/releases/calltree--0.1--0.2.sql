@@ -685,3 +685,357 @@ COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, te
 -- import_trace_events reads every Chrome version's CPU profiles (the same
 -- comment as src/install/80_imports.sql).
 COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk or CpuProfile events, Hermes samples), a thread per profile, into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
+-- Retention: calltree.sample partitioned by ranges of profile ids (the
+-- table of 0.1 becomes its partition sample_0, rows and all), the
+-- partition sample_default, new_sample_partition(), expire() and
+-- collect_garbage()
+DROP TRIGGER sample_insert_check ON sample;
+DROP TRIGGER sample_update_check ON sample;
+ALTER TABLE sample DROP CONSTRAINT sample_stack_id_fkey;
+ALTER TABLE sample RENAME TO sample_0;
+ALTER INDEX sample_profile_idx RENAME TO sample_0_profile_idx;
+CREATE TABLE sample (
+    profile_id bigint NOT NULL, -- a profile; checked by sample_refs_check, deleted with it
+    thread     text,
+    ts         bigint,
+    stack_id   bigint NOT NULL, -- a stack; checked by sample_refs_check and stack_delete_check
+    weight     bigint NOT NULL DEFAULT 1,
+    labels_id  bigint           -- a label set; checked by sample_refs_check
+) PARTITION BY RANGE (profile_id);
+COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
+-- ATTACH reads the rows once, to check their ids
+ALTER TABLE sample ATTACH PARTITION sample_0 FOR VALUES FROM (MINVALUE) TO (10000000000);
+COMMENT ON TABLE sample_0 IS 'the samples of the profiles imported before the first window of new_sample_partition()';
+CREATE TABLE sample_default PARTITION OF sample DEFAULT;
+CREATE INDEX sample_default_profile_idx ON sample_default (profile_id, thread, ts);
+COMMENT ON TABLE sample_default IS 'the samples of profile ids that no partition of a window holds';
+SELECT pg_catalog.pg_extension_config_dump('sample_default', '');
+CREATE TRIGGER sample_insert_check AFTER INSERT ON sample
+    REFERENCING NEW TABLE AS new_samples
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
+CREATE TRIGGER sample_update_check AFTER UPDATE ON sample
+    REFERENCING NEW TABLE AS new_samples
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
+
+-- What users gave the table of 0.1 (privileges, row security, policies)
+-- goes to the partitioned table, through which queries read it.  Views on
+-- it now read sample_0: they must be made again.
+DO $$
+DECLARE
+    old constant regclass := '@extschema@.sample_0';
+    grant_ record;
+    policy record;
+BEGIN
+    FOR grant_ IN
+        SELECT a.privilege_type, a.is_grantable,
+               CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END AS grantee
+          FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
+         WHERE c.oid = old AND a.grantee <> c.relowner
+    LOOP
+        EXECUTE format('GRANT %s ON @extschema@.sample TO %s%s', grant_.privilege_type, grant_.grantee,
+                       CASE WHEN grant_.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+        EXECUTE format('REVOKE %s ON %s FROM %s', grant_.privilege_type, old, grant_.grantee);
+    END LOOP;
+    IF (SELECT c.relrowsecurity FROM pg_catalog.pg_class c WHERE c.oid = old) THEN
+        ALTER TABLE @extschema@.sample ENABLE ROW LEVEL SECURITY;
+    END IF;
+    IF (SELECT c.relforcerowsecurity FROM pg_catalog.pg_class c WHERE c.oid = old) THEN
+        ALTER TABLE @extschema@.sample FORCE ROW LEVEL SECURITY;
+    END IF;
+    FOR policy IN SELECT * FROM pg_catalog.pg_policies p WHERE p.schemaname = '@extschema@' AND p.tablename = 'sample_0' LOOP
+        EXECUTE format('CREATE POLICY %I ON @extschema@.sample AS %s FOR %s TO %s%s%s', policy.policyname,
+                       policy.permissive, policy.cmd,
+                       (SELECT string_agg(CASE WHEN r = 'public' THEN 'PUBLIC' ELSE quote_ident(r) END, ', ') FROM unnest(policy.roles) AS r),
+                       CASE WHEN policy.qual IS NOT NULL THEN format(' USING (%s)', policy.qual) ELSE '' END,
+                       CASE WHEN policy.with_check IS NOT NULL THEN format(' WITH CHECK (%s)', policy.with_check) ELSE '' END);
+        EXECUTE format('DROP POLICY %I ON %s', policy.policyname, old);
+    END LOOP;
+    ALTER TABLE @extschema@.sample_0 NO FORCE ROW LEVEL SECURITY;
+    ALTER TABLE @extschema@.sample_0 DISABLE ROW LEVEL SECURITY;
+END
+$$;
+
+-- The partitions of sample and the profile ids each holds: [first_id,
+-- end_id), first_id NULL for sample_0 (no lower bound), both NULL for
+-- sample_default.
+CREATE FUNCTION sample_partitions(OUT partition regclass, OUT first_id bigint, OUT end_id bigint)
+RETURNS SETOF record
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT b.partition,
+           NULLIF(substring(b.bound FROM 'FROM \(''?([0-9A-Z]+)''?\)'), 'MINVALUE')::bigint,
+           NULLIF(substring(b.bound FROM 'TO \(''?([0-9A-Z]+)''?\)'), 'MAXVALUE')::bigint
+      FROM (SELECT i.inhrelid::regclass AS partition, pg_get_expr(c.relpartbound, c.oid) AS bound
+              FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             WHERE i.inhparent = '@extschema@.sample'::regclass) AS b
+     ORDER BY 2 NULLS FIRST, 3 NULLS LAST;
+END;
+COMMENT ON FUNCTION sample_partitions() IS 'the partitions of calltree.sample and the profile ids [first_id, end_id) each holds';
+
+-- Opens the next time window: a partition for the next 10^10 profile ids,
+-- and the profile id sequence moved to its first id.  The sequence moves
+-- last (it is not transactional): if the caller's transaction rolls back,
+-- imports write into sample_default until the next window opens past the
+-- ids they took.
+CREATE FUNCTION new_sample_partition() RETURNS regclass
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    block constant bigint := 10000000000;
+    next_id bigint;
+    first bigint;
+    name text;
+BEGIN
+    -- one at a time (ATTACH PARTITION takes this lock too); imports and
+    -- queries go on
+    LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
+      INTO next_id FROM @extschema@.profile_id_seq s;
+    -- past every window, and past every id taken: those of a window that
+    -- was never made are in sample_default
+    SELECT greatest(max(p.end_id), (next_id + block - 1) / block * block)
+      INTO first FROM @extschema@.sample_partitions() p;
+    name := 'sample_' || (first / block);
+    EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
+    EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
+    EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
+                   format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
+    EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
+                   name, first, first + block);
+    IF next_id < first THEN
+        PERFORM setval('@extschema@.profile_id_seq', first, false);
+    END IF;
+    RETURN format('@extschema@.%I', name)::regclass;
+END
+$$;
+COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take from now on';
+
+-- Whether a profile is included in every rollup level that reads raw
+-- samples (and one at least exists): a level built from another reads
+-- that level's rows, which stay.
+CREATE FUNCTION rolled_up(p profile) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT p.started_at IS NOT NULL
+       AND EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL)
+       AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
+                        WHERE l.source_width IS NULL
+                          AND NOT EXISTS (SELECT FROM @extschema@.rollup r
+                                           WHERE r.group_key = @extschema@.group_key(p.meta, l.group_by)
+                                             AND r.width = l.width
+                                             AND r.bucket = @extschema@.rollup_bucket(p.started_at, l.width)
+                                             AND r.weight_unit = p.weight_unit
+                                             AND r.profiles @> p.id));
+END;
+COMMENT ON FUNCTION rolled_up(profile) IS 'whether the profile is included in every rollup level that reads raw samples (and one exists)';
+
+-- The checks of expire's arguments.
+CREATE FUNCTION expire_check(raw_older_than interval, partition_width interval) RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF raw_older_than IS NULL OR raw_older_than <= interval '0' THEN
+        RAISE EXCEPTION 'raw_older_than % is not a positive interval', coalesce(raw_older_than::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass how long raw samples are kept, such as ''7 days''.';
+    END IF;
+    IF partition_width IS NULL OR partition_width <= interval '0' THEN
+        RAISE EXCEPTION 'partition_width % is not a positive interval', coalesce(partition_width::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass how long a partition of calltree.sample receives imports, such as ''1 day''.';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'expire() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'It checks each partition again in a new snapshot after locking it.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of expire() and its isolation level';
+
+-- Empties one partition whose profiles are all expirable, and deletes
+-- those profiles; false (and nothing done) when one is not expirable, or
+-- there is nothing to delete.  The first check runs without a lock; the
+-- second after the lock, in a new snapshot.
+CREATE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
+                                 INOUT profiles bigint, INOUT samples bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lo bigint := coalesce(first_id, -9223372036854775808);
+BEGIN
+    profiles := 0;
+    samples := 0;
+    FOR pass IN 1 .. 2 LOOP
+        IF pass = 2 THEN
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+        END IF;
+        IF EXISTS (SELECT FROM @extschema@.profile p
+                    WHERE p.id >= lo AND p.id < end_id
+                      AND NOT (p.started_at < cutoff AND @extschema@.rolled_up(p))) THEN
+            RETURN;
+        END IF;
+    END LOOP;
+    EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
+    EXECUTE format('TRUNCATE %s', part);
+    DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
+    GET DIAGNOSTICS profiles = ROW_COUNT;
+END
+$$;
+COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigint, bigint) IS 'empties a partition of calltree.sample whose profiles are all expirable, and deletes them; the profiles and samples deleted';
+
+-- Drops an empty partition of a closed window, if the lock on sample
+-- that DROP takes comes within a second: waiting longer would hold up
+-- every query of sample queued behind it.  Whether it was dropped.
+CREATE FUNCTION expire_drop(part regclass) RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+-- below deadlock_timeout's default: an import that waits for a partition
+-- this transaction emptied, while it holds sample, makes a cycle; this
+-- wait ends it first
+SET lock_timeout = '500ms'
+AS $$
+DECLARE
+    empty boolean;
+BEGIN
+    LOCK TABLE ONLY @extschema@.sample IN ACCESS EXCLUSIVE MODE;
+    EXECUTE format('SELECT NOT EXISTS (SELECT FROM %s)', part) INTO empty;
+    IF empty THEN
+        EXECUTE format('DROP TABLE %s', part);
+    END IF;
+    RETURN empty;
+EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+    RETURN false;
+END
+$$;
+COMMENT ON FUNCTION expire_drop(regclass) IS 'drops an empty partition of calltree.sample if the lock comes within half a second; whether it did';
+
+CREATE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
+    OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz := now() - raw_older_than;
+    part record;
+    current record;
+    done record;
+    oldest timestamptz;
+BEGIN
+    PERFORM @extschema@.expire_check(raw_older_than, partition_width);
+    partitions := 0;
+    profiles := 0;
+    samples := 0;
+    -- no rollup level is made while this runs: its first run reads raw samples
+    LOCK TABLE @extschema@.rollup_level IN SHARE MODE;
+    IF NOT EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL) THEN
+        RAISE NOTICE 'no rollup level reads raw samples: no profile is rolled up, none is expired'
+            USING HINT = 'Run rollup() first, such as SELECT calltree.rollup(''1 hour'').';
+    END IF;
+
+    SELECT * INTO current FROM @extschema@.sample_partitions() p
+     WHERE p.end_id IS NOT NULL ORDER BY p.end_id DESC LIMIT 1;
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p WHERE p.end_id IS NOT NULL ORDER BY p.end_id LOOP
+        SELECT * INTO done FROM @extschema@.expire_partition(part.partition, part.first_id, part.end_id, cutoff, 0, 0);
+        IF done.profiles > 0 OR done.samples > 0 THEN
+            partitions := partitions + 1;
+            profiles := profiles + done.profiles;
+            samples := samples + done.samples;
+        END IF;
+    END LOOP;
+
+    -- the profiles of sample_default, row by row: few
+    WITH gone AS (
+        DELETE FROM @extschema@.profile p
+         WHERE NOT EXISTS (SELECT FROM @extschema@.sample_partitions() w
+                            WHERE w.end_id IS NOT NULL AND p.id >= coalesce(w.first_id, p.id) AND p.id < w.end_id)
+           AND p.started_at < cutoff AND @extschema@.rolled_up(p)
+        RETURNING p.id)
+    SELECT profiles + count(*), samples + (SELECT count(*) FROM @extschema@.sample_default s WHERE s.profile_id IN (SELECT id FROM gone))
+      INTO profiles, samples FROM gone;
+
+    -- the profiles old enough and rolled up that stay, with their partition
+    SELECT count(*) INTO kept FROM @extschema@.profile p
+     WHERE p.started_at < cutoff AND @extschema@.rolled_up(p);
+
+    -- a new window when the current one has received imports for long enough
+    SELECT p.imported_at INTO oldest FROM @extschema@.profile p
+     WHERE p.id >= coalesce(current.first_id, p.id) AND p.id < current.end_id
+     ORDER BY p.id LIMIT 1;
+    IF oldest < now() - partition_width THEN
+        PERFORM @extschema@.new_sample_partition();
+    END IF;
+
+    -- the empty partitions of closed windows (sample_0 stays: the extension made it)
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p
+                 WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
+                   AND NOT EXISTS (SELECT FROM @extschema@.profile q WHERE q.id >= p.first_id AND q.id < p.end_id)
+                 ORDER BY p.end_id LOOP
+        PERFORM @extschema@.expire_drop(part.partition);
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started more than raw_older_than ago that every rollup level reading raw samples includes, a whole partition of samples at a time; opens a new partition when the current one is older than partition_width';
+
+-- Deletes the interned rows that nothing uses: the stacks that no sample
+-- uses, nor any longer stack as its prefix; then the frames of no stack;
+-- the funcs of no frame, no trace event and no node of a rollup tree; the
+-- label sets of no sample.  Trees kept in tables of your own are not
+-- seen: their funcs may go.
+--
+-- An import holds the stacks (a ROW EXCLUSIVE lock on stack) from before
+-- it looks up its first frame or stack, in the intern cache or in the
+-- tables, until it ends (integrity.c).  The SHARE ROW EXCLUSIVE lock taken
+-- first waits for the imports under way and holds off new ones until this
+-- transaction ends; every query after it sees what they wrote.  An import
+-- that waited finds its cache emptied (the DELETE triggers of
+-- 16_intern_cache.sql) and writes again the rows it needs.  The intern
+-- lock, taken next, holds off the intern_* functions and symbolicate().
+CREATE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'collect_garbage() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'It must see the rows committed while it waited for its locks.';
+    END IF;
+    LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
+    PERFORM @extschema@.intern_lock();
+
+    -- the stacks of samples and their prefixes, up to the roots
+    WITH RECURSIVE used (id) AS (
+        SELECT DISTINCT s.stack_id FROM @extschema@.sample s
+        UNION
+        SELECT st.prefix_id FROM used u JOIN @extschema@.stack st ON st.id = u.id
+         WHERE st.prefix_id IS NOT NULL
+    )
+    DELETE FROM @extschema@.stack st WHERE NOT EXISTS (SELECT FROM used u WHERE u.id = st.id);
+    GET DIAGNOSTICS stacks = ROW_COUNT;
+
+    DELETE FROM @extschema@.frame f
+     WHERE NOT EXISTS (SELECT FROM @extschema@.stack st WHERE st.frame_id = f.id);
+    GET DIAGNOSTICS frames = ROW_COUNT;
+
+    WITH in_trees AS MATERIALIZED (
+        SELECT DISTINCT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n
+    )
+    DELETE FROM @extschema@.func f
+     WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+       AND NOT EXISTS (SELECT FROM @extschema@.event e WHERE e.func_id = f.id)
+       AND NOT EXISTS (SELECT FROM in_trees t WHERE t.func = f.id);
+    GET DIAGNOSTICS funcs = ROW_COUNT;
+
+    WITH used AS MATERIALIZED (
+        SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL
+    )
+    DELETE FROM @extschema@.labels l WHERE NOT EXISTS (SELECT FROM used u WHERE u.labels_id = l.id);
+    GET DIAGNOSTICS label_sets = ROW_COUNT;
+END
+$$;
+COMMENT ON FUNCTION collect_garbage() IS 'deletes the stacks, frames, funcs and label sets that no sample, stack, frame, trace event or rollup tree uses; returns how many of each';

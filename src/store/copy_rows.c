@@ -11,7 +11,9 @@
  * (BeginCopyFrom with a callback that supplies the data).
  *
  * What DoCopy does around CopyFrom is done here too: the user's INSERT
- * privileges on the columns are checked, and the statement runs in a new
+ * privileges on the columns are checked (on the partitioned table, when
+ * the rows go straight into one of its partitions, as an INSERT routed
+ * through it checks them), and the statement runs in a new
  * snapshot after a command counter increment, as SPI runs one.  COPY FROM
  * does not apply row security policies, so a table with policies for the
  * current user is left to the caller's INSERT (copy_rows_allowed).
@@ -169,11 +171,12 @@ check_insert_privileges(ParseState *pstate, Relation rel, List *columns)
  * own: a writer may COPY many times in one call.
  */
 uint64
-copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
+copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 {
 	MemoryContext cxt;
 	MemoryContext old;
 	Relation	rel;
+	Relation	target_rel;
 	ParseState *pstate;
 	List	   *options;
 	uint64		processed = 0;
@@ -188,6 +191,14 @@ copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 	rel = table_open(relid, RowExclusiveLock);
 	pstate = make_parsestate(NULL);
 	check_insert_privileges(pstate, rel, columns);
+	target_rel = rel;
+	if (target != relid)
+	{
+		/* COPY takes the first entry of the range table for its table */
+		target_rel = table_open(target, RowExclusiveLock);
+		pstate = make_parsestate(NULL);
+		addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false);
+	}
 	options = list_make1(makeDefElem("encoding",
 									 (Node *) makeString(pstrdup(GetDatabaseEncodingName())), -1));
 
@@ -197,7 +208,7 @@ copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 	read_offset = 0;
 	PG_TRY();
 	{
-		CopyFromState cstate = BeginCopyFrom(pstate, rel, NULL, NULL, false, read_rows,
+		CopyFromState cstate = BeginCopyFrom(pstate, target_rel, NULL, NULL, false, read_rows,
 											 columns, options);
 
 		processed = CopyFrom(cstate);
@@ -211,6 +222,8 @@ copy_rows_insert(CopyRows *rows, Oid relid, List *columns)
 	PopActiveSnapshot();
 	CommandCounterIncrement();
 
+	if (target_rel != rel)
+		table_close(target_rel, NoLock);
 	table_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);

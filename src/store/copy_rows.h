@@ -32,11 +32,12 @@ extern void copy_rows_end_row(CopyRows *rows);
 extern bool copy_rows_allowed(Oid relid);
 
 /*
- * Inserts the rows into `relid`, whose `columns` (a List of String) they
- * give in order, as COPY FROM does: with the user's INSERT privileges
- * checked, triggers fired, constraints and indexes kept, and rows written
- * many at a time.  The number of rows written.
+ * Inserts the rows into `target`, whose `columns` (a List of String) they
+ * give in order, as COPY FROM does: with the user's INSERT privileges on
+ * `relid` checked, triggers of `target` fired, constraints and indexes
+ * kept, and rows written many at a time.  `target` is `relid` or one of
+ * its partitions.  The number of rows written.
  */
-extern uint64 copy_rows_insert(CopyRows *rows, Oid relid, List *columns);
+extern uint64 copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns);
 
 #endif

@@ -66,10 +66,11 @@
  *	  statement's snapshot (and, under REPEATABLE READ, the transaction's)
  *	  was taken.
  *
- * sample.stack_id is still declared a foreign key, with its triggers
- * disabled by the install script: pg_dump orders the data of extension
- * tables by their foreign keys, and samples must be restored after the
- * stacks they refer to.
+ * calltree.sample is partitioned (src/install/77_retention.sql); its
+ * statement triggers fire for rows written through it.  Rows written
+ * straight into a partition skip them: the writer's own, which it vouches
+ * for, pg_restore's, and those of expire().  Only the owner of the
+ * partitions may write into them directly.
  */
 #include "postgres.h"
 
@@ -150,14 +151,16 @@ integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 }
 
 uint64
-integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns)
+integrity_copy_vouched(CopyRows *rows, Oid relid, Oid partition, List *columns)
 {
 	uint64		count;
 
 	writer_vouches = writer_can_vouch();
 	PG_TRY();
 	{
-		count = copy_rows_insert(rows, relid, columns);
+		count = copy_rows_insert(rows, relid,
+								 writer_vouches && OidIsValid(partition) ? partition : relid,
+								 columns);
 	}
 	PG_FINALLY();
 	{
@@ -579,7 +582,9 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 
 /*
  * AFTER DELETE ON profile FOR EACH STATEMENT (old_rows): their samples go,
- * also those committed while the DELETE waited for their lock.
+ * also those committed while the DELETE waited for their lock.  The range
+ * of their ids lets the executor skip the partitions of sample that hold
+ * none of them (a join alone would read them all).
  */
 Datum
 calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
@@ -589,7 +594,9 @@ calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 	connect_with_transition_tables(trigdata);
 	if (run_check(table_of(trigdata, "sample"),
 				  "DELETE FROM calltree.sample s USING old_rows o "
-				  "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id",
+				  "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id "
+				  "AND s.profile_id OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(m.id) FROM old_rows m) "
+				  "AND s.profile_id OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(m.id) FROM old_rows m)",
 				  true, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete the samples of deleted profiles");
 	SPI_finish();

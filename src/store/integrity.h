@@ -31,7 +31,14 @@ extern void integrity_hold_stacks(void);
  */
 extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values);
 
-/* The same for rows the writer COPYs in (copy_rows_insert) */
-extern uint64 integrity_copy_vouched(CopyRows *rows, Oid relid, List *columns);
+/*
+ * The same for rows the writer COPYs into `relid` (copy_rows_insert).
+ * With a valid `partition` of `relid`, the rows go straight into it when
+ * the writer may vouch for them: no statement trigger of `relid` fires
+ * there, and COPY writes many rows at a time (into a partitioned table
+ * whose statement triggers keep transition tables, it writes one at a
+ * time).  Otherwise they go through `relid`, and its checks run.
+ */
+extern uint64 integrity_copy_vouched(CopyRows *rows, Oid relid, Oid partition, List *columns);
 
 #endif

@@ -34,6 +34,7 @@
 #include "store/integrity.h"
 #include "store/intern_cache.h"
 #include "store/intern_lock.h"
+#include "store/sample_partitions.h"
 #include "writer/writer_internal.h"
 
 /*
@@ -231,19 +232,25 @@ profile_writer_begin(const ProfileInfo *info)
 	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);
 	MemoryContextSwitchTo(writer->cxt);
+	if (OidIsValid(writer->sample_relid))
+		writer->sample_partition = sample_partition_of(writer->sample_relid, writer->profile_id);
 
 	/*
 	 * Frames and stacks are looked up in a snapshot taken after the lock
 	 * that holds off their deletion, so every one found stays: the writer
 	 * vouches for the references of the stacks and samples it writes, which
 	 * are not checked again (integrity.c).  Funcs are looked up in the
-	 * calling statement's snapshot, which outlives this call, as the
-	 * foreign key of the frames that refer to them checks them in it.
+	 * snapshot in which the foreign key of the frames that refer to them
+	 * checks them: under READ COMMITTED a new one, so the one taken after
+	 * the lock, which also sees the funcs that collect_garbage() deleted
+	 * while this import waited for it; under REPEATABLE READ the
+	 * transaction's, which outlives this call.
 	 */
 	integrity_hold_stacks();
 	intern_cache_open();
 	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
-	writer->probe = intern_probe_begin(GetActiveSnapshot(), writer->held_snapshot);
+	writer->probe = intern_probe_begin(IsolationUsesXactSnapshot() ? GetActiveSnapshot() : writer->held_snapshot,
+									   writer->held_snapshot);
 	return writer;
 }
 

@@ -520,7 +520,7 @@ copy_fresh_stacks(ProfileWriter *writer)
 		copy_rows_int8(rows, fresh->frames[i]);
 		copy_rows_end_row(rows);
 	}
-	integrity_copy_vouched(rows, writer->stack_relid, writer->stack_columns);
+	integrity_copy_vouched(rows, writer->stack_relid, InvalidOid, writer->stack_columns);
 }
 
 /* The gathered fresh stacks by INSERT (row security applies) */

@@ -173,6 +173,7 @@ struct ProfileWriter
 	 */
 	CopyRows	copy;
 	Oid			sample_relid;	/* InvalidOid: samples by INSERT */
+	Oid			sample_partition;	/* the partition of the profile's samples */
 	List	   *sample_columns;
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
 	List	   *stack_columns;

@@ -174,7 +174,7 @@ copy_samples(ProfileWriter *writer)
 		copy_nullable_int8(rows, writer->label_ids[i], writer->label_nulls[i]);
 		copy_rows_end_row(rows);
 	}
-	integrity_copy_vouched(rows, writer->sample_relid, writer->sample_columns);
+	integrity_copy_vouched(rows, writer->sample_relid, writer->sample_partition, writer->sample_columns);
 	MemoryContextSwitchTo(writer->cxt);
 }
 
