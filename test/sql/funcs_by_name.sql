@@ -184,6 +184,36 @@ SELECT count(*) FROM lines(:no_samples, ARRAY[:a1]);
 SELECT count(*) FROM lines(:no_samples, ARRAY[1000000097]);
 SELECT count(*) FROM estimated_calls(:no_samples);
 
+--------------------------------------------------------------------------
+-- Names are looked up with the caller's privileges and row security on
+-- calltree.func, as the same SELECT would be: without SELECT on it, no
+-- look-up; with a policy that shows build 1's funcs only, a name stands for
+-- build 1's func and build 2's is a func that does not exist.
+CREATE ROLE regress_funcs_by_name;
+GRANT USAGE ON SCHEMA calltree TO regress_funcs_by_name;
+GRANT SELECT ON mixed, nm TO regress_funcs_by_name;
+SET ROLE regress_funcs_by_name;
+SELECT funcs('^nm\.F$');
+SELECT running_of(tree, 'nm.F') FROM mixed;
+RESET ROLE;
+GRANT SELECT ON func TO regress_funcs_by_name;
+ALTER TABLE func ENABLE ROW LEVEL SECURITY;
+CREATE POLICY build_1_only ON func FOR SELECT TO regress_funcs_by_name USING (resource IS DISTINCT FROM 'app (build 2)');
+SET ROLE regress_funcs_by_name;
+SELECT pg_temp.labels(funcs('^nm\.F$')) AS visible_f, running_of(tree, 'nm.F') AS running_f1 FROM mixed;
+-- unified among the funcs it sees: build 2's stay as they are, so nothing merges
+SELECT unify_funcs(tree) = tree AS unchanged FROM mixed;
+-- an id the tree does not hold and the role cannot see (42704: undefined object)
+\set VERBOSITY sqlstate
+SELECT focus_function('{}'::calltree, :f2);
+\set VERBOSITY default
+RESET ROLE;
+DROP POLICY build_1_only ON func;
+ALTER TABLE func DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON func, mixed, nm FROM regress_funcs_by_name;
+REVOKE USAGE ON SCHEMA calltree FROM regress_funcs_by_name;
+DROP ROLE regress_funcs_by_name;
+
 -- as it was
 DELETE FROM profile WHERE id = :no_samples;
 DELETE FROM func WHERE id IN (SELECT id FROM nm);
