@@ -145,9 +145,23 @@ unknown_name(FunctionCallInfo fcinfo, const char *name)
 			 errhint("funcs('regular expression') lists the funcs whose names match a pattern.")));
 }
 
-/* The set an argument names, in the call site's memory */
+/* A copy of ids[0 .. n) in `cxt` */
+static int32 *
+copy_ids(const int32 *ids, int32 n, MemoryContext cxt)
+{
+	int32	   *copy = MemoryContextAlloc(cxt, sizeof(int32) * Max(n, 1));
+
+	if (n > 0)
+		memcpy(copy, ids, sizeof(int32) * n);
+	return copy;
+}
+
+/*
+ * The set an argument names, its ids in `cxt` (the call site's memory);
+ * what it takes to find them is left in the current context.
+ */
 static FuncSet
-make_set(FunctionCallInfo fcinfo, int argno, Oid argtype)
+make_set(FunctionCallInfo fcinfo, int argno, Oid argtype, MemoryContext cxt)
 {
 	FuncSet		set;
 	int32	   *ids;
@@ -156,27 +170,29 @@ make_set(FunctionCallInfo fcinfo, int argno, Oid argtype)
 	switch (argtype)
 	{
 		case INT4OID:
-			ids = palloc(sizeof(int32));
-			ids[0] = PG_GETARG_INT32(argno);
-			len = 1;
+			{
+				int32		func = PG_GETARG_INT32(argno);
+
+				ids = copy_ids(&func, 1, cxt);
+				len = 1;
+			}
 			break;
 		case INT4ARRAYOID:
 			{
 				const int32 *given = path_argument(PG_GETARG_ARRAYTYPE_P(argno), "funcs", &len);
 
-				ids = palloc(sizeof(int32) * Max(len, 1));
-				if (len > 0)
-					memcpy(ids, given, sizeof(int32) * len);
+				ids = copy_ids(given, len, cxt);
 				len = func_ids_sort_distinct(ids, len);
 			}
 			break;
 		case TEXTOID:
 			{
 				char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+				int32	   *found = func_lookup_by_name(name, &len);
 
-				ids = func_lookup_by_name(name, &len);
 				if (len == 0)
 					unknown_name(fcinfo, name);
+				ids = copy_ids(found, len, cxt);
 			}
 			break;
 		default:
@@ -196,13 +212,10 @@ func_arg_set(FunctionCallInfo fcinfo, int argno)
 
 	if (!entry->has_set)
 	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-
-		entry->set = make_set(fcinfo, argno, argtype);
+		entry->set = make_set(fcinfo, argno, argtype, fcinfo->flinfo->fn_mcxt);
 		entry->has_set = true;
 		/* a name's funcs come from calltree.func: none is missing */
 		entry->looked_up = argtype == TEXTOID;
-		MemoryContextSwitchTo(old);
 	}
 	return entry->set;
 }
@@ -218,11 +231,10 @@ func_arg_check(FunctionCallInfo fcinfo, int argno, const char *what,
 
 	if (!entry->looked_up)
 	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		int32	   *missing = func_lookup_missing(ids, n, &entry->nmissing);
 
-		entry->missing = func_lookup_missing(ids, n, &entry->nmissing);
+		entry->missing = copy_ids(missing, entry->nmissing, fcinfo->flinfo->fn_mcxt);
 		entry->looked_up = true;
-		MemoryContextSwitchTo(old);
 	}
 	if (entry->nmissing == 0)
 		return;
