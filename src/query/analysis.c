@@ -2,8 +2,12 @@
  * analysis.c
  *	  Analyses of a tree: hot spots (functions), the butterfly (callers,
  *	  callees), cumulated outgoing calls, backtraces (the call tree analyses
- *	  that JProfiler offers) and the collapse-recursions view.  The first
- *	  three are a tree's weights per key (tree/key_weights.h).
+ *	  that JProfiler offers), the collapse-recursions view, and one
+ *	  function's running and self weights as scalars.  The first three are a
+ *	  tree's weights per key (tree/key_weights.h).
+ *
+ * The analyses of one function take it as a func, a func array or a name
+ * (func_arg.h): a set of funcs counted as one function.
  */
 #include "postgres.h"
 
@@ -17,6 +21,7 @@
 #include "tree/builder.h"
 #include "tree/key_weights.h"
 #include "tree/path.h"
+#include "query/func_arg.h"
 
 PG_FUNCTION_INFO_V1(calltree_functions);
 PG_FUNCTION_INFO_V1(calltree_callers);
@@ -24,26 +29,29 @@ PG_FUNCTION_INFO_V1(calltree_callees);
 PG_FUNCTION_INFO_V1(calltree_outgoing_calls);
 PG_FUNCTION_INFO_V1(calltree_backtraces);
 PG_FUNCTION_INFO_V1(calltree_collapse_recursions);
+PG_FUNCTION_INFO_V1(calltree_running_of);
+PG_FUNCTION_INFO_V1(calltree_self_of);
 
 /* the key of a root's caller: written as NULL */
 #define ROOT_KEY (PG_INT64_MIN + 1)
 
+/* the keys of callers() and callees(); `arg` is the analysed function's FuncSet */
 static int64
-key_caller(const CallTree *tree, int32 i, int32 func)
+key_caller(const CallTree *tree, int32 i, const void *arg)
 {
 	int32		parent = calltree_parent(tree)[i];
 
-	if (calltree_func(tree)[i] != func)
+	if (!func_set_has((const FuncSet *) arg, calltree_func(tree)[i]))
 		return KEY_WEIGHTS_NO_KEY;
 	return parent < 0 ? ROOT_KEY : calltree_func(tree)[parent];
 }
 
 static int64
-key_callee(const CallTree *tree, int32 i, int32 func)
+key_callee(const CallTree *tree, int32 i, const void *arg)
 {
 	int32		parent = calltree_parent(tree)[i];
 
-	if (parent < 0 || calltree_func(tree)[parent] != func)
+	if (parent < 0 || !func_set_has((const FuncSet *) arg, calltree_func(tree)[parent]))
 		return KEY_WEIGHTS_NO_KEY;
 	return calltree_func(tree)[i];
 }
@@ -70,10 +78,11 @@ put_key_weights(FunctionCallInfo fcinfo, const KeyWeight *weights, int32 nkeys)
 }
 
 static void
-weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, int32 func)
+weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key,
+			   const FuncSet *function)
 {
 	int32		nkeys;
-	KeyWeight  *weights = calltree_key_weights(tree, node_key, func, &nkeys);
+	KeyWeight  *weights = calltree_key_weights(tree, node_key, function, &nkeys);
 
 	put_key_weights(fcinfo, weights, nkeys);
 }
@@ -90,6 +99,20 @@ calltree_functions(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The function that argument 1 names, checked: a func the tree does not
+ * hold must be in calltree.func.
+ */
+static FuncSet
+function_arg(FunctionCallInfo fcinfo, const CallTree *tree)
+{
+	FuncSet		function = func_arg_set(fcinfo, 1);
+
+	func_arg_check(fcinfo, 1, "func", function.ids, function.count,
+				   calltree_func(tree), tree->nnodes);
+	return function;
+}
+
+/*
  * callers(tree, func) → (caller, running, self): the direct callers of the
  * function, NULL for a root call; running counts the samples in which that
  * caller calls the function, self those where the function is the leaf.
@@ -97,7 +120,10 @@ calltree_functions(PG_FUNCTION_ARGS)
 Datum
 calltree_callers(PG_FUNCTION_ARGS)
 {
-	weights_by_key(fcinfo, PG_GETARG_CALLTREE_P(0), key_caller, PG_GETARG_INT32(1));
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	FuncSet		function = function_arg(fcinfo, tree);
+
+	weights_by_key(fcinfo, tree, key_caller, &function);
 	return (Datum) 0;
 }
 
@@ -105,16 +131,19 @@ calltree_callers(PG_FUNCTION_ARGS)
 Datum
 calltree_callees(PG_FUNCTION_ARGS)
 {
-	weights_by_key(fcinfo, PG_GETARG_CALLTREE_P(0), key_callee, PG_GETARG_INT32(1));
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	FuncSet		function = function_arg(fcinfo, tree);
+
+	weights_by_key(fcinfo, tree, key_callee, &function);
 	return (Datum) 0;
 }
 
 /*
- * For each node, the depth of the outermost node of `func` on its path
- * (itself included), or -1; `depth` from calltree_depths().
+ * For each node, the depth of the outermost node of the function on its
+ * path (itself included), or -1; `depth` from calltree_depths().
  */
 static int32 *
-outermost_depths(const CallTree *tree, int32 func, const int32 *depth)
+outermost_depths(const CallTree *tree, const FuncSet *function, const int32 *depth)
 {
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
@@ -124,7 +153,7 @@ outermost_depths(const CallTree *tree, int32 func, const int32 *depth)
 	for (int32 i = 0; i < n; i++)
 	{
 		outer[i] = parent[i] < 0 ? -1 : outer[parent[i]];
-		if (outer[i] < 0 && funcs[i] == func)
+		if (outer[i] < 0 && func_set_has(function, funcs[i]))
 			outer[i] = depth[i];
 	}
 	return outer;
@@ -140,10 +169,10 @@ Datum
 calltree_outgoing_calls(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
-	int32		func = PG_GETARG_INT32(1);
+	FuncSet		function = function_arg(fcinfo, tree);
 	int32		n = tree->nnodes;
 	int32	   *depth = calltree_depths(tree);
-	int32	   *outer = outermost_depths(tree, func, depth);
+	int32	   *outer = outermost_depths(tree, &function, depth);
 	int32	   *node_at = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
 	const int32 *funcs = calltree_func(tree);
@@ -177,7 +206,7 @@ calltree_outgoing_calls(PG_FUNCTION_ARGS)
  * for each node that holds samples below such a call.
  */
 static int64
-backtrace_elements(const CallTree *tree, int32 func, bool self_mode,
+backtrace_elements(const CallTree *tree, const FuncSet *function, bool self_mode,
 				   const int32 *depth, const int32 *outer)
 {
 	int64		elements = 0;
@@ -186,7 +215,7 @@ backtrace_elements(const CallTree *tree, int32 func, bool self_mode,
 	{
 		if (outer[i] < 0 || !calltree_holds_samples(tree, i))
 			continue;
-		if (self_mode && calltree_func(tree)[i] != func)
+		if (self_mode && !func_set_has(function, calltree_func(tree)[i]))
 			continue;
 		elements += (int64) (self_mode ? depth[i] : outer[i]) + 1;
 	}
@@ -206,14 +235,14 @@ Datum
 calltree_backtraces(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
-	int32		func = PG_GETARG_INT32(1);
+	FuncSet		function = function_arg(fcinfo, tree);
 	char	   *mode = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	bool		self_mode;
 	int32		n = tree->nnodes;
 	const int32 *funcs = calltree_func(tree);
 	const int64 *self = calltree_self(tree);
 	int32	   *depth = calltree_depths(tree);
-	int32	   *outer = outermost_depths(tree, func, depth);
+	int32	   *outer = outermost_depths(tree, &function, depth);
 	int32	   *path = palloc(sizeof(int32) * 64);
 	int32		path_capacity = 64;
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
@@ -228,7 +257,8 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 				 errmsg("unknown backtraces mode \"%s\"", mode),
 				 errhint("The mode is 'total' (all samples that contain the function) or 'self' (samples where it is the leaf).")));
 
-	calltree_check_path_elements("backtraces()", backtrace_elements(tree, func, self_mode, depth, outer));
+	calltree_check_path_elements("backtraces()",
+								 backtrace_elements(tree, &function, self_mode, depth, outer));
 	for (int32 i = 0; i < n; i++)
 	{
 		int32		from;
@@ -243,7 +273,7 @@ calltree_backtraces(PG_FUNCTION_ARGS)
 		path[depth[i]] = funcs[i];
 		if (outer[i] < 0 || !calltree_holds_samples(tree, i))
 			continue;
-		if (self_mode && funcs[i] != func)
+		if (self_mode && !func_set_has(&function, funcs[i]))
 			continue;
 		from = self_mode ? depth[i] : outer[i];
 		for (int32 d = from; d >= 0; d--)
@@ -369,4 +399,69 @@ calltree_collapse_recursions(PG_FUNCTION_ARGS)
 					   in_stored_order(recursions, placed, nbuilt, collapsed->nnodes),
 					   in_stored_order(merged, placed, nbuilt, collapsed->nnodes));
 	return (Datum) 0;
+}
+
+/*
+ * A function's running and self weights, as functions() reports them: the
+ * running weight sums the self weights of the nodes at or below a call of
+ * the function, so a sample is counted once however often the function
+ * recurs; the self weight sums those of its own nodes.  The sums are
+ * exact (calltree.h), and 0 for a function the tree does not hold.
+ */
+static void
+function_weights(const CallTree *tree, const FuncSet *function, int64 *running, int64 *self)
+{
+	int32		n = tree->nnodes;
+	const int32 *funcs = calltree_func(tree);
+	const int32 *parent = calltree_parent(tree);
+	const int64 *weight = calltree_self(tree);
+	bool	   *below = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
+	int64		running_low = 0;
+	int64		self_low = 0;
+	int32		running_high = 0;
+	int32		self_high = 0;
+
+	for (int32 i = 0; i < n; i++)
+	{
+		bool		own = func_set_has(function, funcs[i]);
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		below[i] = own || (parent[i] >= 0 && below[parent[i]]);
+		if (below[i])
+			calltree_wide_add(&running_low, &running_high, weight[i]);
+		if (own)
+			calltree_wide_add(&self_low, &self_high, weight[i]);
+	}
+	pfree(below);
+	if (!calltree_wide_fits(running_low, running_high) || !calltree_wide_fits(self_low, self_high))
+		calltree_weight_out_of_range();
+	*running = running_low;
+	*self = self_low;
+}
+
+/* running_of(tree, function) → bigint */
+Datum
+calltree_running_of(PG_FUNCTION_ARGS)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	FuncSet		function = function_arg(fcinfo, tree);
+	int64		running;
+	int64		self;
+
+	function_weights(tree, &function, &running, &self);
+	PG_RETURN_INT64(running);
+}
+
+/* self_of(tree, function) → bigint */
+Datum
+calltree_self_of(PG_FUNCTION_ARGS)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	FuncSet		function = function_arg(fcinfo, tree);
+	int64		running;
+	int64		self;
+
+	function_weights(tree, &function, &running, &self);
+	PG_RETURN_INT64(self);
 }

@@ -23,6 +23,8 @@
 #include "tree/builder.h"
 #include "tree/hash64.h"
 #include "tree/path.h"
+#include "store/profile_lookup.h"
+#include "query/func_arg.h"
 #include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_lines);
@@ -206,6 +208,11 @@ calltree_lines(PG_FUNCTION_ARGS)
 	SPI_connect();
 	read_stack_sums(profile_id, resolver, fn_cxt, &sums);
 	target = find_node(builder, node_path, path_len);
+	/* nothing found: a profile or node path that names nothing is an error */
+	if (sums.count == 0)
+		profile_lookup_check(profile_id, "lines()");
+	if (target < 0)
+		func_arg_check(fcinfo, 1, "node path func", node_path, path_len, NULL, 0);
 	if (target >= 0)
 	{
 		int32	   *below = tree_builder_depths_below(builder, target);

@@ -23,6 +23,7 @@
 
 #include "tree/builder.h"
 #include "tree/path.h"
+#include "store/profile_lookup.h"
 #include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_estimated_calls);
@@ -221,6 +222,7 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 	Oid			types[2] = {INT8OID, TEXTOID};
 	Datum		args[2];
 	char		nulls[2] = {' ', ' '};
+	bool		any_sample = false;
 
 	InitMaterializedSRF(fcinfo, 0);
 	timeline_init(&timeline, (ReturnSetInfo *) fcinfo->resultinfo, PG_GETARG_INT64(0));
@@ -239,6 +241,7 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 		SPI_cursor_fetch(cursor, true, FETCH_BATCH);
 		if (SPI_processed == 0)
 			break;
+		any_sample = true;
 		for (uint64 r = 0; r < SPI_processed; r++)
 			take_sample_row(&timeline, SPI_tuptable->vals[r], SPI_tuptable->tupdesc);
 		SPI_freetuptable(SPI_tuptable);
@@ -246,6 +249,9 @@ calltree_estimated_calls(PG_FUNCTION_ARGS)
 	}
 	SPI_cursor_close(cursor);
 	SPI_finish();
+	/* no samples: an empty profile or thread, or an id that names nothing */
+	if (!any_sample && !PG_ARGISNULL(0))
+		profile_lookup_check(PG_GETARG_INT64(0), "estimated_calls()");
 	close_calls(&timeline, 0);
 	stack_resolver_end(timeline.resolver);
 	return (Datum) 0;

@@ -15,6 +15,7 @@
 
 #include "tree/path.h"
 #include "store/func_ids.h"
+#include "query/func_arg.h"
 #include "query/transform.h"
 
 void
@@ -63,6 +64,13 @@ find_func(const Transform *transform, int32 func)
 	return func_ids_find(transform->funcs, transform->nfuncs, func);
 }
 
+/* Whether func is one of the transform's function */
+static inline bool
+is_function(const Transform *transform, int32 func)
+{
+	return find_func(transform, func) >= 0;
+}
+
 /*
  * remap_functions: rename, then merge a func into the one before it when
  * they are equal and at least one of the two was renamed.  So a library's
@@ -103,7 +111,7 @@ transform_step(const Transform *transform, const PathSink *sink, PathState *stat
 
 		case TRANSFORM_MERGE_FUNCTION:
 		case TRANSFORM_MERGE_FUNCTIONS:
-			if (find_func(transform, func) < 0)
+			if (!is_function(transform, func))
 				write_func(sink, state, func);
 			break;
 
@@ -117,7 +125,7 @@ transform_step(const Transform *transform, const PathSink *sink, PathState *stat
 
 		case TRANSFORM_COLLAPSE_FUNCTION_SUBTREE:
 			write_func(sink, state, func);
-			if (func == transform->func)
+			if (is_function(transform, func))
 				state->phase = PHASE_CUT;
 			break;
 
@@ -129,7 +137,7 @@ transform_step(const Transform *transform, const PathSink *sink, PathState *stat
 			break;
 
 		case TRANSFORM_DROP_FUNCTION:
-			if (func == transform->func)
+			if (is_function(transform, func))
 				state->phase = PHASE_DROPPED;
 			else
 				write_func(sink, state, func);
@@ -150,7 +158,7 @@ transform_step(const Transform *transform, const PathSink *sink, PathState *stat
 
 		case TRANSFORM_FOCUS_FUNCTION:
 			/* from the outermost call of the function on */
-			if (state->phase == PHASE_OPEN || func == transform->func)
+			if (state->phase == PHASE_OPEN || is_function(transform, func))
 			{
 				write_func(sink, state, func);
 				state->phase = PHASE_OPEN;
@@ -158,14 +166,15 @@ transform_step(const Transform *transform, const PathSink *sink, PathState *stat
 			break;
 
 		case TRANSFORM_COLLAPSE_DIRECT_RECURSION:
-			if (!(func == transform->func && state->out != sink->empty &&
-				  sink->last(sink->arg, state->out) == func))
+			/* the function called by itself: by another of its funcs too */
+			if (!(is_function(transform, func) && state->out != sink->empty &&
+				  is_function(transform, sink->last(sink->arg, state->out))))
 				write_func(sink, state, func);
 			break;
 
 		case TRANSFORM_COLLAPSE_RECURSION:
 			/* back to the outermost call: what lies between is removed */
-			if (func != transform->func)
+			if (!is_function(transform, func))
 				write_func(sink, state, func);
 			else if (state->seen)
 				state->out = state->anchor;
@@ -203,18 +212,14 @@ node_path_from_arg(FunctionCallInfo fcinfo, int argno, Transform *transform)
 				 errhint("A node path is the func path of a CallNode, root first, such as '{1,2,3}'.")));
 }
 
-/* merge_functions: a sorted, distinct copy of the funcs */
+/* A function transform's funcs: a func, a func array or a name */
 static void
 func_set_from_arg(FunctionCallInfo fcinfo, int argno, Transform *transform)
 {
-	int32		len;
-	const int32 *funcs = path_argument(PG_GETARG_ARRAYTYPE_P(argno), "funcs", &len);
-	int32	   *sorted = palloc(sizeof(int32) * Max(len, 1));
+	FuncSet		set = func_arg_set(fcinfo, argno);
 
-	if (len > 0)
-		memcpy(sorted, funcs, sizeof(int32) * len);
-	transform->funcs = sorted;
-	transform->nfuncs = func_ids_sort_distinct(sorted, len);
+	transform->funcs = set.ids;
+	transform->nfuncs = set.count;
 }
 
 typedef struct FuncPair
@@ -291,28 +296,44 @@ transform_from_args(FunctionCallInfo fcinfo, TransformKind kind, Transform *tran
 		case TRANSFORM_FOCUS_SUBTREE:
 			node_path_from_arg(fcinfo, 1, transform);
 			break;
-		case TRANSFORM_MERGE_FUNCTION:
-			{
-				int32	   *one = palloc(sizeof(int32));
-
-				*one = PG_GETARG_INT32(1);
-				transform->kind = TRANSFORM_MERGE_FUNCTIONS;
-				transform->funcs = one;
-				transform->nfuncs = 1;
-			}
-			break;
-		case TRANSFORM_MERGE_FUNCTIONS:
-			func_set_from_arg(fcinfo, 1, transform);
-			break;
 		case TRANSFORM_REMAP_FUNCTIONS:
 			func_map_from_args(fcinfo, transform);
 			break;
+		case TRANSFORM_MERGE_FUNCTION:
+		case TRANSFORM_MERGE_FUNCTIONS:
 		case TRANSFORM_COLLAPSE_FUNCTION_SUBTREE:
 		case TRANSFORM_DROP_FUNCTION:
 		case TRANSFORM_FOCUS_FUNCTION:
 		case TRANSFORM_COLLAPSE_DIRECT_RECURSION:
 		case TRANSFORM_COLLAPSE_RECURSION:
-			transform->func = PG_GETARG_INT32(1);
+			func_set_from_arg(fcinfo, 1, transform);
+			break;
+	}
+}
+
+/*
+ * Errors when a func the arguments name does not exist: neither the tree
+ * or path given (`held`) nor calltree.func holds it (func_arg.h).
+ */
+void
+transform_check_funcs(FunctionCallInfo fcinfo, const Transform *transform,
+					  const int32 *held, int32 nheld)
+{
+	switch (transform->kind)
+	{
+		case TRANSFORM_MERGE_CALL_NODE:
+		case TRANSFORM_MERGE_SUBTREE:
+		case TRANSFORM_HIDE_CALL_NODE:
+		case TRANSFORM_FOCUS_SUBTREE:
+			func_arg_check(fcinfo, 1, "node path func", transform->node_path,
+						   transform->node_path_len, held, nheld);
+			break;
+		case TRANSFORM_REMAP_FUNCTIONS:
+			func_arg_check(fcinfo, 1, "func", transform->funcs, transform->nfuncs, held, nheld);
+			func_arg_check(fcinfo, 2, "func", transform->to, transform->nfuncs, held, nheld);
+			break;
+		default:
+			func_arg_check(fcinfo, 1, "func", transform->funcs, transform->nfuncs, held, nheld);
 			break;
 	}
 }
@@ -344,6 +365,7 @@ transform_path(FunctionCallInfo fcinfo, const Transform *transform)
 	PathSink	sink = {0, path_array_append, path_array_last, out};
 	PathState	state;
 
+	transform_check_funcs(fcinfo, transform, funcs, len);
 	transform_init(transform, &sink, &state);
 	for (int32 i = 0; i < len; i++)
 		transform_step(transform, &sink, &state, funcs[i]);

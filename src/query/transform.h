@@ -24,7 +24,7 @@
 typedef enum TransformKind
 {
 	TRANSFORM_MERGE_CALL_NODE,
-	TRANSFORM_MERGE_FUNCTION,	/* one func: becomes TRANSFORM_MERGE_FUNCTIONS */
+	TRANSFORM_MERGE_FUNCTION,	/* the same as TRANSFORM_MERGE_FUNCTIONS */
 	TRANSFORM_MERGE_FUNCTIONS,
 	TRANSFORM_MERGE_SUBTREE,
 	TRANSFORM_COLLAPSE_FUNCTION_SUBTREE,
@@ -37,13 +37,17 @@ typedef enum TransformKind
 	TRANSFORM_REMAP_FUNCTIONS
 } TransformKind;
 
+/*
+ * A function transform takes a set of funcs, which it treats as one
+ * function: the funcs of a name (one function in several builds), of an
+ * array, or a single func.
+ */
 typedef struct Transform
 {
 	TransformKind kind;
-	int32		func;			/* the function of a function transform */
 	const int32 *node_path;		/* the CallNode of a call-node transform */
 	int32		node_path_len;
-	const int32 *funcs;			/* merge_functions: sorted, distinct */
+	const int32 *funcs;			/* the function's funcs, sorted, distinct */
 	const int32 *to;			/* remap_functions: funcs[i] becomes to[i] */
 	int32		nfuncs;
 } Transform;
@@ -85,8 +89,10 @@ extern void transform_step(const Transform *transform, const PathSink *sink,
 						   PathState *state, int32 func);
 extern bool transform_keeps(const PathState *state, const PathSink *sink);
 
-/* fmgr helper shared by transform.c and transform_tree.c */
+/* fmgr helpers shared by transform.c and transform_tree.c */
 extern void transform_from_args(FunctionCallInfo fcinfo, TransformKind kind, Transform *transform);
+extern void transform_check_funcs(FunctionCallInfo fcinfo, const Transform *transform,
+								  const int32 *held, int32 nheld);
 
 /* transform_tree.c */
 extern CallTree *transform_tree(const CallTree *tree, const Transform *transform);

@@ -169,10 +169,12 @@ PG_FUNCTION_INFO_V1(sqlname##_tree); \
 Datum \
 sqlname##_tree(PG_FUNCTION_ARGS) \
 { \
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0); \
 	Transform	transform; \
 \
 	transform_from_args(fcinfo, kind, &transform); \
-	PG_RETURN_CALLTREE_P(transform_tree(PG_GETARG_CALLTREE_P(0), &transform)); \
+	transform_check_funcs(fcinfo, &transform, calltree_func(tree), tree->nnodes); \
+	PG_RETURN_CALLTREE_P(transform_tree(tree, &transform)); \
 }
 
 TREE_TRANSFORM(merge_call_node, TRANSFORM_MERGE_CALL_NODE)

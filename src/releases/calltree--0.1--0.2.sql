@@ -1067,3 +1067,179 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_regressions'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 100;
 COMMENT ON FUNCTION regressions(calltree, calltree, float8) IS 'per function of either tree (functions() weights): self and running shares of each side''s total and their change, the largest growth of self share first; functions under min_share on every share are left out';
+-- Functions by name: funcs(), unify_funcs(), the name (text) and func-array
+-- (int4[]) forms of every transform and analysis of one function,
+-- running_of() and self_of().  The transforms and analyses that take funcs
+-- check them against calltree.func, so they become STABLE.
+ALTER FUNCTION merge_call_node(int4[], int4[]) STABLE;
+ALTER FUNCTION merge_call_node(calltree, int4[]) STABLE;
+ALTER FUNCTION merge_function(int4[], int4) STABLE;
+ALTER FUNCTION merge_function(calltree, int4) STABLE;
+ALTER FUNCTION merge_functions(int4[], int4[]) STABLE;
+ALTER FUNCTION merge_functions(calltree, int4[]) STABLE;
+ALTER FUNCTION merge_subtree(int4[], int4[]) STABLE;
+ALTER FUNCTION merge_subtree(calltree, int4[]) STABLE;
+ALTER FUNCTION collapse_function_subtree(int4[], int4) STABLE;
+ALTER FUNCTION collapse_function_subtree(calltree, int4) STABLE;
+ALTER FUNCTION hide_call_node(int4[], int4[]) STABLE;
+ALTER FUNCTION hide_call_node(calltree, int4[]) STABLE;
+ALTER FUNCTION drop_function(int4[], int4) STABLE;
+ALTER FUNCTION drop_function(calltree, int4) STABLE;
+ALTER FUNCTION focus_subtree(int4[], int4[]) STABLE;
+ALTER FUNCTION focus_subtree(calltree, int4[]) STABLE;
+ALTER FUNCTION focus_function(int4[], int4) STABLE;
+ALTER FUNCTION focus_function(calltree, int4) STABLE;
+ALTER FUNCTION collapse_direct_recursion(int4[], int4) STABLE;
+ALTER FUNCTION collapse_direct_recursion(calltree, int4) STABLE;
+ALTER FUNCTION collapse_recursion(int4[], int4) STABLE;
+ALTER FUNCTION collapse_recursion(calltree, int4) STABLE;
+ALTER FUNCTION remap_functions(int4[], int4[], int4[]) STABLE;
+ALTER FUNCTION remap_functions(calltree, int4[], int4[]) STABLE;
+ALTER FUNCTION callers(calltree, int4) STABLE;
+ALTER FUNCTION callees(calltree, int4) STABLE;
+ALTER FUNCTION outgoing_calls(calltree, int4) STABLE;
+ALTER FUNCTION backtraces(calltree, int4, text) STABLE;
+
+CREATE FUNCTION merge_function(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'merge_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION merge_function(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'merge_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION merge_function(calltree, text) IS 'merge_function() of every func of that name, as one function';
+CREATE FUNCTION merge_function(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'merge_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION merge_function(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'merge_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION merge_function(calltree, int4[]) IS 'merge_function() of a set of funcs, as one function';
+CREATE FUNCTION collapse_function_subtree(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_function_subtree_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_function_subtree(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_function_subtree_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_function_subtree(calltree, text) IS 'collapse_function_subtree() of every func of that name, as one function';
+CREATE FUNCTION collapse_function_subtree(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_function_subtree_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_function_subtree(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_function_subtree_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_function_subtree(calltree, int4[]) IS 'collapse_function_subtree() of a set of funcs, as one function';
+CREATE FUNCTION drop_function(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'drop_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION drop_function(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'drop_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION drop_function(calltree, text) IS 'drop_function() of every func of that name, as one function';
+CREATE FUNCTION drop_function(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'drop_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION drop_function(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'drop_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION drop_function(calltree, int4[]) IS 'drop_function() of a set of funcs, as one function';
+CREATE FUNCTION focus_function(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'focus_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION focus_function(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'focus_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION focus_function(calltree, text) IS 'focus_function() of every func of that name, as one function';
+CREATE FUNCTION focus_function(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'focus_function_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION focus_function(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'focus_function_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION focus_function(calltree, int4[]) IS 'focus_function() of a set of funcs, as one function';
+CREATE FUNCTION collapse_direct_recursion(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_direct_recursion_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_direct_recursion(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_direct_recursion_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_direct_recursion(calltree, text) IS 'collapse_direct_recursion() of every func of that name, as one function';
+CREATE FUNCTION collapse_direct_recursion(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_direct_recursion_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_direct_recursion(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_direct_recursion_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_direct_recursion(calltree, int4[]) IS 'collapse_direct_recursion() of a set of funcs, as one function';
+CREATE FUNCTION collapse_recursion(path int4[], name text) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_recursion_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_recursion(tree calltree, name text) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_recursion_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_recursion(calltree, text) IS 'collapse_recursion() of every func of that name, as one function';
+CREATE FUNCTION collapse_recursion(path int4[], funcs int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'collapse_recursion_path' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION collapse_recursion(tree calltree, funcs int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'collapse_recursion_tree' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION collapse_recursion(calltree, int4[]) IS 'collapse_recursion() of a set of funcs, as one function';
+
+CREATE FUNCTION callers(tree calltree, name text,
+    OUT caller int4, OUT running bigint, OUT self bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_callers'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION callers(calltree, text) IS 'callers() of every func of that name, as one function';
+CREATE FUNCTION callers(tree calltree, funcs int4[],
+    OUT caller int4, OUT running bigint, OUT self bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_callers'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION callers(calltree, int4[]) IS 'callers() of a set of funcs, as one function';
+CREATE FUNCTION callees(tree calltree, name text,
+    OUT callee int4, OUT running bigint, OUT self bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_callees'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION callees(calltree, text) IS 'callees() of every func of that name, as one function';
+CREATE FUNCTION callees(tree calltree, funcs int4[],
+    OUT callee int4, OUT running bigint, OUT self bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_callees'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION callees(calltree, int4[]) IS 'callees() of a set of funcs, as one function';
+CREATE FUNCTION outgoing_calls(tree calltree, name text,
+    OUT call_sites bigint, OUT outgoing calltree)
+RETURNS record
+AS 'MODULE_PATHNAME', 'calltree_outgoing_calls'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION outgoing_calls(calltree, text) IS 'outgoing_calls() of every func of that name, as one function';
+CREATE FUNCTION outgoing_calls(tree calltree, funcs int4[],
+    OUT call_sites bigint, OUT outgoing calltree)
+RETURNS record
+AS 'MODULE_PATHNAME', 'calltree_outgoing_calls'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION outgoing_calls(calltree, int4[]) IS 'outgoing_calls() of a set of funcs, as one function';
+CREATE FUNCTION backtraces(tree calltree, name text, mode text DEFAULT 'total')
+RETURNS calltree
+AS 'MODULE_PATHNAME', 'calltree_backtraces'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION backtraces(calltree, text, text) IS 'backtraces() of every func of that name, as one function';
+CREATE FUNCTION backtraces(tree calltree, funcs int4[], mode text DEFAULT 'total')
+RETURNS calltree
+AS 'MODULE_PATHNAME', 'calltree_backtraces'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION backtraces(calltree, int4[], text) IS 'backtraces() of a set of funcs, as one function';
+-- One function's weights as scalars, with functions()'s meaning: running
+-- counts a sample once however often the function recurs; 0 when the
+-- tree does not hold the function.  For a time series of one function,
+-- one row per tree.
+CREATE FUNCTION running_of(tree calltree, func int4) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_running_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION running_of(calltree, int4) IS 'running weight of a function, as functions() reports it; 0 when the tree does not hold it';
+CREATE FUNCTION running_of(tree calltree, name text) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_running_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION running_of(calltree, text) IS 'running weight of every func of that name, as one function';
+CREATE FUNCTION running_of(tree calltree, funcs int4[]) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_running_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION running_of(calltree, int4[]) IS 'running weight of a set of funcs, as one function: a sample is counted once';
+CREATE FUNCTION self_of(tree calltree, func int4) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_self_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION self_of(calltree, int4) IS 'self weight of a function, as functions() reports it; 0 when the tree does not hold it';
+CREATE FUNCTION self_of(tree calltree, name text) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_self_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION self_of(calltree, text) IS 'self weight of every func of that name, as one function';
+CREATE FUNCTION self_of(tree calltree, funcs int4[]) RETURNS bigint
+AS 'MODULE_PATHNAME', 'calltree_self_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION self_of(calltree, int4[]) IS 'self weight of a set of funcs, as one function';
+
+CREATE FUNCTION funcs(pattern text) RETURNS int4[]
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT COALESCE(pg_catalog.array_agg(f.id ORDER BY f.id), '{}'::int4[])
+      FROM @extschema@.func f
+     WHERE f.name OPERATOR(pg_catalog.~) pattern;
+END;
+COMMENT ON FUNCTION funcs(text) IS 'the ids of the funcs whose names match a POSIX regular expression, sorted (like pprof''s -focus=regex)';
+CREATE FUNCTION unify_funcs(tree calltree, by text DEFAULT 'name') RETURNS calltree
+AS 'MODULE_PATHNAME', 'calltree_unify_funcs'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION unify_funcs(calltree, text) IS 'each func replaced by the smallest id of its name (by ''name'') or of its name and file (by ''file''), equal CallNodes merged; by ''func'' leaves the tree as it is';

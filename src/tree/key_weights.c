@@ -65,7 +65,7 @@ sorted_weights(keyweights_hash *weights, int32 *nkeys)
 }
 
 KeyWeight *
-calltree_key_weights(const CallTree *tree, NodeKey node_key, int32 arg, int32 *nkeys)
+calltree_key_weights(const CallTree *tree, NodeKey node_key, const void *arg, int32 *nkeys)
 {
 	int32		n = tree->nnodes;
 	const int64 *self = calltree_self(tree);
@@ -121,7 +121,7 @@ calltree_key_weights(const CallTree *tree, NodeKey node_key, int32 arg, int32 *n
 }
 
 static int64
-key_func(const CallTree *tree, int32 i, int32 arg)
+key_func(const CallTree *tree, int32 i, const void *arg)
 {
 	return calltree_func(tree)[i];
 }
@@ -129,5 +129,5 @@ key_func(const CallTree *tree, int32 i, int32 arg)
 KeyWeight *
 calltree_func_weights(const CallTree *tree, int32 *nfuncs)
 {
-	return calltree_key_weights(tree, key_func, 0, nfuncs);
+	return calltree_key_weights(tree, key_func, NULL, nfuncs);
 }

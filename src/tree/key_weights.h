@@ -21,7 +21,7 @@
 #define KEY_WEIGHTS_NO_KEY	PG_INT64_MIN
 
 /* The key of node i (given the caller's argument), or KEY_WEIGHTS_NO_KEY */
-typedef int64 (*NodeKey) (const CallTree *tree, int32 i, int32 arg);
+typedef int64 (*NodeKey) (const CallTree *tree, int32 i, const void *arg);
 
 typedef struct KeyWeight
 {
@@ -31,7 +31,7 @@ typedef struct KeyWeight
 } KeyWeight;
 
 /* Every key's weights, hottest first: running descending, then key ascending */
-extern KeyWeight *calltree_key_weights(const CallTree *tree, NodeKey node_key, int32 arg,
+extern KeyWeight *calltree_key_weights(const CallTree *tree, NodeKey node_key, const void *arg,
 									   int32 *nkeys);
 
 /* functions(): the key of a node is its func */

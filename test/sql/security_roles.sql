@@ -186,13 +186,16 @@ SELECT import_perf_script(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 sec_bob (/opt/se
                           name => 'bob', meta => jsonb_build_object('tenant', current_user)) AS bob \gset
 RESET ROLE;
 
--- each tenant sees its own profiles, through every function
+-- each tenant sees its own profiles, through every function; another's
+-- profile does not exist for them
 SET ROLE regress_calltree_alice;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
 SELECT count(*) AS bob_samples FROM sample WHERE profile_id = :bob;
+\set VERBOSITY sqlstate
 SELECT count(*) AS bob_lines FROM lines(:bob, ARRAY[intern_func('main', NULL, '/opt/sec/app')]);
 SELECT count(*) AS bob_calls FROM estimated_calls(:bob);
+\set VERBOSITY default
 -- and cannot change another's
 DELETE FROM profile WHERE id = :bob;
 UPDATE profile SET weight_unit = 'bytes' WHERE id = :bob;
@@ -202,7 +205,9 @@ SET ROLE regress_calltree_bob;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
 SELECT count(*) AS calls FROM estimated_calls(:bob);
+\set VERBOSITY sqlstate
 SELECT count(*) AS alice_lines FROM lines(:alice, ARRAY[intern_func('sec_main')]);
+\set VERBOSITY default
 RESET ROLE;
 -- the owner sees both, unchanged
 SELECT p.name, p.weight_unit, count(s.*) AS samples, sum(s.weight) AS total

@@ -2,6 +2,12 @@
 -- recursion, absent functions, bad arguments.
 SET search_path = calltree, public;
 
+-- A func id that a tree does not hold must be a func of calltree.func.  The
+-- tests below name funcs 1 to 9 on trees that do not always hold them:
+-- interning nine funcs makes them funcs in a fresh database (after the
+-- tests before this one, they are already).
+SELECT count(intern_func('transforms ' || i)) AS interned FROM generate_series(1, 9) AS i;
+
 CREATE TEMP TABLE shapes (name text, tree calltree);
 INSERT INTO shapes VALUES
   ('empty',  '{}'),
@@ -45,16 +51,23 @@ SELECT collapse_direct_recursion('{1,2,1,2,3}'::int4[], 1) AS direct_untouched,
        collapse_recursion('{1,2,1,2,3}'::int4[], 2) AS between_removed_2,
        collapse_direct_recursion('{1,1,2,1,1}'::int4[], 1) AS direct_runs;
 
--- a function absent from the tree changes nothing (focus keeps nothing)
-SELECT merge_function(tree, 99) = tree AS merge,
-       drop_function(tree, 99) = tree AS drop,
-       collapse_function_subtree(tree, 99) = tree AS collapse,
-       collapse_recursion(tree, 99) = tree AS recursion,
-       remap_functions(tree, '{99}', '{1}') = tree AS remap,
-       focus_function(tree, 99)::text AS focus,
-       hide_call_node(tree, '{99}') = tree AS hide_absent_node,
-       merge_call_node(tree, '{1,99}') = tree AS merge_absent_node
+-- a function absent from the tree changes nothing (focus keeps nothing).
+-- Ids the trees do not hold must be funcs of calltree.func: these are far
+-- above the ids the func sequence hands out in the tests.
+INSERT INTO func (id, name) VALUES (1000000099, 'absent'), (1000000009, 'a library');
+SELECT merge_function(tree, 1000000099) = tree AS merge,
+       drop_function(tree, 1000000099) = tree AS drop,
+       collapse_function_subtree(tree, 1000000099) = tree AS collapse,
+       collapse_recursion(tree, 1000000099) = tree AS recursion,
+       remap_functions(tree, '{1000000099}', '{1}') = tree AS remap,
+       focus_function(tree, 1000000099)::text AS focus,
+       hide_call_node(tree, '{1000000099}') = tree AS hide_absent_node,
+       merge_call_node(tree, '{1,1000000099}') = tree AS merge_absent_node
   FROM shapes WHERE name = 'forest';
+-- an id that names nothing is an error, on a tree or a path
+SELECT merge_function(tree, 1000000098) FROM shapes WHERE name = 'forest';
+SELECT hide_call_node(tree, '{1,1000000098}') FROM shapes WHERE name = 'forest';
+SELECT drop_function('{1,2,3}'::int4[], 1000000098);
 
 -- path functions: NULL for a dropped sample, never an empty array
 SELECT drop_function('{1,2,3}'::int4[], 2) AS dropped,
@@ -65,10 +78,11 @@ SELECT drop_function('{1,2,3}'::int4[], 2) AS dropped,
        merge_call_node('{}'::int4[], '{1}') AS empty_in,
        invert('{1,2,3}'::int4[]) AS inverted;
 
--- remap: renamed funcs merge with an equal neighbour; recursion in the data stays
-SELECT remap_functions('{1,5,6,2}'::int4[], '{5,6}', '{9,9}') AS library_collapsed,
+-- remap: renamed funcs merge with an equal neighbour; recursion in the data
+-- stays (1000000009 is the library's func, interned above)
+SELECT remap_functions('{1,5,6,2}'::int4[], '{5,6}', '{1000000009,1000000009}') AS library_collapsed,
        remap_functions('{9,5,2}'::int4[], '{5}', '{9}') AS merged_into_caller,
-       remap_functions('{4,4,5}'::int4[], '{5}', '{6}') AS recursion_kept,
+       remap_functions('{4,4,5,6}'::int4[], '{5}', '{6}') AS recursion_kept,
        remap_functions('{1,2}'::int4[], '{1,2}', '{2,1}') AS swapped;
 
 -- NULL arguments give NULL (the functions are strict)
