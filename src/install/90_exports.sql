@@ -16,6 +16,13 @@ AS 'MODULE_PATHNAME', 'calltree_flamegraph'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION flamegraph(calltree, text, boolean, float8) IS 'an interactive flame graph (icicle graph with icicle => true) as a self-contained SVG document';
 
+CREATE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
+                                icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1)
+RETURNS text
+AS 'MODULE_PATHNAME', 'calltree_flamegraph_diff'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8) IS 'a differential flame graph as a self-contained SVG document: widths from test, red where a node''s share of the total grew since base, blue where it shrank';
+
 CREATE FUNCTION to_pprof(tree calltree, sample_type text DEFAULT 'samples', unit text DEFAULT 'count')
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'calltree_to_pprof'

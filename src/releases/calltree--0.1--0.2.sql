@@ -657,3 +657,12 @@ BEGIN ATOMIC
      ORDER BY f.ord;
 END;
 COMMENT ON FUNCTION grafana_flamegraph(calltree) IS 'the rows of Grafana''s flame graph data frame: level, value (running), self, label, in depth-first order under a total root';
+
+-- flamegraph_diff: the differential flame graph of two trees; the same
+-- object as in src/install/90_exports.sql.
+CREATE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
+                                icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1)
+RETURNS text
+AS 'MODULE_PATHNAME', 'calltree_flamegraph_diff'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8) IS 'a differential flame graph as a self-contained SVG document: widths from test, red where a node''s share of the total grew since base, blue where it shrank';
