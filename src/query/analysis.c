@@ -2,7 +2,8 @@
  * analysis.c
  *	  Analyses of a tree: hot spots (functions), the butterfly (callers,
  *	  callees), cumulated outgoing calls, backtraces (the call tree analyses
- *	  that JProfiler offers) and the collapse-recursions view.
+ *	  that JProfiler offers) and the collapse-recursions view.  The first
+ *	  three are a tree's weights per key (tree/key_weights.h).
  */
 #include "postgres.h"
 
@@ -14,7 +15,7 @@
 
 #include "tree/calltree.h"
 #include "tree/builder.h"
-#include "tree/hash64.h"
+#include "tree/key_weights.h"
 #include "tree/path.h"
 
 PG_FUNCTION_INFO_V1(calltree_functions);
@@ -24,44 +25,8 @@ PG_FUNCTION_INFO_V1(calltree_outgoing_calls);
 PG_FUNCTION_INFO_V1(calltree_backtraces);
 PG_FUNCTION_INFO_V1(calltree_collapse_recursions);
 
-/*
- * Weights per key.  A walk gives some nodes a key (a func, a caller ...);
- * a key's self weight sums its nodes' self weights, and its running weight
- * sums the running weights of its outermost nodes only, those with no
- * ancestor of the same key.  So a sample is counted once per key, even
- * under recursion.
- */
-#define NO_KEY	PG_INT64_MIN
-#define ROOT_KEY (PG_INT64_MIN + 1)	/* the caller of a root */
-
-typedef struct KeyWeights
-{
-	int64		key;
-	int32		on_path;
-	int64		running;
-	int64		self;
-	char		status;
-} KeyWeights;
-
-#define SH_PREFIX		keyweights
-#define SH_ELEMENT_TYPE KeyWeights
-#define SH_KEY_TYPE		int64
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
-#define SH_EQUAL(tb, a, b)	((a) == (b))
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-/* the key of node i, or NO_KEY */
-typedef int64 (*NodeKey) (const CallTree *tree, int32 i, int32 func);
-
-static int64
-key_func(const CallTree *tree, int32 i, int32 func)
-{
-	return calltree_func(tree)[i];
-}
+/* the key of a root's caller: written as NULL */
+#define ROOT_KEY (PG_INT64_MIN + 1)
 
 static int64
 key_caller(const CallTree *tree, int32 i, int32 func)
@@ -69,7 +34,7 @@ key_caller(const CallTree *tree, int32 i, int32 func)
 	int32		parent = calltree_parent(tree)[i];
 
 	if (calltree_func(tree)[i] != func)
-		return NO_KEY;
+		return KEY_WEIGHTS_NO_KEY;
 	return parent < 0 ? ROOT_KEY : calltree_func(tree)[parent];
 }
 
@@ -79,103 +44,48 @@ key_callee(const CallTree *tree, int32 i, int32 func)
 	int32		parent = calltree_parent(tree)[i];
 
 	if (parent < 0 || calltree_func(tree)[parent] != func)
-		return NO_KEY;
+		return KEY_WEIGHTS_NO_KEY;
 	return calltree_func(tree)[i];
 }
 
-static int
-compare_key_weights(const void *a, const void *b)
-{
-	const KeyWeights *x = *(KeyWeights *const *) a;
-	const KeyWeights *y = *(KeyWeights *const *) b;
-
-	if (x->running != y->running)
-		return x->running > y->running ? -1 : 1;
-	return (x->key > y->key) - (x->key < y->key);
-}
-
-/*
- * Walks the tree in preorder, keeping the keyed entries on the path to the
- * current node, and writes (key, running, self) rows hottest first; the
- * root key is written as NULL.
- */
+/* (key, running, self) rows, hottest first; the root key is written as NULL */
 static void
-weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, int32 func)
+put_key_weights(FunctionCallInfo fcinfo, const KeyWeight *weights, int32 nkeys)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int32		n = tree->nnodes;
-	const int64 *self = calltree_self(tree);
-	const int32 *parent = calltree_parent(tree);
-	int64	   *running = calltree_running(tree);
-	/*
-	 * The keys on the path, not pointers to their entries: inserting a key
-	 * can grow the hash table and move every entry.
-	 */
-	int64	   *key_at = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *path_nodes = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32		depth = 0;
-	keyweights_hash *weights = keyweights_create(CurrentMemoryContext, 256, NULL);
-	keyweights_iterator it;
-	KeyWeights *entry;
-	KeyWeights **sorted;
-	uint32		nkeys = 0;
+	ReturnSetInfo *rsinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	for (int32 i = 0; i < n; i++)
-	{
-		int64		key = node_key(tree, i, func);
-		bool		found;
-
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		/* leave the nodes this one is not below */
-		while (depth > 0 && path_nodes[depth - 1] != parent[i])
-			if (key_at[--depth] != NO_KEY)
-				keyweights_lookup(weights, key_at[depth])->on_path--;
-
-		entry = NULL;
-		if (key != NO_KEY)
-		{
-			entry = keyweights_insert(weights, key, &found);
-			if (!found)
-			{
-				entry->on_path = 0;
-				entry->running = 0;
-				entry->self = 0;
-			}
-			if (entry->on_path == 0)
-				entry->running = calltree_add_weight(entry->running, running[i]);
-			entry->self = calltree_add_weight(entry->self, self[i]);
-			entry->on_path++;
-		}
-		key_at[depth] = key;
-		path_nodes[depth++] = i;
-	}
-
-	sorted = palloc(sizeof(KeyWeights *) * Max(weights->members, 1));
-	keyweights_start_iterate(weights, &it);
-	while ((entry = keyweights_iterate(weights, &it)) != NULL)
-		sorted[nkeys++] = entry;
-	qsort(sorted, nkeys, sizeof(KeyWeights *), compare_key_weights);
-
-	for (uint32 k = 0; k < nkeys; k++)
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	for (int32 k = 0; k < nkeys; k++)
 	{
 		Datum		values[3];
 		bool		nulls[3] = {false};
 
-		values[0] = Int32GetDatum((int32) sorted[k]->key);
-		nulls[0] = sorted[k]->key == ROOT_KEY;
-		values[1] = Int64GetDatum(sorted[k]->running);
-		values[2] = Int64GetDatum(sorted[k]->self);
+		values[0] = Int32GetDatum((int32) weights[k].key);
+		nulls[0] = weights[k].key == ROOT_KEY;
+		values[1] = Int64GetDatum(weights[k].running);
+		values[2] = Int64GetDatum(weights[k].self);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
+
+static void
+weights_by_key(FunctionCallInfo fcinfo, const CallTree *tree, NodeKey node_key, int32 func)
+{
+	int32		nkeys;
+	KeyWeight  *weights = calltree_key_weights(tree, node_key, func, &nkeys);
+
+	put_key_weights(fcinfo, weights, nkeys);
 }
 
 /* functions(tree) → (func, running, self): hot spots */
 Datum
 calltree_functions(PG_FUNCTION_ARGS)
 {
-	weights_by_key(fcinfo, PG_GETARG_CALLTREE_P(0), key_func, 0);
+	int32		nfuncs;
+	KeyWeight  *weights = calltree_func_weights(PG_GETARG_CALLTREE_P(0), &nfuncs);
+
+	put_key_weights(fcinfo, weights, nfuncs);
 	return (Datum) 0;
 }
 
