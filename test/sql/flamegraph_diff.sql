@@ -116,6 +116,16 @@ SELECT flamegraph_diff(base, test) = (SELECT svg FROM diff_svg) AS same_bytes,
        flamegraph_diff(base, test, NULL, NULL, NULL) = flamegraph_diff(base, test) AS null_options
   FROM pair;
 
+-- grafana_flamegraph_diff(): the same pair as Grafana's diff data frame, in
+-- the union's order under a total root: base's weights in value and self,
+-- test's in valueRight and selfRight, 0 where a side lacks the node (K in
+-- base; H and its F in test).
+SELECT g.* FROM pair, grafana_flamegraph_diff(base, test) AS g;
+-- a side of no sample: its weights are all 0
+SELECT count(*) AS nodes, sum(value) FILTER (WHERE level > 0) AS base_weights,
+       max("valueRight") AS test_total
+  FROM pair, grafana_flamegraph_diff('{}', test);
+
 -- errors: a signed tree (a difference) on either side, a bad min_width
 SELECT flamegraph_diff(base, '{5:2/3 {6:-1/-1}}') FROM pair;
 SELECT flamegraph_diff('{5:-2/-2}', test) FROM pair;
