@@ -11,6 +11,7 @@
 #   BENCH_RUNS=N        runs per query, best one counts (default 3)
 #   BENCH_REGENERATE=1  drop and regenerate the profile even if it is there
 #   BENCH_TRANSFORMS=0  skip the transforms (bench/transforms.sql, minutes)
+#   BENCH_DIFF=0        skip the comparison of two trees (bench/diff.sql)
 #   BENCH_IMPORTS=1     also run bench/imports.sh, the import benchmark
 #                       (off by default: about 11 minutes at full sizes;
 #                       its BENCH_IMPORT_* variables pass through)
@@ -100,6 +101,16 @@ if [ "${BENCH_TRANSFORMS:-1}" = 1 ]; then
 	psql_ -At -f "$BENCH_DIR/transforms.sql" | tee "$OUT_DIR/transforms.txt" ||
 		{ say "bench: transforms failed" >&2; exit 1; }
 	cat "$OUT_DIR/transforms.txt" >>"$OUT_DIR/report.txt"
+fi
+
+# Comparing: diff(), regressions() and tree - tree on the tree and a
+# changed copy, against nodes() of the larger tree.
+if [ "${BENCH_DIFF:-1}" = 1 ]; then
+	say ""
+	say "bench: comparing trees (BENCH_DIFF=0 skips it)"
+	psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/diff.sql" | tee "$OUT_DIR/diff.txt" ||
+		{ say "bench: comparing failed" >&2; exit 1; }
+	cat "$OUT_DIR/diff.txt" >>"$OUT_DIR/report.txt"
 fi
 
 rc=0

@@ -6,8 +6,9 @@
  * The count is the last space-separated field; everything before it is the
  * stack, funcs separated by semicolons (a func name may hold spaces, and may
  * be empty, as flamegraph.pl allows).  CR before LF is dropped and blank
- * lines are skipped.  A line without a stack or without a non-negative
- * integer count is malformed: an error that names the line, or, with
+ * lines are skipped.  The count may be negative, as in the difference of
+ * two trees.  A line without a stack or without an integer count is
+ * malformed: an error that names the line, or, with
  * strict => false, skipped and counted.  Input without a sample line is an
  * error.
  *
@@ -34,6 +35,7 @@ static bool
 parse_collapsed_count(const char *line, int len, int *stack_len, int64 *count)
 {
 	int			space;
+	bool		negative;
 	int64		value = 0;
 
 	while (len > 0 && isspace((unsigned char) line[len - 1]))
@@ -41,14 +43,24 @@ parse_collapsed_count(const char *line, int len, int *stack_len, int64 *count)
 	space = len - 1;
 	while (space >= 0 && isdigit((unsigned char) line[space]))
 		space--;
-	if (space <= 0 || space == len - 1 || line[space] != ' ')
+	if (space <= 0 || space == len - 1)
 		return false;
-	for (int i = space + 1; i < len; i++)
+	/* a signed tree (the difference of two) writes negative counts */
+	negative = line[space] == '-';
+	if (negative)
+		space--;
+	if (space <= 0 || line[space] != ' ')
+		return false;
+	for (int i = space + 1 + negative; i < len; i++)
 	{
-		if (value > (PG_INT64_MAX - (line[i] - '0')) / 10)
+		/* accumulated negative, so that -2^63 is read too */
+		if (value < (PG_INT64_MIN + (line[i] - '0')) / 10)
 			return false;
-		value = value * 10 + (line[i] - '0');
+		value = value * 10 - (line[i] - '0');
 	}
+	if (!negative && value == PG_INT64_MIN)
+		return false;
+	value = negative ? value : -value;
 	while (space > 0 && line[space - 1] == ' ')
 		space--;
 	/* spaces only before the count are no stack, as no character is */
@@ -133,7 +145,7 @@ collapsed_feed_line(void *arg, const char *line, int len, int64 lineno)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("malformed collapsed stack at line " INT64_FORMAT, lineno),
-					 errdetail("Expected \"func;func;... count\" with a non-negative integer count, found \"%.*s\".",
+					 errdetail("Expected \"func;func;... count\" with an integer count, found \"%.*s\".",
 							   Min(len, 200), line),
 					 errhint("Pass strict => false to skip malformed lines.")));
 		parser->skipped++;

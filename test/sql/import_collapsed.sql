@@ -26,7 +26,7 @@ SELECT pg_temp.show(:names);
 SELECT import_collapsed(E'a;b 1\na;b x\n');
 SELECT import_collapsed(E'a;b 1\n\na;b\n');
 SELECT import_collapsed(E'7\n');
-SELECT import_collapsed(E'a -3\n');
+SELECT import_collapsed(E'a --3\n');
 SELECT import_collapsed(E'a +3\n');
 SELECT import_collapsed(E'a\t3\n');
 SELECT import_collapsed(E'a 1\na 99999999999999999999\n');
