@@ -10,6 +10,9 @@
 -- requests, commit 9b7d3a1 135: validate_utf8 (30, under parse_json's
 -- decode_string) is new and gc went from 5 to 10.
 SET search_path = calltree, public;
+-- in a transaction rolled back at the end: the tests after this one see
+-- none of its profiles (reports_rollup rolls up every profile there is)
+BEGIN;
 \i examples/deploys/load.sql
 
 -- Each profile's deploy: the service's last deploy before it started.
@@ -75,3 +78,5 @@ SELECT b.name, b.fill, b.stats
                        x.fill) AS b
  WHERE p.base IS NOT NULL AND b.name IN ('parse_json', 'decode_string', 'validate_utf8', 'pg_exec')
  ORDER BY x.i;
+
+ROLLBACK;
