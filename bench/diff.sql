@@ -48,6 +48,7 @@ INSERT INTO diff_cases VALUES
 -- each query runs `runs` times, round-robin; the best run counts
 CREATE FUNCTION pg_temp.time_cases(runs int, OUT ord int, OUT name text, OUT best float8, OUT all_runs text, OUT result text)
 RETURNS SETOF record LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     c record;
     t0 timestamptz;
@@ -71,7 +72,7 @@ BEGIN
 END $$;
 
 CREATE TEMP TABLE diff_report AS SELECT * FROM pg_temp.time_cases(:runs);
-SELECT format('%s [%s]  %s', lpad(to_char(best, 'FM99990.0'), 9), all_runs, name) FROM diff_report ORDER BY ord;
+SELECT format('%s [%s]  %s: %s', lpad(to_char(best, 'FM99990.0'), 9), all_runs, name, result) FROM diff_report ORDER BY ord;
 
 -- checks: diff has a row per node of base + test; its deltas sum to the
 -- totals' difference; normalized, base sums to test's total

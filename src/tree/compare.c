@@ -44,6 +44,7 @@ add_nodes(TreeBuilder *builder, const CallTree *tree)
 	return built;
 }
 
+/* A per-node array of the union, zeroed */
 static void *
 union_array(int32 nnodes, Size elem_size)
 {
@@ -51,15 +52,14 @@ union_array(int32 nnodes, Size elem_size)
 }
 
 /*
- * One side's nodes and weights at their union places: node i of `tree`
- * went to builder node built[i], which the union holds at placed[built[i]].
+ * One side's nodes and self weights at their union places: node i of
+ * `tree` went to builder node built[i], which the union holds at
+ * placed[built[i]].
  */
 static void
-place_side(const CallTree *tree, const int32 *built, const int32 *placed,
-		   int32 *node, int64 *self, int64 *running)
+place_side(const CallTree *tree, const int32 *built, const int32 *placed, int32 *node, int64 *self)
 {
 	const int64 *tree_self = calltree_self(tree);
-	int64	   *tree_running = calltree_running(tree);
 
 	for (int32 i = 0; i < tree->nnodes; i++)
 	{
@@ -67,9 +67,45 @@ place_side(const CallTree *tree, const int32 *built, const int32 *placed,
 
 		node[u] = i;
 		self[u] = tree_self[i];
-		running[u] = tree_running[i];
 	}
-	pfree(tree_running);
+}
+
+/*
+ * Running weights summed from the self weights, children before their
+ * parents (parent[i] < i).  The sums are exact (calltree_wide_add), as
+ * calltree_running's are: a signed tree's partial sums may leave bigint and
+ * come back, and only a running weight that does not fit is an error.
+ */
+static void
+sum_running(const TreePair *pair, const int64 *self, int64 *running)
+{
+	int32	   *high = palloc_extended(sizeof(int32) * Max(pair->nnodes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+	for (int32 i = 0; i < pair->nnodes; i++)
+	{
+		running[i] = 0;
+		calltree_wide_add(&running[i], &high[i], self[i]);
+	}
+	for (int32 i = pair->nnodes - 1; i >= 0; i--)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!calltree_wide_fits(running[i], high[i]))
+			calltree_weight_out_of_range();
+		if (pair->parent[i] >= 0)
+			calltree_wide_add(&running[pair->parent[i]], &high[pair->parent[i]], running[i]);
+	}
+	pfree(high);
+}
+
+/* A per-node array of the union, of -1 in every element */
+static int32 *
+no_nodes(int32 nnodes)
+{
+	int32	   *array = palloc_extended(sizeof(int32) * Max(nnodes, 1), MCXT_ALLOC_HUGE);
+
+	memset(array, -1, sizeof(int32) * (Size) nnodes);
+	return array;
 }
 
 TreePair *
@@ -90,27 +126,27 @@ tree_pair_make(const CallTree *base, const CallTree *test)
 	base_built = add_nodes(builder, base);
 	test_built = add_nodes(builder, test);
 	placed = palloc_extended(sizeof(int32) * Max(tree_builder_count(builder), 1), MCXT_ALLOC_HUGE);
-	both = tree_builder_finish_mapped(builder, placed);
+	/* the union as a tree, in the caller's context: its funcs and parents are the pair's */
 	MemoryContextSwitchTo(old);
+	both = tree_builder_finish_mapped(builder, placed);
 
 	n = both->nnodes;
 	pair = palloc0(sizeof(TreePair));
 	pair->nnodes = n;
-	pair->func = union_array(n, sizeof(int32));
-	pair->parent = union_array(n, sizeof(int32));
-	memcpy(pair->func, calltree_func(both), sizeof(int32) * (Size) n);
-	memcpy(pair->parent, calltree_parent(both), sizeof(int32) * (Size) n);
+	pair->func = calltree_func(both);
+	pair->parent = calltree_parent(both);
 	pair->depth = calltree_depths(both);
-	pair->base_node = union_array(n, sizeof(int32));
-	pair->test_node = union_array(n, sizeof(int32));
-	memset(pair->base_node, -1, sizeof(int32) * (Size) n);
-	memset(pair->test_node, -1, sizeof(int32) * (Size) n);
+	pair->base_node = no_nodes(n);
+	pair->test_node = no_nodes(n);
 	pair->base_self = union_array(n, sizeof(int64));
 	pair->test_self = union_array(n, sizeof(int64));
 	pair->base_running = union_array(n, sizeof(int64));
 	pair->test_running = union_array(n, sizeof(int64));
-	place_side(base, base_built, placed, pair->base_node, pair->base_self, pair->base_running);
-	place_side(test, test_built, placed, pair->test_node, pair->test_self, pair->test_running);
+	place_side(base, base_built, placed, pair->base_node, pair->base_self);
+	place_side(test, test_built, placed, pair->test_node, pair->test_self);
+	/* a side's nodes are closed under parents, so its running weights are its own */
+	sum_running(pair, pair->base_self, pair->base_running);
+	sum_running(pair, pair->test_self, pair->test_running);
 	pair->base_total = calltree_total_weight(base);
 	pair->test_total = calltree_total_weight(test);
 
@@ -142,23 +178,6 @@ scaled_in_range(int128 value)
 	if (value < PG_INT64_MIN || value > PG_INT64_MAX)
 		calltree_weight_out_of_range();
 	return (int64) value;
-}
-
-/*
- * Running weights summed again from the self weights, children before their
- * parents (parent[i] < i); each sum is checked.
- */
-static void
-sum_running(const TreePair *pair, const int64 *self, int64 *running)
-{
-	memcpy(running, self, sizeof(int64) * (Size) pair->nnodes);
-	for (int32 i = pair->nnodes - 1; i >= 0; i--)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (pair->parent[i] >= 0)
-			running[pair->parent[i]] = calltree_add_weight(running[pair->parent[i]], running[i]);
-	}
 }
 
 /*

@@ -94,6 +94,17 @@ SELECT bool_and(d.base_running = COALESCE(s.running, 0) AND d.base_self = COALES
   LEFT JOIN nodes(pg_temp.tree('later')) l ON l.path = d.path
   JOIN nodes(pg_temp.tree('later') - pg_temp.tree('seed')) m ON m.path = d.path;
 
+-- A signed base: later - seed against seed.  The union's order is that of
+-- (later - seed) + seed, later's weights on seed's and later's nodes:
+-- A 6; B 5 before I 1; C 4 before H 1; D 4 before F 0.  base (running/self):
+-- A 3/0, B 2/0, C 2/0, D 3/0, E 3/3, F -1/0, G -1/-1, H 0/0, F 0/0, I 1/1,
+-- total 3; seed: A 3/0, B 3/0, C 2/0, D 1/0, E 1/1, F 1/0, G 1/1, H 1/0,
+-- F 1/1, I absent.  base_share of D: 3/3 = 1, of F and G: -1/3.
+SELECT d.node, f.name, d.base_running, d.base_self, d.test_running, d.test_self, d.delta_running,
+       round(d.base_share::numeric, 4) AS base_share, round(d.test_share::numeric, 4) AS test_share
+  FROM diff(pg_temp.tree('later') - pg_temp.tree('seed'), pg_temp.tree('seed')) d JOIN func f ON f.id = d.func
+ ORDER BY d.node;
+
 -- diff(seed, seed): every delta 0, both shares alike
 SELECT count(*), bool_and(delta_running = 0 AND delta_self = 0 AND base_share = test_share) AS unchanged
   FROM diff(pg_temp.tree('seed'), pg_temp.tree('seed'));
