@@ -13,8 +13,10 @@
  * red where the share grew, blue where it shrank, white where it is the
  * same.  The shade is linear in |delta|, relative to the largest |delta|
  * among the boxes drawn: that box is pure red or blue, rgb(255,0,0) or
- * rgb(0,0,255), and a box of half its change is halfway to the lightest
- * shade, rgb(255,210,210) or rgb(210,210,255), as in flamegraph.pl.  Shares
+ * rgb(0,0,255); a box of half that change is halfway between it and the
+ * lightest shade, rgb(255,210,210) or rgb(210,210,255), flamegraph.pl's
+ * palette.  (flamegraph.pl colors by the change of self weight; shares of
+ * running weight color a caller too when its callees grew.)  Shares
  * rather than weights, so that two profiles of different lengths compare
  * (pprof's -normalize); the tooltip gives both weights and both shares.
  *
