@@ -11,7 +11,6 @@
  */
 #include "postgres.h"
 
-#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
