@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# flamegraph() in a real browser: Debian's chromium, driven by playwright-core
-# (test/js/).  Draws a small tree of three stacks, in which F has two callers
-# (as a flame graph and as an icicle graph), and examples/perf-vertx.collapsed,
-# then, per SVG: no
-# console or page error, one box per visible node, the root at the bottom
-# (at the top for the icicle), a click zooms, the search highlights and sums.  The
-# expected numbers come from SQL (nodes(), func names), not from the SVG.
+# flamegraph() and flamegraph_diff() in a real browser: Debian's chromium,
+# driven by playwright-core (test/js/).  Draws a small tree of three stacks,
+# in which F has two callers (as a flame graph and as an icicle graph), and
+# examples/perf-vertx.collapsed; and, as differential flame graphs, the small
+# tree against a changed copy and perf-vertx against a reweighted copy.  Then,
+# per SVG: no console or page error, one box per visible node, the root at
+# the bottom (at the top for the icicle), a click zooms, the search
+# highlights and sums; in the differential graphs, each box's color and
+# tooltip.  The expected numbers come from SQL (nodes(), func names), not
+# from the SVG: the colors from the shares of nodes(base) and nodes(test),
+# matched by path, with the formula of docs/formats.md.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 # Needs Debian's chromium and Node.js >= 20 with npm (playwright-core's
@@ -38,8 +42,10 @@ psql_db -c 'CREATE EXTENSION calltree'
 psql_db -v vertx_file="$repo/examples/perf-vertx.collapsed" <<'SQL'
 SET search_path = calltree, public;
 \set vertx `cat :'vertx_file'`
+-- tree is what the widths come from; base, for a differential graph, the
+-- tree it is compared with.
 CREATE TABLE graph (name text PRIMARY KEY, tree calltree, zoom_path text[], terms text[],
-                    icicle boolean NOT NULL DEFAULT false);
+                    icicle boolean NOT NULL DEFAULT false, base calltree);
 
 -- three stacks, F under C and under H: A:3,0 → B:3,0 → { C:2,0 → { D:1,0 → E:1,1 ; F:1,0 → G:1,1 } ; H:1,0 → F:1,1 }
 CREATE TEMP TABLE seed_stacks AS
@@ -57,18 +63,57 @@ INSERT INTO graph
 SELECT 'perf-vertx', stack_agg(stack_id, weight), NULL, ARRAY['flush', '^sys_write', 'Interpreter']
   FROM sample WHERE profile_id = :vertx_id;
 
--- The boxes the SVG must hold: nodes at least 0.1 px wide of 1180 px.
+-- Differential: the small tree against a copy in which C;F;G grew from 1
+-- to 4 and H;F is gone (K is new); perf-vertx against a copy with every
+-- third stack's weight doubled and another's tripled.
+CREATE TEMP TABLE changed_stacks AS
+SELECT intern_stack(v.names) AS stack_id, v.weight
+  FROM (VALUES (ARRAY['A','B','C','D','E'], 1), (ARRAY['A','B','C','F','G'], 4),
+               (ARRAY['A','B','K'], 2)) AS v(names, weight);
+INSERT INTO graph
+SELECT 'seed-diff', (SELECT stack_agg(stack_id, weight) FROM changed_stacks),
+       ARRAY['A','B','C'], ARRAY['^F$', '^[CK]$'], false, tree
+  FROM graph WHERE name = 'seed';
+INSERT INTO graph
+SELECT 'perf-vertx-diff', stack_agg(stack_id, weight * (1 + stack_id % 3)), NULL,
+       ARRAY['flush', '^sys_write', 'Interpreter'], false, stack_agg(stack_id, weight)
+  FROM sample WHERE profile_id = :vertx_id;
+
+-- The boxes the SVG must hold: nodes at least 0.1 px wide of 1180 px.  A
+-- differential graph's boxes are the union of both trees' nodes, in the
+-- order of nodes(base + tree), as wide as in tree; the nodes that tree
+-- lacks have no width.
 CREATE TABLE box AS
-SELECT g.name AS graph, n.node, n.depth, n.path, n.running,
+SELECT g.name AS graph, n.node, n.depth, n.path, t.running,
        coalesce(f.name, '#' || n.func) AS func_name,
        (row_number() OVER (PARTITION BY g.name ORDER BY n.node) - 1)::int AS index,
-       n.running * 1180.0 / total(g.tree) AS width
+       t.running * 1180.0 / total(g.tree) AS width,
+       coalesce(b.running, 0) AS base_running
   FROM graph AS g
- CROSS JOIN nodes(g.tree) AS n
+ CROSS JOIN nodes(coalesce(g.base + g.tree, g.tree)) AS n
+  JOIN nodes(g.tree) AS t ON t.path = n.path
+  LEFT JOIN nodes(g.base) AS b ON b.path = n.path
   LEFT JOIN func AS f ON f.id = n.func
- WHERE n.running > 0 AND n.running * 1180.0 / total(g.tree) >= 0.1;
+ WHERE t.running > 0 AND t.running * 1180.0 / total(g.tree) >= 0.1;
 
--- perf-vertx: zoom on the widest box at depth 3 under half the total.
+-- The colors of a differential graph: the change of share, test's minus
+-- base's, over the largest change among the boxes; red for growth, blue
+-- for a loss, the other channels 210 * (1 - change / largest), white for
+-- no change.
+ALTER TABLE box ADD COLUMN delta numeric, ADD COLUMN fill text;
+UPDATE box SET delta = box.running::numeric / total(g.tree)
+                       - CASE WHEN total(g.base) = 0 THEN 0 ELSE box.base_running::numeric / total(g.base) END
+  FROM graph AS g WHERE g.name = box.graph AND g.base IS NOT NULL;
+UPDATE box
+   SET fill = CASE WHEN delta = 0 THEN 'rgb(255, 255, 255)'
+                   WHEN delta > 0 THEN format('rgb(255, %s, %s)', l.light, l.light)
+                   ELSE format('rgb(%s, %s, 255)', l.light, l.light) END
+  FROM (SELECT b.graph, b.node, round(210 * (1 - abs(b.delta) / nullif(m.largest, 0)))::int AS light
+          FROM box AS b
+          JOIN (SELECT graph, max(abs(delta)) AS largest FROM box GROUP BY graph) AS m USING (graph)) AS l
+ WHERE l.graph = box.graph AND l.node = box.node AND box.delta IS NOT NULL;
+
+-- perf-vertx and its differential graph: zoom on the widest box at depth 3 under half the total.
 UPDATE graph AS g
    SET zoom_path = (SELECT array_agg(f.name ORDER BY o)
                       FROM (SELECT b.path FROM box AS b
@@ -76,7 +121,7 @@ UPDATE graph AS g
                              ORDER BY b.running DESC, b.node LIMIT 1) AS t,
                            unnest(t.path) WITH ORDINALITY AS u(func, o)
                       JOIN func AS f ON f.id = u.func)
- WHERE g.name = 'perf-vertx';
+ WHERE g.zoom_path IS NULL;
 SQL
 
 # The zoom target's path as func ids, for the prefix tests below.
@@ -112,6 +157,11 @@ SELECT json_agg(json_build_object(
            'file', g.name || '.svg',
            'boxes', (SELECT count(*) FROM box AS b WHERE b.graph = g.name),
            'icicle', g.icicle,
+           'diff', g.base IS NOT NULL,
+           'colors', (SELECT json_agg(json_build_object('index', b.index, 'fill', b.fill,
+                                                        'base', b.base_running, 'test', b.running)
+                                      ORDER BY b.index)
+                        FROM box AS b WHERE b.graph = g.name AND g.base IS NOT NULL),
            'zoom', (SELECT json_build_object('index', z.index, 'visible', z.visible, 'width', z.width)
                       FROM zoom AS z WHERE z.graph = g.name),
            'searches', (SELECT json_agg(json_build_object('term', s.term, 'matches', s.matches,
@@ -122,9 +172,11 @@ SELECT json_agg(json_build_object(
   FROM graph AS g;
 SQL
 
-for name in seed seed-icicle perf-vertx; do
+for name in seed seed-icicle perf-vertx seed-diff perf-vertx-diff; do
 	psql_db -At -o "$work/$name.svg" -v name="$name" <<-'SQL'
-		SELECT calltree.flamegraph(tree, 'calltree: ' || name, icicle) FROM calltree.graph WHERE name = :'name'
+		SELECT CASE WHEN base IS NULL THEN calltree.flamegraph(tree, 'calltree: ' || name, icicle)
+		            ELSE calltree.flamegraph_diff(base, tree, 'calltree: ' || name, icicle) END
+		  FROM calltree.graph WHERE name = :'name'
 	SQL
 done
 
@@ -132,7 +184,9 @@ done
 node -e '
 	const spec = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 	for (const g of spec)
-		if (!g.zoom || !g.searches || g.boxes < 5) { console.error("bad spec", g); process.exit(1); }
+		if (!g.zoom || !g.searches || g.boxes < 5 || (g.diff && g.colors.length !== g.boxes)) {
+			console.error("bad spec", g); process.exit(1);
+		}
 ' "$work/spec.json" || fail "the expected numbers from SQL are incomplete: $(cat "$work/spec.json")"
 
 (cd "$work" && node "$js/flamegraph_browser.js" spec.json ${1:+"$(realpath -m "$1")"}) ||

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # examples/grafana/calltree-dashboard.json: the file is valid JSON, and every
-# query in it (panels and variables) runs against a database with profiles
-# and rollups, once Grafana's macros and the dashboard's variables are
-# expanded as Grafana's PostgreSQL data source expands them:
+# query in it (panels and query variables) runs against a database with
+# profiles and rollups, once Grafana's macros and the dashboard's variables
+# are expanded as Grafana's PostgreSQL data source expands them:
 #   $__timeFilter(col)  ->  col BETWEEN '<from>' AND '<to>'
 #   $__timeFrom(), $__timeTo()  ->  '<from>', '<to>'  (RFC 3339, UTC)
 #   $service, $unit, $function  ->  the variable's value, as typed
-# Each query must return rows; the flame graph's rows are checked.
+#   $compare (a custom variable)  ->  its current value
+# Each query must return rows; the flame graph's rows are checked against
+# the raw samples' tree, the diff flame graph's two sides against the raw
+# samples of the range and of the range $compare before, and the table of
+# changes must put first the function that grew.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
@@ -19,10 +23,12 @@ t_createdb "$db"
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 q -c 'CREATE EXTENSION calltree'
 
-# Two days of checkout profiles, one every 20 minutes, rolled up by the hour.
+# Two days of checkout profiles, one every 20 minutes, rolled up by the
+# hour; parse takes twice as long on the second day.
 q >/dev/null <<'SQL'
 SELECT calltree.import_collapsed(
-         CASE WHEN i % 3 = 0 THEN E'main;handle;parse 3\nmain;handle 1\n' ELSE E'main;handle;render 2\nmain;gc 1\n' END,
+         CASE WHEN i % 3 = 0 THEN format(E'main;handle;parse %s\nmain;handle 1\n', CASE WHEN i >= 72 THEN 6 ELSE 3 END)
+              ELSE E'main;handle;render 2\nmain;gc 1\n' END,
          'grafana-' || i, '{"service": "checkout"}')
   FROM generate_series(0, 143) AS i;
 UPDATE calltree.profile SET started_at = '2031-03-03 00:05+00'::timestamptz + substr(name, 9)::int * interval '20 minutes';
@@ -44,6 +50,11 @@ def expand(sql):
     return sql
 found = []
 for v in dash["templating"]["list"]:
+    if v["type"] == "custom":
+        # a list of values, not a query: its current value is one of them
+        assert v["current"]["value"] in v["query"].split(","), v
+        values[v["name"]] = v["current"]["value"]
+        continue
     query = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
     found.append(("variable " + v["name"], query))
 for p in dash["panels"]:
@@ -54,13 +65,35 @@ for where, sql in found:
     print(where + "\t" + json.dumps(expand(sql)))
 PY
 
+# the value the diff panels were expanded with
+compare=$(python3 -c 'import json, sys
+print(next(v["current"]["value"] for v in json.load(open(sys.argv[1]))["templating"]["list"] if v["name"] == "compare"))' "$dashboard")
+
 n=0
 while IFS=$'\t' read -r where sql; do
 	sql=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1]))' "$sql")
 	rows=$(q -c "SELECT count(*) FROM ($sql) AS query") || fail "$where: the query fails"
 	[ "$rows" -gt 0 ] || fail "$where: no rows"
 	n=$((n + 1))
-	if [[ "$where" == *flamegraph* ]]; then
+	if [[ "$sql" == *grafana_flamegraph_diff* ]]; then
+		# Each side of the diff frame, without the nodes the side lacks, is
+		# the flame graph of that range's raw samples (as sets of rows: the
+		# order is the union's, checked by test/sql/flamegraph_diff.sql).
+		for side in base test; do
+			if [ "$side" = base ]; then
+				cols='value, self' since="timestamptz '$from' - interval '$compare'" until="timestamptz '$to' - interval '$compare'"
+			else
+				cols='"valueRight", "selfRight"' since="timestamptz '$from'" until="timestamptz '$to'"
+			fi
+			got=$(q -c "SELECT string_agg(concat_ws(' ', level, v, s, label), ', ' ORDER BY level, label, v, s)
+			              FROM (SELECT level, label, $cols FROM ($sql) AS query) AS r(level, label, v, s) WHERE v > 0")
+			want=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ' ORDER BY level, label, value, self)
+			               FROM calltree.grafana_flamegraph((SELECT calltree.stack_agg(s.stack_id, s.weight)
+			                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
+			                     WHERE p.started_at >= $since AND p.started_at < $until))")
+			[ "$got" = "$want" ] || fail "$where: the $side side is $got, the raw samples give $want"
+		done
+	elif [[ "$sql" == *grafana_flamegraph* ]]; then
 		# The flame graph of the range equals the tree of the raw samples.
 		got=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ') FROM ($sql) AS query")
 		want=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ')
@@ -68,6 +101,10 @@ while IFS=$'\t' read -r where sql; do
 		                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
 		                     WHERE p.started_at >= '$from' AND p.started_at < '$to'))")
 		[ "$got" = "$want" ] || fail "$where: the flame graph is $got, the raw samples give $want"
+	elif [[ "$sql" == *calltree.regressions* ]]; then
+		# parse grew (twice the time on the second day): it comes first
+		first=$(q -c "SELECT function FROM ($sql) AS query LIMIT 1")
+		[ "$first" = parse ] || fail "$where: the function that grew most is $first, not parse"
 	fi
 done <"$work/queries"
-echo "t_grafana: ok ($n queries of the dashboard run, the flame graph equals the raw samples' tree)"
+echo "t_grafana: ok ($n queries of the dashboard run, the flame graphs equal the raw samples' trees)"

@@ -1,37 +1,18 @@
 /*
  * export_flamegraph.c
- *	  Trees to interactive flame graphs: one self-contained SVG document,
- *	  with its CSS and JavaScript inline and no external resource.
+ *	  flamegraph(): a tree as an interactive flame graph, drawn by
+ *	  export_flamegraph_svg.c.
  *
- * The picture follows the conventions of Brendan Gregg's flamegraph.pl and
- * of inferno: one box per CallNode, its width proportional to the node's
- * running weight, its x the running weight of the nodes before it in
- * preorder among its siblings (children start at their parent's left edge,
- * in the tree's sibling order, so the parent's self weight is the gap on
- * the right), its y given by its depth: roots at the bottom, or at the top
- * for an icicle graph.  Colors come from a hash of the func's name into a
- * warm palette, so a function has the same color in every graph.
- *
- * Boxes narrower than min_width pixels, with their subtrees, are left out
- * of the document: a profile of a million nodes draws the few thousand that
- * can be seen.  The script adds zooming (click a box), a reset control, and
- * a regexp search that highlights the matching boxes and sums the weight
- * they cover.  The output depends only on the tree, the func names and the
- * arguments: the same tree gives the same bytes.
- *
- * The document is plain ASCII: every other character is written as an XML
- * character reference, so the text is correct whatever the database and
- * client encodings are.  XML 1.0 cannot hold control characters, which are
- * drawn as spaces, nor U+FFFE, U+FFFF or surrogates, not even as references:
- * those, and bytes that are not UTF-8, are written as U+FFFD, the
- * replacement character.
+ * Each box is a CallNode of the tree, as wide as its running weight, in
+ * the tree's own order (siblings heaviest first).  Colors come from a hash
+ * of the func's name into a warm palette, so a function has the same color
+ * in every graph.  A tree with negative weights (a difference of trees) has
+ * no widths: flamegraph_diff() (export_flamegraph_diff.c) draws the two
+ * trees it came from.
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "lib/stringinfo.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -39,201 +20,9 @@
 #include "tree/calltree.h"
 #include "tree/hash64.h"
 #include "store/func_names.h"
+#include "export/export_flamegraph_svg.h"
 
 PG_FUNCTION_INFO_V1(calltree_flamegraph);
-
-/*
- * Geometry, in pixels, as flamegraph.pl draws it.  The label width estimate
- * (FONT_SIZE * FONT_WIDTH per character) is shared with the script, which
- * re-truncates the labels on zoom: keep CHAR_WIDTH in step with it.
- */
-#define IMAGE_WIDTH		1200
-#define X_PAD			10
-#define PLOT_WIDTH		(IMAGE_WIDTH - 2 * X_PAD)
-#define FRAME_HEIGHT	16
-#define FONT_SIZE		12
-#define CHAR_WIDTH		7.08	/* FONT_SIZE * 0.59, an average glyph */
-#define LABEL_PAD		3		/* from the box's left edge to its label */
-#define HEADER_HEIGHT	(FONT_SIZE * 3)
-#define FOOTER_HEIGHT	(FONT_SIZE * 2 + 10)
-
-typedef struct FlameOptions
-{
-	const char *title;			/* in the server encoding; NULL: default */
-	bool		icicle;
-	double		min_width;		/* pixels */
-} FlameOptions;
-
-/* Where each node goes; widths in pixels are running * scale. */
-typedef struct FlameLayout
-{
-	int32		nnodes;
-	int64	   *running;
-	int64	   *x;				/* left edge, in weight units */
-	int32	   *depth;
-	bool	   *visible;
-	int32		max_depth;		/* deepest visible node, -1 if none */
-	int64		total;
-	double		scale;			/* pixels per unit of weight */
-	int32		height;			/* of the whole image */
-} FlameLayout;
-
-/* ---------------------------------------------------------------------
- * The page's style and script.  The script reads everything it needs from
- * the document: per box, data-x and data-w (left edge and running weight,
- * in weight units) and data-depth; the name is the first part of the
- * box's <title>, up to its last line break.
- * ---------------------------------------------------------------------
- */
-static const char flamegraph_css[] =
-"text { font-family: Verdana, \"DejaVu Sans\", sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
-"#title { font-size: 17px; text-anchor: middle; }\n"
-"#search, #matched { text-anchor: end; }\n"
-".control { cursor: pointer; opacity: 0.7; }\n"
-".control:hover { opacity: 1; }\n"
-".frame { cursor: pointer; }\n"
-".frame text { pointer-events: none; }\n"
-".frame:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
-".frame.match rect { fill: rgb(230,0,230); }\n"
-".frame.ancestor { opacity: 0.5; }\n"
-".hide { display: none; }\n";
-
-static const char flamegraph_js[] =
-"\"use strict\";\n"
-"(function () {\n"
-"  var PLOT_X = 10, PLOT_WIDTH = 1180, CHAR_WIDTH = 7.08, LABEL_PAD = 3;\n"
-"  var frames = [], total = 0, searching = false;\n"
-"  var details, matched, unzoomControl, searchControl;\n"
-"\n"
-"  /* The label that fits a box: the name, or its start and \"..\", or nothing. */\n"
-"  function fitLabel(chars, width) {\n"
-"    var fit = Math.floor((width - 2 * LABEL_PAD) / CHAR_WIDTH);\n"
-"    if (chars.length <= fit) return chars.join(\"\");\n"
-"    if (fit < 3) return \"\";\n"
-"    return chars.slice(0, fit - 2).join(\"\") + \"..\";\n"
-"  }\n"
-"\n"
-"  function place(f, x, width) {\n"
-"    f.rect.setAttribute(\"x\", x.toFixed(2));\n"
-"    f.rect.setAttribute(\"width\", width.toFixed(2));\n"
-"    f.label.setAttribute(\"x\", (x + LABEL_PAD).toFixed(2));\n"
-"    f.label.textContent = fitLabel(f.chars, width);\n"
-"  }\n"
-"\n"
-"  /* Zoom on a box: it and its descendants fill the width, its ancestors\n"
-"   * span it (dimmed), everything else is hidden.  Weights are integers:\n"
-"   * comparing edges as BigInts tells ancestors and descendants apart\n"
-"   * exactly, even beyond 2^53. */\n"
-"  function zoom(target) {\n"
-"    var left = target.left, right = target.right;\n"
-"    var scale = PLOT_WIDTH / target.w;\n"
-"    frames.forEach(function (f) {\n"
-"      var g = f.element;\n"
-"      if (f.depth < target.depth && f.left <= left && f.right >= right) {\n"
-"        place(f, PLOT_X, PLOT_WIDTH);\n"
-"        g.classList.add(\"ancestor\");\n"
-"        g.classList.remove(\"hide\");\n"
-"      } else if (f.depth >= target.depth && f.left >= left && f.right <= right) {\n"
-"        place(f, PLOT_X + Number(f.left - left) * scale, f.w * scale);\n"
-"        g.classList.remove(\"ancestor\", \"hide\");\n"
-"      } else {\n"
-"        g.classList.add(\"hide\");\n"
-"      }\n"
-"    });\n"
-"    unzoomControl.classList.remove(\"hide\");\n"
-"  }\n"
-"\n"
-"  function unzoom() {\n"
-"    var scale = PLOT_WIDTH / total;\n"
-"    frames.forEach(function (f) {\n"
-"      place(f, PLOT_X + f.x * scale, f.w * scale);\n"
-"      f.element.classList.remove(\"ancestor\", \"hide\");\n"
-"    });\n"
-"    unzoomControl.classList.add(\"hide\");\n"
-"  }\n"
-"\n"
-"  /* Highlight the boxes whose name matches, and show the share of the total\n"
-"   * they cover.  A sample is counted once: only matches with no matching\n"
-"   * ancestor are summed.  The boxes are in preorder, so a box lies inside\n"
-"   * the last counted match exactly when it starts before that match ends\n"
-"   * (boxes of zero width are never drawn). */\n"
-"  function search(term) {\n"
-"    var re, sum = 0, coveredTo = BigInt(-1);\n"
-"    try {\n"
-"      re = new RegExp(term);\n"
-"    } catch (e) {\n"
-"      matched.textContent = \"Invalid regexp: \" + term;\n"
-"      return;\n"
-"    }\n"
-"    frames.forEach(function (f) {\n"
-"      var hit = re.test(f.name);\n"
-"      f.element.classList.toggle(\"match\", hit);\n"
-"      if (hit && f.left >= coveredTo) {\n"
-"        sum += f.w;\n"
-"        coveredTo = f.right;\n"
-"      }\n"
-"    });\n"
-"    matched.textContent = \"Matched: \" + (total > 0 ? 100 * sum / total : 0).toFixed(2) + \"%\";\n"
-"    searchControl.textContent = \"Reset Search\";\n"
-"    searching = true;\n"
-"  }\n"
-"\n"
-"  function resetSearch() {\n"
-"    frames.forEach(function (f) { f.element.classList.remove(\"match\"); });\n"
-"    matched.textContent = \"\";\n"
-"    searchControl.textContent = \"Search\";\n"
-"    searching = false;\n"
-"  }\n"
-"\n"
-"  function askSearch() {\n"
-"    var term = window.prompt(\"Search for a function (a regular expression):\", \"\");\n"
-"    if (term) search(term); else resetSearch();\n"
-"  }\n"
-"\n"
-"  function init() {\n"
-"    details = document.getElementById(\"details\");\n"
-"    matched = document.getElementById(\"matched\");\n"
-"    unzoomControl = document.getElementById(\"unzoom\");\n"
-"    searchControl = document.getElementById(\"search\");\n"
-"    total = Number(document.getElementById(\"frames\").getAttribute(\"data-total\"));\n"
-"    document.querySelectorAll(\"#frames > g.frame\").forEach(function (g) {\n"
-"      var tip = g.querySelector(\"title\").textContent;\n"
-"      var name = tip.substring(0, tip.lastIndexOf(\"\\n\"));\n"
-"      var summary = name + \": \" + tip.substring(name.length + 1);\n"
-"      var left = BigInt(g.getAttribute(\"data-x\")), width = BigInt(g.getAttribute(\"data-w\"));\n"
-"      var f = {\n"
-"        element: g, name: name, chars: Array.from(name),\n"
-"        left: left, right: left + width, x: Number(left), w: Number(width),\n"
-"        depth: Number(g.getAttribute(\"data-depth\")),\n"
-"        rect: g.querySelector(\"rect\"), label: g.querySelector(\"text\")\n"
-"      };\n"
-"      frames.push(f);\n"
-"      g.addEventListener(\"click\", function () { zoom(f); });\n"
-"      g.addEventListener(\"mouseover\", function () { details.textContent = summary; });\n"
-"      g.addEventListener(\"mouseout\", function () { details.textContent = \"\"; });\n"
-"    });\n"
-"    unzoomControl.addEventListener(\"click\", unzoom);\n"
-"    searchControl.addEventListener(\"click\", function () {\n"
-"      if (searching) resetSearch(); else askSearch();\n"
-"    });\n"
-"    window.addEventListener(\"keydown\", function (e) {\n"
-"      if ((e.ctrlKey || e.metaKey) && e.key === \"f\") {\n"
-"        e.preventDefault();\n"
-"        askSearch();\n"
-"      } else if (e.key === \"Escape\") {\n"
-"        unzoom();\n"
-"        resetSearch();\n"
-"      }\n"
-"    });\n"
-"  }\n"
-"\n"
-"  window.addEventListener(\"load\", init);\n"
-"})();\n";
-
-/* ---------------------------------------------------------------------
- * Layout
- * ---------------------------------------------------------------------
- */
 
 /*
  * A flame graph draws shares of a whole: a negative weight (a differential
@@ -251,173 +40,8 @@ check_weights(const CallTree *tree)
 					 errmsg("cannot draw a flame graph of negative weights"),
 					 errdetail("Node %d (func %d) has self weight " INT64_FORMAT ".",
 							   i + 1, calltree_func(tree)[i], self[i]),
-					 errhint("Draw the trees of a differential profile one at a time.")));
-}
-
-static FlameLayout *
-layout_tree(const CallTree *tree, const FlameOptions *options)
-{
-	int32		n = tree->nnodes;
-	const int32 *parent = calltree_parent(tree);
-	FlameLayout *layout = palloc0(sizeof(FlameLayout));
-	int64	   *next = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64		next_root = 0;
-	int32		rows;
-
-	layout->nnodes = n;
-	layout->running = calltree_running(tree);
-	layout->depth = calltree_depths(tree);
-	layout->x = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
-	layout->visible = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
-	layout->total = calltree_total_weight(tree);
-	layout->scale = layout->total > 0 ? (double) PLOT_WIDTH / (double) layout->total : 0;
-	layout->max_depth = -1;
-
-	/*
-	 * next[p] is where p's next child starts.  A box is visible when it is
-	 * wide enough and its parent is visible (a child is never wider than its
-	 * parent, but zero-weight parents make no box at all).
-	 */
-	for (int32 i = 0; i < n; i++)
-	{
-		int32		p = parent[i];
-		int64		running = layout->running[i];
-
-		if ((i & 0x3FFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		layout->x[i] = p < 0 ? next_root : next[p];
-		if (p < 0)
-			next_root += running;
-		else
-			next[p] += running;
-		next[i] = layout->x[i];
-		layout->visible[i] = running > 0 &&
-			running * layout->scale >= options->min_width &&
-			(p < 0 || layout->visible[p]);
-		if (layout->visible[i])
-			layout->max_depth = Max(layout->max_depth, layout->depth[i]);
-	}
-	pfree(next);
-
-	rows = Max(layout->max_depth + 1, 1);
-	layout->height = HEADER_HEIGHT + rows * FRAME_HEIGHT + FOOTER_HEIGHT;
-	return layout;
-}
-
-/* The top edge of a box at this depth. */
-static int32
-frame_y(const FlameLayout *layout, int32 depth, bool icicle)
-{
-	if (icicle)
-		return HEADER_HEIGHT + depth * FRAME_HEIGHT;
-	return layout->height - FOOTER_HEIGHT - (depth + 1) * FRAME_HEIGHT;
-}
-
-/* ---------------------------------------------------------------------
- * Text
- * ---------------------------------------------------------------------
- */
-
-/* Text in the server encoding, as UTF-8 (the same pointer if it already is). */
-static const char *
-to_utf8(const char *s)
-{
-	return pg_server_to_any(s, strlen(s), PG_UTF8);
-}
-
-/*
- * The bytes of the UTF-8 character at s, or 0 if s does not start one (a
- * database in SQL_ASCII keeps any bytes): never past the terminating NUL.
- */
-static int
-utf8_char_len(const char *s)
-{
-	int			len = pg_utf_mblen((const unsigned char *) s);
-
-	for (int i = 1; i < len; i++)
-		if (s[i] == '\0')
-			return 0;
-	return pg_utf8_islegal((const unsigned char *) s, len) ? len : 0;
-}
-
-/* Whether XML 1.0 allows the code point above ASCII (its production Char) */
-static bool
-xml_char(pg_wchar c)
-{
-	return (c >= 0x80 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
-		(c >= 0x10000 && c <= 0x10FFFF);
-}
-
-static int
-utf8_chars(const char *s)
-{
-	int			chars = 0;
-
-	while (*s)
-	{
-		int			len = utf8_char_len(s);
-
-		s += len > 0 ? len : 1;
-		chars++;
-	}
-	return chars;
-}
-
-/*
- * Appends at most max_chars characters of a UTF-8 string (-1: all of it),
- * escaped for XML text and attribute values, in ASCII (see the top).
- */
-static void
-append_xml_text(StringInfo buf, const char *s, int max_chars)
-{
-	for (int chars = 0; *s && chars != max_chars; chars++)
-	{
-		unsigned char c = (unsigned char) *s;
-
-		if (c >= 0x80)
-		{
-			int			len = utf8_char_len(s);
-			pg_wchar	code = len > 0 ? utf8_to_unicode((const unsigned char *) s) : 0;
-
-			appendStringInfo(buf, "&#x%X;", xml_char(code) ? code : 0xFFFD);
-			s += len > 0 ? len : 1;
-			continue;
-		}
-		s++;
-		if (c < 0x20 || c == 0x7F)
-			appendStringInfoChar(buf, ' ');
-		else if (c == '&')
-			appendStringInfoString(buf, "&amp;");
-		else if (c == '<')
-			appendStringInfoString(buf, "&lt;");
-		else if (c == '>')
-			appendStringInfoString(buf, "&gt;");
-		else if (c == '"')
-			appendStringInfoString(buf, "&quot;");
-		else if (c == '\'')
-			appendStringInfoString(buf, "&apos;");
-		else
-			appendStringInfoChar(buf, (char) c);
-	}
-}
-
-/*
- * The label of a box: the whole name if it fits, else its first characters
- * and "..", else nothing.  The script's fitLabel() does the same on zoom.
- */
-static void
-append_label(StringInfo buf, const char *name, double width)
-{
-	int			fit = (int) floor((width - 2 * LABEL_PAD) / CHAR_WIDTH);
-	int			chars = utf8_chars(name);
-
-	if (chars <= fit)
-		append_xml_text(buf, name, -1);
-	else if (fit >= 3)
-	{
-		append_xml_text(buf, name, fit - 2);
-		appendStringInfoString(buf, "..");
-	}
+					 errhint("A tree with negative weights is a difference of trees: "
+							 "draw flamegraph_diff(base, test) of the two trees instead.")));
 }
 
 /*
@@ -425,8 +49,8 @@ append_label(StringInfo buf, const char *name, double width)
  * flamegraph.pl's "hot" palette.  FNV-1a over the UTF-8 bytes, then a
  * 64-bit finalizer so that similar names get unrelated colors.
  */
-static void
-append_name_color(StringInfo buf, const char *name)
+static char *
+name_color(const char *name)
 {
 	uint64		h = UINT64CONST(0xcbf29ce484222325);
 	uint32		mixed;
@@ -437,98 +61,20 @@ append_name_color(StringInfo buf, const char *name)
 		h *= UINT64CONST(0x100000001b3);
 	}
 	mixed = calltree_hash64(h);
-	appendStringInfo(buf, "rgb(%u,%u,%u)",
-					 205 + 50 * (mixed & 0x3FF) / 0x3FF,
-					 230 * ((mixed >> 10) & 0x3FF) / 0x3FF,
-					 55 * ((mixed >> 20) & 0x3FF) / 0x3FF);
-}
-
-/* ---------------------------------------------------------------------
- * The document
- * ---------------------------------------------------------------------
- */
-
-static void
-append_header(StringInfo buf, const FlameLayout *layout, const FlameOptions *options)
-{
-	int32		h = layout->height;
-
-	appendStringInfo(buf,
-					 "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-					 "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-					 " xmlns=\"http://www.w3.org/2000/svg\">\n",
-					 IMAGE_WIDTH, h, IMAGE_WIDTH, h);
-	appendStringInfo(buf,
-					 "<defs>\n"
-					 "<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
-					 "<stop stop-color=\"#eeeeee\" offset=\"5%%\"/>"
-					 "<stop stop-color=\"#eeeeb0\" offset=\"95%%\"/>"
-					 "</linearGradient>\n"
-					 "</defs>\n");
-	appendStringInfo(buf, "<style type=\"text/css\">\n%s</style>\n", flamegraph_css);
-	appendStringInfo(buf, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
-					 flamegraph_js);
-	appendStringInfo(buf,
-					 "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#background)\"/>\n",
-					 IMAGE_WIDTH, h);
-
-	appendStringInfo(buf, "<text id=\"title\" x=\"%d\" y=\"%d\">",
-					 IMAGE_WIDTH / 2, FONT_SIZE * 2);
-	if (options->title)
-		append_xml_text(buf, to_utf8(options->title), -1);
-	else
-		appendStringInfoString(buf, options->icicle ? "Icicle Graph" : "Flame Graph");
-	appendStringInfoString(buf, "</text>\n");
-
-	appendStringInfo(buf,
-					 "<text id=\"unzoom\" class=\"control hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n"
-					 "<text id=\"search\" class=\"control\" x=\"%d\" y=\"%d\">Search</text>\n"
-					 "<text id=\"details\" x=\"%d\" y=\"%d\"></text>\n"
-					 "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n",
-					 X_PAD, FONT_SIZE * 2,
-					 IMAGE_WIDTH - X_PAD, FONT_SIZE * 2,
-					 X_PAD, h - FOOTER_HEIGHT / 2,
-					 IMAGE_WIDTH - X_PAD, h - FOOTER_HEIGHT / 2);
-}
-
-/*
- * One box: a group with the node's extent in weight units (for the script),
- * its tooltip, its rectangle and its label.  name is UTF-8.
- */
-static void
-append_frame(StringInfo buf, const FlameLayout *layout, int32 i, int64 self,
-			 const char *name, bool icicle)
-{
-	int64		running = layout->running[i];
-	double		x = X_PAD + layout->x[i] * layout->scale;
-	double		width = running * layout->scale;
-	int32		y = frame_y(layout, layout->depth[i], icicle);
-
-	appendStringInfo(buf,
-					 "<g class=\"frame\" data-x=\"" INT64_FORMAT "\" data-w=\"" INT64_FORMAT
-					 "\" data-depth=\"%d\"><title>",
-					 layout->x[i], running, layout->depth[i]);
-	append_xml_text(buf, name, -1);
-	appendStringInfo(buf,
-					 "\nrunning " INT64_FORMAT " (%.2f%%), self " INT64_FORMAT " (%.2f%%)</title>",
-					 running, 100.0 * running / layout->total,
-					 self, 100.0 * self / layout->total);
-	appendStringInfo(buf,
-					 "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"",
-					 x, y, width, FRAME_HEIGHT - 1);
-	append_name_color(buf, name);
-	appendStringInfo(buf, "\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-					 x + LABEL_PAD, y + FRAME_HEIGHT - 4.5);
-	append_label(buf, name, width);
-	appendStringInfoString(buf, "</text></g>\n");
+	return psprintf("rgb(%u,%u,%u)",
+					205 + 50 * (mixed & 0x3FF) / 0x3FF,
+					230 * ((mixed >> 10) & 0x3FF) / 0x3FF,
+					55 * ((mixed >> 20) & 0x3FF) / 0x3FF);
 }
 
 static text *
 tree_to_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptions *options)
 {
-	FlameLayout *layout = layout_tree(tree, options);
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
+	FlameLayout *layout = flame_layout(tree->nnodes, calltree_running(tree),
+									   calltree_parent(tree), calltree_depths(tree),
+									   calltree_total_weight(tree), options, 0);
 	StringInfoData out;
 	MemoryContext frame_cxt;
 	text	   *result;
@@ -537,12 +83,14 @@ tree_to_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOpti
 									  ALLOCSET_SMALL_SIZES);
 	initStringInfo(&out);
 	appendStringInfoSpaces(&out, VARHDRSZ);
-	append_header(&out, layout, options);
+	flame_begin_document(&out, layout, options,
+						 options->icicle ? "Icicle Graph" : "Flame Graph", NULL);
 
-	appendStringInfo(&out, "<g id=\"frames\" data-total=\"" INT64_FORMAT "\">\n", layout->total);
 	for (int32 i = 0; i < layout->nnodes; i++)
 	{
+		int64		running = layout->running[i];
 		const char *name;
+		char	   *stats;
 		MemoryContext old;
 
 		if ((i & 0x3FF) == 0)
@@ -550,15 +98,17 @@ tree_to_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOpti
 		if (!layout->visible[i])
 			continue;
 
-		/* the UTF-8 copy of a name, if any, lives only as long as its box */
+		/* the strings of a box live only as long as the box */
 		old = MemoryContextSwitchTo(frame_cxt);
-		name = func_names_get(names, func[i]);
-		name = name ? to_utf8(name) : psprintf("#%d", func[i]);
+		name = flame_func_name(func_names_get(names, func[i]), func[i]);
+		stats = psprintf("running " INT64_FORMAT " (%.2f%%), self " INT64_FORMAT " (%.2f%%)",
+						 running, 100.0 * running / layout->total,
+						 self[i], 100.0 * self[i] / layout->total);
+		flame_append_frame(&out, layout, i, name, stats, name_color(name), options->icicle);
 		MemoryContextSwitchTo(old);
-		append_frame(&out, layout, i, self[i], name, options->icicle);
 		MemoryContextReset(frame_cxt);
 	}
-	appendStringInfoString(&out, "</g>\n</svg>\n");
+	flame_end_document(&out);
 
 	result = (text *) out.data;
 	SET_VARSIZE(result, out.len);
@@ -582,13 +132,7 @@ calltree_flamegraph(PG_FUNCTION_ARGS)
 	tree = PG_GETARG_CALLTREE_P(0);
 	options.title = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	options.icicle = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
-	options.min_width = PG_ARGISNULL(3) ? 0.1 : PG_GETARG_FLOAT8(3);
-	if (isnan(options.min_width) || options.min_width < 0 || isinf(options.min_width))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("min_width must be a finite, non-negative number of pixels"),
-				 errdetail("The image is %d pixels wide; boxes narrower than min_width are left out.",
-						   IMAGE_WIDTH)));
+	options.min_width = flame_min_width_arg(PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_FLOAT8(3));
 	check_weights(tree);
 
 	PG_RETURN_TEXT_P(tree_to_flamegraph(tree, func_names_fetch(tree), &options));

@@ -1243,3 +1243,34 @@ CREATE FUNCTION unify_funcs(tree calltree, by text DEFAULT 'name') RETURNS callt
 AS 'MODULE_PATHNAME', 'calltree_unify_funcs'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION unify_funcs(calltree, text) IS 'each func replaced by the smallest id of its name (by ''name'') or of its name and file (by ''file''), equal CallNodes merged; by ''func'' leaves the tree as it is';
+-- flamegraph_diff and grafana_flamegraph_diff: differential flame graphs
+-- of two trees, as an SVG document and as Grafana's data frame; the same
+-- objects as in src/install/90_exports.sql.
+CREATE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
+                                icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1)
+RETURNS text
+AS 'MODULE_PATHNAME', 'calltree_flamegraph_diff'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8) IS 'a differential flame graph as a self-contained SVG document: widths from test, red where a node''s share of the total grew since base, blue where it shrank';
+
+-- The data frame of Grafana's flame graph panel in its diff mode: the rows
+-- of grafana_flamegraph() with base's weights in value and self and test's
+-- in valueRight and selfRight, one row per CallNode of either tree.
+CREATE FUNCTION grafana_flamegraph_diff(base calltree, test calltree,
+    OUT level int4, OUT value bigint, OUT self bigint, OUT label text,
+    OUT "valueRight" bigint, OUT "selfRight" bigint)
+RETURNS SETOF record
+LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 1000
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT f.level, f.value, f.self, f.label, f.value_right, f.self_right
+      FROM (SELECT 0 AS ord, 0 AS level, @extschema@.total(base) AS value, 0::bigint AS self,
+                   'total' AS label, @extschema@.total(test) AS value_right, 0::bigint AS self_right
+            UNION ALL
+            SELECT d.node, d.depth + 1, d.base_running, d.base_self, COALESCE(fn.name, '#' || d.func),
+                   d.test_running, d.test_self
+              FROM @extschema@.diff(base, test) AS d
+              LEFT JOIN @extschema@.func AS fn ON fn.id = d.func) AS f
+     ORDER BY f.ord;
+END;
+COMMENT ON FUNCTION grafana_flamegraph_diff(calltree, calltree) IS 'the rows of Grafana''s flame graph data frame in diff mode: level, value and self (base), label, valueRight and selfRight (test), in depth-first order over the union of both trees under a total root';

@@ -6,7 +6,8 @@
 // SPEC.json lists the graphs with what SQL says about them: the number of
 // visible boxes, whether it is an icicle graph, a box to zoom on (its index among the boxes, in preorder)
 // and how many boxes stay visible, and search terms with the number of
-// matching boxes and the percentage they cover.  Exits 1 on any failure.
+// matching boxes and the percentage they cover; for a differential graph,
+// each box's color and its weights in base and test.  Exits 1 on any failure.
 "use strict";
 
 const fs = require("fs");
@@ -38,6 +39,44 @@ async function search(page, term) {
   page.once("dialog", (dialog) => dialog.accept(term));
   await page.click("#search");
   return page.textContent("#matched");
+}
+
+// A differential graph: every box has the color SQL expects, and its
+// tooltip gives its weights in base and in test; a legend explains the
+// colors.
+async function checkColors(page, graph) {
+  const name = graph.name;
+  const drawn = await page.evaluate(() =>
+    Array.from(document.querySelectorAll("#frames > g.frame"), (g) => ({
+      fill: getComputedStyle(g.querySelector("rect")).fill,
+      tip: g.querySelector("title").textContent,
+    })));
+  let wrongFills = 0, wrongTips = 0;
+  for (const c of graph.colors) {
+    const box = drawn[c.index];
+    if (!box || box.fill !== c.fill) {
+      if (wrongFills++ < 3) console.log(`  box ${c.index}: ${box && box.fill}, expected ${c.fill}`);
+    }
+    const stats = box ? box.tip.substring(box.tip.lastIndexOf("\n") + 1) : "";
+    if (!stats.startsWith(`base ${c.base} (`) || !stats.includes(`, test ${c.test} (`) ||
+        !/delta [-+]?\d+ \([-+]\d+\.\d\d points\); self: base \d+, test \d+$/.test(stats)) {
+      if (wrongTips++ < 3) console.log(`  box ${c.index}: tooltip "${stats}", expected base ${c.base}, test ${c.test}`);
+    }
+  }
+  check(wrongFills === 0, `${name}: every box has the color of its change of share (${wrongFills} wrong)`);
+  check(wrongTips === 0, `${name}: every tooltip gives base, test and the delta (${wrongTips} wrong)`);
+  const kinds = new Set(graph.colors.map((c) =>
+    c.fill === "rgb(255, 255, 255)" ? "white" : c.fill.startsWith("rgb(255,") ? "red" : "blue"));
+  check(kinds.size === 3, `${name}: the graph has red, blue and white boxes (${[...kinds].join(", ")})`);
+  const legend = await page.textContent("#legend");
+  check(/Red: a larger share/.test(legend), `${name}: a legend explains the colors`);
+
+  // hovering shows the tooltip's line at the bottom
+  const first = page.locator("#frames > g.frame").nth(graph.colors[graph.colors.length - 1].index);
+  await first.hover();
+  const details = await page.textContent("#details");
+  const last = graph.colors[graph.colors.length - 1];
+  check(details.includes(`: base ${last.base} (`), `${name}: hovering shows "${details}"`);
 }
 
 async function checkGraph(context, graph, screenshot) {
@@ -81,6 +120,8 @@ async function checkGraph(context, graph, screenshot) {
   const tooltips = await page.locator("#frames > g.frame > title").count();
   check(tooltips === graph.boxes, `${name}: a tooltip per box`);
 
+  if (graph.diff) await checkColors(page, graph);
+
   if (screenshot) {
     // fullPage hangs on an SVG document: size the viewport to the image.
     const height = Number(await page.getAttribute("svg", "height"));
@@ -109,7 +150,8 @@ async function checkGraph(context, graph, screenshot) {
   // hovering a box shows its tooltip's line at the bottom
   await target.hover();
   const details = await page.textContent("#details");
-  check(details.startsWith(fullName + ": running "), `${name}: hovering shows "${details}"`);
+  check(details.startsWith(fullName + (graph.diff ? ": base " : ": running ")),
+    `${name}: hovering shows "${details}"`);
   // Escape resets the zoom too
   await page.keyboard.press("Escape");
   check(await visibleBoxes(page) === graph.boxes, `${name}: Escape shows every box again`);
@@ -136,6 +178,12 @@ async function checkGraph(context, graph, screenshot) {
     await page.click("#search"); // "Reset Search"
     check(await page.locator("#frames > g.frame.match").count() === 0,
       `${name}: Reset Search clears the highlight`);
+    if (graph.diff && found > 0) {
+      const fills = await page.evaluate(() =>
+        Array.from(document.querySelectorAll("#frames > g.frame rect"), (r) => getComputedStyle(r).fill));
+      check(graph.colors.every((c) => fills[c.index] === c.fill),
+        `${name}: the colors of the change come back after the search`);
+    }
   }
 
   check(problems.length === 0, `${name}: no console error, page error or request` +
