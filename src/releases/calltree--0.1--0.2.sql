@@ -1274,3 +1274,15 @@ BEGIN ATOMIC
      ORDER BY f.ord;
 END;
 COMMENT ON FUNCTION grafana_flamegraph_diff(calltree, calltree) IS 'the rows of Grafana''s flame graph data frame in diff mode: level, value and self (base), label, valueRight and selfRight (test), in depth-first order over the union of both trees under a total root';
+
+-- Rollup trees are stored with lz4 (src/install/75_reports.sql).
+-- A rollup's tree is read whole, and tree_between merges many of them: lz4
+-- gives them back several times faster than the default pglz, at about the
+-- same size.  A server built without lz4 keeps its default.
+DO $lz4$
+BEGIN
+    ALTER TABLE @extschema@.rollup ALTER COLUMN tree SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+    NULL;
+END
+$lz4$;
