@@ -18,6 +18,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -444,6 +445,34 @@ tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree)
 	if (calls)
 		builder->has_calls = true;
 	pfree(mapped);
+}
+
+/*
+ * Adds every node of a stored tree with its self weight only, negated with
+ * `negate` (tree - tree); call counts and latency are left out.  Returns,
+ * per node of the tree, the builder node it went to.
+ */
+int32 *
+tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool negate)
+{
+	const int64 *self = calltree_self(tree);
+	const int32 *func = calltree_func(tree);
+	const int32 *parent = calltree_parent(tree);
+	int32	   *mapped = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
+
+	for (int32 i = 0; i < tree->nnodes; i++)
+	{
+		int32		p = parent[i] < 0 ? -1 : mapped[parent[i]];
+		int64		weight = self[i];
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (negate && pg_sub_s64_overflow(0, self[i], &weight))
+			calltree_weight_out_of_range();
+		mapped[i] = child_after(builder, i == 0 ? -1 : mapped[i - 1], p, func[i]);
+		tree_builder_add_self(builder, mapped[i], weight);
+	}
+	return mapped;
 }
 
 void

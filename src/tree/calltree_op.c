@@ -9,8 +9,6 @@
 #include "postgres.h"
 
 #include "common/hashfn.h"
-#include "common/int.h"
-#include "miscadmin.h"
 #include "fmgr.h"
 
 #include "tree/builder.h"
@@ -61,32 +59,6 @@ calltree_add(PG_FUNCTION_ARGS)
 }
 
 /*
- * Adds every node of `tree` to the builder with its self weight, negated
- * with `negate`.  Call counts and latency are left out.
- */
-static void
-add_weights(TreeBuilder *builder, const CallTree *tree, bool negate)
-{
-	const int64 *self = calltree_self(tree);
-	const int32 *func = calltree_func(tree);
-	const int32 *parent = calltree_parent(tree);
-	int32	   *built = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-	{
-		int64		weight = self[i];
-
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (negate && pg_sub_s64_overflow(0, self[i], &weight))
-			calltree_weight_out_of_range();
-		built[i] = tree_builder_child(builder, parent[i] < 0 ? -1 : built[parent[i]], func[i]);
-		tree_builder_add_self(builder, built[i], weight);
-	}
-	pfree(built);
-}
-
-/*
  * tree - tree: a signed tree, the first tree's samples minus the second's.
  * It has every node of both trees, even where the weights cancel out (a
  * node of self weight 0 is kept, as a sample of weight 0 is), so that the
@@ -101,8 +73,8 @@ calltree_subtract(PG_FUNCTION_ARGS)
 	TreeBuilder *builder = tree_builder_create(CurrentMemoryContext);
 
 	tree_builder_reserve(builder, (int64) a->nnodes + b->nnodes);
-	add_weights(builder, a, false);
-	add_weights(builder, b, true);
+	pfree(tree_builder_add_weights(builder, a, false));
+	pfree(tree_builder_add_weights(builder, b, true));
 	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
 }
 

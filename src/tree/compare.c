@@ -21,28 +21,6 @@
 #error "scaling weights exactly (tree_pair_normalize_base) needs a 128-bit integer type"
 #endif
 
-/*
- * Adds every node of `tree` to the builder with its self weight; returns,
- * per node of the tree, the builder node it went to.
- */
-static int32 *
-add_nodes(TreeBuilder *builder, const CallTree *tree)
-{
-	const int64 *self = calltree_self(tree);
-	const int32 *func = calltree_func(tree);
-	const int32 *parent = calltree_parent(tree);
-	int32	   *built = palloc_extended(sizeof(int32) * Max(tree->nnodes, 1), MCXT_ALLOC_HUGE);
-
-	for (int32 i = 0; i < tree->nnodes; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		built[i] = tree_builder_child(builder, parent[i] < 0 ? -1 : built[parent[i]], func[i]);
-		tree_builder_add_self(builder, built[i], self[i]);
-	}
-	return built;
-}
-
 /* A per-node array of the union, zeroed */
 static void *
 union_array(int32 nnodes, Size elem_size)
@@ -122,8 +100,8 @@ tree_pair_make(const CallTree *base, const CallTree *test)
 	int32		n;
 
 	tree_builder_reserve(builder, (int64) base->nnodes + test->nnodes);
-	base_built = add_nodes(builder, base);
-	test_built = add_nodes(builder, test);
+	base_built = tree_builder_add_weights(builder, base, false);
+	test_built = tree_builder_add_weights(builder, test, false);
 	placed = palloc_extended(sizeof(int32) * Max(tree_builder_count(builder), 1), MCXT_ALLOC_HUGE);
 	/* the union as a tree, in the caller's context: its funcs and parents are the pair's */
 	MemoryContextSwitchTo(old);
