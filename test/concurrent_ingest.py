@@ -29,6 +29,8 @@ import os
 import random
 import sys
 
+from protobuf_write import field_bytes, field_varint, varint
+
 KNOWN_FUNCS = 300
 BUILD_FUNCS = 500
 FILES_PER_BUILD = 4
@@ -68,27 +70,6 @@ def stacks_and_weights(rng, names, nsamples, nstacks, max_weight=50):
 def collapsed(stacks, weights):
     lines = ["%s %d" % (";".join(s), w) for s, w in zip(stacks, weights)]
     return ("\n".join(lines) + "\n").encode(), len(stacks), sum(weights)
-
-
-def varint(n):
-    out = bytearray()
-    n &= (1 << 64) - 1
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field_varint(number, value):
-    return varint(number << 3) + varint(value)
-
-
-def field_bytes(number, data):
-    return varint((number << 3) | 2) + varint(len(data)) + data
 
 
 def pprof(stacks, weights, labels):

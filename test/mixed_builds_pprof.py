@@ -14,26 +14,7 @@ is two funcs; go tool pprof -top groups by name.
 import gzip
 import sys
 
-
-def varint(n):
-    out = bytearray()
-    n &= (1 << 64) - 1
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field_varint(number, value):
-    return varint(number << 3) + varint(value)
-
-
-def field_bytes(number, data):
-    return varint(number << 3 | 2) + varint(len(data)) + data
+from protobuf_write import field_bytes, field_varint, varint
 
 
 def packed(number, values):

@@ -9,7 +9,7 @@
 #   shared  the real profiles of other tools (CALLTREE_SHARED, default
 #           ../shared beside the repository), absolute
 #   work    a scratch folder, removed at exit
-# and defines fail MESSAGE, t_createdb DB and t_at_exit COMMAND.
+# and defines fail MESSAGE, t_createdb DB, t_at_exit COMMAND and t_use_go.
 # shellcheck disable=SC2034  # the variables are for the scripts
 
 : "${PGHOST:?run me from test/run.sh test (PGHOST, PGPORT, PGUSER are needed)}"
@@ -54,3 +54,10 @@ t_cleanup() {
 	rm -rf "$work"
 }
 trap t_cleanup EXIT
+
+# t_use_go: go with a writable cache and home in the scratch folder, also
+# when HOME is not ours; fails when go is not installed.
+t_use_go() {
+	export GOCACHE="$work/gocache" GOPATH="$work/gopath" HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+	command -v go >/dev/null 2>&1 || fail "go is not installed (Debian package golang-go)"
+}

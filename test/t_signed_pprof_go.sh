@@ -13,9 +13,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
 
 db=calltree_signed_pprof_go
-export GOCACHE="$work/gocache" GOPATH="$work/gopath" HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local
-
-command -v go >/dev/null 2>&1 || fail "go is not installed (Debian package golang-go)"
+t_use_go
 
 q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
