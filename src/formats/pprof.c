@@ -377,6 +377,7 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	const PprofString *s;
 	const char *bytes;
 	char	   *converted;
+	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
 		pprof_error(at, "The %s refers to string " INT64_FORMAT ", but the string table has %d strings.",
@@ -388,9 +389,12 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	/* UTF-8 without NUL bytes, as text needs; then into the server encoding */
 	if (s->len > (size_t) MaxAllocSize - 1 || !pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
+	/* kept with the profile, whatever context the caller works in */
+	caller = MemoryContextSwitchTo(GetMemoryChunkContext(profile->cstrings));
 	converted = pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	if (converted == bytes)
 		converted = pnstrdup(bytes, s->len);
+	MemoryContextSwitchTo(caller);
 	profile->cstrings[index] = converted;
 	return converted;
 }

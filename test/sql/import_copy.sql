@@ -1,8 +1,9 @@
 -- How an import writes its samples and new stacks: by COPY FROM's code
--- (copy_rows.c), with what an INSERT would do kept: text exactly as given
--- whatever the client encoding, the user's privileges, triggers, the
--- stack table's sequence and CHECK; and by INSERT where row security
--- applies, so that its policies hold.
+-- (copy_rows.c), or its samples as values straight into their partition,
+-- with what an INSERT would do kept: text exactly as given whatever the
+-- client encoding, the user's privileges, triggers, the stack table's
+-- sequence and CHECK; and by INSERT where row security applies, so that
+-- its policies hold.
 SET search_path = calltree, public;
 
 -- A speedscope file of three sampled profiles, one thread each, whose
@@ -35,8 +36,8 @@ SELECT count(*) FILTER (WHERE thread = U&'Z\00FCrich') AS zurich, count(*) AS sa
   FROM sample WHERE profile_id = :id;
 RESET client_encoding;
 
--- An import of fewer than 1,000 samples writes them by INSERT, a bigger one
--- by COPY: the same names, 800 samples a thread, 2,400 in all.
+-- An import of fewer than 1,000 samples writes them in one batch, a bigger
+-- one in several: the same names, 800 samples a thread, 2,400 in all.
 SELECT import_speedscope(replace(threads, '"samples": [[0, 1], [0]], "weights": [2, 1]',
                                  '"samples": [' || repeat('[0, 1], [0], ', 399) || '[0, 1], [0]], "weights": ['
                                  || repeat('2, 1, ', 399) || '2, 1]'), 'threads by copy') AS id FROM files \gset
@@ -54,6 +55,8 @@ SELECT count(*) AS stacks,
 
 -- Triggers fire as for an INSERT: a BEFORE ROW trigger on sample sees
 -- (and here changes) every row, a statement trigger counts statements.
+-- (A partition with a trigger takes no samples as values: they go by
+-- INSERT, through the sample table.)
 CREATE TABLE sample_seen (statements int);
 INSERT INTO sample_seen VALUES (0);
 CREATE FUNCTION pg_temp.double_weight() RETURNS trigger LANGUAGE plpgsql AS
