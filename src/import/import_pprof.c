@@ -484,8 +484,9 @@ sample_labels(PprofImport *import, const PprofSample *sample)
 
 /* ---------------------------------------------------------------- the import */
 
+/* Profile.time_nanos into the profile's start time, when it is given */
 static void
-set_started_at(PprofImport *import)
+set_started_at(PprofImport *import, ProfileInfo *info)
 {
 	int64		nanos = import->profile.time_nanos;
 	TimestampTz ts;
@@ -497,7 +498,8 @@ set_started_at(PprofImport *import)
 		- (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 	if (!IS_VALID_TIMESTAMP(ts))
 		pprof_error(import->profile.time_nanos_at, "Profile.time_nanos " INT64_FORMAT " is out of range.", nanos);
-	profile_writer_set_started_at(import->writer, ts);
+	info->has_started_at = true;
+	info->started_at = ts;
 }
 
 static void
@@ -558,12 +560,13 @@ pprof_import(const ProfileInfo *info, const char *data, size_t len, const Import
 	import.label_memo = idcache_create(import.label_cxt, 16, NULL);
 
 	with_type.meta = meta_with_sample_type(info, value_type_name(&import, import.value_index));
-	import.writer = profile_writer_begin(&with_type);
+	/* the file's unit and start time go into the profile row as it is made */
 	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
 						   import.profile.sample_types[import.value_index].at, "sample type's unit");
 	if (unit)
-		profile_writer_set_unit(import.writer, unit);
-	set_started_at(&import);
+		with_type.weight_unit = unit;
+	set_started_at(&import, &with_type);
+	import.writer = profile_writer_begin(&with_type);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
 }
