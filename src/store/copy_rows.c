@@ -347,6 +347,7 @@ copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
 	Relation	rel;
 	Relation	target_rel;
 	ParseState *pstate;
+	RangeTblEntry *rte;
 	EState	   *estate;
 	ResultRelInfo *result;
 	AttrNumber *attnums;
@@ -361,12 +362,19 @@ copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
 	pstate = make_parsestate(NULL);
 	check_insert_privileges(pstate, rel, columns);
 	target_rel = target == relid ? rel : table_open(target, RowExclusiveLock);
-	/* the executor's range table: the target alone, as the result relation */
+	/*
+	 * The executor's range table: the target alone, as the result relation,
+	 * with the columns inserted (a failed check's message shows them).
+	 */
 	pstate = make_parsestate(NULL);
-	addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false);
+	rte = addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false)->p_rte;
 	attnums = palloc(sizeof(AttrNumber) * ncolumns);
 	for (int i = 0; i < ncolumns; i++)
+	{
 		attnums[i] = get_attnum(target, strVal(list_nth(columns, i)));
+		rte->insertedCols = bms_add_member(rte->insertedCols,
+										   attnums[i] - FirstLowInvalidHeapAttributeNumber);
+	}
 
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
