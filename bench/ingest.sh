@@ -13,6 +13,11 @@
 # Connects with the usual libpq variables; needs the right to create
 # databases, and pgbench beside psql.
 #
+# With each pgbench run, the CPU time it took per import, all processes of
+# the server (backends, WAL writer, checkpointer...) and pgbench together:
+# 2 cores divided by it is the rate a quiet 2-core machine would reach at
+# best.  Read in /proc, so only when the server runs on this machine.
+#
 # Then the server's CPU time per import, which the load of other processes
 # on the machine changes far less than the rate: one session imports the
 # file BENCH_INGEST_CPU_IMPORTS times (a transaction each, after 20 to warm
@@ -62,10 +67,32 @@ psql_ -d "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
 SQL
 echo "SELECT calltree.import_pprof(data, name => 'ingest') FROM ingest_file;" >"$work/ingest.sql"
 
+# The CPU time, in clock ticks, of the server's processes so far: those
+# alive, and those that ended (the postmaster's reaped children).
+ticks=$(getconf CLK_TCK)
+# the postmaster: the parent of a backend (reading /proc/self/stat needs the right to read server files)
+postmaster=$(psql_ -d "$DB" -At -c "SELECT split_part(pg_read_file('/proc/self/stat'), ' ', 4)" 2>/dev/null || true)
+[ -r "/proc/${postmaster:-0}/stat" ] || postmaster=""
+server_ticks() {
+	[ -n "$postmaster" ] && [ -r "/proc/$postmaster/stat" ] || return 0
+	# fields after the command's closing parenthesis: 14/15 utime/stime, 16/17 of reaped children
+	{
+		sed 's/.*) //' "/proc/$postmaster/stat" | awk '{ print $12 + $13 + $14 + $15 }'
+		for pid in $(pgrep -P "$postmaster"); do
+			sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+		done
+	} | awk '{ t += $1 } END { print t + 0 }'
+}
+
 say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samples samples), one profile per transaction, ${SECONDS_PER_RUN} s per run"
 for c in $CLIENTS; do
-	"$PG_BIN/pgbench" -n -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
-		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"
+	server_before=$(server_ticks)
+	TIMEFORMAT='%U %S'
+	{ time "$PG_BIN/pgbench" -n -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
+		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"; } 2>"$work/pgbench.time"
+	# the backends of pgbench's clients have ended (and been reaped) once a new connection succeeds
+	psql_ -d "$DB" -c "SELECT pg_sleep(0.2)" >/dev/null
+	server_after=$(server_ticks)
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$work/pgbench.out")
 	bad=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
 	                                  WHERE p.name = 'ingest' GROUP BY p.id
@@ -73,6 +100,11 @@ for c in $CLIENTS; do
 	n=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
 	[ "$bad" = 0 ] || die "$bad of $n profiles imported with $c clients are incomplete"
 	line="  $c client(s): $tps profiles/s ($n profiles, all complete)"
+	if [ -n "$postmaster" ]; then
+		cpu_all=$(awk -v b="$server_before" -v a="$server_after" -v t="$ticks" -v n="$n" -v pg="$(cat "$work/pgbench.time")" \
+			'BEGIN { split(pg, p, " "); printf "%.2f", ((a - b) / t + p[1] + p[2]) * 1000 / n }')
+		line="$line, CPU $cpu_all ms per import (server and pgbench)"
+	fi
 	if [ "$c" = 4 ]; then
 		if awk "BEGIN { exit !($tps >= $TARGET_TPS_4) }"; then line="$line  target >= $TARGET_TPS_4/s: met"; else line="$line  target >= $TARGET_TPS_4/s: MISSED"; fi
 	fi

@@ -238,11 +238,24 @@ function_at(const void *p)
 	return ((const PprofFunction *) p)->at;
 }
 
+/*
+ * The element of a given id in an array sorted by id; NULL if none.  Most
+ * writers number their locations and functions 1, 2, 3... in order: there
+ * the id's place is known without a search.
+ */
 static const void *
 find_by_id(const void *array, int count, Size element, uint64 id)
 {
 	int			lo = 0;
 	int			hi = count - 1;
+
+	if (id >= 1 && id <= (uint64) count)
+	{
+		const char *p = (const char *) array + (Size) (id - 1) * element;
+
+		if (ID_OF(p) == id)
+			return p;
+	}
 
 	while (lo <= hi)
 	{
@@ -377,6 +390,7 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	const PprofString *s;
 	const char *bytes;
 	char	   *converted;
+	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
 		pprof_error(at, "The %s refers to string " INT64_FORMAT ", but the string table has %d strings.",
@@ -388,9 +402,12 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	/* UTF-8 without NUL bytes, as text needs; then into the server encoding */
 	if (s->len > (size_t) MaxAllocSize - 1 || !pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
+	/* kept with the profile, whatever context the caller works in */
+	caller = MemoryContextSwitchTo(GetMemoryChunkContext(profile->cstrings));
 	converted = pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	if (converted == bytes)
 		converted = pnstrdup(bytes, s->len);
+	MemoryContextSwitchTo(caller);
 	profile->cstrings[index] = converted;
 	return converted;
 }

@@ -42,16 +42,24 @@
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 #include "import/importer.h"
+#include "store/id_maps.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_pprof);
 
 /* Decompressed profiles larger than this are refused. */
 #define PPROF_MAX_DECOMPRESSED ((size_t) 1 << 30)
+
+/*
+ * Label sets remembered per import under their labels as the file gives
+ * them; past this many, a new one is built as jsonb each time it changes.
+ */
+#define LABEL_MEMO_MAX 4096
 
 /* Where the interned frames of each location are kept, once computed */
 typedef struct LocationFrames
@@ -72,7 +80,17 @@ typedef struct PprofImport
 	/* the previous sample's labels and their id: consecutive samples often share them */
 	PprofLabel *last_labels;
 	int			last_nlabels;
+	int			last_labels_capacity;
 	int64		last_labels_id;
+
+	/*
+	 * The ids of the label sets met so far, under their PprofLabel arrays
+	 * (string indexes, this file's own): a profile has few label sets, and
+	 * building one as jsonb costs far more than this look-up.
+	 */
+	idcache_hash *label_memo;
+	int			label_memo_count;
+	MemoryContext label_cxt;	/* the memo's keys, and the jsonb of one set */
 } PprofImport;
 
 /* ---------------------------------------------------------------- sample type */
@@ -401,33 +419,74 @@ labels_jsonb(PprofImport *import, const PprofSample *sample)
 	return JsonbValueToJsonb(result);
 }
 
+/*
+ * A label set, built as jsonb and interned: the jsonb and what building it
+ * took go with a scratch context, so memory stays bounded by the label
+ * sets remembered, whatever the number of samples.
+ */
+static int64
+intern_sample_labels(PprofImport *import, const PprofSample *sample)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext scratch = AllocSetContextCreate(import->label_cxt, "calltree pprof labels",
+												  ALLOCSET_SMALL_SIZES);
+	Jsonb	   *labels;
+	int64		id;
+
+	MemoryContextSwitchTo(scratch);
+	labels = labels_jsonb(import, sample);
+	id = labels ? profile_writer_labels(import->writer, labels) : 0;
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(scratch);
+	return id;
+}
+
 /* The interned label set of a sample, 0 (NULL) for none. */
 static int64
 sample_labels(PprofImport *import, const PprofSample *sample)
 {
-	Jsonb	   *labels;
+	BytesKey	key = {(const char *) sample->labels, (int32) (sizeof(PprofLabel) * sample->nlabels)};
+	CachedId   *memo;
+	int64		id;
 
 	if (sample->nlabels == 0)
 		return 0;
 	if (sample->nlabels == import->last_nlabels &&
-		memcmp(sample->labels, import->last_labels, sizeof(PprofLabel) * sample->nlabels) == 0)
+		memcmp(sample->labels, import->last_labels, key.len) == 0)
 		return import->last_labels_id;
-	labels = labels_jsonb(import, sample);
-	import->last_labels_id = labels ? profile_writer_labels(import->writer, labels) : 0;
-	if (import->last_labels)
-		pfree(import->last_labels);
-	import->last_labels = palloc(sizeof(PprofLabel) * sample->nlabels);
-	memcpy(import->last_labels, sample->labels, sizeof(PprofLabel) * sample->nlabels);
+	memo = idcache_lookup(import->label_memo, key);
+	if (memo)
+		id = memo->id;
+	else
+	{
+		id = intern_sample_labels(import, sample);
+		if (import->label_memo_count < LABEL_MEMO_MAX)
+		{
+			bool		found;
+
+			key.data = memcpy(MemoryContextAlloc(import->label_cxt, key.len), key.data, key.len);
+			idcache_insert(import->label_memo, key, &found)->id = id;
+			import->label_memo_count++;
+		}
+	}
+	if (sample->nlabels > import->last_labels_capacity)
+	{
+		import->last_labels = import->last_labels
+			? repalloc(import->last_labels, key.len)
+			: MemoryContextAlloc(import->label_cxt, key.len);
+		import->last_labels_capacity = sample->nlabels;
+	}
+	memcpy(import->last_labels, sample->labels, key.len);
 	import->last_nlabels = sample->nlabels;
-	if (labels)
-		pfree(labels);
-	return import->last_labels_id;
+	import->last_labels_id = id;
+	return id;
 }
 
 /* ---------------------------------------------------------------- the import */
 
+/* Profile.time_nanos into the profile's start time, when it is given */
 static void
-set_started_at(PprofImport *import)
+set_started_at(PprofImport *import, ProfileInfo *info)
 {
 	int64		nanos = import->profile.time_nanos;
 	TimestampTz ts;
@@ -439,7 +498,8 @@ set_started_at(PprofImport *import)
 		- (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 	if (!IS_VALID_TIMESTAMP(ts))
 		pprof_error(import->profile.time_nanos_at, "Profile.time_nanos " INT64_FORMAT " is out of range.", nanos);
-	profile_writer_set_started_at(import->writer, ts);
+	info->has_started_at = true;
+	info->started_at = ts;
 }
 
 static void
@@ -495,14 +555,18 @@ pprof_import(const ProfileInfo *info, const char *data, size_t len, const Import
 	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
+	import.label_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pprof label memo",
+											 ALLOCSET_SMALL_SIZES);
+	import.label_memo = idcache_create(import.label_cxt, 16, NULL);
 
 	with_type.meta = meta_with_sample_type(info, value_type_name(&import, import.value_index));
-	import.writer = profile_writer_begin(&with_type);
+	/* the file's unit and start time go into the profile row as it is made */
 	unit = optional_string(&import, import.profile.sample_types[import.value_index].unit,
 						   import.profile.sample_types[import.value_index].at, "sample type's unit");
 	if (unit)
-		profile_writer_set_unit(import.writer, unit);
-	set_started_at(&import);
+		with_type.weight_unit = unit;
+	set_started_at(&import, &with_type);
+	import.writer = profile_writer_begin(&with_type);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
 }

@@ -20,14 +20,24 @@
  *
  * The rows are in COPY's text format, in the database's encoding (the
  * ENCODING option), so no conversion applies whatever the client's.
+ *
+ * copy_rows_insert_values writes rows given as values, with no text in
+ * between, into a plain table that needs nothing of COPY's beyond its
+ * checks: no trigger, no default to fill in, no deferred unique index.
+ * It writes the rows as COPY does (the table access method's multi_insert,
+ * then each row's index entries) without COPY's set-up: its buffers and a
+ * thousand tuple slots cost a small import more than the writes.
  */
 #include "postgres.h"
 
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "commands/copy.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_node.h"
@@ -231,4 +241,165 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 		elog(ERROR, "COPY into %s wrote " UINT64_FORMAT " of " INT64_FORMAT " rows",
 			 get_rel_name(relid), processed, rows->nrows);
 	return processed;
+}
+
+/* rows given to table_multi_insert at once: about a page of samples */
+#define VALUES_CHUNK 128
+
+/*
+ * Whether `rel` takes rows by copy_rows_insert_values: a plain table, no
+ * trigger (foreign keys are triggers too), no stored generated column, no
+ * unique index checked at commit, and every column among `attnums`
+ * (no default to compute).
+ */
+static bool
+values_insert_possible(ResultRelInfo *target, const AttrNumber *attnums, int ncolumns)
+{
+	Relation	rel = target->ri_RelationDesc;
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			given = 0;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION || target->ri_TrigDesc != NULL ||
+		(desc->constr && desc->constr->has_generated_stored))
+		return false;
+	for (int i = 0; i < target->ri_NumIndices; i++)
+		if (!target->ri_IndexRelationDescs[i]->rd_index->indimmediate)
+			return false;
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			given++;
+	for (int i = 0; i < ncolumns; i++)
+		if (attnums[i] <= 0 || attnums[i] > desc->natts)
+			return false;
+	return given == ncolumns;
+}
+
+/* One chunk of rows: their checks, the rows, then their index entries */
+static void
+insert_chunk(ResultRelInfo *target, EState *estate, TupleTableSlot **slots, int nslots,
+			 CommandId cid)
+{
+	Relation	rel = target->ri_RelationDesc;
+
+	for (int i = 0; i < nslots; i++)
+	{
+		if (rel->rd_att->constr)
+			ExecConstraints(target, slots[i], estate);
+		if (rel->rd_rel->relispartition)
+			ExecPartitionCheck(target, slots[i], estate, true);
+		ResetPerTupleExprContext(estate);
+	}
+	table_multi_insert(rel, slots, nslots, cid, 0, NULL);
+	for (int i = 0; i < nslots; i++)
+	{
+		if (target->ri_NumIndices > 0)
+			ExecInsertIndexTuples(target, slots[i], estate, false, false, NULL, NIL);
+		ResetPerTupleExprContext(estate);
+		ExecClearTuple(slots[i]);
+	}
+}
+
+/* Writes the rows into the result relation of `estate`, a chunk at a time */
+static void
+insert_values(ResultRelInfo *target, EState *estate, const AttrNumber *attnums, int ncolumns,
+			  int64 nrows, CopyRowsValuesFill fill, void *arg)
+{
+	Relation	rel = target->ri_RelationDesc;
+	TupleTableSlot *slots[VALUES_CHUNK];
+	int			nslots = Min(nrows, VALUES_CHUNK);
+	Datum	   *values = palloc(sizeof(Datum) * ncolumns);
+	bool	   *nulls = palloc(sizeof(bool) * ncolumns);
+	CommandId	cid = GetCurrentCommandId(true);
+	int			used = 0;
+
+	for (int i = 0; i < nslots; i++)
+		slots[i] = table_slot_create(rel, NULL);
+	for (int64 row = 0; row < nrows; row++)
+	{
+		TupleTableSlot *slot = slots[used++];
+
+		ExecClearTuple(slot);
+		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+		fill(arg, row, values, nulls);
+		for (int i = 0; i < ncolumns; i++)
+		{
+			slot->tts_values[attnums[i] - 1] = values[i];
+			slot->tts_isnull[attnums[i] - 1] = nulls[i];
+		}
+		ExecStoreVirtualTuple(slot);
+		if (used == nslots || row == nrows - 1)
+		{
+			CHECK_FOR_INTERRUPTS();
+			insert_chunk(target, estate, slots, used, cid);
+			used = 0;
+		}
+	}
+	for (int i = 0; i < nslots; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+}
+
+bool
+copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
+						CopyRowsValuesFill fill, void *arg)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	Relation	rel;
+	Relation	target_rel;
+	ParseState *pstate;
+	RangeTblEntry *rte;
+	EState	   *estate;
+	ResultRelInfo *result;
+	AttrNumber *attnums;
+	int			ncolumns = list_length(columns);
+	bool		possible;
+
+	if (nrows == 0)
+		return true;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree insert values", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	rel = table_open(relid, RowExclusiveLock);
+	pstate = make_parsestate(NULL);
+	check_insert_privileges(pstate, rel, columns);
+	target_rel = target == relid ? rel : table_open(target, RowExclusiveLock);
+	/*
+	 * The executor's range table: the target alone, as the result relation,
+	 * with the columns inserted (a failed check's message shows them).
+	 */
+	pstate = make_parsestate(NULL);
+	rte = addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false)->p_rte;
+	attnums = palloc(sizeof(AttrNumber) * ncolumns);
+	for (int i = 0; i < ncolumns; i++)
+	{
+		attnums[i] = get_attnum(target, strVal(list_nth(columns, i)));
+		rte->insertedCols = bms_add_member(rte->insertedCols,
+										   attnums[i] - FirstLowInvalidHeapAttributeNumber);
+	}
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	estate = CreateExecutorState();
+	estate->es_snapshot = GetActiveSnapshot();
+	ExecInitRangeTable(estate, pstate->p_rtable);
+	result = makeNode(ResultRelInfo);
+	ExecInitResultRelation(estate, result, 1);
+	ExecOpenIndices(result, false);
+	possible = values_insert_possible(result, attnums, ncolumns);
+	if (possible)
+	{
+		CheckValidResultRel(result, CMD_INSERT);
+		insert_values(result, estate, attnums, ncolumns, nrows, fill, arg);
+	}
+	ExecCloseResultRelations(estate);
+	ExecCloseRangeTableRelations(estate);
+	FreeExecutorState(estate);
+	PopActiveSnapshot();
+	CommandCounterIncrement();
+
+	if (target_rel != rel)
+		table_close(target_rel, NoLock);
+	table_close(rel, NoLock);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return possible;
 }

@@ -40,4 +40,17 @@ extern bool copy_rows_allowed(Oid relid);
  */
 extern uint64 copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns);
 
+/* Gives row `row`'s values (and nulls), in the order of the columns */
+typedef void (*CopyRowsValuesFill) (void *arg, int64 row, Datum *values, bool *nulls);
+
+/*
+ * Inserts `nrows` rows, given as values by `fill`, as copy_rows_insert
+ * does (privileges on `relid`, constraints and indexes of `target`, rows
+ * written many at a time), when `target` is a plain table without
+ * triggers whose every column is among `columns`.  False, with nothing
+ * written, when it is not: the caller then writes the rows another way.
+ */
+extern bool copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
+									CopyRowsValuesFill fill, void *arg);
+
 #endif

@@ -132,6 +132,12 @@ writer_can_vouch(void)
 	return !IsolationUsesXactSnapshot();
 }
 
+bool
+integrity_writer_can_vouch(void)
+{
+	return writer_can_vouch();
+}
+
 int
 integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 {

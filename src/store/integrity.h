@@ -23,6 +23,12 @@
 extern void integrity_hold_stacks(void);
 
 /*
+ * Whether the writer may vouch for the rows it writes now: then it may
+ * also write them straight into a partition, where no check fires.
+ */
+extern bool integrity_writer_can_vouch(void);
+
+/*
  * Runs one of the writer's INSERTs, of interned rows or samples, whose
  * references it vouches for: frames and stacks found while holding the
  * stacks, or written by itself; its own profile; label sets it locked.  The

@@ -174,11 +174,16 @@ writer_create(void)
 	ProfileWriter *writer = palloc0(sizeof(ProfileWriter));
 
 	writer->cxt = cxt;
-	writer->funcs = idcache_create(cxt, 1024, NULL);
-	writer->frames = idcache_create(cxt, 1024, NULL);
-	writer->labels = idcache_create(cxt, 64, NULL);
-	writer->thread_texts = idcache_create(cxt, 64, NULL);
-	writer->memo = idcache_create(cxt, 1024, NULL);
+	/*
+	 * Small at first: a hash table is zeroed when made, and a small import
+	 * would spend more on zeroing big ones than on its look-ups; they grow
+	 * as needed.
+	 */
+	writer->funcs = idcache_create(cxt, 128, NULL);
+	writer->frames = idcache_create(cxt, 128, NULL);
+	writer->labels = idcache_create(cxt, 16, NULL);
+	writer->thread_texts = idcache_create(cxt, 16, NULL);
+	writer->memo = idcache_create(cxt, 128, NULL);
 	/* keys of a few hundred bytes: no rounding up to a power of two */
 	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
 	writer->walk_capacity = 64;
@@ -197,26 +202,28 @@ writer_create(void)
 static SPIPlanPtr
 prepare_insert_profile(void)
 {
-	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	Oid			types[5] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID};
 
 	return writer_prepare_kept(&kept_plans.insert_profile,
-							   "INSERT INTO calltree.profile (name, format, weight_unit, meta) "
-							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}')) RETURNING id",
-							   4, types);
+							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at) "
+							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5) RETURNING id",
+							   5, types);
 }
 
 /* The profile row, as the SQL caller described it; its id. */
 static int64
 insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 {
-	Datum		values[4];
-	char		nulls[4];
+	Datum		values[5];
+	char		nulls[5];
 
 	values[0] = text_or_null(info->name, &nulls[0]);
 	values[1] = text_or_null(info->format, &nulls[1]);
 	values[2] = text_or_null(info->weight_unit, &nulls[2]);
 	values[3] = PointerGetDatum(info->meta);
 	nulls[3] = info->meta ? ' ' : 'n';
+	values[4] = TimestampTzGetDatum(info->started_at);
+	nulls[4] = info->has_started_at ? ' ' : 'n';
 	return writer_execute_for_id(plan, values, nulls);
 }
 

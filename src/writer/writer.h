@@ -22,13 +22,20 @@
 
 typedef struct ProfileWriter ProfileWriter;
 
-/* What the SQL caller said about the profile; NULL fields are unset. */
+/*
+ * What the SQL caller said about the profile, NULL fields unset; an
+ * importer that knows the unit and start time before it begins puts them
+ * here too (else profile_writer_set_unit and _set_started_at, which cost
+ * an UPDATE of the profile row at the end).
+ */
 typedef struct ProfileInfo
 {
 	const char *name;
 	const char *format;
 	const char *weight_unit;
 	Jsonb	   *meta;
+	bool		has_started_at;
+	TimestampTz started_at;
 } ProfileInfo;
 
 extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);

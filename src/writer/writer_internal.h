@@ -168,12 +168,14 @@ struct ProfileWriter
 	int64		next_analyze;	/* ANALYZE the interned tables at this count */
 
 	/*
-	 * Samples and fresh stacks go in by COPY (copy_rows.c), unless row
-	 * security applies to their table: then by INSERT.
+	 * Samples and fresh stacks go in by COPY (copy_rows.c), samples as
+	 * values where they may, unless row security applies to their table:
+	 * then by INSERT.
 	 */
 	CopyRows	copy;
 	Oid			sample_relid;	/* InvalidOid: samples by INSERT */
 	Oid			sample_partition;	/* the partition of the profile's samples */
+	bool		sample_values_refused;	/* it takes no rows as values */
 	List	   *sample_columns;
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
 	List	   *stack_columns;

@@ -24,8 +24,9 @@
 static void
 create_stack_caches(ProfileWriter *writer)
 {
-	writer->stacks = stackcache_create(writer->cxt, 4096, NULL);
-	writer->children_read = childread_create(writer->cxt, 1024, NULL);
+	/* small at first, as the writer's other caches (writer_create) */
+	writer->stacks = stackcache_create(writer->cxt, 256, NULL);
+	writer->children_read = childread_create(writer->cxt, 64, NULL);
 }
 
 /* The stack caches of a new writer, empty, in the writer's context */

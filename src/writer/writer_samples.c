@@ -5,10 +5,12 @@
  *
  * Samples and events are buffered SAMPLE_BATCH at a time.  Before a batch
  * is written, every pending row is (writer_flush.c), so the batch's
- * provisional ids become real ones.  Samples go in by COPY (copy_rows.c),
- * or by INSERT ... SELECT FROM unnest(...) for a small import or where row
- * security applies to the sample table; events by that INSERT.  A label
- * set is interned by SQL and locked against deletion until the end.
+ * provisional ids become real ones.  Samples go straight into the
+ * partition of their profile as values (copy_rows_insert_values) where the
+ * writer may vouch for them; else by COPY (copy_rows.c), or by INSERT ...
+ * SELECT FROM unnest(...) for a small import or where row security applies
+ * to the sample table; events by that INSERT.  A label set is interned by
+ * SQL and locked against deletion until the end.
  */
 #include "postgres.h"
 
@@ -178,6 +180,50 @@ copy_samples(ProfileWriter *writer)
 	MemoryContextSwitchTo(writer->cxt);
 }
 
+/* The values of the batch's sample `row`, in the order of sample_columns */
+static void
+sample_values(void *arg, int64 row, Datum *values, bool *nulls)
+{
+	ProfileWriter *writer = arg;
+
+	values[0] = Int64GetDatum(writer->profile_id);
+	nulls[0] = false;
+	values[1] = writer->threads[row];
+	nulls[1] = writer->thread_nulls[row];
+	values[2] = writer->timestamps[row];
+	nulls[2] = writer->ts_nulls[row];
+	values[3] = writer->stack_ids[row];
+	nulls[3] = false;
+	values[4] = writer->weights[row];
+	nulls[4] = false;
+	values[5] = writer->label_ids[row];
+	nulls[5] = writer->label_nulls[row];
+}
+
+/*
+ * The batch of samples, their stack ids real, straight into the partition
+ * of the profile, without SQL or COPY's text: what the writer vouches for
+ * skips the sample table's checks there (integrity.c).  False when the
+ * partition takes no rows that way (a trigger of a user's on it), and from
+ * then on for this writer.
+ */
+static bool
+insert_sample_values(ProfileWriter *writer)
+{
+	if (writer->sample_values_refused || !OidIsValid(writer->sample_partition) ||
+		!integrity_writer_can_vouch())
+		return false;
+	if (copy_rows_insert_values(writer->sample_relid, writer->sample_partition, writer->sample_columns,
+								writer->nsamples, sample_values, writer))
+	{
+		MemoryContextSwitchTo(writer->cxt);
+		return true;
+	}
+	writer->sample_values_refused = true;
+	MemoryContextSwitchTo(writer->cxt);
+	return false;
+}
+
 /* The batch of samples, their stack ids real, by INSERT (row security applies) */
 static void
 insert_samples(ProfileWriter *writer)
@@ -205,7 +251,7 @@ insert_samples(ProfileWriter *writer)
 
 /*
  * Writes the batch of samples, after every pending row (their stacks among
- * them), by COPY or by INSERT.
+ * them), as values, by COPY or by INSERT.
  */
 void
 writer_flush_samples(ProfileWriter *writer)
@@ -216,11 +262,14 @@ writer_flush_samples(ProfileWriter *writer)
 	for (int i = 0; i < writer->nsamples; i++)
 		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
 													 DatumGetInt64(writer->stack_ids[i])));
-	if (OidIsValid(writer->sample_relid) &&
-		(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
-		copy_samples(writer);
-	else
-		insert_samples(writer);
+	if (!insert_sample_values(writer))
+	{
+		if (OidIsValid(writer->sample_relid) &&
+			(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
+			copy_samples(writer);
+		else
+			insert_samples(writer);
+	}
 	writer->samples_written += writer->nsamples;
 	writer->nsamples = 0;
 }

@@ -1,8 +1,9 @@
 -- How an import writes its samples and new stacks: by COPY FROM's code
--- (copy_rows.c), with what an INSERT would do kept: text exactly as given
--- whatever the client encoding, the user's privileges, triggers, the
--- stack table's sequence and CHECK; and by INSERT where row security
--- applies, so that its policies hold.
+-- (copy_rows.c), or its samples as values straight into their partition,
+-- with what an INSERT would do kept: text exactly as given whatever the
+-- client encoding, the user's privileges, triggers, the stack table's
+-- sequence and CHECK; and by INSERT where row security applies, so that
+-- its policies hold.
 SET search_path = calltree, public;
 
 -- A speedscope file of three sampled profiles, one thread each, whose
@@ -35,8 +36,7 @@ SELECT count(*) FILTER (WHERE thread = U&'Z\00FCrich') AS zurich, count(*) AS sa
   FROM sample WHERE profile_id = :id;
 RESET client_encoding;
 
--- An import of fewer than 1,000 samples writes them by INSERT, a bigger one
--- by COPY: the same names, 800 samples a thread, 2,400 in all.
+-- A bigger import, 800 samples a thread, 2,400 in all: the same names.
 SELECT import_speedscope(replace(threads, '"samples": [[0, 1], [0]], "weights": [2, 1]',
                                  '"samples": [' || repeat('[0, 1], [0], ', 399) || '[0, 1], [0]], "weights": ['
                                  || repeat('2, 1, ', 399) || '2, 1]'), 'threads by copy') AS id FROM files \gset
@@ -54,6 +54,8 @@ SELECT count(*) AS stacks,
 
 -- Triggers fire as for an INSERT: a BEFORE ROW trigger on sample sees
 -- (and here changes) every row, a statement trigger counts statements.
+-- (A partition with a trigger takes no samples as values: they go by
+-- INSERT, through the sample table.)
 CREATE TABLE sample_seen (statements int);
 INSERT INTO sample_seen VALUES (0);
 CREATE FUNCTION pg_temp.double_weight() RETURNS trigger LANGUAGE plpgsql AS
@@ -69,6 +71,23 @@ SELECT sum(weight) AS weight, (SELECT statements FROM sample_seen) AS statements
 DROP TRIGGER double_weight ON sample;
 DROP TRIGGER count_statement ON sample;
 DROP TABLE sample_seen;
+
+-- Samples that go straight into their partition keep its constraints and
+-- indexes, as an INSERT through sample would: a CHECK refuses a sample
+-- (the import leaves nothing behind), an index gets every row (found here
+-- with sequential scans off: without its entries, the count would be 0).
+ALTER TABLE sample ADD CONSTRAINT sample_no_31337 CHECK (weight <> 31337);
+\set VERBOSITY terse
+SELECT import_collapsed(E'check;a 5\ncheck;b 31337\n', 'refused by check');
+\set VERBOSITY default
+SELECT count(*) AS left_behind FROM profile WHERE name = 'refused by check';
+ALTER TABLE sample DROP CONSTRAINT sample_no_31337;
+CREATE INDEX sample_weight_idx ON sample (weight);
+SELECT import_collapsed(E'index;a 777001\nindex;b 777002\n', 'own index') IS NOT NULL AS imported;
+SET enable_seqscan = off;
+SELECT count(*) AS found_by_index FROM sample WHERE weight IN (777001, 777002);
+RESET enable_seqscan;
+DROP INDEX sample_weight_idx;
 
 -- Privileges: a user who may not insert into sample gets INSERT's error,
 -- and the import leaves nothing behind.
