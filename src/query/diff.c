@@ -17,6 +17,7 @@
 #include "utils/array.h"
 #include "utils/tuplestore.h"
 
+#include "query/result_rows.h"
 #include "tree/calltree.h"
 #include "tree/compare.h"
 #include "tree/path.h"
@@ -124,7 +125,7 @@ calltree_diff(PG_FUNCTION_ARGS)
 	calltree_check_path_elements("diff()", union_path_elements(pair));
 	if (normalize)
 		tree_pair_normalize_base(pair);
-	InitMaterializedSRF(fcinfo, 0);
+	result_rows_init(fcinfo);
 	write_diff_rows((ReturnSetInfo *) fcinfo->resultinfo, pair);
 	return (Datum) 0;
 }
