@@ -3,8 +3,11 @@
  *	  diff(base, test, normalize): the CallNodes of two trees side by side,
  *	  one row per node of either tree, in the union's order (tree/compare.h).
  *
- * The rows are materialized (InitMaterializedSRF), written in one pass
- * over the union, which is already in the promised order.  As in nodes(),
+ * The rows are materialized in a tuplestore that keeps each at its own size
+ * (query/result_rows.h): they are most of diff()'s cost, and wide enough
+ * that rounding them up to a power of two would cost a third more memory.
+ * They are written in one pass over the union, which is already in the
+ * promised order.  As in nodes(),
  * one int4[] as deep as the union holds the current node's path, and the
  * func path elements of all rows are bounded by calltree.max_path_output
  * before any row is written.
@@ -17,6 +20,7 @@
 #include "utils/array.h"
 #include "utils/tuplestore.h"
 
+#include "query/result_rows.h"
 #include "tree/calltree.h"
 #include "tree/compare.h"
 #include "tree/path.h"
@@ -124,7 +128,7 @@ calltree_diff(PG_FUNCTION_ARGS)
 	calltree_check_path_elements("diff()", union_path_elements(pair));
 	if (normalize)
 		tree_pair_normalize_base(pair);
-	InitMaterializedSRF(fcinfo, 0);
+	result_rows_init(fcinfo);
 	write_diff_rows((ReturnSetInfo *) fcinfo->resultinfo, pair);
 	return (Datum) 0;
 }

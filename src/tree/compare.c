@@ -4,47 +4,291 @@
  *	  the order of base + test, and the scaling of base to test's total.
  *	  No fmgr code here.
  *
- * The union is the trie of both trees' nodes, built by the tree builder
- * and put in canonical order by it, as base + test would be: the builder
- * tells where each of its nodes lands in that order, and each side's
- * weights are then written to their node's place.
+ * The union is made by walking both trees at once, down from the roots.
+ * Both are stored in canonical order (calltree.h): a node's first child
+ * comes right after it, each next sibling after the subtree of the one
+ * before.  At each union node, the children of its node in base and of its
+ * node in test are matched by func, put in the union's sibling order
+ * (combined running weight descending, then func ascending) and visited in
+ * that order, depth first, so the union's nodes come out in preorder:
+ * the order of base + test.  Nothing is hashed or built on the way; each
+ * union node is written once, to its final place.
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "tree/builder.h"
 #include "tree/compare.h"
 
 #ifndef HAVE_INT128
 #error "scaling weights exactly (tree_pair_normalize_base) needs a 128-bit integer type"
 #endif
 
-/* A per-node array of the union, zeroed */
-static void *
-union_array(int32 nnodes, Size elem_size)
+/* One tree of the pair, as the walk reads it */
+typedef struct Side
 {
-	return palloc_extended(elem_size * Max(nnodes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int32		nnodes;
+	const int32 *func;
+	const int32 *parent;
+	const int64 *self;
+	int64	   *running;		/* calltree_running */
+	int32	   *size;			/* the nodes of each node's subtree, itself included */
+} Side;
+
+/* A child of a union node: a func path of base, of test or of both */
+typedef struct Sibling
+{
+	int64		running;		/* base's running weight plus test's */
+	int32		func;
+	int32		base;			/* its node in base, -1 if base lacks it */
+	int32		test;			/* the same in test */
+} Sibling;
+
+/* A union node still to be written: its nodes in both trees, its parent and depth */
+typedef struct Visit
+{
+	int32		base;
+	int32		test;
+	int32		parent;
+	int32		depth;
+} Visit;
+
+/* The walk: the union nodes still to visit (a stack), and one sibling group */
+typedef struct UnionWalk
+{
+	Side		base;
+	Side		test;
+	Visit	   *pending;
+	int32		npending;
+	int32		pending_capacity;
+	Sibling    *siblings;
+	int32		nsiblings;
+	int32		siblings_capacity;
+} UnionWalk;
+
+/* A sibling group larger than this is matched by sorting and searching, not pair by pair */
+#define MATCH_BY_SEARCH		16
+
+/* The node -1 stands for the forest's root level, whose children are the roots */
+#define ROOT_LEVEL			(-1)
+
+static void
+read_side(Side *side, const CallTree *tree)
+{
+	int32		n = tree->nnodes;
+
+	side->nnodes = n;
+	side->func = calltree_func(tree);
+	side->parent = calltree_parent(tree);
+	side->self = calltree_self(tree);
+	side->running = calltree_running(tree);
+	side->size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (int32 i = n - 1; i >= 0; i--)
+	{
+		side->size[i]++;
+		if (side->parent[i] >= 0)
+			side->size[side->parent[i]] += side->size[i];
+	}
+}
+
+/* The first child of `node` (ROOT_LEVEL: the first root), or -1 */
+static inline int32
+first_child(const Side *side, int32 node)
+{
+	return node + 1 < side->nnodes && side->parent[node + 1] == node ? node + 1 : -1;
+}
+
+/* The sibling after `child`, a child of `node`, or -1 */
+static inline int32
+next_sibling(const Side *side, int32 node, int32 child)
+{
+	int32		next = child + side->size[child];
+
+	return next < side->nnodes && side->parent[next] == node ? next : -1;
 }
 
 /*
- * One side's nodes and self weights at their union places: node i of
- * `tree` went to builder node built[i], which the union holds at
- * placed[built[i]].
+ * Room for one more element in a growing array.  Neither array can outgrow
+ * the two trees' nodes together, far below PG_INT32_MAX.
+ */
+static void *
+room_for_one(void *array, int32 used, int32 *capacity, Size elem_size)
+{
+	if (used < *capacity)
+		return array;
+	*capacity = *capacity * 2;
+	return repalloc_huge(array, elem_size * (Size) *capacity);
+}
+
+static Sibling *
+new_sibling(UnionWalk *walk, int32 func)
+{
+	Sibling    *sibling;
+
+	walk->siblings = room_for_one(walk->siblings, walk->nsiblings, &walk->siblings_capacity,
+								  sizeof(Sibling));
+	sibling = &walk->siblings[walk->nsiblings++];
+	sibling->running = 0;
+	sibling->func = func;
+	sibling->base = -1;
+	sibling->test = -1;
+	return sibling;
+}
+
+static int
+compare_funcs(const void *a, const void *b)
+{
+	int32		x = ((const Sibling *) a)->func;
+	int32		y = ((const Sibling *) b)->func;
+
+	return (x > y) - (x < y);
+}
+
+/* The union's sibling order: combined running weight descending, then func ascending */
+static int
+compare_union_siblings(const void *a, const void *b)
+{
+	const Sibling *x = a;
+	const Sibling *y = b;
+
+	if (x->running != y->running)
+		return x->running > y->running ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+/* Among the first `count` siblings (in func order if `sorted`), the one of `func`, or NULL */
+static Sibling *
+find_sibling(Sibling *siblings, int32 count, bool sorted, int32 func)
+{
+	Sibling		key = {0, func, -1, -1};
+
+	if (sorted)
+		return bsearch(&key, siblings, count, sizeof(Sibling), compare_funcs);
+	for (int32 k = 0; k < count; k++)
+		if (siblings[k].func == func)
+			return &siblings[k];
+	return NULL;
+}
+
+/*
+ * The children of a union node, from its node in base and its node in test
+ * (-1 where a side lacks it; ROOT_LEVEL on both sides for the roots), into
+ * walk->siblings in the union's sibling order.  A child of both sides is one
+ * sibling with both sides' weights: their sums must fit in bigint, as they
+ * must in base + test.
  */
 static void
-place_side(const CallTree *tree, const int32 *built, const int32 *placed, int32 *node, int64 *self)
+union_children(UnionWalk *walk, int32 base_node, int32 test_node, bool roots)
 {
-	const int64 *tree_self = calltree_self(tree);
+	const Side *base = &walk->base;
+	const Side *test = &walk->test;
+	int32		nbase;
+	int32		ntest = 0;
+	bool		sorted = false;
 
-	for (int32 i = 0; i < tree->nnodes; i++)
+	walk->nsiblings = 0;
+	if (roots || base_node >= 0)
+		for (int32 c = first_child(base, base_node); c >= 0; c = next_sibling(base, base_node, c))
+		{
+			Sibling    *sibling = new_sibling(walk, base->func[c]);
+
+			sibling->running = base->running[c];
+			sibling->base = c;
+		}
+	nbase = walk->nsiblings;
+	if (roots || test_node >= 0)
+		for (int32 c = first_child(test, test_node); c >= 0; c = next_sibling(test, test_node, c))
+		{
+			Sibling    *sibling;
+			int64		self;
+
+			if (!sorted && nbase > MATCH_BY_SEARCH)
+			{
+				qsort(walk->siblings, nbase, sizeof(Sibling), compare_funcs);
+				sorted = true;
+			}
+			sibling = find_sibling(walk->siblings, nbase, sorted, test->func[c]);
+			if (sibling == NULL)
+				sibling = new_sibling(walk, test->func[c]);
+			else if (pg_add_s64_overflow(base->self[sibling->base], test->self[c], &self))
+				calltree_weight_out_of_range();
+			sibling->test = c;
+			if (pg_add_s64_overflow(sibling->running, test->running[c], &sibling->running))
+				calltree_weight_out_of_range();
+			ntest++;
+		}
+	/* one side's children alone are in that side's order, which is the union's */
+	if (nbase > 0 && ntest > 0)
+		qsort(walk->siblings, walk->nsiblings, sizeof(Sibling), compare_union_siblings);
+}
+
+/* The siblings of walk->siblings to visit next, first sibling on top */
+static void
+push_siblings(UnionWalk *walk, int32 parent, int32 depth)
+{
+	for (int32 k = walk->nsiblings - 1; k >= 0; k--)
 	{
-		int32		u = placed[built[i]];
+		Visit	   *visit;
 
-		node[u] = i;
-		self[u] = tree_self[i];
+		walk->pending = room_for_one(walk->pending, walk->npending, &walk->pending_capacity,
+									 sizeof(Visit));
+		visit = &walk->pending[walk->npending++];
+		visit->base = walk->siblings[k].base;
+		visit->test = walk->siblings[k].test;
+		visit->parent = parent;
+		visit->depth = depth;
 	}
+}
+
+/*
+ * The union's nodes in preorder into the pair's funcs, parents, depths and
+ * nodes in each tree, which have room for every node of both trees: each
+ * union node holds a node of base or of test or both, and each node of a
+ * tree is in one union node.  Returns the number of union nodes.
+ */
+static int32
+walk_union(UnionWalk *walk, TreePair *pair)
+{
+	int32		n = 0;
+
+	union_children(walk, ROOT_LEVEL, ROOT_LEVEL, true);
+	push_siblings(walk, -1, 0);
+	while (walk->npending > 0)
+	{
+		Visit		visit = walk->pending[--walk->npending];
+
+		if ((n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		pair->func[n] = visit.base >= 0 ? walk->base.func[visit.base] : walk->test.func[visit.test];
+		pair->parent[n] = visit.parent;
+		pair->depth[n] = visit.depth;
+		pair->base_node[n] = visit.base;
+		pair->test_node[n] = visit.test;
+		union_children(walk, visit.base, visit.test, false);
+		push_siblings(walk, n, visit.depth + 1);
+		n++;
+	}
+	return n;
+}
+
+/* One side's self and running weights at its union nodes, 0 where it lacks the node */
+static void
+place_weights(const Side *side, const int32 *node, int32 nnodes, int64 *self, int64 *running)
+{
+	for (int32 u = 0; u < nnodes; u++)
+	{
+		self[u] = node[u] < 0 ? 0 : side->self[node[u]];
+		running[u] = node[u] < 0 ? 0 : side->running[node[u]];
+	}
+}
+
+/* A per-node array of the union (`capacity` nodes at most), not zeroed */
+static void *
+union_array(int32 capacity, Size elem_size)
+{
+	return palloc_extended(elem_size * Max(capacity, 1), MCXT_ALLOC_HUGE);
 }
 
 /*
@@ -75,59 +319,52 @@ sum_running(const TreePair *pair, const int64 *self, int64 *running)
 	pfree(high);
 }
 
-/* A per-node array of the union, of -1 in every element */
-static int32 *
-no_nodes(int32 nnodes)
-{
-	int32	   *array = palloc_extended(sizeof(int32) * Max(nnodes, 1), MCXT_ALLOC_HUGE);
-
-	memset(array, -1, sizeof(int32) * (Size) nnodes);
-	return array;
-}
-
 TreePair *
 tree_pair_make(const CallTree *base, const CallTree *test)
 {
-	MemoryContext build_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pair union",
-													ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(build_cxt);
-	TreeBuilder *builder = tree_builder_create(build_cxt);
-	int32	   *base_built;
-	int32	   *test_built;
-	int32	   *placed;
-	CallTree   *both;
+	MemoryContext walk_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pair union",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(walk_cxt);
 	TreePair   *pair;
-	int32		n;
+	UnionWalk	walk;
+	int32		capacity = base->nnodes + test->nnodes;	/* both at most CALLTREE_MAX_NODES */
+	int64		total;
 
-	tree_builder_reserve(builder, (int64) base->nnodes + test->nnodes);
-	base_built = tree_builder_add_weights(builder, base, false);
-	test_built = tree_builder_add_weights(builder, test, false);
-	placed = palloc_extended(sizeof(int32) * Max(tree_builder_count(builder), 1), MCXT_ALLOC_HUGE);
-	/* the union as a tree, in the caller's context: its funcs and parents are the pair's */
+	read_side(&walk.base, base);
+	read_side(&walk.test, test);
+	walk.npending = 0;
+	walk.pending_capacity = 256;
+	walk.pending = palloc(sizeof(Visit) * walk.pending_capacity);
+	walk.nsiblings = 0;
+	walk.siblings_capacity = 64;
+	walk.siblings = palloc(sizeof(Sibling) * walk.siblings_capacity);
 	MemoryContextSwitchTo(old);
-	both = tree_builder_finish_mapped(builder, placed);
 
-	n = both->nnodes;
 	pair = palloc0(sizeof(TreePair));
-	pair->nnodes = n;
-	pair->func = calltree_func(both);
-	pair->parent = calltree_parent(both);
-	pair->depth = calltree_depths(both);
-	pair->base_node = no_nodes(n);
-	pair->test_node = no_nodes(n);
-	pair->base_self = union_array(n, sizeof(int64));
-	pair->test_self = union_array(n, sizeof(int64));
-	pair->base_running = union_array(n, sizeof(int64));
-	pair->test_running = union_array(n, sizeof(int64));
-	place_side(base, base_built, placed, pair->base_node, pair->base_self);
-	place_side(test, test_built, placed, pair->test_node, pair->test_self);
-	/* a side's nodes are closed under parents, so its running weights are its own */
-	sum_running(pair, pair->base_self, pair->base_running);
-	sum_running(pair, pair->test_self, pair->test_running);
 	pair->base_total = calltree_total_weight(base);
 	pair->test_total = calltree_total_weight(test);
+	if (pg_add_s64_overflow(pair->base_total, pair->test_total, &total))
+		calltree_weight_out_of_range();
+	pair->func = union_array(capacity, sizeof(int32));
+	pair->parent = union_array(capacity, sizeof(int32));
+	pair->depth = union_array(capacity, sizeof(int32));
+	pair->base_node = union_array(capacity, sizeof(int32));
+	pair->test_node = union_array(capacity, sizeof(int32));
+	pair->nnodes = walk_union(&walk, pair);
+	if (pair->nnodes > CALLTREE_MAX_NODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("call tree has too many nodes"),
+				 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
+				 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+	pair->base_self = union_array(pair->nnodes, sizeof(int64));
+	pair->test_self = union_array(pair->nnodes, sizeof(int64));
+	pair->base_running = union_array(pair->nnodes, sizeof(int64));
+	pair->test_running = union_array(pair->nnodes, sizeof(int64));
+	place_weights(&walk.base, pair->base_node, pair->nnodes, pair->base_self, pair->base_running);
+	place_weights(&walk.test, pair->test_node, pair->nnodes, pair->test_self, pair->test_running);
 
-	MemoryContextDelete(build_cxt);
+	MemoryContextDelete(walk_cxt);
 	return pair;
 }
 

@@ -97,6 +97,33 @@ SELECT bool_and(d.base_running = COALESCE(s.running, 0) AND d.base_self = COALES
   LEFT JOIN nodes(pg_temp.tree('later')) l ON l.path = d.path
   JOIN nodes(pg_temp.tree('later') - pg_temp.tree('seed')) m ON m.path = d.path;
 
+-- Wide sibling groups, matched by searching rather than pair by pair: base
+-- has roots 1..30 and, under root 1, children 2..60; test has roots 10..45
+-- and, under root 1, children 30..90 (signed and zero weights, so that
+-- combined weights tie and func ids decide).  The union has roots 1..45 and
+-- children 2..90 under 1: 45 + 89 = 134 nodes, in the order of base + test
+-- (made by the tree builder, not by diff's walk), either way round.  Base
+-- has 30 + 59 = 89 of them, test 36 + 1 (root 1) + 61 = 98.
+CREATE TEMP TABLE wide AS
+SELECT (SELECT calltree_agg(p, w) FROM (SELECT ARRAY[r], (r % 7) - 2 FROM generate_series(1, 30) r
+                                         UNION ALL
+                                         SELECT ARRAY[1, c], c % 5 FROM generate_series(2, 60) c) AS b(p, w)) AS base,
+       (SELECT calltree_agg(p, w) FROM (SELECT ARRAY[r], r % 4 FROM generate_series(10, 45) r
+                                         UNION ALL
+                                         SELECT ARRAY[1, c], (c % 3) - 1 FROM generate_series(30, 90) c) AS t(p, w)) AS test;
+SELECT bool_and(d.path = n.path AND d.func = n.func AND d.depth = n.depth
+                AND d.parent IS NOT DISTINCT FROM n.parent) AS same_order, count(*)
+  FROM wide, diff(base, test) d JOIN nodes(base + test) n USING (node);
+SELECT bool_and(d.path = n.path AND d.func = n.func AND d.depth = n.depth
+                AND d.parent IS NOT DISTINCT FROM n.parent) AS same_order, count(*)
+  FROM wide, diff(test, base) d JOIN nodes(test + base) n USING (node);
+SELECT bool_and(d.base_running = COALESCE(b.running, 0) AND d.base_self = COALESCE(b.self, 0)
+                AND d.test_running = COALESCE(t.running, 0) AND d.test_self = COALESCE(t.self, 0)) AS sides_ok,
+       count(b.node) AS in_base, count(t.node) AS in_test
+  FROM wide CROSS JOIN diff(base, test) d
+  LEFT JOIN nodes(wide.base) b ON b.path = d.path
+  LEFT JOIN nodes(wide.test) t ON t.path = d.path;
+
 -- A signed base: later - seed against seed.  The union's order is that of
 -- (later - seed) + seed, later's weights on seed's and later's nodes:
 -- A 6; B 5 before I 1; C 4 before H 1; D 4 before F 0.  base (running/self):
