@@ -19,6 +19,7 @@
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
+#include "query/result_rows.h"
 #include "tree/calltree.h"
 #include "tree/path.h"
 #include "store/func_names.h"
@@ -240,7 +241,7 @@ calltree_nodes(PG_FUNCTION_ARGS)
 	int32	   *depth = calltree_depths(tree);
 
 	calltree_check_path_elements("nodes()", calltree_path_elements(tree, depth, false));
-	InitMaterializedSRF(fcinfo, 0);
+	result_rows_init(fcinfo);
 	write_node_rows((ReturnSetInfo *) fcinfo->resultinfo, tree, depth, NULL);
 	return (Datum) 0;
 }
