@@ -1286,3 +1286,127 @@ EXCEPTION WHEN feature_not_supported THEN
     NULL;
 END
 $lz4$;
+
+-- The states of calltree_agg, calltree_merge and stack_agg become values of
+-- real types (a calltree; stack_weights, new, for stack_agg) with combine
+-- functions, so that Citus runs them as partial aggregates on its workers
+-- (src/install/35_agg_state.sql, src/install/40_aggregates.sql).  A state
+-- type cannot be altered: the aggregates are made again, with the same
+-- names and arguments.  The serialize and deserialize functions go: a
+-- state of a real type needs none.
+DROP AGGREGATE calltree_agg(int4[], bigint);
+DROP AGGREGATE calltree_agg(int4[]);
+DROP AGGREGATE calltree_merge(calltree);
+DROP AGGREGATE stack_agg(bigint, bigint);
+DROP AGGREGATE stack_agg(bigint);
+DROP FUNCTION calltree_agg_transfn(internal, int4[], bigint);
+DROP FUNCTION calltree_agg_transfn(internal, int4[]);
+DROP FUNCTION calltree_merge_transfn(internal, calltree);
+DROP FUNCTION calltree_agg_combinefn(internal, internal);
+DROP FUNCTION calltree_agg_serialfn(internal);
+DROP FUNCTION calltree_agg_deserialfn(bytea, internal);
+DROP FUNCTION calltree_agg_finalfn(internal);
+DROP FUNCTION stack_agg_transfn(internal, bigint, bigint);
+DROP FUNCTION stack_agg_transfn(internal, bigint);
+DROP FUNCTION stack_agg_combinefn(internal, internal);
+DROP FUNCTION stack_agg_serialfn(internal);
+DROP FUNCTION stack_agg_deserialfn(bytea, internal);
+DROP FUNCTION stack_agg_finalfn(internal);
+
+CREATE TYPE stack_weights;
+
+CREATE FUNCTION stack_weights_in(cstring) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_out(stack_weights) RETURNS cstring
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_recv(internal) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_send(stack_weights) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE stack_weights (
+    INPUT          = stack_weights_in,
+    OUTPUT         = stack_weights_out,
+    RECEIVE        = stack_weights_recv,
+    SEND           = stack_weights_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT      = double,
+    STORAGE        = extended
+);
+
+COMMENT ON TYPE stack_weights IS 'the state of stack_agg: a weight summed per stack id, written {stack_id:weight,...} in ascending id order';
+COMMENT ON FUNCTION stack_weights_in(cstring) IS 'text input of stack_weights: {stack_id:weight,...}, ids ascending';
+COMMENT ON FUNCTION stack_weights_out(stack_weights) IS 'text output of stack_weights: {stack_id:weight,...}, ids ascending';
+COMMENT ON FUNCTION stack_weights_recv(internal) IS 'binary input of stack_weights';
+COMMENT ON FUNCTION stack_weights_send(stack_weights) IS 'binary output of stack_weights';
+
+-- calltree_agg and calltree_merge build the same state: a calltree under
+-- construction.
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[], bigint) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'calltree_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_merge_transfn(calltree, calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_combinefn(calltree, calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_finalfn(calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[], bigint) IS 'transition function of calltree_agg(int4[], bigint): adds a path with its weight to the state';
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[]) IS 'transition function of calltree_agg(int4[]): adds a path with weight 1 to the state';
+COMMENT ON FUNCTION calltree_merge_transfn(calltree, calltree) IS 'transition function of calltree_merge: adds a tree to the state';
+COMMENT ON FUNCTION calltree_agg_combinefn(calltree, calltree) IS 'combine function of calltree_agg and calltree_merge: adds a partial state to the state';
+COMMENT ON FUNCTION calltree_agg_finalfn(calltree) IS 'final function of calltree_agg and calltree_merge: the finished tree';
+
+CREATE AGGREGATE calltree_agg(path int4[], weight bigint) (
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_agg(path int4[]) (
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_merge(calltree) (
+    SFUNC = calltree_merge_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE calltree_agg(int4[], bigint) IS 'the call tree of func paths (root first) with their weights; NULL paths and weights and empty paths are skipped';
+COMMENT ON AGGREGATE calltree_agg(int4[]) IS 'the call tree of func paths (root first), each with weight 1';
+COMMENT ON AGGREGATE calltree_merge(calltree) IS 'the sum of call trees';
+
+-- stack_agg sums weights per stack id; the final function resolves each
+-- distinct stack to its func path once, through the stack table.
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint) RETURNS stack_weights
+AS 'MODULE_PATHNAME', 'stack_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_combinefn(stack_weights, stack_weights) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_finalfn(stack_weights) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) IS 'transition function of stack_agg(bigint, bigint): adds a weight to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint) IS 'transition function of stack_agg(bigint): adds 1 to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_combinefn(stack_weights, stack_weights) IS 'combine function of stack_agg: adds a partial state''s sums to the state';
+COMMENT ON FUNCTION stack_agg_finalfn(stack_weights) IS 'final function of stack_agg: the call tree of the summed stacks, each resolved through calltree.stack once';
+
+CREATE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = stack_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE stack_agg(stack_id bigint) (
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = stack_agg_combinefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE stack_agg(bigint, bigint) IS 'the call tree of stored stacks with their weights: weights summed per stack id, each distinct stack resolved once at the end; NULL stacks and weights are skipped';
+COMMENT ON AGGREGATE stack_agg(bigint) IS 'the call tree of stored stacks, each sample with weight 1';
+
