@@ -29,6 +29,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "tree/builder.h"
 #include "tree/calltree.h"
@@ -256,4 +257,67 @@ stack_agg_finalfn(PG_FUNCTION_ARGS)
 	stack_resolver_end(resolver);
 
 	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+}
+
+/*
+ * Version 0.1 declared these aggregates with states of type internal,
+ * handed between parallel workers through serialize and deserialize
+ * functions.  Its install script still names them (an update from 0.1
+ * starts from it), and a database not yet updated runs its aggregates
+ * with this library: the states are the same expanded objects, so these
+ * four only flatten a state into a bytea and expand it back.
+ */
+PG_FUNCTION_INFO_V1(calltree_agg_serialfn);
+PG_FUNCTION_INFO_V1(calltree_agg_deserialfn);
+PG_FUNCTION_INFO_V1(stack_agg_serialfn);
+PG_FUNCTION_INFO_V1(stack_agg_deserialfn);
+
+Datum
+calltree_agg_serialfn(PG_FUNCTION_ARGS)
+{
+	ExpandedCallTree *state = calltree_expanded_of(PG_GETARG_DATUM(0));
+
+	aggregate_context(fcinfo, "calltree_agg_serialfn", "calltree_agg or calltree_merge");
+	if (state == NULL)
+		PG_RETURN_DATUM(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+	PG_RETURN_CALLTREE_P(calltree_expanded_result(state));
+}
+
+Datum
+calltree_agg_deserialfn(PG_FUNCTION_ARGS)
+{
+	ExpandedCallTree *state;
+	CallTree   *tree = DatumGetCallTreeP(PG_GETARG_DATUM(0));
+
+	calltree_check_header(tree, VARSIZE(tree));
+	state = calltree_expanded_create(aggregate_context(fcinfo, "calltree_agg_deserialfn",
+													   "calltree_agg or calltree_merge"));
+	tree_builder_add_tree(state->builder, tree);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
+}
+
+Datum
+stack_agg_serialfn(PG_FUNCTION_ARGS)
+{
+	Datum		state = PG_GETARG_DATUM(0);
+	Size		size;
+	void	   *flat;
+
+	aggregate_context(fcinfo, "stack_agg_serialfn", "stack_agg");
+	if (stack_weights_expanded_of(state) == NULL)
+		PG_RETURN_DATUM(PG_DETOAST_DATUM_COPY(state));
+	size = EOH_get_flat_size(DatumGetEOHP(state));
+	flat = palloc_extended(size, MCXT_ALLOC_HUGE);
+	EOH_flatten_into(DatumGetEOHP(state), flat, size);
+	PG_RETURN_POINTER(flat);
+}
+
+Datum
+stack_agg_deserialfn(PG_FUNCTION_ARGS)
+{
+	ExpandedStackWeights *state =
+		stack_weights_expanded_create(aggregate_context(fcinfo, "stack_agg_deserialfn", "stack_agg"));
+
+	stack_weights_add_datum(state->weights, PG_GETARG_DATUM(0));
+	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
 }
