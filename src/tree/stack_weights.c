@@ -41,9 +41,7 @@ typedef struct StackWeight
 /*
  * Only ids within +-2^62 go to the array, so that its bounds never leave
  * the int64 range.  Stack ids come from a sequence starting at 1; any other
- * id (a state typed by hand) still sums correctly, in the hash table.  The
- * per-row test `stack_id - base` wraps (-fwrapv) to a slot outside the
- * array for an id far from it.
+ * id (a state typed by hand) still sums correctly, in the hash table.
  */
 #define DENSE_ID_LIMIT		(INT64CONST(1) << 62)
 
@@ -151,11 +149,11 @@ rehome_hashed(StackWeights *weights)
 	stackweights_start_iterate(weights->hash, &it);
 	while ((entry = stackweights_iterate(weights->hash, &it)) != NULL)
 	{
-		int64		slot = entry->stack_id - weights->base;
+		uint64		slot = stack_weights_slot(weights, entry->stack_id);
 
-		if (slot >= 0 && slot < weights->capacity)
+		if (slot < (uint64) weights->capacity)
 		{
-			dense_add(weights, slot, entry->weight);
+			dense_add(weights, (int64) slot, entry->weight);
 			stackweights_delete_item(weights->hash, entry);
 			continue;
 		}
@@ -179,13 +177,13 @@ stack_weights_add_slow(StackWeights *weights, int64 stack_id, int64 weight)
 
 	if (weights->capacity > 0)
 	{
-		int64		slot = stack_id - weights->base;
+		uint64		slot = stack_weights_slot(weights, stack_id);
 		int64		lo = Min(stack_id, weights->base);
 		int64		hi = Max(stack_id, weights->base + weights->capacity - 1);
 
-		if (slot >= 0 && slot < weights->capacity)
+		if (slot < (uint64) weights->capacity)
 		{
-			dense_add(weights, slot, weight);
+			dense_add(weights, (int64) slot, weight);
 			return;
 		}
 		if (compact_range(weights, lo, hi))

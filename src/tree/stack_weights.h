@@ -81,14 +81,24 @@ extern void stack_weights_add_pairs(StackWeights *weights, const int64 *ids, con
 									int64 count);
 extern void stack_weights_add_all(StackWeights *weights, const StackWeights *other);
 
+/*
+ * The array's slot of `stack_id`, which is in the array when it is below
+ * the capacity: computed unsigned, an id below the array's base wraps to a
+ * slot far above any capacity (the array only holds ids within +-2^62).
+ */
+static inline uint64
+stack_weights_slot(const StackWeights *weights, int64 stack_id)
+{
+	return (uint64) stack_id - (uint64) weights->base;
+}
+
 /* Adds `weight` to the sum of `stack_id`, exactly (an error on overflow). */
 static inline void
 stack_weights_add(StackWeights *weights, int64 stack_id, int64 weight)
 {
-	int64		slot = stack_id - weights->base;
+	uint64		slot = stack_weights_slot(weights, stack_id);
 
-	if (likely(weights->capacity > 0 && slot >= 0 && slot < weights->capacity &&
-			   weights->dense_seen[slot]))
+	if (likely(slot < (uint64) weights->capacity && weights->dense_seen[slot]))
 	{
 		weights->dense_weight[slot] = calltree_add_weight(weights->dense_weight[slot], weight);
 		return;
