@@ -8,10 +8,11 @@
 # cluster (PGHOST, PGPORT); this script generates the benchmark's data there
 # when it is missing (bench/generate.sql, as bench/run.sh does), starts a
 # Citus coordinator and two workers on the ports after it (Unix sockets in a
-# folder of its own, always stopped), and measures:
+# folder of its own, always stopped), distributes calltree there
+# (calltree.distribute(), 32 shards), and measures:
 #
-#   1. ingest: the 10 million samples copied into a distributed table
-#      through the coordinator (binary COPY, rows routed to their shards);
+#   1. ingest: the 10 million samples copied into calltree.sample through
+#      the coordinator (binary COPY, rows routed to their shards);
 #   2. stack_agg over all samples on Citus against one node (serial, and
 #      with two parallel workers);
 #   3. the bytes the workers send the coordinator per query (the partial
@@ -127,42 +128,41 @@ one -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree
 note "bench/citus.sh: starting a Citus coordinator and two workers (ports $CITUS_PORT..$((CITUS_PORT + 2)))"
 start_citus
 
-# The interned tables go to the coordinator as they are: stack_agg resolves
-# stacks there, in its final function.
-for t in func frame stack; do
-	one -c "COPY (SELECT * FROM calltree.$t ORDER BY id) TO STDOUT (FORMAT binary)" | coord -c "COPY calltree.$t FROM STDIN (FORMAT binary)"
-done
-coord -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack'
-
 # ------------------------------------------------------------ 1. ingest
-# The samples, spread over $PROFILES profile ids, into a table like
-# calltree.sample distributed by profile: binary COPY through the coordinator.
-coord <<-SQL >/dev/null
-	CREATE TABLE bench_sample (profile_id bigint NOT NULL, thread text, ts bigint,
-	                           stack_id bigint NOT NULL, weight bigint NOT NULL, labels_id bigint);
-	SELECT create_distributed_table('bench_sample', 'profile_id', shard_count => 32);
-SQL
+# Through the coordinator, into the tables calltree.distribute() made: the
+# interned rows into the reference tables (a copy on every node), then the
+# samples, spread over $PROFILES profiles so that they spread over the
+# shards, into calltree.sample (binary COPY: Citus routes each row to its
+# shard, whose foreign keys check it against the node's reference tables).
+start=$(date +%s.%N)
+for t in func frame stack; do
+	one -c "COPY (SELECT * FROM calltree.$t ORDER BY id) TO STDOUT (FORMAT binary)" |
+		coord -c "COPY calltree.$t FROM STDIN (FORMAT binary)"
+done
+interned_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+coord -c "INSERT INTO calltree.profile (id, name, weight_unit)
+          SELECT g, 'bench-' || g, 'ns' FROM generate_series(1, $PROFILES) AS g" >/dev/null
 rows=$(one -At -c 'SELECT count(*) FROM calltree.sample')
 start=$(date +%s.%N)
 one -c "COPY (SELECT 1 + (row_number() OVER ()) % $PROFILES, thread, ts, stack_id, weight, labels_id
                 FROM calltree.sample) TO STDOUT (FORMAT binary)" |
-	coord -c 'COPY bench_sample FROM STDIN (FORMAT binary)'
+	coord -c 'COPY calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) FROM STDIN (FORMAT binary)'
 ingest_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-coord -c 'VACUUM (ANALYZE) bench_sample' -c CHECKPOINT
-heap_bytes=$(coord -At -c "SELECT citus_table_size('bench_sample')")
+coord -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.profile, calltree.sample' -c CHECKPOINT
+heap_bytes=$(coord -At -c "SELECT citus_table_size('calltree.sample')")
 one_heap=$(one -At -c "SELECT sum(pg_table_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                          WHERE i.inhparent = 'calltree.sample'::regclass")
 
 say "machine: $(nproc) CPUs; load average $(loadavg) at the start; one node and Citus (a coordinator, 2 workers) on it"
-say "ingest: $rows samples in $ingest_s s through the coordinator: $(awk -v r="$rows" -v s="$ingest_s" 'BEGIN { printf "%.0f", r / s }') rows/s, $(awk -v b="$heap_bytes" -v s="$ingest_s" 'BEGIN { printf "%.1f", b / s / 1048576 }') MB/s of table (binary COPY of interned samples, routed to 32 shards)"
+say "ingest: $rows samples in $ingest_s s through the coordinator: $(awk -v r="$rows" -v s="$ingest_s" 'BEGIN { printf "%.0f", r / s }') rows/s, $(awk -v b="$heap_bytes" -v s="$ingest_s" 'BEGIN { printf "%.1f", b / s / 1048576 }') MB/s of table (binary COPY of interned samples into calltree.sample, 32 shards, foreign keys checked); the interned rows (funcs, frames, stacks) before them in $interned_s s"
 
 # ------------------------------------------------------------ 2. stack_agg
 Q_ONE='SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM calltree.sample'
-Q_CITUS='SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM bench_sample'
+Q_CITUS=$Q_ONE
 same=$(
 	[ "$(one -At -c "$Q_ONE")" = "$(coord -At -c "$Q_CITUS")" ] &&
 		[ "$(one -At -c 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" = \
-			"$(coord -At -c 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM bench_sample')" ] &&
+			"$(coord -At -c 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
 		echo ok || echo DIFFERENT
 )
 coord -c "EXPLAIN (VERBOSE, COSTS OFF) $Q_CITUS" >"$OUT_DIR/citus-explain.txt"
@@ -191,9 +191,10 @@ say "per shard count: stack_agg (best of $RUNS, ms) | bytes sent per query (part
 for n in $SHARDS; do
 	t="bench_sample_$n"
 	coord <<-SQL >/dev/null
-		CREATE TABLE $t (LIKE bench_sample);
+		CREATE TABLE $t (profile_id bigint NOT NULL, thread text, ts bigint, stack_id bigint NOT NULL,
+		                 weight bigint NOT NULL, labels_id bigint);
 		SELECT create_distributed_table('$t', 'profile_id', shard_count => $n, colocate_with => 'none');
-		INSERT INTO $t SELECT * FROM bench_sample;
+		INSERT INTO $t SELECT profile_id, thread, ts, stack_id, weight, labels_id FROM calltree.sample;
 		VACUUM (ANALYZE) $t;
 		CREATE TABLE states_$n AS
 		SELECT shardid, result AS state
