@@ -279,7 +279,7 @@ calltree_agg_serialfn(PG_FUNCTION_ARGS)
 
 	aggregate_context(fcinfo, "calltree_agg_serialfn", "calltree_agg or calltree_merge");
 	if (state == NULL)
-		PG_RETURN_DATUM(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+		PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
 	PG_RETURN_CALLTREE_P(calltree_expanded_result(state));
 }
 
@@ -305,7 +305,7 @@ stack_agg_serialfn(PG_FUNCTION_ARGS)
 
 	aggregate_context(fcinfo, "stack_agg_serialfn", "stack_agg");
 	if (stack_weights_expanded_of(state) == NULL)
-		PG_RETURN_DATUM(PG_DETOAST_DATUM_COPY(state));
+		PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(state));
 	size = EOH_get_flat_size(DatumGetEOHP(state));
 	flat = palloc_extended(size, MCXT_ALLOC_HUGE);
 	EOH_flatten_into(DatumGetEOHP(state), flat, size);
