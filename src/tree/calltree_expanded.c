@@ -27,7 +27,8 @@ static const ExpandedObjectMethods calltree_expanded_methods = {
 ExpandedCallTree *
 calltree_expanded_create(MemoryContext parent)
 {
-	MemoryContext cxt = AllocSetContextCreate(parent, "calltree", ALLOCSET_DEFAULT_SIZES);
+	/* small at first: a hash aggregation keeps one per group */
+	MemoryContext cxt = AllocSetContextCreate(parent, "calltree", ALLOCSET_START_SMALL_SIZES);
 	ExpandedCallTree *expanded = MemoryContextAlloc(cxt, sizeof(ExpandedCallTree));
 
 	EOH_init_header(&expanded->hdr, &calltree_expanded_methods, cxt);

@@ -72,7 +72,8 @@ stack_weights_check_flat(const FlatStackWeights *flat, Size size)
 ExpandedStackWeights *
 stack_weights_expanded_create(MemoryContext parent)
 {
-	MemoryContext cxt = AllocSetContextCreate(parent, "stack_weights", ALLOCSET_DEFAULT_SIZES);
+	/* small at first: a hash aggregation keeps one per group */
+	MemoryContext cxt = AllocSetContextCreate(parent, "stack_weights", ALLOCSET_START_SMALL_SIZES);
 	ExpandedStackWeights *expanded = MemoryContextAlloc(cxt, sizeof(ExpandedStackWeights));
 
 	EOH_init_header(&expanded->hdr, &stack_weights_methods, cxt);
