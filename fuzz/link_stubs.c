@@ -7,6 +7,7 @@
 
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/expandeddatum.h"
 
 #include "writer/writer.h"
 #include "pg_stubs.h"
@@ -30,4 +31,18 @@ char *
 text_to_cstring(const text *t)
 {
 	UNREACHED("text_to_cstring");
+}
+
+/* The harnesses give flat values only: no expanded object is made or read. */
+void
+EOH_init_header(ExpandedObjectHeader *eohptr, const ExpandedObjectMethods *methods,
+				MemoryContext obj_context)
+{
+	UNREACHED("EOH_init_header");
+}
+
+ExpandedObjectHeader *
+DatumGetEOHP(Datum d)
+{
+	UNREACHED("DatumGetEOHP");
 }

@@ -24,6 +24,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "pg_stubs.h"
@@ -631,6 +632,13 @@ pg_sprintf(char *str, const char *fmt,...)
 	n = vsprintf(str, fmt, args);
 	va_end(args);
 	return n;
+}
+
+/* numutils.c's: the decimal digits of a bigint, and their number */
+int
+pg_lltoa(int64 value, char *a)
+{
+	return sprintf(a, "%lld", (long long) value);
 }
 
 int

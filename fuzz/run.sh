@@ -71,6 +71,16 @@ write_seeds() {
 			n=$((n + 1))
 		done
 	}
+	# the stack_weights literals of the regression tests, as text inputs (first byte even)
+	mkdir -p "$work/seeds/stack_weights"
+	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?stack_weights" "$fuzz_dir"/../test/sql/*.sql | sort -u |
+		sed -E "s/^'//; s/'::.*//" | {
+		local n=0 literal
+		while IFS= read -r literal; do
+			printf '\0%s' "$literal" >"$work/seeds/stack_weights/sql-$n"
+			n=$((n + 1))
+		done
+	}
 	return 0
 }
 

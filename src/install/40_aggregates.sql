@@ -2,79 +2,83 @@
 -- Aggregates: the ways to build a call tree from rows.  calltree_agg
 -- builds it from func paths, calltree_merge from trees, stack_agg from
 -- stack ids, trace_agg from the enter and exit events of a trace.  All
--- but trace_agg share one shape: an internal state in the aggregate's
--- memory context, a combine function for partial aggregation, and
--- (de)serialization to bytea so parallel workers can hand states over.
+-- but trace_agg share one shape: a state of a real type (calltree, or
+-- stack_weights for stack_agg), kept expanded in the aggregate's memory
+-- context and updated in place, and a combine function for partial
+-- aggregation.  Parallel workers hand their states to the leader as
+-- values, and Citus workers theirs to the coordinator as text.  The final
+-- functions only read the state (FINALFUNC_MODIFY = READ_ONLY).
 --------------------------------------------------------------------------
 
--- calltree_agg and calltree_merge build the same state: a tree under
+-- calltree_agg and calltree_merge build the same state: a calltree under
 -- construction.
-CREATE FUNCTION calltree_agg_transfn(internal, int4[], bigint) RETURNS internal
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[], bigint) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_transfn(internal, int4[]) RETURNS internal
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[]) RETURNS calltree
 AS 'MODULE_PATHNAME', 'calltree_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_merge_transfn(internal, calltree) RETURNS internal
+CREATE FUNCTION calltree_merge_transfn(calltree, calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_combinefn(internal, internal) RETURNS internal
+CREATE FUNCTION calltree_agg_combinefn(calltree, calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_serialfn(internal) RETURNS bytea
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_deserialfn(bytea, internal) RETURNS internal
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_finalfn(internal) RETURNS calltree
+CREATE FUNCTION calltree_agg_finalfn(calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[], bigint) IS 'transition function of calltree_agg(int4[], bigint): adds a path with its weight to the state';
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[]) IS 'transition function of calltree_agg(int4[]): adds a path with weight 1 to the state';
+COMMENT ON FUNCTION calltree_merge_transfn(calltree, calltree) IS 'transition function of calltree_merge: adds a tree to the state';
+COMMENT ON FUNCTION calltree_agg_combinefn(calltree, calltree) IS 'combine function of calltree_agg and calltree_merge: adds a partial state to the state';
+COMMENT ON FUNCTION calltree_agg_finalfn(calltree) IS 'final function of calltree_agg and calltree_merge: the finished tree';
 
 CREATE AGGREGATE calltree_agg(path int4[], weight bigint) (
-    SFUNC = calltree_agg_transfn, STYPE = internal,
-    FINALFUNC = calltree_agg_finalfn,
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
-    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
     PARALLEL = SAFE
 );
 CREATE AGGREGATE calltree_agg(path int4[]) (
-    SFUNC = calltree_agg_transfn, STYPE = internal,
-    FINALFUNC = calltree_agg_finalfn,
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
-    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
     PARALLEL = SAFE
 );
 CREATE AGGREGATE calltree_merge(calltree) (
-    SFUNC = calltree_merge_transfn, STYPE = internal,
-    FINALFUNC = calltree_agg_finalfn,
+    SFUNC = calltree_merge_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
-    SERIALFUNC = calltree_agg_serialfn, DESERIALFUNC = calltree_agg_deserialfn,
     PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE calltree_agg(int4[], bigint) IS 'the call tree of func paths (root first) with their weights; NULL paths and weights and empty paths are skipped';
+COMMENT ON AGGREGATE calltree_agg(int4[]) IS 'the call tree of func paths (root first), each with weight 1';
+COMMENT ON AGGREGATE calltree_merge(calltree) IS 'the sum of call trees';
 
 -- stack_agg sums weights per stack id; the final function resolves each
 -- distinct stack to its func path once, through the stack table.
-CREATE FUNCTION stack_agg_transfn(internal, bigint, bigint) RETURNS internal
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) RETURNS stack_weights
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_transfn(internal, bigint) RETURNS internal
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint) RETURNS stack_weights
 AS 'MODULE_PATHNAME', 'stack_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_combinefn(internal, internal) RETURNS internal
+CREATE FUNCTION stack_agg_combinefn(stack_weights, stack_weights) RETURNS stack_weights
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_serialfn(internal) RETURNS bytea
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION stack_agg_deserialfn(bytea, internal) RETURNS internal
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION stack_agg_finalfn(internal) RETURNS calltree
+CREATE FUNCTION stack_agg_finalfn(stack_weights) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) IS 'transition function of stack_agg(bigint, bigint): adds a weight to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint) IS 'transition function of stack_agg(bigint): adds 1 to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_combinefn(stack_weights, stack_weights) IS 'combine function of stack_agg: adds a partial state''s sums to the state';
+COMMENT ON FUNCTION stack_agg_finalfn(stack_weights) IS 'final function of stack_agg: the call tree of the summed stacks, each resolved through calltree.stack once';
 
 CREATE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
-    SFUNC = stack_agg_transfn, STYPE = internal,
-    FINALFUNC = stack_agg_finalfn,
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = stack_agg_combinefn,
-    SERIALFUNC = stack_agg_serialfn, DESERIALFUNC = stack_agg_deserialfn,
     PARALLEL = SAFE
 );
 CREATE AGGREGATE stack_agg(stack_id bigint) (
-    SFUNC = stack_agg_transfn, STYPE = internal,
-    FINALFUNC = stack_agg_finalfn,
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = stack_agg_combinefn,
-    SERIALFUNC = stack_agg_serialfn, DESERIALFUNC = stack_agg_deserialfn,
     PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE stack_agg(bigint, bigint) IS 'the call tree of stored stacks with their weights: weights summed per stack id, each distinct stack resolved once at the end; NULL stacks and weights are skipped';
+COMMENT ON AGGREGATE stack_agg(bigint) IS 'the call tree of stored stacks, each sample with weight 1';
 
 -- trace_agg replays the enter and exit events of a trace (the event table)
 -- into a call tree that also counts the calls of each node and keeps the

@@ -112,9 +112,10 @@ BEGIN
                   HINT = 'Name each meta key once.';
     END IF;
     FOREACH k IN ARRAY group_by LOOP
-        -- a key that no profile has: a typo more likely than a plan
-        IF NOT EXISTS (SELECT FROM @extschema@.profile p WHERE p.meta ? k)
-           AND EXISTS (SELECT FROM @extschema@.profile) THEN
+        -- a key that no profile has: a typo more likely than a plan (SELECT
+        -- 1: Citus cannot plan a subquery of no columns on its tables)
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.profile p WHERE p.meta ? k)
+           AND EXISTS (SELECT 1 FROM @extschema@.profile) THEN
             RAISE EXCEPTION 'unknown group key "%": no profile has it in its meta', k
                 USING ERRCODE = 'invalid_parameter_value',
                       HINT = 'group_by names keys of calltree.profile.meta; SELECT DISTINCT jsonb_object_keys(meta) FROM calltree.profile lists them.';

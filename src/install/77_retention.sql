@@ -163,7 +163,7 @@ BEGIN
         IF pass = 2 THEN
             EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
         END IF;
-        IF EXISTS (SELECT FROM @extschema@.profile p
+        IF EXISTS (SELECT 1 FROM @extschema@.profile p
                     WHERE p.id >= lo AND p.id < end_id
                       AND NOT (p.started_at < cutoff AND @extschema@.rolled_up(p))) THEN
             RETURN;
@@ -262,7 +262,7 @@ BEGIN
     -- the empty partitions of closed windows (sample_0 stays: the extension made it)
     FOR part IN SELECT * FROM @extschema@.sample_partitions() p
                  WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
-                   AND NOT EXISTS (SELECT FROM @extschema@.profile q WHERE q.id >= p.first_id AND q.id < p.end_id)
+                   AND NOT EXISTS (SELECT 1 FROM @extschema@.profile q WHERE q.id >= p.first_id AND q.id < p.end_id)
                  ORDER BY p.end_id LOOP
         PERFORM @extschema@.expire_drop(part.partition);
     END LOOP;
@@ -316,7 +316,7 @@ BEGIN
     )
     DELETE FROM @extschema@.func f
      WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-       AND NOT EXISTS (SELECT FROM @extschema@.event e WHERE e.func_id = f.id)
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.event e WHERE e.func_id = f.id)
        AND NOT EXISTS (SELECT FROM in_trees t WHERE t.func = f.id);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 

@@ -208,8 +208,8 @@ stack_resolver_begin(TreeBuilder *builder)
 	StackResolver *resolver = palloc0(sizeof(StackResolver));
 	/* the control file fixes the schema: the extension is not relocatable */
 	Oid			namespace = get_namespace_oid("calltree", false);
-	Oid			stacks = calltree_relation(namespace, "stack");
-	Oid			frames = calltree_relation(namespace, "frame");
+	Oid			stacks = calltree_local_relation(namespace, "stack");
+	Oid			frames = calltree_local_relation(namespace, "frame");
 	AttrNumber	stack_columns[3];
 	AttrNumber	frame_columns[2];
 
@@ -222,8 +222,8 @@ stack_resolver_begin(TreeBuilder *builder)
 	/* as SELECT id, prefix_id, frame_id FROM stack and SELECT id, func_id FROM frame */
 	calltree_check_read(stacks, stack_columns, lengthof(stack_columns));
 	calltree_check_read(frames, frame_columns, lengthof(frame_columns));
-	keyed_table_open(&resolver->stacks, stacks, calltree_relation(namespace, "stack_pkey"));
-	keyed_table_open(&resolver->frames, frames, calltree_relation(namespace, "frame_pkey"));
+	keyed_table_open(&resolver->stacks, stacks, calltree_local_relation(namespace, "stack_pkey"));
+	keyed_table_open(&resolver->frames, frames, calltree_local_relation(namespace, "frame_pkey"));
 	resolver->resolved = resolved_create(CurrentMemoryContext, 1024, NULL);
 	resolver->frame_funcs = framefuncs_create(CurrentMemoryContext, 1024, NULL);
 	resolver->chain_capacity = 64;

@@ -1286,3 +1286,422 @@ EXCEPTION WHEN feature_not_supported THEN
     NULL;
 END
 $lz4$;
+
+-- The states of calltree_agg, calltree_merge and stack_agg become values of
+-- real types (a calltree; stack_weights, new, for stack_agg) with combine
+-- functions, so that Citus runs them as partial aggregates on its workers
+-- (src/install/35_agg_state.sql, src/install/40_aggregates.sql).  A state
+-- type cannot be altered: the aggregates are made again, with the same
+-- names and arguments.  The serialize and deserialize functions go: a
+-- state of a real type needs none.
+DROP AGGREGATE calltree_agg(int4[], bigint);
+DROP AGGREGATE calltree_agg(int4[]);
+DROP AGGREGATE calltree_merge(calltree);
+DROP AGGREGATE stack_agg(bigint, bigint);
+DROP AGGREGATE stack_agg(bigint);
+DROP FUNCTION calltree_agg_transfn(internal, int4[], bigint);
+DROP FUNCTION calltree_agg_transfn(internal, int4[]);
+DROP FUNCTION calltree_merge_transfn(internal, calltree);
+DROP FUNCTION calltree_agg_combinefn(internal, internal);
+DROP FUNCTION calltree_agg_serialfn(internal);
+DROP FUNCTION calltree_agg_deserialfn(bytea, internal);
+DROP FUNCTION calltree_agg_finalfn(internal);
+DROP FUNCTION stack_agg_transfn(internal, bigint, bigint);
+DROP FUNCTION stack_agg_transfn(internal, bigint);
+DROP FUNCTION stack_agg_combinefn(internal, internal);
+DROP FUNCTION stack_agg_serialfn(internal);
+DROP FUNCTION stack_agg_deserialfn(bytea, internal);
+DROP FUNCTION stack_agg_finalfn(internal);
+
+CREATE TYPE stack_weights;
+
+CREATE FUNCTION stack_weights_in(cstring) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_out(stack_weights) RETURNS cstring
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_recv(internal) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION stack_weights_send(stack_weights) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE stack_weights (
+    INPUT          = stack_weights_in,
+    OUTPUT         = stack_weights_out,
+    RECEIVE        = stack_weights_recv,
+    SEND           = stack_weights_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT      = double,
+    STORAGE        = extended
+);
+
+COMMENT ON TYPE stack_weights IS 'the state of stack_agg: a weight summed per stack id, written {stack_id:weight,...} in ascending id order';
+COMMENT ON FUNCTION stack_weights_in(cstring) IS 'text input of stack_weights: {stack_id:weight,...}, ids ascending';
+COMMENT ON FUNCTION stack_weights_out(stack_weights) IS 'text output of stack_weights: {stack_id:weight,...}, ids ascending';
+COMMENT ON FUNCTION stack_weights_recv(internal) IS 'binary input of stack_weights';
+COMMENT ON FUNCTION stack_weights_send(stack_weights) IS 'binary output of stack_weights';
+
+-- calltree_agg and calltree_merge build the same state: a calltree under
+-- construction.
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[], bigint) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_transfn(calltree, int4[]) RETURNS calltree
+AS 'MODULE_PATHNAME', 'calltree_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_merge_transfn(calltree, calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_combinefn(calltree, calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION calltree_agg_finalfn(calltree) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[], bigint) IS 'transition function of calltree_agg(int4[], bigint): adds a path with its weight to the state';
+COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[]) IS 'transition function of calltree_agg(int4[]): adds a path with weight 1 to the state';
+COMMENT ON FUNCTION calltree_merge_transfn(calltree, calltree) IS 'transition function of calltree_merge: adds a tree to the state';
+COMMENT ON FUNCTION calltree_agg_combinefn(calltree, calltree) IS 'combine function of calltree_agg and calltree_merge: adds a partial state to the state';
+COMMENT ON FUNCTION calltree_agg_finalfn(calltree) IS 'final function of calltree_agg and calltree_merge: the finished tree';
+
+CREATE AGGREGATE calltree_agg(path int4[], weight bigint) (
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_agg(path int4[]) (
+    SFUNC = calltree_agg_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE calltree_merge(calltree) (
+    SFUNC = calltree_merge_transfn, STYPE = calltree,
+    FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = calltree_agg_combinefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE calltree_agg(int4[], bigint) IS 'the call tree of func paths (root first) with their weights; NULL paths and weights and empty paths are skipped';
+COMMENT ON AGGREGATE calltree_agg(int4[]) IS 'the call tree of func paths (root first), each with weight 1';
+COMMENT ON AGGREGATE calltree_merge(calltree) IS 'the sum of call trees';
+
+-- stack_agg sums weights per stack id; the final function resolves each
+-- distinct stack to its func path once, through the stack table.
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_transfn(stack_weights, bigint) RETURNS stack_weights
+AS 'MODULE_PATHNAME', 'stack_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_combinefn(stack_weights, stack_weights) RETURNS stack_weights
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION stack_agg_finalfn(stack_weights) RETURNS calltree
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) IS 'transition function of stack_agg(bigint, bigint): adds a weight to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint) IS 'transition function of stack_agg(bigint): adds 1 to its stack''s sum';
+COMMENT ON FUNCTION stack_agg_combinefn(stack_weights, stack_weights) IS 'combine function of stack_agg: adds a partial state''s sums to the state';
+COMMENT ON FUNCTION stack_agg_finalfn(stack_weights) IS 'final function of stack_agg: the call tree of the summed stacks, each resolved through calltree.stack once';
+
+CREATE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = stack_agg_combinefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE stack_agg(stack_id bigint) (
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = stack_agg_combinefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE stack_agg(bigint, bigint) IS 'the call tree of stored stacks with their weights: weights summed per stack id, each distinct stack resolved once at the end; NULL stacks and weights are skipped';
+COMMENT ON AGGREGATE stack_agg(bigint) IS 'the call tree of stored stacks, each sample with weight 1';
+
+-- Citus: calltree.distribute() (src/install/95_citus.sql)
+--------------------------------------------------------------------------
+-- Citus: distribute() spreads the profiles over a Citus cluster's workers
+-- (docs/citus.md).  Profiles, their samples and their trace events are
+-- distributed by profile id and co-located, so that a profile's rows are
+-- on one worker and a query grouped by profile runs there whole.  The
+-- interned tables (func, frame, stack, labels, symbol) become reference
+-- tables, a copy on every node, so that a worker resolves the stacks of
+-- its samples itself.  rollup and rollup_level stay on the coordinator.
+--
+-- Citus refuses tables with triggers.  The integrity triggers that read
+-- other tables (15_integrity.sql) become the foreign keys they stand for,
+-- which Citus checks on each node between the co-located shards and the
+-- node's copy of the reference tables.  The triggers that read no table
+-- (refusing updates of ids and TRUNCATE, the intern cache's invalidation,
+-- the intern lock) are kept: Citus copies them onto every shard, and they
+-- fire there.
+--
+-- The extension does not depend on Citus: CREATE EXTENSION calltree works
+-- without it, and distribute() calls Citus's functions by name.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION distribute(shard_count int DEFAULT 32) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text;
+    has_rows boolean;
+    failed bigint;
+    failures text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'calltree.distribute() needs Citus, which is not installed in this database'
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator: citus_set_coordinator_host() and citus_add_node() for each worker, then CREATE EXTENSION calltree and SELECT calltree.distribute().';
+    END IF;
+    IF shard_count IS NULL OR shard_count < 1 THEN
+        RAISE EXCEPTION 'shard_count % is not a positive number', coalesce(shard_count::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass the number of shards of the profiles, such as 32 (a few per worker core).';
+    END IF;
+    IF EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = '@extschema@.sample'::regclass) THEN
+        RAISE EXCEPTION 'calltree is distributed already'
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    -- stack resolution and imports read the interned tables' copy on the
+    -- coordinator: it must be a node of the cluster
+    IF NOT EXISTS (SELECT FROM pg_dist_node WHERE groupid = 0) THEN
+        RAISE EXCEPTION 'the coordinator is not a node of the Citus cluster'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port); then calltree.distribute() again.';
+    END IF;
+    FOREACH t IN ARRAY ARRAY['profile', 'sample', 'event', 'func', 'frame', 'stack', 'labels', 'symbol'] LOOP
+        EXECUTE format('SELECT EXISTS (SELECT FROM @extschema@.%I)', t) INTO has_rows;
+        IF has_rows THEN
+            RAISE EXCEPTION 'calltree.distribute() needs empty tables: calltree.% has rows', t
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'Distribute right after CREATE EXTENSION calltree, then import.';
+        END IF;
+    END LOOP;
+
+    -- The checks that read other tables, as foreign keys
+    DROP TRIGGER stack_insert_check ON @extschema@.stack;
+    DROP TRIGGER stack_delete_check ON @extschema@.stack;
+    DROP TRIGGER frame_delete_check ON @extschema@.frame;
+    DROP TRIGGER sample_insert_check ON @extschema@.sample;
+    DROP TRIGGER sample_update_check ON @extschema@.sample;
+    DROP TRIGGER profile_delete_cascade ON @extschema@.profile;
+    DROP TRIGGER labels_delete_check ON @extschema@.labels;
+
+    -- Citus would turn a local table referring to a new reference table
+    -- into a table of its own, made again on every worker, where the
+    -- extension made it already: the foreign keys come back last, under
+    -- new names (the workers' copies of the extension's tables, which
+    -- Citus keeps as the shells of their shards, have the old ones)
+    ALTER TABLE @extschema@.frame DROP CONSTRAINT frame_func_id_fkey;
+    ALTER TABLE @extschema@.event DROP CONSTRAINT event_profile_id_fkey;
+    ALTER TABLE @extschema@.event DROP CONSTRAINT event_func_id_fkey;
+
+    -- the triggers left read no table (see above)
+    SET LOCAL citus.enable_unsafe_triggers = on;
+    -- foreign keys to reference tables: one connection per node
+    SET LOCAL citus.multi_shard_modify_mode = 'sequential';
+    PERFORM create_reference_table('@extschema@.func');
+    PERFORM create_reference_table('@extschema@.frame');
+    PERFORM create_reference_table('@extschema@.stack');
+    PERFORM create_reference_table('@extschema@.labels');
+    PERFORM create_reference_table('@extschema@.symbol');
+    PERFORM create_distributed_table('@extschema@.profile', 'id', shard_count => shard_count);
+    PERFORM create_distributed_table('@extschema@.sample', 'profile_id', colocate_with => '@extschema@.profile');
+    PERFORM create_distributed_table('@extschema@.event', 'profile_id', colocate_with => '@extschema@.profile');
+
+    -- one constraint a statement: Citus takes no more
+    ALTER TABLE @extschema@.frame ADD CONSTRAINT frame_func_fkey
+        FOREIGN KEY (func_id) REFERENCES @extschema@.func (id);
+    ALTER TABLE @extschema@.stack ADD CONSTRAINT stack_prefix_fkey
+        FOREIGN KEY (prefix_id) REFERENCES @extschema@.stack (id);
+    ALTER TABLE @extschema@.stack ADD CONSTRAINT stack_frame_fkey
+        FOREIGN KEY (frame_id) REFERENCES @extschema@.frame (id);
+    ALTER TABLE @extschema@.event ADD CONSTRAINT event_profile_fkey
+        FOREIGN KEY (profile_id) REFERENCES @extschema@.profile (id) ON DELETE CASCADE;
+    ALTER TABLE @extschema@.event ADD CONSTRAINT event_func_fkey
+        FOREIGN KEY (func_id) REFERENCES @extschema@.func (id);
+    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_profile_fkey
+        FOREIGN KEY (profile_id) REFERENCES @extschema@.profile (id) ON DELETE CASCADE;
+    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_stack_fkey
+        FOREIGN KEY (stack_id) REFERENCES @extschema@.stack (id);
+    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_labels_fkey
+        FOREIGN KEY (labels_id) REFERENCES @extschema@.labels (id);
+
+    -- A query on one profile runs whole on its worker, report() and the
+    -- other readers of names with it, and their queries of the interned
+    -- tables are then queries within a query on a shard, which Citus
+    -- refuses unless this is on.  They read only reference tables, whose
+    -- placements never move.
+    SELECT count(*) FILTER (WHERE NOT r.success), string_agg(r.result, '; ') FILTER (WHERE NOT r.success)
+      INTO failed, failures
+      FROM run_command_on_all_nodes(format(
+               'SET citus.enable_ddl_propagation TO off; ALTER DATABASE %I SET citus.allow_nested_distributed_execution = on',
+               current_database())) AS r;
+    IF failed > 0 THEN
+        RAISE EXCEPTION 'could not set citus.allow_nested_distributed_execution on % nodes: %', failed, failures
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION distribute(int) IS 'on Citus: distributes profiles, samples and events by profile id over shard_count shards, and makes the interned tables reference tables';
+
+-- Queries of no columns (SELECT FROM) on tables that Citus may distribute
+-- are SELECT 1: Citus cannot plan them.
+CREATE OR REPLACE FUNCTION rollup_check_group_by(group_by text[]) RETURNS text[]
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    k text;
+BEGIN
+    IF group_by IS NULL OR array_position(group_by, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'rollup group_by must not be null or hold null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'group_by lists keys of calltree.profile.meta, such as ''{service}''; ''{}'' puts all profiles in one group.';
+    END IF;
+    IF cardinality(group_by) <> (SELECT count(DISTINCT g) FROM unnest(group_by) AS g) THEN
+        RAISE EXCEPTION 'rollup group_by % names a key twice', group_by
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Name each meta key once.';
+    END IF;
+    FOREACH k IN ARRAY group_by LOOP
+        -- a key that no profile has: a typo more likely than a plan (SELECT
+        -- 1: Citus cannot plan a subquery of no columns on its tables)
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.profile p WHERE p.meta ? k)
+           AND EXISTS (SELECT 1 FROM @extschema@.profile) THEN
+            RAISE EXCEPTION 'unknown group key "%": no profile has it in its meta', k
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'group_by names keys of calltree.profile.meta; SELECT DISTINCT jsonb_object_keys(meta) FROM calltree.profile lists them.';
+        END IF;
+    END LOOP;
+    RETURN ARRAY(SELECT g FROM unnest(group_by) AS g ORDER BY g COLLATE "C");
+END
+$$;
+CREATE OR REPLACE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
+                                 INOUT profiles bigint, INOUT samples bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lo bigint := coalesce(first_id, -9223372036854775808);
+BEGIN
+    profiles := 0;
+    samples := 0;
+    FOR pass IN 1 .. 2 LOOP
+        IF pass = 2 THEN
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+        END IF;
+        IF EXISTS (SELECT 1 FROM @extschema@.profile p
+                    WHERE p.id >= lo AND p.id < end_id
+                      AND NOT (p.started_at < cutoff AND @extschema@.rolled_up(p))) THEN
+            RETURN;
+        END IF;
+    END LOOP;
+    EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
+    EXECUTE format('TRUNCATE %s', part);
+    DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
+    GET DIAGNOSTICS profiles = ROW_COUNT;
+END
+$$;
+CREATE OR REPLACE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
+    OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz := now() - raw_older_than;
+    part record;
+    current record;
+    done record;
+    oldest timestamptz;
+BEGIN
+    PERFORM @extschema@.expire_check(raw_older_than, partition_width);
+    partitions := 0;
+    profiles := 0;
+    samples := 0;
+    -- no rollup level is made while this runs: its first run reads raw samples
+    LOCK TABLE @extschema@.rollup_level IN SHARE MODE;
+    IF NOT EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL) THEN
+        RAISE NOTICE 'no rollup level reads raw samples: no profile is rolled up, none is expired'
+            USING HINT = 'Run rollup() first, such as SELECT calltree.rollup(''1 hour'').';
+    END IF;
+
+    SELECT * INTO current FROM @extschema@.sample_partitions() p
+     WHERE p.end_id IS NOT NULL ORDER BY p.end_id DESC LIMIT 1;
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p WHERE p.end_id IS NOT NULL ORDER BY p.end_id LOOP
+        SELECT * INTO done FROM @extschema@.expire_partition(part.partition, part.first_id, part.end_id, cutoff, 0, 0);
+        IF done.profiles > 0 OR done.samples > 0 THEN
+            partitions := partitions + 1;
+            profiles := profiles + done.profiles;
+            samples := samples + done.samples;
+        END IF;
+    END LOOP;
+
+    -- the profiles of sample_default, row by row: few
+    WITH gone AS (
+        DELETE FROM @extschema@.profile p
+         WHERE NOT EXISTS (SELECT FROM @extschema@.sample_partitions() w
+                            WHERE w.end_id IS NOT NULL AND p.id >= coalesce(w.first_id, p.id) AND p.id < w.end_id)
+           AND p.started_at < cutoff AND @extschema@.rolled_up(p)
+        RETURNING p.id)
+    SELECT profiles + count(*), samples + (SELECT count(*) FROM @extschema@.sample_default s WHERE s.profile_id IN (SELECT id FROM gone))
+      INTO profiles, samples FROM gone;
+
+    -- the profiles old enough and rolled up that stay, with their partition
+    SELECT count(*) INTO kept FROM @extschema@.profile p
+     WHERE p.started_at < cutoff AND @extschema@.rolled_up(p);
+
+    -- a new window when the current one has received imports for long enough
+    SELECT p.imported_at INTO oldest FROM @extschema@.profile p
+     WHERE p.id >= coalesce(current.first_id, p.id) AND p.id < current.end_id
+     ORDER BY p.id LIMIT 1;
+    IF oldest < now() - partition_width THEN
+        PERFORM @extschema@.new_sample_partition();
+    END IF;
+
+    -- the empty partitions of closed windows (sample_0 stays: the extension made it)
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p
+                 WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
+                   AND NOT EXISTS (SELECT 1 FROM @extschema@.profile q WHERE q.id >= p.first_id AND q.id < p.end_id)
+                 ORDER BY p.end_id LOOP
+        PERFORM @extschema@.expire_drop(part.partition);
+    END LOOP;
+END
+$$;
+CREATE OR REPLACE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'collect_garbage() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'It must see the rows committed while it waited for its locks.';
+    END IF;
+    LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
+    PERFORM @extschema@.intern_lock();
+
+    -- the stacks of samples and their prefixes, up to the roots
+    WITH RECURSIVE used (id) AS (
+        SELECT DISTINCT s.stack_id FROM @extschema@.sample s
+        UNION
+        SELECT st.prefix_id FROM used u JOIN @extschema@.stack st ON st.id = u.id
+         WHERE st.prefix_id IS NOT NULL
+    )
+    DELETE FROM @extschema@.stack st WHERE NOT EXISTS (SELECT FROM used u WHERE u.id = st.id);
+    GET DIAGNOSTICS stacks = ROW_COUNT;
+
+    DELETE FROM @extschema@.frame f
+     WHERE NOT EXISTS (SELECT FROM @extschema@.stack st WHERE st.frame_id = f.id);
+    GET DIAGNOSTICS frames = ROW_COUNT;
+
+    WITH in_trees AS MATERIALIZED (
+        SELECT DISTINCT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n
+    )
+    DELETE FROM @extschema@.func f
+     WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.event e WHERE e.func_id = f.id)
+       AND NOT EXISTS (SELECT FROM in_trees t WHERE t.func = f.id);
+    GET DIAGNOSTICS funcs = ROW_COUNT;
+
+    WITH used AS MATERIALIZED (
+        SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL
+    )
+    DELETE FROM @extschema@.labels l WHERE NOT EXISTS (SELECT FROM used u WHERE u.labels_id = l.id);
+    GET DIAGNOSTICS label_sets = ROW_COUNT;
+END
+$$;

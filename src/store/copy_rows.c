@@ -16,7 +16,8 @@
  * through it checks them), and the statement runs in a new
  * snapshot after a command counter increment, as SPI runs one.  COPY FROM
  * does not apply row security policies, so a table with policies for the
- * current user is left to the caller's INSERT (copy_rows_allowed).
+ * current user is left to the caller's INSERT (copy_rows_allowed); so is a
+ * table of Citus, whose rows live in its shards, not in its own heap.
  *
  * The rows are in COPY's text format, in the database's encoding (the
  * ENCODING option), so no conversion applies whatever the client's.
@@ -138,7 +139,13 @@ copy_rows_end_row(CopyRows *rows)
 bool
 copy_rows_allowed(Oid relid)
 {
-	return check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED;
+	/*
+	 * COPY's internal API writes into the table's own heap, which on Citus
+	 * is the empty shell of a reference or distributed table: its rows go
+	 * to the shards by an INSERT, which Citus routes.
+	 */
+	return check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
+		calltree_citus_table(relid, NULL) == CITUS_NONE;
 }
 
 /* The rows COPY is reading: its data callback takes no argument to carry them. */

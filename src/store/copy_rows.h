@@ -27,7 +27,8 @@ extern void copy_rows_end_row(CopyRows *rows);
 
 /*
  * Whether the current user's INSERT into `relid` could be a COPY: no row
- * security policy applies to it (COPY FROM does not apply them).
+ * security policy applies to it (COPY FROM does not apply them), and it is
+ * not a table of Citus (its rows are in its shards).
  */
 extern bool copy_rows_allowed(Oid relid);
 

@@ -137,10 +137,10 @@ static void
 key_index_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
 			   int ncolumns, int nkeys, Snapshot snapshot)
 {
-	Oid			heap_relid = calltree_relation(namespace, heap_name);
+	Oid			heap_relid = calltree_local_relation(namespace, heap_name);
 
 	k->heap = table_open(heap_relid, AccessShareLock);
-	k->index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	k->index = index_open(calltree_local_relation(namespace, index_name), AccessShareLock);
 	if (IndexRelationGetNumberOfKeyAttributes(k->index) != ncolumns)
 		elog(ERROR, "index \"%s\" has %d key columns, expected %d", index_name,
 			 IndexRelationGetNumberOfKeyAttributes(k->index), ncolumns);
@@ -195,7 +195,7 @@ static void
 hashed_key_open(KeyIndex *k, Oid namespace, const char *heap_name, const char *index_name,
 				const char *const *columns, int ncolumns, Snapshot snapshot)
 {
-	Relation	index = index_open(calltree_relation(namespace, index_name), AccessShareLock);
+	Relation	index = index_open(calltree_local_relation(namespace, index_name), AccessShareLock);
 	bool		hashed = index->rd_rel->relam == HASH_AM_OID;
 
 	index_close(index, NoLock);

@@ -11,11 +11,23 @@
  * with it the privilege and row-security checks a SELECT makes.  Such code
  * calls calltree_check_read first, so that a role reads through calltree
  * exactly what it could read with SQL.
+ *
+ * On Citus the interned tables are reference tables: the extension's own
+ * table is then an empty shell, and the rows are in a copy of it on each
+ * node, its placement, a table named after it and its shard (func_102008),
+ * with indexes named likewise.  SQL reaches the placements through Citus;
+ * direct reads open them through calltree_local_relation.
  */
 #include "postgres.h"
 
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 
@@ -32,6 +44,88 @@ calltree_relation(Oid namespace, const char *name)
 				 errmsg("relation \"calltree.%s\" does not exist", name),
 				 errhint("Reinstall the extension with DROP EXTENSION calltree; CREATE EXTENSION calltree.")));
 	return relid;
+}
+
+/* Whether Citus is installed in this database: its metadata tables exist */
+bool
+calltree_citus_present(void)
+{
+	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
+}
+
+/*
+ * How Citus holds table `relid`: CITUS_NONE (a table of its own), or a
+ * table with one shard (a reference table), whose id is set, or with many
+ * (distributed).
+ */
+CitusTableKind
+calltree_citus_table(Oid relid, int64 *shardid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	CitusTableKind kind = CITUS_NONE;
+
+	if (!calltree_citus_present())
+		return CITUS_NONE;
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT p.partmethod = 'n', s.shardid "
+							  "FROM pg_catalog.pg_dist_partition p "
+							  "LEFT JOIN pg_catalog.pg_dist_shard s ON s.logicalrelid = p.logicalrelid "
+							  "WHERE p.logicalrelid = $1 ORDER BY s.shardid LIMIT 1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the Citus metadata of relation %u", relid);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		bool		one_shard = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		shard = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+
+		kind = one_shard ? CITUS_REFERENCE : CITUS_DISTRIBUTED;
+		if (shardid)
+			*shardid = isnull ? 0 : DatumGetInt64(shard);
+	}
+	SPI_finish();
+	return kind;
+}
+
+Oid
+calltree_local_relation(Oid namespace, const char *name)
+{
+	Oid			relid = calltree_relation(namespace, name);
+	Oid			table = relid;
+	int64		shardid = 0;
+	Oid			placement;
+	char	   *placement_name;
+
+	if (!calltree_citus_present())
+		return relid;
+	if (get_rel_relkind(relid) == RELKIND_INDEX)
+		table = IndexGetRelation(relid, false);
+	switch (calltree_citus_table(table, &shardid))
+	{
+		case CITUS_NONE:
+			return relid;
+		case CITUS_DISTRIBUTED:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("calltree cannot read the distributed table \"calltree.%s\" directly",
+							get_rel_name(table)),
+					 errhint("calltree.distribute() makes calltree.%s a reference table; undistribute it and call calltree.distribute() again.",
+							 get_rel_name(table))));
+			break;
+		case CITUS_REFERENCE:
+			break;
+	}
+	placement_name = psprintf("%s_" INT64_FORMAT, name, shardid);
+	placement = get_relname_relid(placement_name, namespace);
+	if (!OidIsValid(placement))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the reference table \"calltree.%s\" has no placement \"%s\" on this node",
+						get_rel_name(table), placement_name),
+				 errdetail("calltree reads its interned tables on the node where a query runs."),
+				 errhint("On the coordinator, add it to the Citus cluster first: SELECT citus_set_coordinator_host('host', port).")));
+	return placement;
 }
 
 AttrNumber
