@@ -71,6 +71,10 @@
  * straight into a partition skip them: the writer's own, which it vouches
  * for, pg_restore's, and those of expire().  Only the owner of the
  * partitions may write into them directly.
+ *
+ * On Citus these triggers are gone: calltree.distribute() replaces them with
+ * the foreign keys they stand for, which Citus checks on every node
+ * (src/install/95_citus.sql), and the writer's vouching has nothing to skip.
  */
 #include "postgres.h"
 

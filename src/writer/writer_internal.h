@@ -176,6 +176,7 @@ struct ProfileWriter
 	Oid			sample_partition;	/* the partition of the profile's samples */
 	List	   *sample_columns;
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
+	bool		on_citus;		/* the interned tables are Citus's (write_set) */
 	List	   *stack_columns;
 	Oid			stack_sequence; /* ids of fresh stacks */
 
