@@ -20,7 +20,9 @@
 #                  change the data: retention)
 #   expect/*.sql   run on the coordinator only, echoed with its errors as
 #                  pg_regress does; the output must equal expect/NAME.out
-#                  (EXPLAIN's pushdown, Citus-only errors)
+#                  (EXPLAIN's pushdown, Citus-only errors), with the nodes'
+#                  folder written <nodes>, their port <port> and the shard
+#                  ids of names (sample_0_102029) <shard>
 #
 # psql runs them in the repository's folder with -X -q -v ON_ERROR_STOP=1
 # (expect/: -a, errors go on), and the variables :shared (the real
@@ -82,8 +84,8 @@ if [ "${CITUS_KEEP:-0}" != 1 ]; then
 	t_at_exit nodes_stop
 fi
 
-# node_start NAME: a new node, its socket in $nodes_dir/NAME
-node_start() {
+# node_init NAME: a new node's data folder, its socket in $nodes_dir/NAME
+node_init() {
 	local dir="$nodes_dir/$1"
 	as_pg mkdir -p "$dir"
 	as_pg "$PG_BIN/initdb" -D "$dir/data" --auth=trust -U postgres --no-sync -E UTF8 --locale=C \
@@ -103,7 +105,14 @@ node_start() {
 		# how its background tasks (the rebalancer) reach the node itself
 		citus.local_hostname = '$dir'
 		citus.max_background_task_executors_per_node = 2
+		citus.background_task_queue_interval = '200ms'
 	EOF
+}
+
+# node_start NAME: the node of node_init up, with Citus in its database
+node_start() {
+	local dir="$nodes_dir/$1"
+	[ -d "$dir/data" ] || node_init "$1"
 	as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null 2>&1 ||
 		fail "node $1 did not start: $(tail -n 5 "$dir/server.log")"
 	nodes_up+=("$1")
@@ -152,6 +161,15 @@ wanted() {
 }
 
 # ---------------------------------------------------------------- set-up
+# initdb three times at once: the longest part of the set-up
+init_pids=()
+for node in coordinator worker1 worker2; do
+	node_init "$node" &
+	init_pids+=($!)
+done
+for pid in "${init_pids[@]}"; do
+	wait "$pid" || fail "initdb failed"
+done
 node_start coordinator
 node_start worker1
 node_start worker2
@@ -204,9 +222,15 @@ expect_outputs() {
 	for f in "$repo"/test/citus/expect/*.sql; do
 		[ -f "$f" ] && wanted "$f" || continue
 		name=$(basename "$f" .sql)
-		run_file citus "$f" -a -v ON_ERROR_STOP=0 -v VERBOSITY=terse >"$work/$name.out" 2>&1 || true
+		# the nodes' names and port vary from run to run
+		run_file citus "$f" -a -v ON_ERROR_STOP=0 -v VERBOSITY=terse 2>&1 |
+			sed -E -e "s|$nodes_dir/|<nodes>/|g" -e "s/(port=|:)$port\b/\1<port>/g" \
+				-e 's/_10[0-9]{4,}\b/_<shard>/g' >"$work/$name.out" || true
 		if ! cmp -s "${f%.sql}.out" "$work/$name.out"; then
-			echo "expect/$name: the output is not expect/$name.out (diff expected actual):" >&2
+			# kept, as pg_regress keeps its own (results/ is not committed)
+			mkdir -p "$repo/results/citus"
+			cp "$work/$name.out" "$repo/results/citus/$name.out"
+			echo "expect/$name: the output is not expect/$name.out (diff expected results/citus/$name.out):" >&2
 			diff -u "${f%.sql}.out" "$work/$name.out" | head -n 60 >&2 || true
 			bad=1
 		fi
@@ -313,15 +337,16 @@ samples_inserted() {
 # each profile's tree that of the same file imported on one node.
 check_concurrent_imports() {
 	local i pids=() bad=0 dups
+	# (a file's name is its profile's)
 	for i in 1 2 3 4; do
 		if [ $((i % 2)) = 0 ]; then
-			collapsed "$work/conc$i.collapsed" ct_conc 400 desc
+			collapsed "$work/ct_conc$i" ct_conc 400 desc
 		else
-			collapsed "$work/conc$i.collapsed" ct_conc 400 asc
+			collapsed "$work/ct_conc$i" ct_conc 400 asc
 		fi
 	done
 	for i in 1 2 3 4; do
-		load_citus --name "ct_conc$i" "$work/conc$i.collapsed" >"$work/conc$i.out" 2>&1 &
+		load_citus "$work/ct_conc$i" >"$work/conc$i.out" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${!pids[@]}"; do
@@ -331,19 +356,20 @@ check_concurrent_imports() {
 		}
 	done
 	[ "$bad" = 0 ] || fail "concurrent imports failed"
-	dups=$(on_all func "SELECT count(*) - count(DISTINCT ROW(name, file, resource)) FROM %s" | sort -u | tr '\n' ' ')
-	dups+=$(on_all frame "SELECT count(*) - count(DISTINCT ROW(func_id, address, line, col, implementation)) FROM %s" | sort -u | tr '\n' ' ')
-	dups+=$(on_all stack "SELECT count(*) - count(DISTINCT ROW(prefix_id, frame_id)) FROM %s" | sort -u | tr '\n' ' ')
-	[ "$dups" = "0 0 0 " ] || fail "concurrent imports: keys twice in func, frame, stack placements: $dups"
-	# every node's copy of each interned table alike
-	for t in func frame stack; do
-		[ "$(on_all $t "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM %s x" | sort -u | wc -l)" = 1 ] ||
-			fail "concurrent imports: the placements of $t differ"
-	done
-	for i in 1 2 3 4; do
-		PGDATABASE=$single PG_CONFIG="$PG_BIN/pg_config" "$repo/bin/calltree-load" --name "ct_conc$i" \
-			"$work/conc$i.collapsed" >/dev/null
-	done
+	# per table: the distinct counts of keys twice, over its placements,
+	# and how many different copies of it the nodes hold
+	dups=$(q_citus "SELECT string_agg(t || ' ' || (SELECT string_agg(DISTINCT r.result, ',')
+	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT count(*) - count(DISTINCT ' || k || ') FROM %s') r)
+	                                 || ' ' || (SELECT count(DISTINCT r.result)
+	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT md5(string_agg(x::text, '','' ORDER BY x::text)) FROM %s x') r),
+	                           '; ' ORDER BY t)
+	                  FROM (VALUES ('func', 'ROW(name, file, resource)'),
+	                               ('frame', 'ROW(func_id, address, line, col, implementation)'),
+	                               ('stack', 'ROW(prefix_id, frame_id)')) AS v(t, k)")
+	[ "$dups" = "frame 0 1; func 0 1; stack 0 1" ] ||
+		fail "concurrent imports: keys twice, or copies that differ (table, keys twice, copies): $dups"
+	PGDATABASE=$single PG_CONFIG="$PG_BIN/pg_config" "$repo/bin/calltree-load" \
+		"$work"/ct_conc1 "$work"/ct_conc2 "$work"/ct_conc3 "$work"/ct_conc4 >/dev/null
 	# (by names: the funcs' ids, and so the order of siblings, depend on
 	# which import interned them first)
 	local sql="SELECT t.name, md5(string_agg(l, E'\\n' ORDER BY l))

@@ -458,7 +458,8 @@ Datum
 calltree_interned_refuse(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_refuse");
-	const char *table = RelationGetRelationName(trigdata->tg_relation);
+	/* on Citus, it fires on the tables' placements */
+	const char *table = calltree_table_name(trigdata->tg_relation);
 	const char *referring = strcmp(table, "frame") == 0 ? "stack" : "sample";
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
