@@ -28,9 +28,11 @@ citus_installed() {
 		[ -f "$("$pg_config" --sharedir)/extension/citus.control" ]
 }
 
+# ../shared/vendor beside the repository (or $CALLTREE_SHARED/vendor), absolute
+CITUS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 citus_vendor_dir() {
-	local shared=${CALLTREE_SHARED:-$(dirname "${BASH_SOURCE[0]}")/../../shared}
-	echo "$shared/vendor"
+	local shared=${CALLTREE_SHARED:-$CITUS_REPO/../shared}
+	echo "$(cd "$shared" 2>/dev/null && pwd || echo "$shared")/vendor"
 }
 
 # citus_run_quietly LOG CMD...: CMD's output to LOG; its tail on failure
@@ -60,9 +62,9 @@ citus_packages() {
 }
 
 # Builds the vendored Citus against $PG_BIN/pg_config into $CITUS_CACHE.
-# The optimisation level is -O1: the tests' clusters are small, and it
-# builds in less time than the default -O2 (test/citus_build.sh's header
-# in the README's test section gives the numbers).
+# The tests' clusters are small: -O1 (CITUS_CFLAGS to change it) compiles
+# Citus's files in about half the time -O2 takes, and with_llvm=no skips the
+# LLVM bitcode that PGXS compiles a second time with clang.
 citus_build() {
 	local vendor src stage log start pg_config=$PG_BIN/pg_config
 	vendor=$(citus_vendor_dir)
@@ -72,16 +74,16 @@ citus_build() {
 	log="$src/build.log"
 	echo "citus build: building Citus $CITUS_VERSION into $CITUS_CACHE (log $log)"
 	tar xzf "$vendor/citus-$CITUS_VERSION.tar.gz" -C "$src"
+	# (&&, not set -e, which a caller's || turns off)
 	(
-		set -e
-		cd "$src/citus-$CITUS_VERSION"
-		citus_run_quietly "$log" patch -p1 -i "$vendor/pg15-have_createdb_privilege.patch"
-		citus_run_quietly "$log" ./configure PG_CONFIG="$pg_config" --without-libcurl \
-			CFLAGS="${CITUS_CFLAGS:--O1}"
-		# with_llvm=no: no LLVM bitcode for JIT inlining, which PGXS would
-		# compile with clang beside every object (JIT calls Citus either way)
-		citus_run_quietly "$log" make -j"$(nproc)" with_llvm=no
-		citus_run_quietly "$log" make install with_llvm=no DESTDIR="$src/stage"
+		cd "$src/citus-$CITUS_VERSION" &&
+			citus_run_quietly "$log" patch -p1 -i "$vendor/pg15-have_createdb_privilege.patch" &&
+			citus_run_quietly "$log" ./configure PG_CONFIG="$pg_config" --without-libcurl \
+				CFLAGS="${CITUS_CFLAGS:--O1}" &&
+			# with_llvm=no: no LLVM bitcode for JIT inlining, which PGXS would
+			# compile with clang beside every object (JIT calls Citus either way)
+			citus_run_quietly "$log" make -j"$(nproc)" with_llvm=no &&
+			citus_run_quietly "$log" make install with_llvm=no DESTDIR="$src/stage"
 	) || return 1
 	# The staged tree mirrors pg_config's folders; keep only the two we copy.
 	stage="$CITUS_CACHE.new"

@@ -16,9 +16,13 @@
 #   same/*.sql     run on both; the two outputs (stdout) must be
 #                  byte-identical, and free of errors: that identity is the
 #                  assertion
+#   after/*.sql    like same/, once, after the operations below (they
+#                  change the data: retention)
 #   expect/*.sql   run on the coordinator only, echoed with its errors as
 #                  pg_regress does; the output must equal expect/NAME.out
-#                  (EXPLAIN's pushdown, Citus-only errors)
+#                  (EXPLAIN's pushdown, Citus-only errors), with the nodes'
+#                  folder written <nodes>, their port <port> and the shard
+#                  ids of names (sample_0_102029) <shard>
 #
 # psql runs them in the repository's folder with -X -q -v ON_ERROR_STOP=1
 # (expect/: -a, errors go on), and the variables :shared (the real
@@ -44,6 +48,12 @@ if ! citus_ensure; then
 fi
 
 checks=("$@")
+started=$SECONDS
+# phase NAME: how long the last phase took, for the log
+phase() {
+	echo "t_citus: $1 ($((SECONDS - started)) s)"
+	started=$SECONDS
+}
 single=calltree_citus_single
 db=postgres          # on every node of the Citus cluster
 port=${CT_PORT:-54329}
@@ -74,8 +84,8 @@ if [ "${CITUS_KEEP:-0}" != 1 ]; then
 	t_at_exit nodes_stop
 fi
 
-# node_start NAME: a new node, its socket in $nodes_dir/NAME
-node_start() {
+# node_init NAME: a new node's data folder, its socket in $nodes_dir/NAME
+node_init() {
 	local dir="$nodes_dir/$1"
 	as_pg mkdir -p "$dir"
 	as_pg "$PG_BIN/initdb" -D "$dir/data" --auth=trust -U postgres --no-sync -E UTF8 --locale=C \
@@ -92,8 +102,17 @@ node_start() {
 		max_worker_processes = 8
 		max_parallel_workers_per_gather = 0
 		citus.node_conninfo = 'sslmode=disable'
+		# how its background tasks (the rebalancer) reach the node itself
+		citus.local_hostname = '$dir'
 		citus.max_background_task_executors_per_node = 2
+		citus.background_task_queue_interval = '200ms'
 	EOF
+}
+
+# node_start NAME: the node of node_init up, with Citus in its database
+node_start() {
+	local dir="$nodes_dir/$1"
+	[ -d "$dir/data" ] || node_init "$1"
 	as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null 2>&1 ||
 		fail "node $1 did not start: $(tail -n 5 "$dir/server.log")"
 	nodes_up+=("$1")
@@ -142,6 +161,15 @@ wanted() {
 }
 
 # ---------------------------------------------------------------- set-up
+# initdb three times at once: the longest part of the set-up
+init_pids=()
+for node in coordinator worker1 worker2; do
+	node_init "$node" &
+	init_pids+=($!)
+done
+for pid in "${init_pids[@]}"; do
+	wait "$pid" || fail "initdb failed"
+done
 node_start coordinator
 node_start worker1
 node_start worker2
@@ -150,35 +178,38 @@ on coordinator >/dev/null <<-SQL
 	SELECT citus_add_node('$nodes_dir/worker1', $port);
 	SELECT citus_add_node('$nodes_dir/worker2', $port);
 	CREATE EXTENSION calltree;
-	SELECT calltree.distribute();
+	SELECT calltree.distribute(shard_count => 8);
 SQL
 t_createdb "$single"
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$single" -c 'CREATE EXTENSION calltree'
 
+phase "three nodes, distribute()"
 for f in "$repo"/test/citus/load/*; do
 	[[ $f == *.sql || $f == *.sh ]] || continue
 	run_file citus "$f" >"$work/load-citus.out" 2>&1 || fail "load/$(basename "$f") on Citus: $(tail -n 20 "$work/load-citus.out")"
 	run_file single "$f" >"$work/load-single.out" 2>&1 || fail "load/$(basename "$f") on one node: $(tail -n 20 "$work/load-single.out")"
 done
 
+phase "load/"
+
 # same_outputs: every same/ file, on both; the failures on stderr
 same_outputs() {
-	local f name bad=0
-	for f in "$repo"/test/citus/same/*.sql; do
+	local f name bad=0 folder=${1:-same}
+	for f in "$repo"/test/citus/"$folder"/*.sql; do
 		[ -f "$f" ] && wanted "$f" || continue
 		name=$(basename "$f" .sql)
 		# stdout only: Citus adds its own notices and warnings
 		if ! run_file citus "$f" >"$work/$name.citus" 2>"$work/$name.citus.err"; then
-			echo "same/$name: failed on Citus:" >&2
+			echo "$folder/$name: failed on Citus:" >&2
 			tail -n 20 "$work/$name.citus.err" >&2
 			bad=1
 			continue
 		fi
 		run_file single "$f" >"$work/$name.single" 2>"$work/$name.single.err" ||
-			fail "same/$name: failed on one node: $(tail -n 20 "$work/$name.single.err")"
-		[ -s "$work/$name.single" ] || fail "same/$name: no output"
+			fail "$folder/$name: failed on one node: $(tail -n 20 "$work/$name.single.err")"
+		[ -s "$work/$name.single" ] || fail "$folder/$name: no output"
 		if ! cmp -s "$work/$name.single" "$work/$name.citus"; then
-			echo "same/$name: Citus and one node differ (diff one-node Citus):" >&2
+			echo "$folder/$name: Citus and one node differ (diff one-node Citus):" >&2
 			diff -u "$work/$name.single" "$work/$name.citus" | head -n 60 >&2 || true
 			bad=1
 		fi
@@ -191,9 +222,15 @@ expect_outputs() {
 	for f in "$repo"/test/citus/expect/*.sql; do
 		[ -f "$f" ] && wanted "$f" || continue
 		name=$(basename "$f" .sql)
-		run_file citus "$f" -a -v ON_ERROR_STOP=0 -v VERBOSITY=terse >"$work/$name.out" 2>&1 || true
+		# the nodes' names and port vary from run to run
+		run_file citus "$f" -a -v ON_ERROR_STOP=0 -v VERBOSITY=terse 2>&1 |
+			sed -E -e "s|$nodes_dir/|<nodes>/|g" -e "s/(port=|:)$port\b/\1<port>/g" \
+				-e 's/_10[0-9]{4,}\b/_<shard>/g' >"$work/$name.out" || true
 		if ! cmp -s "${f%.sql}.out" "$work/$name.out"; then
-			echo "expect/$name: the output is not expect/$name.out (diff expected actual):" >&2
+			# kept, as pg_regress keeps its own (results/ is not committed)
+			mkdir -p "$repo/results/citus"
+			cp "$work/$name.out" "$repo/results/citus/$name.out"
+			echo "expect/$name: the output is not expect/$name.out (diff expected results/citus/$name.out):" >&2
 			diff -u "${f%.sql}.out" "$work/$name.out" | head -n 60 >&2 || true
 			bad=1
 		fi
@@ -226,11 +263,170 @@ check_placement() {
 	[ -z "$n" ] || fail "placement: rows were written into the coordinator's shells: $n"
 }
 
+# on_all TABLE SQL: SQL (%s for the table) on every placement of a Citus
+# table, one result a line
+on_all() {
+	q_citus "SELECT result FROM run_command_on_placements('calltree.$1', \$q\$$2\$q\$) ORDER BY nodename, shardid"
+}
+
+# What the failed imports must not leave: profiles, samples, funcs
+footprint() {
+	echo "profiles $(q_citus "SELECT count(*) FROM calltree.profile")"
+	echo "samples $(q_citus "SELECT count(*) FROM calltree.sample")"
+	echo "funcs $(on_all func "SELECT count(*) FROM %s WHERE name LIKE 'ct\_%%'" | tr '\n' ' ')"
+}
+
+# collapsed FILE PREFIX COUNT ORDER: COUNT stacks of two new funcs each,
+# PREFIX_i;PREFIX_j, in ascending or descending order of i
+collapsed() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		if [ "$4" = desc ]; then
+			echo "$2_$(($3 - i));$2_$((i % 50)) $((i % 7 + 1))"
+		else
+			echo "$2_$i;$2_$(($3 - i - 1 + 7)) $((i % 5 + 1))"
+		fi
+	done >"$1"
+}
+
+load_citus() {
+	PGHOST="$nodes_dir/coordinator" PGPORT=$port PGDATABASE=$db PG_CONFIG="$PG_BIN/pg_config" \
+		"$repo/bin/calltree-load" "$@"
+}
+
+# An import that fails after it wrote samples (more than a batch of them,
+# SAMPLE_BATCH in src/writer/writer_internal.h, in the smallest cache) leaves nothing on any node: one distributed
+# transaction.
+check_failed_import() {
+	local before after inserted
+	before=$(footprint)
+	inserted=$(samples_inserted)
+	collapsed "$work/fail.collapsed" ct_fail 12000 asc
+	echo 'this line is not a collapsed stack' >>"$work/fail.collapsed"
+	if PGOPTIONS="$PGOPTIONS -c calltree.import_work_mem=1024" \
+		load_citus --name failing "$work/fail.collapsed" >"$work/fail.out" 2>&1; then
+		fail "failed import: the malformed file was imported"
+	fi
+	grep -q 'malformed collapsed stack' "$work/fail.out" ||
+		fail "failed import: not the expected error: $(tail -n 3 "$work/fail.out")"
+	after=$(footprint)
+	[ "$before" = "$after" ] || fail "failed import: it left rows behind: before: $before; after: $after"
+	# and it had written samples on a worker before it failed: the shards'
+	# count of inserted rows grew (their backends report it as they end)
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(samples_inserted)" -gt "$inserted" ] && return 0
+		sleep 1
+	done
+	fail "failed import: no sample reached a worker before the error; the test needs a bigger file"
+}
+
+# How many rows were ever inserted into the shards of sample on the workers
+samples_inserted() {
+	local w total=0 n
+	for w in worker1 worker2; do
+		n=$(on "$w" -At -c "SET citus.show_shards_for_app_name_prefixes = '*'" \
+			-c "SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname LIKE 'sample%'")
+		total=$((total + n))
+	done
+	echo "$total"
+}
+
+# Concurrent imports through the coordinator, of new funcs that overlap in
+# opposite orders: no error (no deadlock), no key twice on any node, and
+# each profile's tree that of the same file imported on one node.
+check_concurrent_imports() {
+	local i pids=() bad=0 dups
+	# (a file's name is its profile's)
+	for i in 1 2 3 4; do
+		if [ $((i % 2)) = 0 ]; then
+			collapsed "$work/ct_conc$i" ct_conc 400 desc
+		else
+			collapsed "$work/ct_conc$i" ct_conc 400 asc
+		fi
+	done
+	for i in 1 2 3 4; do
+		load_citus "$work/ct_conc$i" >"$work/conc$i.out" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || {
+			echo "concurrent import $((i + 1)) failed: $(tail -n 3 "$work/conc$((i + 1)).out")" >&2
+			bad=1
+		}
+	done
+	[ "$bad" = 0 ] || fail "concurrent imports failed"
+	# per table: the distinct counts of keys twice, over its placements,
+	# and how many different copies of it the nodes hold
+	dups=$(q_citus "SELECT string_agg(t || ' ' || (SELECT string_agg(DISTINCT r.result, ',')
+	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT count(*) - count(DISTINCT ' || k || ') FROM %s') r)
+	                                 || ' ' || (SELECT count(DISTINCT r.result)
+	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT md5(string_agg(x::text, '','' ORDER BY x::text)) FROM %s x') r),
+	                           '; ' ORDER BY t)
+	                  FROM (VALUES ('func', 'ROW(name, file, resource)'),
+	                               ('frame', 'ROW(func_id, address, line, col, implementation)'),
+	                               ('stack', 'ROW(prefix_id, frame_id)')) AS v(t, k)")
+	[ "$dups" = "frame 0 1; func 0 1; stack 0 1" ] ||
+		fail "concurrent imports: keys twice, or copies that differ (table, keys twice, copies): $dups"
+	PGDATABASE=$single PG_CONFIG="$PG_BIN/pg_config" "$repo/bin/calltree-load" \
+		"$work"/ct_conc1 "$work"/ct_conc2 "$work"/ct_conc3 "$work"/ct_conc4 >/dev/null
+	# (by names: the funcs' ids, and so the order of siblings, depend on
+	# which import interned them first)
+	local sql="SELECT t.name, md5(string_agg(l, E'\\n' ORDER BY l))
+	             FROM (SELECT p.name, calltree.to_collapsed(calltree.stack_agg(s.stack_id, s.weight)) AS c
+	                     FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
+	                    WHERE p.name LIKE 'ct_conc%' GROUP BY p.name) t,
+	                  regexp_split_to_table(t.c, E'\\n') AS l
+	            GROUP BY t.name ORDER BY t.name"
+	[ "$(q_citus "$sql")" = "$(q_single "$sql")" ] ||
+		fail "concurrent imports: their trees are not those of one node"
+	# then gone again, on both: DELETE cascades to the samples, and
+	# collect_garbage() deletes the funcs, frames and stacks left unused
+	q_citus "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
+	q_single "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
+	[ "$(q_citus "SELECT * FROM calltree.collect_garbage()")" = "$(q_single "SELECT * FROM calltree.collect_garbage()")" ] ||
+		fail "collect_garbage() deleted other rows on Citus than on one node"
+}
+
+# A third worker, and the shards rebalanced onto it: same results
+check_rebalance() {
+	node_start worker3
+	q_citus "SELECT citus_add_node('$nodes_dir/worker3', $port)" >/dev/null
+	q_citus "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" >/dev/null
+	q_citus "SELECT citus_rebalance_wait()" >/dev/null
+	local n
+	n=$(q_citus "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+	              JOIN pg_dist_node n ON n.groupid = p.groupid
+	             WHERE s.logicalrelid = 'calltree.sample'::regclass AND n.nodename LIKE '%/worker3'")
+	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample moved to the third worker"
+	same_outputs || fail "rebalance: results differ from one node's after the rebalance"
+}
+
+# A worker down: a clear error, never a partial tree
+check_worker_down() {
+	as_pg "$PG_BIN/pg_ctl" -D "$nodes_dir/worker2/data" -m fast -w stop >/dev/null
+	if q_citus "SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample" >"$work/down.out" 2>&1; then
+		fail "worker down: a tree came back without worker2: $(cat "$work/down.out")"
+	fi
+	grep -q "worker2" "$work/down.out" ||
+		fail "worker down: the error does not name the worker: $(cat "$work/down.out")"
+}
+
 status=0
 same_outputs || status=1
 expect_outputs || status=1
-if [ ${#checks[@]} -eq 0 ]; then
+phase "same/ and expect/"
+if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	check_placement
+	check_failed_import
+	phase "placement and a failed import"
+	check_concurrent_imports
+	phase "concurrent imports"
+	check_rebalance
+	phase "a third worker and a rebalance"
+	same_outputs after || fail "after/: results differ from one node's"
+	phase "after/"
+	check_worker_down
 fi
 
 if [ "${CITUS_KEEP:-0}" = 1 ]; then

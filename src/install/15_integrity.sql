@@ -6,7 +6,9 @@
 -- foreign keys: src/store/integrity.c says why and how.  interned_refuse
 -- refuses what such checks could not follow: an update of a stack or of
 -- the id of a frame, profile or label set, and TRUNCATE of frame, profile
--- or labels.  frame.func_id stays a foreign key.
+-- or labels.  frame.func_id stays a foreign key.  On Citus, which refuses
+-- such triggers, distribute() (95_citus.sql) replaces those that read
+-- other tables with the foreign keys they stand for.
 --------------------------------------------------------------------------
 
 CREATE FUNCTION stack_insert_check() RETURNS trigger

@@ -156,6 +156,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     lo bigint := coalesce(first_id, -9223372036854775808);
+    prof @extschema@.profile;
 BEGIN
     profiles := 0;
     samples := 0;
@@ -163,11 +164,13 @@ BEGIN
         IF pass = 2 THEN
             EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
         END IF;
-        IF EXISTS (SELECT 1 FROM @extschema@.profile p
-                    WHERE p.id >= lo AND p.id < end_id
-                      AND NOT (p.started_at < cutoff AND @extschema@.rolled_up(p))) THEN
-            RETURN;
-        END IF;
+        -- each profile is checked here, where rollup is (on Citus the
+        -- profiles are on the workers, the rollups on the coordinator)
+        FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id LOOP
+            IF NOT (prof.started_at < cutoff AND @extschema@.rolled_up(prof)) THEN
+                RETURN;
+            END IF;
+        END LOOP;
     END LOOP;
     EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
     EXECUTE format('TRUNCATE %s', part);
@@ -192,7 +195,8 @@ DECLARE
     empty boolean;
 BEGIN
     LOCK TABLE ONLY @extschema@.sample IN ACCESS EXCLUSIVE MODE;
-    EXECUTE format('SELECT NOT EXISTS (SELECT FROM %s)', part) INTO empty;
+    -- SELECT 1: Citus cannot plan a subquery of no columns on its tables
+    EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM %s)', part) INTO empty;
     IF empty THEN
         EXECUTE format('DROP TABLE %s', part);
     END IF;
@@ -214,6 +218,9 @@ DECLARE
     current record;
     done record;
     oldest timestamptz;
+    prof @extschema@.profile;
+    gone bigint[] := '{}';
+    deleted bigint;
 BEGIN
     PERFORM @extschema@.expire_check(raw_older_than, partition_width);
     partitions := 0;
@@ -237,19 +244,27 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- the profiles of sample_default, row by row: few
-    WITH gone AS (
-        DELETE FROM @extschema@.profile p
-         WHERE NOT EXISTS (SELECT FROM @extschema@.sample_partitions() w
-                            WHERE w.end_id IS NOT NULL AND p.id >= coalesce(w.first_id, p.id) AND p.id < w.end_id)
-           AND p.started_at < cutoff AND @extschema@.rolled_up(p)
-        RETURNING p.id)
-    SELECT profiles + count(*), samples + (SELECT count(*) FROM @extschema@.sample_default s WHERE s.profile_id IN (SELECT id FROM gone))
-      INTO profiles, samples FROM gone;
+    -- the profiles of sample_default, row by row: few.  Each profile is
+    -- checked here, as in expire_partition.
+    FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.started_at < cutoff LOOP
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_partitions() w
+                        WHERE w.end_id IS NOT NULL AND prof.id >= coalesce(w.first_id, prof.id) AND prof.id < w.end_id)
+           AND @extschema@.rolled_up(prof) THEN
+            gone := gone || prof.id;
+        END IF;
+    END LOOP;
+    SELECT samples + count(*) INTO samples FROM @extschema@.sample_default s WHERE s.profile_id = ANY (gone);
+    DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    profiles := profiles + deleted;
 
     -- the profiles old enough and rolled up that stay, with their partition
-    SELECT count(*) INTO kept FROM @extschema@.profile p
-     WHERE p.started_at < cutoff AND @extschema@.rolled_up(p);
+    kept := 0;
+    FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.started_at < cutoff LOOP
+        IF @extschema@.rolled_up(prof) THEN
+            kept := kept + 1;
+        END IF;
+    END LOOP;
 
     -- a new window when the current one has received imports for long enough
     SELECT p.imported_at INTO oldest FROM @extschema@.profile p
@@ -262,9 +277,10 @@ BEGIN
     -- the empty partitions of closed windows (sample_0 stays: the extension made it)
     FOR part IN SELECT * FROM @extschema@.sample_partitions() p
                  WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
-                   AND NOT EXISTS (SELECT 1 FROM @extschema@.profile q WHERE q.id >= p.first_id AND q.id < p.end_id)
                  ORDER BY p.end_id LOOP
-        PERFORM @extschema@.expire_drop(part.partition);
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.profile q WHERE q.id >= part.first_id AND q.id < part.end_id) THEN
+            PERFORM @extschema@.expire_drop(part.partition);
+        END IF;
     END LOOP;
 END
 $$;
@@ -288,42 +304,54 @@ CREATE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs 
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    used_ids bigint[];
+    used_funcs int4[];
 BEGIN
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'collect_garbage() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
             USING ERRCODE = 'feature_not_supported',
                   HINT = 'It must see the rows committed while it waited for its locks.';
     END IF;
+    -- On Citus (docs/citus.md): the interned tables are reference tables
+    -- that samples and events refer to by foreign keys, and Citus lets a
+    -- transaction write those after reading all shards only if it reads
+    -- them one connection per node.  What the distributed tables use is
+    -- read first, into arrays: Citus deletes from a reference table with
+    -- conditions on reference tables and values only.
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
     LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
     PERFORM @extschema@.intern_lock();
 
     -- the stacks of samples and their prefixes, up to the roots
-    WITH RECURSIVE used (id) AS (
-        SELECT DISTINCT s.stack_id FROM @extschema@.sample s
-        UNION
-        SELECT st.prefix_id FROM used u JOIN @extschema@.stack st ON st.id = u.id
-         WHERE st.prefix_id IS NOT NULL
-    )
-    DELETE FROM @extschema@.stack st WHERE NOT EXISTS (SELECT FROM used u WHERE u.id = st.id);
+    used_ids := ARRAY(SELECT DISTINCT s.stack_id FROM @extschema@.sample s);
+    used_ids := ARRAY(
+        WITH RECURSIVE used (id) AS (
+            SELECT u.id FROM unnest(used_ids) AS u(id)
+            UNION
+            SELECT st.prefix_id FROM used u JOIN @extschema@.stack st ON st.id = u.id
+             WHERE st.prefix_id IS NOT NULL
+        )
+        SELECT u.id FROM used u);
+    DELETE FROM @extschema@.stack st WHERE st.id <> ALL (used_ids);
     GET DIAGNOSTICS stacks = ROW_COUNT;
 
     DELETE FROM @extschema@.frame f
-     WHERE NOT EXISTS (SELECT FROM @extschema@.stack st WHERE st.frame_id = f.id);
+     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.stack st WHERE st.frame_id = f.id);
     GET DIAGNOSTICS frames = ROW_COUNT;
 
-    WITH in_trees AS MATERIALIZED (
-        SELECT DISTINCT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n
-    )
+    used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
+                        UNION
+                        SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
     DELETE FROM @extschema@.func f
-     WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-       AND NOT EXISTS (SELECT 1 FROM @extschema@.event e WHERE e.func_id = f.id)
-       AND NOT EXISTS (SELECT FROM in_trees t WHERE t.func = f.id);
+     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+       AND f.id <> ALL (used_funcs);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
-    WITH used AS MATERIALIZED (
-        SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL
-    )
-    DELETE FROM @extschema@.labels l WHERE NOT EXISTS (SELECT FROM used u WHERE u.labels_id = l.id);
+    used_ids := ARRAY(SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL);
+    DELETE FROM @extschema@.labels l WHERE l.id <> ALL (used_ids);
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
 $$;

@@ -71,6 +71,10 @@
  * straight into a partition skip them: the writer's own, which it vouches
  * for, pg_restore's, and those of expire().  Only the owner of the
  * partitions may write into them directly.
+ *
+ * On Citus these triggers are gone: calltree.distribute() replaces them with
+ * the foreign keys they stand for, which Citus checks on every node
+ * (src/install/95_citus.sql), and the writer's vouching has nothing to skip.
  */
 #include "postgres.h"
 
@@ -460,7 +464,8 @@ Datum
 calltree_interned_refuse(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_refuse");
-	const char *table = RelationGetRelationName(trigdata->tg_relation);
+	/* on Citus, it fires on the tables' placements */
+	const char *table = calltree_table_name(trigdata->tg_relation);
 	const char *referring = strcmp(table, "frame") == 0 ? "stack" : "sample";
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))

@@ -165,7 +165,8 @@ intern_cache_open(void)
 	}
 	for (int t = 0; t < TABLES; t++)
 	{
-		oids[t] = calltree_relation(namespace, table_names[t]);
+		/* on Citus, the placement here, whose triggers send the invalidations */
+		oids[t] = calltree_local_relation(namespace, table_names[t]);
 		/* the stacks are held by the caller, in a stronger mode */
 		if (t != TABLE_STACK)
 			LockRelationOid(oids[t], AccessShareLock);

@@ -29,6 +29,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/rls.h"
 
 #include "store/relations.h"
@@ -126,6 +127,21 @@ calltree_local_relation(Oid namespace, const char *name)
 				 errdetail("calltree reads its interned tables on the node where a query runs."),
 				 errhint("On the coordinator, add it to the Citus cluster first: SELECT citus_set_coordinator_host('host', port).")));
 	return placement;
+}
+
+const char *
+calltree_table_name(Relation rel)
+{
+	const char *name = RelationGetRelationName(rel);
+	const char *end = strrchr(name, '_');
+	char	   *shell;
+
+	if (end == NULL || end[1] == '\0' || strspn(end + 1, "0123456789") != strlen(end + 1))
+		return name;
+	shell = pnstrdup(name, end - name);
+	if (!OidIsValid(get_relname_relid(shell, RelationGetNamespace(rel))))
+		return name;
+	return shell;
 }
 
 AttrNumber

@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "access/attnum.h"
+#include "utils/relcache.h"
 
 extern Oid	calltree_relation(Oid namespace, const char *name);
 extern AttrNumber calltree_column(Oid relid, const char *name);
@@ -32,5 +33,11 @@ extern CitusTableKind calltree_citus_table(Oid relid, int64 *shardid);
  * (an error when there is none, or when the table is distributed).
  */
 extern Oid	calltree_local_relation(Oid namespace, const char *name);
+
+/*
+ * The name of the extension's table that `rel` is, or whose placement (a
+ * shard of Citus, named after it: stack_102010) it is.
+ */
+extern const char *calltree_table_name(Relation rel);
 
 #endif							/* CALLTREE_RELATIONS_H */

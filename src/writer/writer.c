@@ -164,6 +164,7 @@ choose_copy(ProfileWriter *writer)
 		writer->stack_columns = column_names(stack_columns, lengthof(stack_columns));
 	}
 	writer->stack_sequence = calltree_relation(namespace, "stack_id_seq");
+	writer->on_citus = calltree_citus_table(stack, NULL) != CITUS_NONE;
 }
 
 /* The writer's caches and buffers, empty, in the caller's context */

@@ -178,6 +178,7 @@ struct ProfileWriter
 	bool		sample_values_refused;	/* it takes no rows as values */
 	List	   *sample_columns;
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
+	bool		on_citus;		/* the interned tables are Citus's (write_set) */
 	List	   *stack_columns;
 	Oid			stack_sequence; /* ids of fresh stacks */
 
