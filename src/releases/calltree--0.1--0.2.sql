@@ -1706,6 +1706,7 @@ AS $$
 DECLARE
     used_ids bigint[];
     used_funcs int4[];
+    garbage bigint[];
 BEGIN
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'collect_garbage() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
@@ -1734,7 +1735,11 @@ BEGIN
              WHERE st.prefix_id IS NOT NULL
         )
         SELECT u.id FROM used u);
-    DELETE FROM @extschema@.stack st WHERE st.id <> ALL (used_ids);
+    -- the garbage is found by an anti-join (hashed), then deleted by id:
+    -- "id <> ALL (array)" would compare each row with the whole array
+    garbage := ARRAY(SELECT st.id FROM @extschema@.stack st
+                      WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = st.id));
+    DELETE FROM @extschema@.stack st WHERE st.id = ANY (garbage);
     GET DIAGNOSTICS stacks = ROW_COUNT;
 
     DELETE FROM @extschema@.frame f
@@ -1744,13 +1749,16 @@ BEGIN
     used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
                         UNION
                         SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
-    DELETE FROM @extschema@.func f
-     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-       AND f.id <> ALL (used_funcs);
+    garbage := ARRAY(SELECT f.id FROM @extschema@.func f
+                      WHERE NOT EXISTS (SELECT 1 FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+                        AND NOT EXISTS (SELECT 1 FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
+    DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
     used_ids := ARRAY(SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL);
-    DELETE FROM @extschema@.labels l WHERE l.id <> ALL (used_ids);
+    garbage := ARRAY(SELECT l.id FROM @extschema@.labels l
+                      WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = l.id));
+    DELETE FROM @extschema@.labels l WHERE l.id = ANY (garbage);
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
 $$;

@@ -284,7 +284,11 @@ caller_reads_all_of(Oid table)
 /*
  * Runs a check over `table` and the statement's transition tables
  * (registered by the caller), in the latest snapshot; the first row of at
- * most one, or NULL.
+ * most one, or NULL.  The checks of deletions have no LIMIT in their SQL:
+ * the execution stops at the first row anyway, and a LIMIT makes the
+ * planner bet on an early match (a nested loop over the deleted rows for
+ * each referring row), which is quadratic when there is none, the usual
+ * case.
  */
 static HeapTuple
 first_violation(Oid table, const char *query, TupleDesc *desc)
@@ -397,8 +401,8 @@ check_deleted_stacks_unsampled(TriggerData *trigdata)
 	TupleDesc	desc;
 	HeapTuple	bad = first_violation(table_of(trigdata, "sample"),
 									  "SELECT s.stack_id FROM calltree.sample s "
-									  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o) "
-									  "LIMIT 1", &desc);
+									  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
+									  &desc);
 
 	if (bad != NULL)
 		ereport(ERROR,
@@ -427,9 +431,9 @@ calltree_interned_delete_check(PG_FUNCTION_ARGS)
 	bad = first_violation(stack,
 						  stacks
 						  ? "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s "
-						  "ON s.prefix_id OPERATOR(pg_catalog.=) o.id LIMIT 1"
+						  "ON s.prefix_id OPERATOR(pg_catalog.=) o.id"
 						  : "SELECT s.id, o.id FROM old_rows o JOIN calltree.stack s "
-						  "ON s.frame_id OPERATOR(pg_catalog.=) o.id LIMIT 1",
+						  "ON s.frame_id OPERATOR(pg_catalog.=) o.id",
 						  &desc);
 	if (bad != NULL)
 	{
@@ -629,7 +633,7 @@ calltree_labels_delete_check(PG_FUNCTION_ARGS)
 	bad = first_violation(table_of(trigdata, "sample"),
 						  "SELECT o.id FROM old_rows o "
 						  "WHERE EXISTS (SELECT FROM calltree.sample s "
-						  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id) LIMIT 1",
+						  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id)",
 						  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
