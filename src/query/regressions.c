@@ -16,6 +16,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 #include "store/func_names.h"
@@ -134,6 +135,8 @@ join_functions(const CallTree *base, const CallTree *test, double min_share, int
 		i += in_base;
 		j += in_test;
 	}
+	pfree(b);
+	pfree(t);
 	qsort(rows, count, sizeof(Regression), compare_regressions);
 	*nrows = count;
 	return rows;
@@ -147,14 +150,26 @@ share_column(double value, Datum *datum, bool *isnull)
 	*datum = Float8GetDatum(value);
 }
 
-/* The func's name: calltree.func's from either tree's names, or '#<id>' */
-static Datum
-func_name(int32 func, const FuncNames *base_names, const FuncNames *test_names)
+/* What calltree.func holds of the rows' funcs: of these only, however many the trees hold */
+static FuncNames *
+names_of_rows(const Regression *rows, int32 nrows)
 {
-	const char *name = func_names_get(base_names, func);
+	int32	   *funcs = palloc(sizeof(int32) * Max(nrows, 1));
+	FuncNames  *names;
 
-	if (name == NULL)
-		name = func_names_get(test_names, func);
+	for (int32 k = 0; k < nrows; k++)
+		funcs[k] = rows[k].func;
+	names = func_names_fetch_funcs(funcs, nrows);
+	pfree(funcs);
+	return names;
+}
+
+/* The func's name from calltree.func, or '#<id>' */
+static Datum
+func_name(int32 func, const FuncNames *names)
+{
+	const char *name = func_names_get(names, func);
+
 	return CStringGetTextDatum(name ? name : psprintf("#%d", func));
 }
 
@@ -176,8 +191,8 @@ calltree_regressions(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo;
 	Regression *rows;
 	int32		nrows;
-	const FuncNames *base_names;
-	const FuncNames *test_names;
+	const FuncNames *names;
+	MemoryContext row_cxt;
 
 	if (isnan(min_share))
 		ereport(ERROR,
@@ -185,18 +200,22 @@ calltree_regressions(PG_FUNCTION_ARGS)
 				 errmsg("min_share of regressions() must not be NaN"),
 				 errhint("min_share is a share of the total, such as 0.005 for half a percent; 0 keeps every function.")));
 	rows = join_functions(base, test, min_share, &nrows);
-	base_names = func_names_fetch(base);
-	test_names = func_names_fetch(test);
+	names = names_of_rows(rows, nrows);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree regressions row",
+									ALLOCSET_DEFAULT_SIZES);
 	for (int32 k = 0; k < nrows; k++)
 	{
 		Datum		values[REGRESSION_COLUMNS];
 		bool		nulls[REGRESSION_COLUMNS] = {false};
 		const Regression *r = &rows[k];
+		MemoryContext old = MemoryContextSwitchTo(row_cxt);
 
+		if ((k & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		values[0] = Int32GetDatum(r->func);
-		values[1] = func_name(r->func, base_names, test_names);
+		values[1] = func_name(r->func, names);
 		share_column(r->base_self, &values[2], &nulls[2]);
 		share_column(r->test_self, &values[3], &nulls[3]);
 		share_column(r->delta_self, &values[4], &nulls[4]);
@@ -204,6 +223,8 @@ calltree_regressions(PG_FUNCTION_ARGS)
 		share_column(r->test_running, &values[6], &nulls[6]);
 		share_column(r->delta_running, &values[7], &nulls[7]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_cxt);
 	}
 	return (Datum) 0;
 }

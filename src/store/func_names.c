@@ -95,19 +95,18 @@ take_func_rows(FuncNames *names, MemoryContext cxt)
 }
 
 /*
- * The rows are copied into the caller's memory context: SPI_finish frees
- * everything that was allocated while connected.
+ * The rows of names->ids, fetched in one query.  They are copied into the
+ * caller's memory context: SPI_finish frees everything that was allocated
+ * while connected.
  */
-FuncNames *
-func_names_fetch(const CallTree *tree)
+static FuncNames *
+fetch_func_rows(FuncNames *names)
 {
 	MemoryContext caller_cxt = CurrentMemoryContext;
-	FuncNames  *names = palloc0(sizeof(FuncNames));
 	Oid			argtypes[1] = {INT4ARRAYOID};
 	Datum		args[1];
 	int			ret;
 
-	names->ids = distinct_funcs(tree, &names->count);
 	names->rows = palloc_extended(sizeof(FuncRow) * Max(names->count, 1),
 								  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (names->count == 0)
@@ -123,6 +122,26 @@ func_names_fetch(const CallTree *tree)
 	take_func_rows(names, caller_cxt);
 	SPI_finish();
 	return names;
+}
+
+FuncNames *
+func_names_fetch(const CallTree *tree)
+{
+	FuncNames  *names = palloc0(sizeof(FuncNames));
+
+	names->ids = distinct_funcs(tree, &names->count);
+	return fetch_func_rows(names);
+}
+
+FuncNames *
+func_names_fetch_funcs(const int32 *funcs, int32 count)
+{
+	FuncNames  *names = palloc0(sizeof(FuncNames));
+
+	names->ids = palloc_extended(sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
+	memcpy(names->ids, funcs, sizeof(int32) * count);
+	names->count = func_ids_sort_distinct(names->ids, count);
+	return fetch_func_rows(names);
 }
 
 static const FuncRow *

@@ -11,8 +11,9 @@
  * node in test are matched by func, put in the union's sibling order
  * (combined running weight descending, then func ascending) and visited in
  * that order, depth first, so the union's nodes come out in preorder:
- * the order of base + test.  Nothing is hashed or built on the way; each
- * union node is written once, to its final place.
+ * the order of base + test.  Nothing is hashed or built on the way: the
+ * walk hands out each union node once, in order, and keeps only the nodes
+ * still to visit.  tree_pair_make stores what it hands out in arrays.
  */
 #include "postgres.h"
 
@@ -35,6 +36,7 @@ typedef struct Side
 	const int64 *self;
 	int64	   *running;		/* calltree_running */
 	int32	   *size;			/* the nodes of each node's subtree, itself included */
+	int64		path_elements;	/* the sizes summed (tree_union_path_elements_bound) */
 } Side;
 
 /* A child of a union node: a func path of base, of test or of both */
@@ -46,7 +48,7 @@ typedef struct Sibling
 	int32		test;			/* the same in test */
 } Sibling;
 
-/* A union node still to be written: its nodes in both trees, its parent and depth */
+/* A union node still to be visited: its nodes in both trees, its parent and depth */
 typedef struct Visit
 {
 	int32		base;
@@ -55,18 +57,26 @@ typedef struct Visit
 	int32		depth;
 } Visit;
 
-/* The walk: the union nodes still to visit (a stack), and one sibling group */
-typedef struct UnionWalk
+/*
+ * The walk (compare.h): the union nodes still to visit (a stack), one
+ * sibling group, and the count of the nodes visited, which is the next
+ * one's index.
+ */
+struct TreeUnion
 {
+	MemoryContext cxt;			/* holds the walk and all of its arrays */
 	Side		base;
 	Side		test;
+	int64		base_total;
+	int64		test_total;
 	Visit	   *pending;
 	int32		npending;
 	int32		pending_capacity;
 	Sibling    *siblings;
 	int32		nsiblings;
 	int32		siblings_capacity;
-} UnionWalk;
+	int32		nvisited;
+};
 
 /* A sibling group larger than this is matched by sorting and searching, not pair by pair */
 #define MATCH_BY_SEARCH		16
@@ -85,9 +95,11 @@ read_side(Side *side, const CallTree *tree)
 	side->self = calltree_self(tree);
 	side->running = calltree_running(tree);
 	side->size = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	side->path_elements = 0;
 	for (int32 i = n - 1; i >= 0; i--)
 	{
 		side->size[i]++;
+		side->path_elements += side->size[i];
 		if (side->parent[i] >= 0)
 			side->size[side->parent[i]] += side->size[i];
 	}
@@ -123,7 +135,7 @@ room_for_one(void *array, int32 used, int32 *capacity, Size elem_size)
 }
 
 static Sibling *
-new_sibling(UnionWalk *walk, int32 func)
+new_sibling(TreeUnion *walk, int32 func)
 {
 	Sibling    *sibling;
 
@@ -180,7 +192,7 @@ find_sibling(Sibling *siblings, int32 count, bool sorted, int32 func)
  * must in base + test.
  */
 static void
-union_children(UnionWalk *walk, int32 base_node, int32 test_node, bool roots)
+union_children(TreeUnion *walk, int32 base_node, int32 test_node, bool roots)
 {
 	const Side *base = &walk->base;
 	const Side *test = &walk->test;
@@ -226,7 +238,7 @@ union_children(UnionWalk *walk, int32 base_node, int32 test_node, bool roots)
 
 /* The siblings of walk->siblings to visit next, first sibling on top */
 static void
-push_siblings(UnionWalk *walk, int32 parent, int32 depth)
+push_siblings(TreeUnion *walk, int32 parent, int32 depth)
 {
 	for (int32 k = walk->nsiblings - 1; k >= 0; k--)
 	{
@@ -242,46 +254,119 @@ push_siblings(UnionWalk *walk, int32 parent, int32 depth)
 	}
 }
 
-/*
- * The union's nodes in preorder into the pair's funcs, parents, depths and
- * nodes in each tree, which have room for every node of both trees: each
- * union node holds a node of base or of test or both, and each node of a
- * tree is in one union node.  Returns the number of union nodes.
- */
-static int32
-walk_union(UnionWalk *walk, TreePair *pair)
+/* The union's nodes, walked from the start again */
+static void
+walk_start(TreeUnion *walk)
 {
-	int32		n = 0;
-
+	walk->npending = 0;
+	walk->nvisited = 0;
 	union_children(walk, ROOT_LEVEL, ROOT_LEVEL, true);
 	push_siblings(walk, -1, 0);
-	while (walk->npending > 0)
-	{
-		Visit		visit = walk->pending[--walk->npending];
-
-		if ((n & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		pair->func[n] = visit.base >= 0 ? walk->base.func[visit.base] : walk->test.func[visit.test];
-		pair->parent[n] = visit.parent;
-		pair->depth[n] = visit.depth;
-		pair->base_node[n] = visit.base;
-		pair->test_node[n] = visit.test;
-		union_children(walk, visit.base, visit.test, false);
-		push_siblings(walk, n, visit.depth + 1);
-		n++;
-	}
-	return n;
 }
 
-/* One side's self and running weights at its union nodes, 0 where it lacks the node */
-static void
-place_weights(const Side *side, const int32 *node, int32 nnodes, int64 *self, int64 *running)
+TreeUnion *
+tree_union_begin(const CallTree *base, const CallTree *test)
 {
-	for (int32 u = 0; u < nnodes; u++)
-	{
-		self[u] = node[u] < 0 ? 0 : side->self[node[u]];
-		running[u] = node[u] < 0 ? 0 : side->running[node[u]];
-	}
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree union walk",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	TreeUnion  *walk = palloc(sizeof(TreeUnion));
+	int64		total;
+
+	walk->cxt = cxt;
+	walk->base_total = calltree_total_weight(base);
+	walk->test_total = calltree_total_weight(test);
+	if (pg_add_s64_overflow(walk->base_total, walk->test_total, &total))
+		calltree_weight_out_of_range();
+	read_side(&walk->base, base);
+	read_side(&walk->test, test);
+	walk->pending_capacity = 256;
+	walk->pending = palloc(sizeof(Visit) * walk->pending_capacity);
+	walk->siblings_capacity = 64;
+	walk->siblings = palloc(sizeof(Sibling) * walk->siblings_capacity);
+	walk_start(walk);
+	MemoryContextSwitchTo(old);
+	return walk;
+}
+
+/*
+ * The next union node in preorder, false after the last.  The union may
+ * hold no more nodes than a tree: base + test could not be made otherwise.
+ */
+bool
+tree_union_next(TreeUnion *walk, UnionNode *node)
+{
+	MemoryContext old;
+	Visit		visit;
+
+	if (walk->npending == 0)
+		return false;
+	if (walk->nvisited >= CALLTREE_MAX_NODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("call tree has too many nodes"),
+				 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
+				 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+	if ((walk->nvisited & 0xFFFF) == 0)
+		CHECK_FOR_INTERRUPTS();
+	visit = walk->pending[--walk->npending];
+	node->index = walk->nvisited++;
+	node->func = visit.base >= 0 ? walk->base.func[visit.base] : walk->test.func[visit.test];
+	node->parent = visit.parent;
+	node->depth = visit.depth;
+	node->base_node = visit.base;
+	node->test_node = visit.test;
+	node->base_self = visit.base >= 0 ? walk->base.self[visit.base] : 0;
+	node->base_running = visit.base >= 0 ? walk->base.running[visit.base] : 0;
+	node->test_self = visit.test >= 0 ? walk->test.self[visit.test] : 0;
+	node->test_running = visit.test >= 0 ? walk->test.running[visit.test] : 0;
+
+	old = MemoryContextSwitchTo(walk->cxt);
+	union_children(walk, visit.base, visit.test, false);
+	push_siblings(walk, node->index, visit.depth + 1);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * The path elements of both trees together, which the union's are at most
+ * (each union node has the depth of its node in base or in test): a node's
+ * path elements are its depth plus one, so a tree's are the sizes of all of
+ * its nodes' subtrees summed, every node counted once in its own subtree
+ * and once in each ancestor's.
+ */
+int64
+tree_union_path_elements_bound(const TreeUnion *walk)
+{
+	return walk->base.path_elements + walk->test.path_elements;
+}
+
+/* The path elements of the union's nodes, counted by walking it (then started again) */
+int64
+tree_union_path_elements(TreeUnion *walk)
+{
+	int64		elements = 0;
+	UnionNode	node;
+
+	while (tree_union_next(walk, &node))
+		elements += (int64) node.depth + 1;
+	tree_union_restart(walk);
+	return elements;
+}
+
+void
+tree_union_restart(TreeUnion *walk)
+{
+	MemoryContext old = MemoryContextSwitchTo(walk->cxt);
+
+	walk_start(walk);
+	MemoryContextSwitchTo(old);
+}
+
+void
+tree_union_end(TreeUnion *walk)
+{
+	MemoryContextDelete(walk->cxt);
 }
 
 /* A per-node array of the union (`capacity` nodes at most), not zeroed */
@@ -319,52 +404,49 @@ sum_running(const TreePair *pair, const int64 *self, int64 *running)
 	pfree(high);
 }
 
+/*
+ * The nodes a walk has yet to hand out, from its start, in arrays with room
+ * for every node of both trees.
+ */
 TreePair *
-tree_pair_make(const CallTree *base, const CallTree *test)
+tree_pair_collect(TreeUnion *walk)
 {
-	MemoryContext walk_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pair union",
-												   ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(walk_cxt);
-	TreePair   *pair;
-	UnionWalk	walk;
-	int32		capacity = base->nnodes + test->nnodes;	/* both at most CALLTREE_MAX_NODES */
-	int64		total;
+	int32		capacity = walk->base.nnodes + walk->test.nnodes;	/* both at most CALLTREE_MAX_NODES */
+	TreePair   *pair = palloc0(sizeof(TreePair));
+	UnionNode	node;
 
-	read_side(&walk.base, base);
-	read_side(&walk.test, test);
-	walk.npending = 0;
-	walk.pending_capacity = 256;
-	walk.pending = palloc(sizeof(Visit) * walk.pending_capacity);
-	walk.nsiblings = 0;
-	walk.siblings_capacity = 64;
-	walk.siblings = palloc(sizeof(Sibling) * walk.siblings_capacity);
-	MemoryContextSwitchTo(old);
-
-	pair = palloc0(sizeof(TreePair));
-	pair->base_total = calltree_total_weight(base);
-	pair->test_total = calltree_total_weight(test);
-	if (pg_add_s64_overflow(pair->base_total, pair->test_total, &total))
-		calltree_weight_out_of_range();
+	pair->base_total = walk->base_total;
+	pair->test_total = walk->test_total;
 	pair->func = union_array(capacity, sizeof(int32));
 	pair->parent = union_array(capacity, sizeof(int32));
 	pair->depth = union_array(capacity, sizeof(int32));
-	pair->base_node = union_array(capacity, sizeof(int32));
-	pair->test_node = union_array(capacity, sizeof(int32));
-	pair->nnodes = walk_union(&walk, pair);
-	if (pair->nnodes > CALLTREE_MAX_NODES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("call tree has too many nodes"),
-				 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
-				 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
-	pair->base_self = union_array(pair->nnodes, sizeof(int64));
-	pair->test_self = union_array(pair->nnodes, sizeof(int64));
-	pair->base_running = union_array(pair->nnodes, sizeof(int64));
-	pair->test_running = union_array(pair->nnodes, sizeof(int64));
-	place_weights(&walk.base, pair->base_node, pair->nnodes, pair->base_self, pair->base_running);
-	place_weights(&walk.test, pair->test_node, pair->nnodes, pair->test_self, pair->test_running);
+	pair->base_self = union_array(capacity, sizeof(int64));
+	pair->test_self = union_array(capacity, sizeof(int64));
+	pair->base_running = union_array(capacity, sizeof(int64));
+	pair->test_running = union_array(capacity, sizeof(int64));
+	while (tree_union_next(walk, &node))
+	{
+		int32		u = node.index;
 
-	MemoryContextDelete(walk_cxt);
+		pair->func[u] = node.func;
+		pair->parent[u] = node.parent;
+		pair->depth[u] = node.depth;
+		pair->base_self[u] = node.base_self;
+		pair->test_self[u] = node.test_self;
+		pair->base_running[u] = node.base_running;
+		pair->test_running[u] = node.test_running;
+	}
+	pair->nnodes = walk->nvisited;
+	return pair;
+}
+
+TreePair *
+tree_pair_make(const CallTree *base, const CallTree *test)
+{
+	TreeUnion  *walk = tree_union_begin(base, test);
+	TreePair   *pair = tree_pair_collect(walk);
+
+	tree_union_end(walk);
 	return pair;
 }
 

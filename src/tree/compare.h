@@ -23,6 +23,10 @@
  * combined running weight, or the combined total, does not fit in bigint
  * ("call tree weight out of range").
  *
+ * The union is read in two ways: walked one node at a time (TreeUnion),
+ * which stores nothing per union node, or as arrays (TreePair), which the
+ * functions that look at a node more than once need.
+ *
  * Call counts and latency histograms are not compared: a pair holds the
  * weights only.
  */
@@ -33,14 +37,44 @@
 
 #include "tree/calltree.h"
 
+/* One node of the union, as the walk hands it out */
+typedef struct UnionNode
+{
+	int32		index;			/* in the union's order, from 0 */
+	int32		func;
+	int32		parent;			/* the parent's union index, -1 for a root */
+	int32		depth;			/* 0 for a root */
+	int32		base_node;		/* the node's index in base, -1 if base lacks it */
+	int32		test_node;		/* the same in test */
+	int64		base_self;		/* 0 where base lacks the node */
+	int64		test_self;
+	int64		base_running;
+	int64		test_running;
+} UnionNode;
+
+/* A walk over the union in its order, in a memory context of its own */
+typedef struct TreeUnion TreeUnion;
+
+extern TreeUnion *tree_union_begin(const CallTree *base, const CallTree *test);
+extern bool tree_union_next(TreeUnion *walk, UnionNode *node);
+extern void tree_union_restart(TreeUnion *walk);
+extern void tree_union_end(TreeUnion *walk);
+
+/*
+ * The union's func path elements (calltree.max_path_output): the exact
+ * count walks the whole union, the bound (both trees' together) is known
+ * from the start.
+ */
+extern int64 tree_union_path_elements_bound(const TreeUnion *walk);
+extern int64 tree_union_path_elements(TreeUnion *walk);
+
+/* The union as arrays, one element per union node */
 typedef struct TreePair
 {
 	int32		nnodes;			/* of the union */
 	int32	   *func;			/* per union node */
 	int32	   *parent;			/* the parent's union index, -1 for a root */
 	int32	   *depth;			/* 0 for a root */
-	int32	   *base_node;		/* the node's index in base, -1 if base lacks it */
-	int32	   *test_node;		/* the same in test */
 	int64	   *base_self;		/* 0 where base lacks the node */
 	int64	   *test_self;
 	int64	   *base_running;
@@ -49,8 +83,12 @@ typedef struct TreePair
 	int64		test_total;
 } TreePair;
 
-/* The union of two trees' nodes, in the current memory context. */
+/*
+ * The union of two trees' nodes, in the current memory context: all of it,
+ * or what a walk has not yet handed out.
+ */
 extern TreePair *tree_pair_make(const CallTree *base, const CallTree *test);
+extern TreePair *tree_pair_collect(TreeUnion *walk);
 
 /*
  * Scales base's weights to test's total, as pprof's -normalize does: each

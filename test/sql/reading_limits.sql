@@ -46,8 +46,14 @@ SELECT calltree.invert('{1:3/1 {2:2/1 {3:1/1}}}'::calltree.calltree);
 SELECT calltree.backtraces('{1:4/0 {2:4/0 {3:4/1 {4:3/1 {5:2/1 {6:1/1}}}}}}', 3);
 SELECT calltree.backtraces('{1:4/0 {2:4/0 {3:4/1 {4:3/1 {5:2/1 {6:1/1}}}}}}', 3, 'self');
 SELECT calltree.backtraces('{1:4/0 {2:4/0 {3:4/1 {4:3/1 {5:2/1 {6:1/1}}}}}}', 1);
+-- diff() writes the paths of the union of two trees: a chain and a copy
+-- with other weights have a union of 6 elements, though each holds 6 ...
+SELECT count(*) FROM calltree.diff('{1:1/0 {2:1/0 {3:1/1}}}', '{1:2/0 {2:2/0 {3:2/2}}}');
+-- ... and two forks of root 1 have 1 + 2 + 2 = 5, not 3 + 3
+SELECT count(*) FROM calltree.diff('{1:1/0 {2:1/1}}', '{1:1/0 {3:1/1}}');
 SET calltree.max_path_output = 6;
 SELECT count(*) FROM calltree.nodes('{1:1/0 {2:1/0 {3:1/1}}}');
+SELECT count(*) FROM calltree.diff('{1:1/0 {2:1/0 {3:1/1}}}', '{1:2/0 {2:2/0 {3:2/2}}}');
 SELECT calltree.invert('{1:3/1 {2:2/1 {3:1/1}}}'::calltree.calltree);
 RESET calltree.max_path_output;
 SELECT count(*) FROM calltree.nodes('{1:1/0 {2:1/0 {3:1/1}}}');
