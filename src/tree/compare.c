@@ -406,7 +406,8 @@ sum_running(const TreePair *pair, const int64 *self, int64 *running)
 
 /*
  * The nodes a walk has yet to hand out, from its start, in arrays with room
- * for every node of both trees.
+ * for every node of both trees: each union node holds a node of base or of
+ * test or both, and each node of a tree is in one union node.
  */
 TreePair *
 tree_pair_collect(TreeUnion *walk)
