@@ -186,6 +186,43 @@ BEGIN
         RAISE NOTICE 'exports failed: %', SQLERRM;
     END;
 
+    BEGIN -- comparing trees, funcs by name, and the aggregates' states
+        PERFORM * FROM calltree.diff(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.diff(t, t, true);
+        PERFORM * FROM calltree.regressions(t, t OPERATOR(calltree.+) t);
+        PERFORM t OPERATOR(calltree.-) t, calltree.funcs('^sec_'), calltree.unify_funcs(t),
+                calltree.unify_funcs(t, 'file'), calltree.running_of(t, leaf), calltree.running_of(t, run_name),
+                calltree.self_of(t, stack_funcs), calltree.merge_function(t, run_name),
+                calltree.focus_function(t, stack_funcs), calltree.drop_function(stack_funcs, run_name),
+                calltree.backtraces(t, run_name), calltree.flamegraph_diff(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.callers(t, run_name);
+        PERFORM * FROM calltree.grafana_flamegraph(t);
+        PERFORM * FROM calltree.grafana_flamegraph_diff(t, t);
+        PERFORM calltree.stack_agg(x.stack_id, x.weight), calltree.calltree_merge(tt)
+          FROM calltree.sample x WHERE x.profile_id OPERATOR(pg_catalog.=) perf;
+        PERFORM calltree.stack_weights_out(calltree.stack_weights_in('{1:2,3:4}'));
+    EXCEPTION WHEN OTHERS THEN
+        RAISE NOTICE 'comparing failed: %', SQLERRM;
+    END;
+
+    BEGIN -- reports and retention, rolled back (collect_garbage would
+          -- delete what other tests use)
+        PERFORM calltree.rollup(interval '1 hour', ARRAY['again']);
+        PERFORM calltree.rollup(interval '1 day', ARRAY['again']);
+        PERFORM calltree.tree_between(pg_catalog.jsonb_build_object('again', true),
+                                      pg_catalog.now() OPERATOR(pg_catalog.-) interval '1 day',
+                                      pg_catalog.now() OPERATOR(pg_catalog.+) interval '1 day');
+        PERFORM * FROM calltree.sample_partitions();
+        PERFORM calltree.new_sample_partition();
+        PERFORM * FROM calltree.expire(interval '100 years');
+        PERFORM * FROM calltree.collect_garbage();
+        RAISE EXCEPTION USING ERRCODE = 'P0004';
+    EXCEPTION WHEN assert_failure THEN
+        NULL;
+    WHEN OTHERS THEN
+        RAISE NOTICE 'reports failed: %', SQLERRM;
+    END;
+
     BEGIN -- statements that fire calltree's triggers
         INSERT INTO calltree.sample (profile_id, stack_id, weight, labels_id) VALUES (p, s, 1, l);
         UPDATE calltree.sample SET weight = 2
