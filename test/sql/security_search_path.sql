@@ -439,6 +439,41 @@ SELECT pg_temp.run_all('sec_after');
 SELECT what FROM evil.ran;
 
 ------------------------------------------------------------------------
+-- Where Citus is installed, calltree reads its metadata (pg_dist_partition
+-- and pg_dist_shard in pg_catalog) to learn how each table is held.  The
+-- two tables are faked here, in a transaction rolled back, with a row of
+-- another table so that the query's conditions are evaluated.  Their
+-- columns are of type regclass: an = taking regclass is an exact match,
+-- chosen over pg_catalog's = of oid wherever it is on the path.
+------------------------------------------------------------------------
+RESET search_path;
+SET ROLE regress_calltree_attacker;
+CREATE FUNCTION evil.decoy_regclass_eq(pg_catalog.regclass, pg_catalog.oid) RETURNS boolean
+LANGUAGE plpgsql AS $$BEGIN PERFORM evil.noted('operator =(regclass, oid)'); RETURN NULL; END$$;
+CREATE OPERATOR evil.= (LEFTARG = pg_catalog.regclass, RIGHTARG = pg_catalog.oid,
+                        FUNCTION = evil.decoy_regclass_eq);
+CREATE FUNCTION evil.decoy_regclasses_eq(pg_catalog.regclass, pg_catalog.regclass) RETURNS boolean
+LANGUAGE plpgsql AS $$BEGIN PERFORM evil.noted('operator =(regclass, regclass)'); RETURN NULL; END$$;
+CREATE OPERATOR evil.= (LEFTARG = pg_catalog.regclass, RIGHTARG = pg_catalog.regclass,
+                        FUNCTION = evil.decoy_regclasses_eq);
+RESET ROLE;
+BEGIN;
+SET LOCAL allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid pg_catalog.regclass, partmethod pg_catalog."char");
+CREATE TABLE pg_catalog.pg_dist_shard (logicalrelid pg_catalog.regclass, shardid bigint);
+INSERT INTO pg_catalog.pg_dist_partition VALUES ('pg_catalog.pg_class', 'h');
+INSERT INTO pg_catalog.pg_dist_shard VALUES ('pg_catalog.pg_class', 1);
+DELETE FROM evil.ran;
+SET LOCAL search_path = pg_catalog, public, evil;
+SELECT calltree.import_collapsed(E'sec_citus;sec_work 4\n', 'sec_citus') OPERATOR(pg_catalog.>) 0 AS imported;
+SELECT calltree.total(calltree.stack_agg(s.stack_id, s.weight)) AS total FROM calltree.sample s
+ WHERE s.profile_id OPERATOR(pg_catalog.=) (SELECT pg_catalog.max(p.id) FROM calltree.profile p);
+SET LOCAL search_path = evil, pg_catalog, public;
+SELECT calltree.import_collapsed(E'sec_citus;sec_work 4\n', 'sec_citus') OPERATOR(pg_catalog.>) 0 AS imported;
+SELECT what FROM evil.ran;
+ROLLBACK;
+
+------------------------------------------------------------------------
 -- Back to the default path: what the runs left, and no decoy ran
 ------------------------------------------------------------------------
 RESET search_path;
