@@ -148,7 +148,9 @@ COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of
 -- Empties one partition whose profiles are all expirable, and deletes
 -- those profiles; false (and nothing done) when one is not expirable, or
 -- there is nothing to delete.  The first check runs without a lock; the
--- second after the lock, in a new snapshot.
+-- second after the lock, in a new snapshot.  The check must see every
+-- profile of the partition, since TRUNCATE empties it whole: it refuses
+-- to run where row-level security would hide some.
 CREATE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
                                  INOUT profiles bigint, INOUT samples bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -158,6 +160,12 @@ DECLARE
     lo bigint := coalesce(first_id, -9223372036854775808);
     prof @extschema@.profile;
 BEGIN
+    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
+        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It empties whole partitions of calltree.sample with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
+                  HINT = 'Run expire() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
     profiles := 0;
     samples := 0;
     FOR pass IN 1 .. 2 LOOP

@@ -1762,3 +1762,42 @@ BEGIN
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
 $$;
+
+-- expire_partition refuses to run where row-level security hides profiles
+-- or samples from its caller (TRUNCATE would empty their partition)
+CREATE OR REPLACE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
+                                 INOUT profiles bigint, INOUT samples bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lo bigint := coalesce(first_id, -9223372036854775808);
+    prof @extschema@.profile;
+BEGIN
+    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
+        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It empties whole partitions of calltree.sample with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
+                  HINT = 'Run expire() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
+    profiles := 0;
+    samples := 0;
+    FOR pass IN 1 .. 2 LOOP
+        IF pass = 2 THEN
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+        END IF;
+        -- each profile is checked here, where rollup is (on Citus the
+        -- profiles are on the workers, the rollups on the coordinator)
+        FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id LOOP
+            IF NOT (prof.started_at < cutoff AND @extschema@.rolled_up(prof)) THEN
+                RETURN;
+            END IF;
+        END LOOP;
+    END LOOP;
+    EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
+    EXECUTE format('TRUNCATE %s', part);
+    DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
+    GET DIAGNOSTICS profiles = ROW_COUNT;
+END
+$$;
+COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigint, bigint) IS 'empties a partition of calltree.sample whose profiles are all expirable, and deletes them; the profiles and samples deleted';
