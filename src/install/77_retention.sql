@@ -89,6 +89,8 @@ BEGIN
     name := 'sample_' || (first / block);
     EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
     EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
+    -- only the owner reads and writes a partition itself (10_tables.sql)
+    EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
     EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
                    format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
     EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
@@ -180,7 +182,9 @@ BEGIN
             END IF;
         END LOOP;
     END LOOP;
-    EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
+    -- through sample: a partition's own row security hides its rows from
+    -- all but its owner
+    SELECT count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id >= lo AND s.profile_id < end_id;
     EXECUTE format('TRUNCATE %s', part);
     DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
     GET DIAGNOSTICS profiles = ROW_COUNT;
@@ -261,7 +265,7 @@ BEGIN
             gone := gone || prof.id;
         END IF;
     END LOOP;
-    SELECT samples + count(*) INTO samples FROM @extschema@.sample_default s WHERE s.profile_id = ANY (gone);
+    SELECT samples + count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id = ANY (gone);
     DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
     GET DIAGNOSTICS deleted = ROW_COUNT;
     profiles := profiles + deleted;

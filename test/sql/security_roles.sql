@@ -201,6 +201,16 @@ DELETE FROM profile WHERE id = :bob;
 UPDATE profile SET weight_unit = 'bytes' WHERE id = :bob;
 INSERT INTO sample (profile_id, stack_id, weight) SELECT :bob, :leaf_stack, 1;
 RESET ROLE;
+-- nor through the partition that holds bob's samples, which the writers'
+-- GRANT ... ON ALL TABLES reached: sample's policies (and its triggers)
+-- do not apply there, so the partitions let no one but their owner in
+SELECT s.tableoid::regclass AS bob_partition FROM sample s WHERE s.profile_id = :bob LIMIT 1 \gset
+SET ROLE regress_calltree_alice;
+SELECT count(*) AS bob_partition_rows FROM :bob_partition;
+\set VERBOSITY sqlstate
+INSERT INTO :bob_partition (profile_id, stack_id, weight) VALUES (:bob, -1, 1000);
+\set VERBOSITY default
+RESET ROLE;
 SET ROLE regress_calltree_bob;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
