@@ -111,7 +111,7 @@ GRANT USAGE ON SCHEMA calltree TO regress_calltree_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_reader;
 
 CREATE ROLE regress_calltree_writer NOLOGIN IN ROLE regress_calltree_reader;
-GRANT INSERT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_writer;
+GRANT INSERT ON profile, sample, event, func, frame, stack, labels, symbol TO regress_calltree_writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_writer;
 GRANT UPDATE (weight_unit, started_at) ON profile TO regress_calltree_writer;
 GRANT UPDATE (id) ON labels TO regress_calltree_writer;
@@ -153,6 +153,11 @@ SELECT :perf, stack_id, 1, intern_labels('{"sec": "writer"}') FROM sample WHERE 
 -- but it cannot rewrite the data
 UPDATE labels SET id = id WHERE labels = '{"sec": "writer"}';
 UPDATE func SET resource = 'x' WHERE name = 'sec_sym_renamed';
+-- nor write rollups: a row of its own would pass for the rollup of any
+-- profile its ids name (rollup() would skip them, expire() delete them)
+INSERT INTO rollup (bucket, width, group_key, weight_unit, tree, samples, profiles)
+VALUES ('2020-01-06', '1 hour', '{}', 'samples', '{1:1/1}', 1, '{[1,10000000000)}');
+INSERT INTO rollup_level (width, group_by) VALUES ('1 hour', '{}');
 RESET ROLE;
 SELECT p.format, count(s.*) AS samples, sum(s.weight) AS total
   FROM profile p LEFT JOIN sample s ON s.profile_id = p.id
@@ -201,16 +206,19 @@ DELETE FROM profile WHERE id = :bob;
 UPDATE profile SET weight_unit = 'bytes' WHERE id = :bob;
 INSERT INTO sample (profile_id, stack_id, weight) SELECT :bob, :leaf_stack, 1;
 RESET ROLE;
--- nor through the partition that holds bob's samples, which the writers'
--- GRANT ... ON ALL TABLES reached: sample's policies (and its triggers)
--- do not apply there, so the partitions let no one but their owner in
+-- nor through the partition that holds bob's samples, which the readers'
+-- GRANT SELECT ON ALL TABLES reached (and an INSERT granted on it):
+-- sample's policies (and its triggers) do not apply there, so the
+-- partitions let no one but their owner in
 SELECT s.tableoid::regclass AS bob_partition FROM sample s WHERE s.profile_id = :bob LIMIT 1 \gset
+GRANT INSERT ON :bob_partition TO regress_calltree_writer;
 SET ROLE regress_calltree_alice;
 SELECT count(*) AS bob_partition_rows FROM :bob_partition;
 \set VERBOSITY sqlstate
 INSERT INTO :bob_partition (profile_id, stack_id, weight) VALUES (:bob, -1, 1000);
 \set VERBOSITY default
 RESET ROLE;
+REVOKE INSERT ON :bob_partition FROM regress_calltree_writer;
 SET ROLE regress_calltree_bob;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
