@@ -177,6 +177,9 @@ CREATE POLICY tenant_profiles ON profile
     USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
 CREATE POLICY tenant_samples ON sample
     USING (profile_id IN (SELECT id FROM calltree.profile));
+ALTER TABLE event ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_events ON event
+    USING (profile_id IN (SELECT id FROM calltree.profile));
 
 SET ROLE regress_calltree_alice;
 SELECT import_collapsed(E'sec_main;sec_alice 5\nsec_main 2\n', 'alice',
@@ -189,6 +192,10 @@ SET ROLE regress_calltree_bob;
 SELECT import_perf_script(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 sec_bob (/opt/sec/app)\n\t 400500 main (/opt/sec/app)\n\n'
                           'app 1/1 1.5: 3 cycles:u:\n\t 400500 main (/opt/sec/app)\n',
                           name => 'bob', meta => jsonb_build_object('tenant', current_user)) AS bob \gset
+-- an instrumented trace: two events
+SELECT import_trace_events('[{"ph": "X", "name": "sec_bob_x", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]',
+                           'bob events', jsonb_build_object('tenant', current_user), 'events') AS bob_events \gset
+SELECT count(*) AS own_events FROM event WHERE profile_id = :bob_events;
 RESET ROLE;
 
 -- each tenant sees its own profiles, through every function; another's
@@ -197,6 +204,7 @@ SET ROLE regress_calltree_alice;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
 SELECT count(*) AS bob_samples FROM sample WHERE profile_id = :bob;
+SELECT count(*) AS bob_events FROM event WHERE profile_id = :bob_events;
 \set VERBOSITY sqlstate
 SELECT count(*) AS bob_lines FROM lines(:bob, ARRAY[intern_func('main', NULL, '/opt/sec/app')]);
 SELECT count(*) AS bob_calls FROM estimated_calls(:bob);
@@ -243,6 +251,8 @@ SELECT count(*) AS alice_samples FROM sample WHERE profile_id = :alice;
 DELETE FROM profile WHERE meta ? 'tenant' OR name IN ('roles base', 'by the writer', 'all granted');
 DROP POLICY tenant_profiles ON profile;
 DROP POLICY tenant_samples ON sample;
+DROP POLICY tenant_events ON event;
+ALTER TABLE event DISABLE ROW LEVEL SECURITY;
 ALTER TABLE profile DISABLE ROW LEVEL SECURITY;
 ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
 DROP OWNED BY regress_calltree_reader, regress_calltree_writer;
