@@ -109,6 +109,14 @@ COMMENT ON TABLE sample_0 IS 'the samples of the profiles imported before the fi
 CREATE TABLE sample_default PARTITION OF sample DEFAULT;
 CREATE INDEX sample_default_profile_idx ON sample_default (profile_id, thread, ts);
 COMMENT ON TABLE sample_default IS 'the samples of profile ids that no partition of a window holds';
+-- Rows are read and written through sample, whose triggers check their
+-- references and whose policies (a user's) keep tenants apart; neither
+-- applies to a query of a partition itself.  Row-level security with no
+-- policy keeps every role but the owner (and BYPASSRLS) out of the
+-- partitions, also one that GRANT ... ON ALL TABLES IN SCHEMA reached:
+-- queries through sample do not apply the partitions' row security.
+ALTER TABLE sample_0 ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_default ENABLE ROW LEVEL SECURITY;
 
 -- Symbol tables received by symbolicate() (85_symbols.sql), kept per
 -- resource so that one may arrive in several parts, in any order.

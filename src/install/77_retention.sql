@@ -89,6 +89,8 @@ BEGIN
     name := 'sample_' || (first / block);
     EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
     EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
+    -- only the owner reads and writes a partition itself (10_tables.sql)
+    EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
     EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
                    format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
     EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
@@ -148,7 +150,9 @@ COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of
 -- Empties one partition whose profiles are all expirable, and deletes
 -- those profiles; false (and nothing done) when one is not expirable, or
 -- there is nothing to delete.  The first check runs without a lock; the
--- second after the lock, in a new snapshot.
+-- second after the lock, in a new snapshot.  The check must see every
+-- profile of the partition, since TRUNCATE empties it whole: it refuses
+-- to run where row-level security would hide some.
 CREATE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
                                  INOUT profiles bigint, INOUT samples bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -158,6 +162,12 @@ DECLARE
     lo bigint := coalesce(first_id, -9223372036854775808);
     prof @extschema@.profile;
 BEGIN
+    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
+        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It empties whole partitions of calltree.sample with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
+                  HINT = 'Run expire() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
     profiles := 0;
     samples := 0;
     FOR pass IN 1 .. 2 LOOP
@@ -172,7 +182,9 @@ BEGIN
             END IF;
         END LOOP;
     END LOOP;
-    EXECUTE format('SELECT count(*) FROM %s', part) INTO samples;
+    -- through sample: a partition's own row security hides its rows from
+    -- all but its owner
+    SELECT count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id >= lo AND s.profile_id < end_id;
     EXECUTE format('TRUNCATE %s', part);
     DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
     GET DIAGNOSTICS profiles = ROW_COUNT;
@@ -253,7 +265,7 @@ BEGIN
             gone := gone || prof.id;
         END IF;
     END LOOP;
-    SELECT samples + count(*) INTO samples FROM @extschema@.sample_default s WHERE s.profile_id = ANY (gone);
+    SELECT samples + count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id = ANY (gone);
     DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
     GET DIAGNOSTICS deleted = ROW_COUNT;
     profiles := profiles + deleted;

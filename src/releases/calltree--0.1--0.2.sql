@@ -1762,3 +1762,160 @@ BEGIN
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
 $$;
+
+-- expire_partition refuses to run where row-level security hides profiles
+-- or samples from its caller (TRUNCATE would empty their partition)
+CREATE OR REPLACE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
+                                 INOUT profiles bigint, INOUT samples bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lo bigint := coalesce(first_id, -9223372036854775808);
+    prof @extschema@.profile;
+BEGIN
+    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
+        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It empties whole partitions of calltree.sample with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
+                  HINT = 'Run expire() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
+    profiles := 0;
+    samples := 0;
+    FOR pass IN 1 .. 2 LOOP
+        IF pass = 2 THEN
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+        END IF;
+        -- each profile is checked here, where rollup is (on Citus the
+        -- profiles are on the workers, the rollups on the coordinator)
+        FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id LOOP
+            IF NOT (prof.started_at < cutoff AND @extschema@.rolled_up(prof)) THEN
+                RETURN;
+            END IF;
+        END LOOP;
+    END LOOP;
+    -- through sample: a partition's own row security hides its rows from
+    -- all but its owner
+    SELECT count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id >= lo AND s.profile_id < end_id;
+    EXECUTE format('TRUNCATE %s', part);
+    DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
+    GET DIAGNOSTICS profiles = ROW_COUNT;
+END
+$$;
+
+-- Only the owner reads and writes the partitions of sample themselves:
+-- row-level security with no policy on each (10_tables.sql), set by
+-- new_sample_partition on the new ones; expire counts samples through sample
+ALTER TABLE sample_0 ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_default ENABLE ROW LEVEL SECURITY;
+CREATE OR REPLACE FUNCTION new_sample_partition() RETURNS regclass
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    block constant bigint := 10000000000;
+    next_id bigint;
+    first bigint;
+    name text;
+BEGIN
+    -- one at a time (ATTACH PARTITION takes this lock too); imports and
+    -- queries go on
+    LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
+      INTO next_id FROM @extschema@.profile_id_seq s;
+    -- past every window, and past every id taken: those of a window that
+    -- was never made are in sample_default
+    SELECT greatest(max(p.end_id), (next_id + block - 1) / block * block)
+      INTO first FROM @extschema@.sample_partitions() p;
+    name := 'sample_' || (first / block);
+    EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
+    EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
+    -- only the owner reads and writes a partition itself (10_tables.sql)
+    EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
+    EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
+                   format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
+    EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
+                   name, first, first + block);
+    IF next_id < first THEN
+        PERFORM setval('@extschema@.profile_id_seq', first, false);
+    END IF;
+    RETURN format('@extschema@.%I', name)::regclass;
+END
+$$;
+CREATE OR REPLACE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
+    OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz := now() - raw_older_than;
+    part record;
+    current record;
+    done record;
+    oldest timestamptz;
+    prof @extschema@.profile;
+    gone bigint[] := '{}';
+    deleted bigint;
+BEGIN
+    PERFORM @extschema@.expire_check(raw_older_than, partition_width);
+    partitions := 0;
+    profiles := 0;
+    samples := 0;
+    -- no rollup level is made while this runs: its first run reads raw samples
+    LOCK TABLE @extschema@.rollup_level IN SHARE MODE;
+    IF NOT EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL) THEN
+        RAISE NOTICE 'no rollup level reads raw samples: no profile is rolled up, none is expired'
+            USING HINT = 'Run rollup() first, such as SELECT calltree.rollup(''1 hour'').';
+    END IF;
+
+    SELECT * INTO current FROM @extschema@.sample_partitions() p
+     WHERE p.end_id IS NOT NULL ORDER BY p.end_id DESC LIMIT 1;
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p WHERE p.end_id IS NOT NULL ORDER BY p.end_id LOOP
+        SELECT * INTO done FROM @extschema@.expire_partition(part.partition, part.first_id, part.end_id, cutoff, 0, 0);
+        IF done.profiles > 0 OR done.samples > 0 THEN
+            partitions := partitions + 1;
+            profiles := profiles + done.profiles;
+            samples := samples + done.samples;
+        END IF;
+    END LOOP;
+
+    -- the profiles of sample_default, row by row: few.  Each profile is
+    -- checked here, as in expire_partition.
+    FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.started_at < cutoff LOOP
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_partitions() w
+                        WHERE w.end_id IS NOT NULL AND prof.id >= coalesce(w.first_id, prof.id) AND prof.id < w.end_id)
+           AND @extschema@.rolled_up(prof) THEN
+            gone := gone || prof.id;
+        END IF;
+    END LOOP;
+    SELECT samples + count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id = ANY (gone);
+    DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    profiles := profiles + deleted;
+
+    -- the profiles old enough and rolled up that stay, with their partition
+    kept := 0;
+    FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.started_at < cutoff LOOP
+        IF @extschema@.rolled_up(prof) THEN
+            kept := kept + 1;
+        END IF;
+    END LOOP;
+
+    -- a new window when the current one has received imports for long enough
+    SELECT p.imported_at INTO oldest FROM @extschema@.profile p
+     WHERE p.id >= coalesce(current.first_id, p.id) AND p.id < current.end_id
+     ORDER BY p.id LIMIT 1;
+    IF oldest < now() - partition_width THEN
+        PERFORM @extschema@.new_sample_partition();
+    END IF;
+
+    -- the empty partitions of closed windows (sample_0 stays: the extension made it)
+    FOR part IN SELECT * FROM @extschema@.sample_partitions() p
+                 WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
+                 ORDER BY p.end_id LOOP
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.profile q WHERE q.id >= part.first_id AND q.id < part.end_id) THEN
+            PERFORM @extschema@.expire_drop(part.partition);
+        END IF;
+    END LOOP;
+END
+$$;

@@ -70,7 +70,8 @@
  * statement triggers fire for rows written through it.  Rows written
  * straight into a partition skip them: the writer's own, which it vouches
  * for, pg_restore's, and those of expire().  Only the owner of the
- * partitions may write into them directly.
+ * partitions may write into them directly: their row-level security, with
+ * no policy (src/install/10_tables.sql), keeps every other role out.
  *
  * On Citus these triggers are gone: calltree.distribute() replaces them with
  * the foreign keys they stand for, which Citus checks on every node

@@ -69,10 +69,17 @@ calltree_citus_table(Oid relid, int64 *shardid)
 	if (!calltree_citus_present())
 		return CITUS_NONE;
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT p.partmethod = 'n', s.shardid "
+	/*
+	 * The columns are of type regclass, and there is no = of regclass in
+	 * pg_catalog: an unqualified = would take anyone's = of regclass, an
+	 * exact match, wherever it is on the caller's path.
+	 */
+	if (SPI_execute_with_args("SELECT p.partmethod OPERATOR(pg_catalog.=) 'n', s.shardid "
 							  "FROM pg_catalog.pg_dist_partition p "
-							  "LEFT JOIN pg_catalog.pg_dist_shard s ON s.logicalrelid = p.logicalrelid "
-							  "WHERE p.logicalrelid = $1 ORDER BY s.shardid LIMIT 1",
+							  "LEFT JOIN pg_catalog.pg_dist_shard s "
+							  "ON s.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) p.logicalrelid::pg_catalog.oid "
+							  "WHERE p.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+							  "ORDER BY s.shardid LIMIT 1",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the Citus metadata of relation %u", relid);
 	if (SPI_processed == 1)

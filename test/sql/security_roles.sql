@@ -111,7 +111,7 @@ GRANT USAGE ON SCHEMA calltree TO regress_calltree_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_reader;
 
 CREATE ROLE regress_calltree_writer NOLOGIN IN ROLE regress_calltree_reader;
-GRANT INSERT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_writer;
+GRANT INSERT ON profile, sample, event, func, frame, stack, labels, symbol TO regress_calltree_writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_writer;
 GRANT UPDATE (weight_unit, started_at) ON profile TO regress_calltree_writer;
 GRANT UPDATE (id) ON labels TO regress_calltree_writer;
@@ -153,6 +153,11 @@ SELECT :perf, stack_id, 1, intern_labels('{"sec": "writer"}') FROM sample WHERE 
 -- but it cannot rewrite the data
 UPDATE labels SET id = id WHERE labels = '{"sec": "writer"}';
 UPDATE func SET resource = 'x' WHERE name = 'sec_sym_renamed';
+-- nor write rollups: a row of its own would pass for the rollup of any
+-- profile its ids name (rollup() would skip them, expire() delete them)
+INSERT INTO rollup (bucket, width, group_key, weight_unit, tree, samples, profiles)
+VALUES ('2020-01-06', '1 hour', '{}', 'samples', '{1:1/1}', 1, '{[1,10000000000)}');
+INSERT INTO rollup_level (width, group_by) VALUES ('1 hour', '{}');
 RESET ROLE;
 SELECT p.format, count(s.*) AS samples, sum(s.weight) AS total
   FROM profile p LEFT JOIN sample s ON s.profile_id = p.id
@@ -172,6 +177,9 @@ CREATE POLICY tenant_profiles ON profile
     USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
 CREATE POLICY tenant_samples ON sample
     USING (profile_id IN (SELECT id FROM calltree.profile));
+ALTER TABLE event ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_events ON event
+    USING (profile_id IN (SELECT id FROM calltree.profile));
 
 SET ROLE regress_calltree_alice;
 SELECT import_collapsed(E'sec_main;sec_alice 5\nsec_main 2\n', 'alice',
@@ -184,6 +192,10 @@ SET ROLE regress_calltree_bob;
 SELECT import_perf_script(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 sec_bob (/opt/sec/app)\n\t 400500 main (/opt/sec/app)\n\n'
                           'app 1/1 1.5: 3 cycles:u:\n\t 400500 main (/opt/sec/app)\n',
                           name => 'bob', meta => jsonb_build_object('tenant', current_user)) AS bob \gset
+-- an instrumented trace: two events
+SELECT import_trace_events('[{"ph": "X", "name": "sec_bob_x", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]',
+                           'bob events', jsonb_build_object('tenant', current_user), 'events') AS bob_events \gset
+SELECT count(*) AS own_events FROM event WHERE profile_id = :bob_events;
 RESET ROLE;
 
 -- each tenant sees its own profiles, through every function; another's
@@ -192,6 +204,7 @@ SET ROLE regress_calltree_alice;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
 SELECT count(*) AS bob_samples FROM sample WHERE profile_id = :bob;
+SELECT count(*) AS bob_events FROM event WHERE profile_id = :bob_events;
 \set VERBOSITY sqlstate
 SELECT count(*) AS bob_lines FROM lines(:bob, ARRAY[intern_func('main', NULL, '/opt/sec/app')]);
 SELECT count(*) AS bob_calls FROM estimated_calls(:bob);
@@ -201,6 +214,19 @@ DELETE FROM profile WHERE id = :bob;
 UPDATE profile SET weight_unit = 'bytes' WHERE id = :bob;
 INSERT INTO sample (profile_id, stack_id, weight) SELECT :bob, :leaf_stack, 1;
 RESET ROLE;
+-- nor through the partition that holds bob's samples, which the readers'
+-- GRANT SELECT ON ALL TABLES reached (and an INSERT granted on it):
+-- sample's policies (and its triggers) do not apply there, so the
+-- partitions let no one but their owner in
+SELECT s.tableoid::regclass AS bob_partition FROM sample s WHERE s.profile_id = :bob LIMIT 1 \gset
+GRANT INSERT ON :bob_partition TO regress_calltree_writer;
+SET ROLE regress_calltree_alice;
+SELECT count(*) AS bob_partition_rows FROM :bob_partition;
+\set VERBOSITY sqlstate
+INSERT INTO :bob_partition (profile_id, stack_id, weight) VALUES (:bob, -1, 1000);
+\set VERBOSITY default
+RESET ROLE;
+REVOKE INSERT ON :bob_partition FROM regress_calltree_writer;
 SET ROLE regress_calltree_bob;
 SELECT name FROM profile ORDER BY name;
 SELECT label, running, self FROM report((SELECT stack_agg(stack_id, weight) FROM sample));
@@ -225,6 +251,8 @@ SELECT count(*) AS alice_samples FROM sample WHERE profile_id = :alice;
 DELETE FROM profile WHERE meta ? 'tenant' OR name IN ('roles base', 'by the writer', 'all granted');
 DROP POLICY tenant_profiles ON profile;
 DROP POLICY tenant_samples ON sample;
+DROP POLICY tenant_events ON event;
+ALTER TABLE event DISABLE ROW LEVEL SECURITY;
 ALTER TABLE profile DISABLE ROW LEVEL SECURITY;
 ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
 DROP OWNED BY regress_calltree_reader, regress_calltree_writer;

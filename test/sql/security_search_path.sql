@@ -186,6 +186,43 @@ BEGIN
         RAISE NOTICE 'exports failed: %', SQLERRM;
     END;
 
+    BEGIN -- comparing trees, funcs by name, and the aggregates' states
+        PERFORM * FROM calltree.diff(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.diff(t, t, true);
+        PERFORM * FROM calltree.regressions(t, t OPERATOR(calltree.+) t);
+        PERFORM t OPERATOR(calltree.-) t, calltree.funcs('^sec_'), calltree.unify_funcs(t),
+                calltree.unify_funcs(t, 'file'), calltree.running_of(t, leaf), calltree.running_of(t, run_name),
+                calltree.self_of(t, stack_funcs), calltree.merge_function(t, run_name),
+                calltree.focus_function(t, stack_funcs), calltree.drop_function(stack_funcs, run_name),
+                calltree.backtraces(t, run_name), calltree.flamegraph_diff(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.callers(t, run_name);
+        PERFORM * FROM calltree.grafana_flamegraph(t);
+        PERFORM * FROM calltree.grafana_flamegraph_diff(t, t);
+        PERFORM calltree.stack_agg(x.stack_id, x.weight), calltree.calltree_merge(tt)
+          FROM calltree.sample x WHERE x.profile_id OPERATOR(pg_catalog.=) perf;
+        PERFORM calltree.stack_weights_out(calltree.stack_weights_in('{1:2,3:4}'));
+    EXCEPTION WHEN OTHERS THEN
+        RAISE NOTICE 'comparing failed: %', SQLERRM;
+    END;
+
+    BEGIN -- reports and retention, rolled back (collect_garbage would
+          -- delete what other tests use)
+        PERFORM calltree.rollup(interval '1 hour', ARRAY['again']);
+        PERFORM calltree.rollup(interval '1 day', ARRAY['again']);
+        PERFORM calltree.tree_between(pg_catalog.jsonb_build_object('again', true),
+                                      pg_catalog.now() OPERATOR(pg_catalog.-) interval '1 day',
+                                      pg_catalog.now() OPERATOR(pg_catalog.+) interval '1 day');
+        PERFORM * FROM calltree.sample_partitions();
+        PERFORM calltree.new_sample_partition();
+        PERFORM * FROM calltree.expire(interval '100 years');
+        PERFORM * FROM calltree.collect_garbage();
+        RAISE EXCEPTION USING ERRCODE = 'P0004';
+    EXCEPTION WHEN assert_failure THEN
+        NULL;
+    WHEN OTHERS THEN
+        RAISE NOTICE 'reports failed: %', SQLERRM;
+    END;
+
     BEGIN -- statements that fire calltree's triggers
         INSERT INTO calltree.sample (profile_id, stack_id, weight, labels_id) VALUES (p, s, 1, l);
         UPDATE calltree.sample SET weight = 2
@@ -400,6 +437,41 @@ SELECT calltree.intern_address('libzz.so', 8000) OPERATOR(pg_catalog.>) 0 AS int
 SELECT pg_catalog.count(*) AS moved FROM calltree.symbolicate('libzz.so', array[8000]::bigint[], array['zz_b']);
 SELECT pg_temp.run_all('sec_after');
 SELECT what FROM evil.ran;
+
+------------------------------------------------------------------------
+-- Where Citus is installed, calltree reads its metadata (pg_dist_partition
+-- and pg_dist_shard in pg_catalog) to learn how each table is held.  The
+-- two tables are faked here, in a transaction rolled back, with a row of
+-- another table so that the query's conditions are evaluated.  Their
+-- columns are of type regclass: an = taking regclass is an exact match,
+-- chosen over pg_catalog's = of oid wherever it is on the path.
+------------------------------------------------------------------------
+RESET search_path;
+SET ROLE regress_calltree_attacker;
+CREATE FUNCTION evil.decoy_regclass_eq(pg_catalog.regclass, pg_catalog.oid) RETURNS boolean
+LANGUAGE plpgsql AS $$BEGIN PERFORM evil.noted('operator =(regclass, oid)'); RETURN NULL; END$$;
+CREATE OPERATOR evil.= (LEFTARG = pg_catalog.regclass, RIGHTARG = pg_catalog.oid,
+                        FUNCTION = evil.decoy_regclass_eq);
+CREATE FUNCTION evil.decoy_regclasses_eq(pg_catalog.regclass, pg_catalog.regclass) RETURNS boolean
+LANGUAGE plpgsql AS $$BEGIN PERFORM evil.noted('operator =(regclass, regclass)'); RETURN NULL; END$$;
+CREATE OPERATOR evil.= (LEFTARG = pg_catalog.regclass, RIGHTARG = pg_catalog.regclass,
+                        FUNCTION = evil.decoy_regclasses_eq);
+RESET ROLE;
+BEGIN;
+SET LOCAL allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid pg_catalog.regclass, partmethod pg_catalog."char");
+CREATE TABLE pg_catalog.pg_dist_shard (logicalrelid pg_catalog.regclass, shardid bigint);
+INSERT INTO pg_catalog.pg_dist_partition VALUES ('pg_catalog.pg_class', 'h');
+INSERT INTO pg_catalog.pg_dist_shard VALUES ('pg_catalog.pg_class', 1);
+DELETE FROM evil.ran;
+SET LOCAL search_path = pg_catalog, public, evil;
+SELECT calltree.import_collapsed(E'sec_citus;sec_work 4\n', 'sec_citus') OPERATOR(pg_catalog.>) 0 AS imported;
+SELECT calltree.total(calltree.stack_agg(s.stack_id, s.weight)) AS total FROM calltree.sample s
+ WHERE s.profile_id OPERATOR(pg_catalog.=) (SELECT pg_catalog.max(p.id) FROM calltree.profile p);
+SET LOCAL search_path = evil, pg_catalog, public;
+SELECT calltree.import_collapsed(E'sec_citus;sec_work 4\n', 'sec_citus') OPERATOR(pg_catalog.>) 0 AS imported;
+SELECT what FROM evil.ran;
+ROLLBACK;
 
 ------------------------------------------------------------------------
 -- Back to the default path: what the runs left, and no decoy ran
