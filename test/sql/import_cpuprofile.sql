@@ -145,6 +145,8 @@ SELECT pg_temp.try('import_cpuprofile', doc) FROM (VALUES
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}], "samples": [1, 1], "timeDeltas": [9e15, 9e15], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}, {"id": 1, "callFrame": {"functionName": "y"}}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [2]}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [1]}], "samples": [1], "timeDeltas": [1], "startTime": 0, "endTime": 0}'),
+  -- a node that is its own child, and has no other parent
+  ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [2]}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [3]}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [3]}, {"id": 3, "callFrame": {"functionName": "z"}}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [9]}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}')
 ) AS v(doc);

@@ -337,6 +337,8 @@ SELECT pg_temp.fail(doc) FROM (VALUES
   ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 4}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [], "stackFrames": {"one": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"2": {"name": "b", "parent": 1}}}'),
+  -- a frame that is its own parent (no other link: not "more than one parent")
+  ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"1": {"name": "a"}, "2": {"name": "b", "parent": 2}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "later", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "0x10", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "nan", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
