@@ -20,8 +20,10 @@ database of its own (it makes one, with the extension):
     nice -n 10 env CT_PG_ROOT=... CT_PORT=... test/run.sh shell \
         python3 test/json_importer_fuzz.py [--cases N] [--seed S] [--out DIR]
 
-Defects are written to DIR (default /tmp/json_importer_fuzz) with the
-psql output; the summary counts the outcomes per importer.
+Each defect is printed, its input kept in DIR/defects (default DIR:
+/tmp/json_importer_fuzz); the summary counts the outcomes per importer and
+lists the slowest runs with their sizes; VERBOSE=1 adds the most frequent
+error messages.
 """
 import argparse
 import collections
@@ -412,8 +414,8 @@ def main():
             outcome, detail, secs = run_case(importer, case_path, len(data), stream)
         except subprocess.TimeoutExpired:
             outcome, detail, secs = 'defect:hang', 'psql did not return in 120 s', 120.0
-        # the slowest runs per byte, for a look at super-linear time
-        rates.append((secs / len(data), secs, len(data), importer, name, ', '.join(ops)))
+        # the slowest runs with their sizes, for a look at super-linear time
+        rates.append((secs, len(data), importer, name, ', '.join(ops)))
         rates = sorted(rates, reverse=True)[:5]
         counts[importer][outcome] += 1
         if outcome == 'error':
@@ -430,8 +432,8 @@ def main():
         print('%-28s %s' % (importer, dict(sorted(counts[importer].items()))))
         total.update(counts[importer])
     print('%-28s %s' % ('all (%d)' % sum(total.values()), dict(sorted(total.items()))))
-    for rate, secs, size, importer, name, ops in rates:
-        print('slowest per byte: %.2f s for %d bytes, %s (%s; %s)' % (secs, size, importer, name, ops))
+    for secs, size, importer, name, ops in rates:
+        print('slowest: %.2f s for %d bytes, %s (%s; %s)' % (secs, size, importer, name, ops))
     if os.environ.get('VERBOSE'):
         for importer in sorted(details):
             for d, c in details[importer].most_common(15):
