@@ -15,6 +15,9 @@ writes the input of one case, of a scale SIZE, to the file OUT:
                     elements each
     speedscope      a sampled speedscope profile of SIZE samples
     firefox         a Firefox Profiler (Gecko) profile of SIZE samples
+    firefox_string_threads
+                    an old Gecko profile of SIZE threads, each a JSON string
+                    of 8,000 samples (each read on its own within the limit)
     trace_events    trace events: SIZE complete events
     gzip_collapsed  SIZE MB of collapsed stacks (one stack, lines of 1 kB),
                     gzipped
@@ -112,6 +115,15 @@ def firefox(n):
     return text.replace('"TIMES"', "[" + ",".join(["1"] * n) + "]").encode()
 
 
+def firefox_string_threads(n):
+    thread = json.dumps({
+        "name": "main", "stringTable": ["(root)", "f"],
+        "frameTable": {"schema": {"location": 0}, "data": [[0], [1]]},
+        "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[None, 0], [0, 1]]},
+        "samples": {"schema": {"stack": 0, "time": 1}, "data": [[1, i] for i in range(8000)]}})
+    return json.dumps({"meta": {"version": 3, "startTime": 0}, "threads": [thread] * n}).encode()
+
+
 def trace_events(n):
     event = '{"ph":"X","name":"f","pid":1,"tid":1,"ts":1,"dur":1}'
     return ('{"traceEvents":[%s]}' % ",".join([event] * n)).encode()
@@ -130,6 +142,7 @@ CASES = {
     "cpuprofile": cpuprofile,
     "speedscope": speedscope,
     "firefox": firefox,
+    "firefox_string_threads": firefox_string_threads,
     "trace_events": trace_events,
     "gzip_collapsed": gzip_collapsed,
 }

@@ -2,19 +2,21 @@
 # The backend's peak memory while it imports small inputs that expand a lot
 # (test/memory_bombs.py makes them): a deep stack of new funcs, in one
 # collapsed line, in one gzipped pprof sample, and once per batch of a
-# stream; JSON documents of a million elements, in every JSON format; a gzip
-# file that inflates to 100 MB of collapsed stacks.
+# stream; JSON documents of a million elements, in every JSON format; an old
+# Gecko profile of many threads, each a JSON string of its own; a gzip file
+# that inflates to 100 MB of collapsed stacks.
 #
 # Each case runs in a session of its own, which reads its backend's
 # /proc/self/status through pg_read_file (so the test needs no right on the
 # server's processes, whoever runs it): the peak resident set (VmHWM) less
 # the shared memory it maps (RssShmem, the shared buffers it touched, which
 # only grows), after the import against before it.  That growth must stay
-# under the case's budget.  The JSON documents, at a calltree.import_work_mem
-# of 8MB, must be refused with program_limit_exceeded before they are
-# expanded; the others must import.  Before the budgets held, the cases took
-# (in MB): deep_collapsed 249, deep_pprof 228, stream_batches 102,
-# cpuprofile 478, speedscope 679, firefox 186, trace_events 219,
+# under the case's budget.  The JSON documents of a million elements, at a
+# calltree.import_work_mem of 8MB, must be refused with
+# program_limit_exceeded before they are expanded; the others must import.
+# Before the budgets held, the cases took (in MB): deep_collapsed 249,
+# deep_pprof 228, stream_batches 102, cpuprofile 478, speedscope 679,
+# firefox 186, trace_events 219, firefox_string_threads 140,
 # gzip_collapsed 304.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
@@ -111,6 +113,13 @@ for format in cpuprofile speedscope firefox trace_events; do
 	cp "$work/$format.in" "$work/profile_$format.in"
 	measure "profile_$format" 48 "SELECT calltree.import_profile($bytes)" 54000
 done
+
+# 40 threads written as JSON strings, each within the limit on its own: one
+# is read at a time, and its memory given back before the next
+if want firefox_string_threads; then
+	bomb firefox_string_threads 40
+	measure firefox_string_threads 48 "SELECT calltree.import_firefox($text) > 0"
+fi
 
 # 100 MB of collapsed stacks in a gzip of about 100 kB, parsed as it inflates
 if want gzip_collapsed; then

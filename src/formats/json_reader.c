@@ -151,6 +151,27 @@ count_member(void *state, char *fname, bool isnull)
 		pfree(fname);
 }
 
+/* What the parser was reading when it raised an error of its own */
+typedef struct JsonParseSite
+{
+	const JsonLexContext *lex;
+	const char *format_name;
+} JsonParseSite;
+
+/*
+ * The parser reports syntax errors by its result, but raises some errors
+ * itself: "stack depth limit exceeded" for arrays and objects nested too
+ * deep.  These get the file and the place as their context.
+ */
+static void
+json_parse_error_context(void *arg)
+{
+	const JsonParseSite *site = (const JsonParseSite *) arg;
+
+	errcontext("reading the %s file as JSON, at byte offset %d (line %d)", site->format_name,
+			   json_error_offset(site->lex, site->lex->input), site->lex->line_number);
+}
+
 JsonParseErrorType
 json_parse_within_limit(JsonLexContext *lex, const char *format_name, int work_mem_kb)
 {
@@ -159,11 +180,15 @@ json_parse_within_limit(JsonLexContext *lex, const char *format_name, int work_m
 	JsonParseErrorType result;
 	double		bytes;
 	int			len = lex->input_length;
+	JsonParseSite site = {lex, format_name};
+	ErrorContextCallback callback = {error_context_stack, json_parse_error_context, &site};
 
 	actions.semstate = &count;
 	actions.array_element_start = count_element;
 	actions.object_field_start = count_member;
+	error_context_stack = &callback;
 	result = pg_parse_json(lex, &actions);
+	error_context_stack = callback.previous;
 	if (result != JSON_SUCCESS)
 		return result;
 	bytes = (double) count.values * JSON_VALUE_BYTES + (double) count.members * JSON_MEMBER_BYTES +

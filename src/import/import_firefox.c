@@ -76,6 +76,12 @@ typedef struct FirefoxImport
 	FirefoxFormat format;
 	MemoryContext main_cxt;		/* lives for the whole import */
 	MemoryContext row_cxt;		/* reset after each row */
+	/*
+	 * Reset after each Gecko thread: the thread's tables, and the jsonb of a
+	 * thread written as a JSON string, whose reading was measured against
+	 * calltree.import_work_mem alone and must not add up over the threads
+	 */
+	MemoryContext thread_cxt;
 	int			thread_index;	/* -1 outside threads */
 	const char *thread_name;
 	bool		multi_process;
@@ -1112,6 +1118,7 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 
 	for (uint32 i = 0; i < JsonContainerSize(threads); i++)
 	{
+		MemoryContext old = MemoryContextSwitchTo(imp->thread_cxt);
 		JsonbContainer *thread;
 
 		imp->thread_index = i;
@@ -1120,16 +1127,25 @@ import_gecko(FirefoxImport *imp, JsonbContainer *profile, int depth)
 		if (thread == NULL)
 			malformed(imp, NULL, -1, "a thread must be an object");
 		import_thread(imp, thread, NULL, NULL, offset_ms);
+		imp->thread_name = NULL;
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(imp->thread_cxt);
 	}
 	imp->thread_index = -1;
 	for (uint32 i = 0; processes && i < JsonContainerSize(processes); i++)
 	{
 		JsonbValue *p = getIthJsonbValueFromContainer(processes, i);
+		MemoryContext process_cxt = AllocSetContextCreate(CurrentMemoryContext, "import_firefox process",
+														  ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(process_cxt);
 		JsonbContainer *sub = gecko_thread_object(p, psprintf("process %u", i));
 
 		if (sub == NULL)
 			malformed(imp, "processes", -1, "process %u must be an object, found %s", i, type_name(p));
 		import_gecko(imp, sub, depth + 1);
+		imp->nlibs = 0;			/* the libs were the sub-process's */
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(process_cxt);
 	}
 }
 
@@ -1253,6 +1269,7 @@ firefox_import(const ProfileInfo *info, const char *data, size_t len, const Impo
 	imp.thread_index = -1;
 	imp.main_cxt = cxt;
 	imp.row_cxt = AllocSetContextCreate(cxt, "import_firefox row", ALLOCSET_SMALL_SIZES);
+	imp.thread_cxt = AllocSetContextCreate(cxt, "import_firefox thread", ALLOCSET_DEFAULT_SIZES);
 	imp.writer = profile_writer_begin(info);
 	import_profile_json(&imp, &jb->root);
 	if (imp.skipped > 0)

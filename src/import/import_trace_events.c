@@ -132,7 +132,7 @@ time_field(JsonbContainer *object, const char *key, int index, int64 *ns)
 	if (field(object, key, &value) == NULL)
 		return false;
 	if (value.type == jbvNumeric)
-		us = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(value.val.numeric)));
+		us = json_float8(&value);	/* infinite beyond a double: out of range below */
 	else if (value.type == jbvString)
 	{
 		char	   *text = pnstrdup(value.val.string.val, value.val.string.len);

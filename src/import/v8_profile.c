@@ -155,16 +155,23 @@ v8_find_node_value(V8Profile *profile, const JsonbValue *value, const JsonPath *
 void
 v8_set_parent(V8Profile *profile, int child, int parent, const JsonPath *path)
 {
-	if (profile->nodes[child].parent == parent && child != parent)
+	if (child == parent)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s node id " INT64_FORMAT " is its own parent",
+						profile->format->name, profile->nodes[child].id),
+				 errdetail("%s names the node itself.", json_path_string(path)),
+				 errhint("%s", profile->format->hint)));
+	if (profile->nodes[child].parent == parent)
 		return;
-	if (profile->nodes[child].parent >= 0 || child == parent)
+	if (profile->nodes[child].parent >= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s node id " INT64_FORMAT " has more than one parent",
 						profile->format->name, profile->nodes[child].id),
 				 errdetail("%s makes it a child of node id " INT64_FORMAT ", and it already is one of node id " INT64_FORMAT ".",
 						   json_path_string(path), profile->nodes[parent].id,
-						   profile->nodes[Max(profile->nodes[child].parent, 0)].id),
+						   profile->nodes[profile->nodes[child].parent].id),
 				 errhint("%s", profile->format->hint)));
 	profile->nodes[child].parent = parent;
 }

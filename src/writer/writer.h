@@ -69,6 +69,13 @@ extern void profile_writer_memo_put(ProfileWriter *writer, const void *key, int 
 extern int64 profile_writer_named_stack(ProfileWriter *writer, char **names, int count);
 extern int64 profile_writer_labels(ProfileWriter *writer, Jsonb *labels);
 
+/*
+ * The longest thread name a sample or event may have, in bytes: the name
+ * is a key column of the indexes on samples and events, whose entries must
+ * fit in a third of a page.  A longer name is an ERROR.
+ */
+#define WRITER_THREAD_NAME_MAX 2000
+
 /* ts and labels_id are optional (has_ts false, labels_id 0: NULL) */
 extern void profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 								  int64 ts, int64 stack, int64 weight, int64 labels_id);

@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -296,7 +297,17 @@ thread_text(ProfileWriter *writer, const char *thread)
 		writer->last_thread = (Datum) cached;
 	else
 	{
-		MemoryContext old = MemoryContextSwitchTo(writer->cxt);
+		MemoryContext old;
+
+		if (len > WRITER_THREAD_NAME_MAX)
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("thread name of %zu bytes is too long", len),
+					errdetail("The name begins with \"%.*s\".",
+							  pg_mbcliplen(thread, (int) len, 60), thread),
+					errhint("A thread name may have at most %d bytes: it is a key of the index on samples and events.",
+							WRITER_THREAD_NAME_MAX));
+		old = MemoryContextSwitchTo(writer->cxt);
 
 		writer->last_thread = CStringGetTextDatum(thread);
 		MemoryContextSwitchTo(old);

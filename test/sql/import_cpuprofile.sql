@@ -127,6 +127,19 @@ SELECT pg_temp.try('import_cpuprofile',
   '{"head": ' || repeat('{"id": 1, "functionName": "f", "children": [', 100) || '{"id": "deep"}' || repeat(']}', 100)
   || ', "samples": [], "timestamps": [], "startTime": 0, "endTime": 0}') ~ '^cpuprofile member \$\.\.\.(\[0\]\.children){31}\[0\]\.id is not a number' AS deep_path_named;
 
+-- JSON nested deeper than the parser's stack allows: the parser's own error,
+-- in the context of the file (the offset depends on max_stack_depth)
+DO $$
+DECLARE
+    context text;
+BEGIN
+    PERFORM calltree.import_cpuprofile('{"nodes": ' || repeat('[', 1000000));
+EXCEPTION WHEN statement_too_complex THEN
+    GET STACKED DIAGNOSTICS context = PG_EXCEPTION_CONTEXT;
+    RAISE NOTICE 'context names the file and a place: %',
+        context ~ '^reading the cpuprofile file as JSON, at byte offset [0-9]+ \(line 1\)';
+END $$;
+
 -- wrong types, missing members, huge and negative numbers, broken links
 SELECT pg_temp.try('import_cpuprofile', doc) FROM (VALUES
   (''),
@@ -145,6 +158,8 @@ SELECT pg_temp.try('import_cpuprofile', doc) FROM (VALUES
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}], "samples": [1, 1], "timeDeltas": [9e15, 9e15], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}, {"id": 1, "callFrame": {"functionName": "y"}}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [2]}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [1]}], "samples": [1], "timeDeltas": [1], "startTime": 0, "endTime": 0}'),
+  -- a node that is its own child, and has no other parent
+  ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [2]}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [3]}, {"id": 2, "callFrame": {"functionName": "y"}, "children": [3]}, {"id": 3, "callFrame": {"functionName": "z"}}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}'),
   ('{"nodes": [{"id": 1, "callFrame": {"functionName": "x"}, "children": [9]}], "samples": [], "timeDeltas": [], "startTime": 0, "endTime": 0}')
 ) AS v(doc);

@@ -74,6 +74,15 @@ SELECT import_trace_events('[{"ph": "B", "name": "x", "ts": "soon"}]');
 SELECT import_trace_events('[{"ph": "X", "name": "x", "ts": 1, "dur": -3}]');
 SELECT import_trace_events('[{"ph": "B", "name": "x", "ts": 1}, 7]');
 SELECT import_trace_events('[{"ph": "B", "name": 12, "ts": 1}]');
+-- a time beyond a double's range is out of range too, not an error of the
+-- float8 type that names neither the event nor the member
+SELECT import_trace_events('[{"ph": "B", "name": "x", "ts": 1}, {"ph": "E", "ts": 1e400}]');
+SELECT import_trace_events('[{"ph": "X", "name": "x", "ts": 1, "dur": -1e400}]');
+-- a thread name too long for the index on events ("pid/tid" here, 4000
+-- characters of hex digits, which do not compress, and "/1")
+SELECT import_trace_events('[{"ph": "X", "name": "x", "ts": 1, "dur": 1, "tid": 1, "pid": "'
+                           || (SELECT string_agg(md5(i::text), '' ORDER BY i) FROM generate_series(1, 125) AS i)
+                           || '"}]');
 -- every cut of a real file at 1/50ths of its length fails cleanly, or loads
 -- the events before the cut; the failed ones leave nothing behind
 SELECT set_config('regress.trace_file', :'trace_dir' || 'simple-with-samples.json', false) AS trace_file \gset
@@ -328,6 +337,8 @@ SELECT pg_temp.fail(doc) FROM (VALUES
   ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 4}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [], "stackFrames": {"one": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"2": {"name": "b", "parent": 1}}}'),
+  -- a frame that is its own parent (no other link: not "more than one parent")
+  ('{"traceEvents": [], "samples": [{"ts": 1, "sf": 2}], "stackFrames": {"1": {"name": "a"}, "2": {"name": "b", "parent": 2}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "later", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "0x10", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
   ('{"traceEvents": [], "samples": [{"ts": "nan", "sf": 1}], "stackFrames": {"1": {"name": "a"}}}'),
