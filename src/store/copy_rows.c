@@ -183,6 +183,37 @@ check_insert_privileges(ParseState *pstate, Relation rel, List *columns)
 }
 
 /*
+ * The table the rows are for, and the partition they go into (the table
+ * itself when `target` is `relid`), opened for INSERT once the user may
+ * insert into the table's columns: the privileges are the table's, as for
+ * an INSERT routed through it.
+ */
+typedef struct InsertTables
+{
+	Relation	rel;
+	Relation	target_rel;
+	ParseState *pstate;			/* its range table holds rel, checked */
+} InsertTables;
+
+static void
+open_insert_tables(InsertTables *tables, Oid relid, Oid target, List *columns)
+{
+	tables->rel = table_open(relid, RowExclusiveLock);
+	tables->pstate = make_parsestate(NULL);
+	check_insert_privileges(tables->pstate, tables->rel, columns);
+	tables->target_rel = target == relid ? tables->rel : table_open(target, RowExclusiveLock);
+}
+
+/* The locks stay until the transaction ends, as an INSERT's do */
+static void
+close_insert_tables(InsertTables *tables)
+{
+	if (tables->target_rel != tables->rel)
+		table_close(tables->target_rel, NoLock);
+	table_close(tables->rel, NoLock);
+}
+
+/*
  * What COPY leaves in the current memory context (the parse state, its
  * range table, the options, about 5 kB) goes with a context of the call's
  * own: a writer may COPY many times in one call.
@@ -192,8 +223,7 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 {
 	MemoryContext cxt;
 	MemoryContext old;
-	Relation	rel;
-	Relation	target_rel;
+	InsertTables tables;
 	ParseState *pstate;
 	List	   *options;
 	uint64		processed = 0;
@@ -205,16 +235,13 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 		elog(ERROR, "copy_rows_insert() called while it runs");
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree COPY", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	rel = table_open(relid, RowExclusiveLock);
-	pstate = make_parsestate(NULL);
-	check_insert_privileges(pstate, rel, columns);
-	target_rel = rel;
+	open_insert_tables(&tables, relid, target, columns);
+	pstate = tables.pstate;
 	if (target != relid)
 	{
 		/* COPY takes the first entry of the range table for its table */
-		target_rel = table_open(target, RowExclusiveLock);
 		pstate = make_parsestate(NULL);
-		addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false);
+		addRangeTableEntryForRelation(pstate, tables.target_rel, RowExclusiveLock, NULL, false, false);
 	}
 	options = list_make1(makeDefElem("encoding",
 									 (Node *) makeString(pstrdup(GetDatabaseEncodingName())), -1));
@@ -225,7 +252,7 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 	read_offset = 0;
 	PG_TRY();
 	{
-		CopyFromState cstate = BeginCopyFrom(pstate, target_rel, NULL, NULL, false, read_rows,
+		CopyFromState cstate = BeginCopyFrom(pstate, tables.target_rel, NULL, NULL, false, read_rows,
 											 columns, options);
 
 		processed = CopyFrom(cstate);
@@ -239,9 +266,7 @@ copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns)
 	PopActiveSnapshot();
 	CommandCounterIncrement();
 
-	if (target_rel != rel)
-		table_close(target_rel, NoLock);
-	table_close(rel, NoLock);
+	close_insert_tables(&tables);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	if (processed != (uint64) rows->nrows)
@@ -351,8 +376,7 @@ copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
 {
 	MemoryContext cxt;
 	MemoryContext old;
-	Relation	rel;
-	Relation	target_rel;
+	InsertTables tables;
 	ParseState *pstate;
 	RangeTblEntry *rte;
 	EState	   *estate;
@@ -365,16 +389,13 @@ copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
 		return true;
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree insert values", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	rel = table_open(relid, RowExclusiveLock);
-	pstate = make_parsestate(NULL);
-	check_insert_privileges(pstate, rel, columns);
-	target_rel = target == relid ? rel : table_open(target, RowExclusiveLock);
+	open_insert_tables(&tables, relid, target, columns);
 	/*
 	 * The executor's range table: the target alone, as the result relation,
 	 * with the columns inserted (a failed check's message shows them).
 	 */
 	pstate = make_parsestate(NULL);
-	rte = addRangeTableEntryForRelation(pstate, target_rel, RowExclusiveLock, NULL, false, false)->p_rte;
+	rte = addRangeTableEntryForRelation(pstate, tables.target_rel, RowExclusiveLock, NULL, false, false)->p_rte;
 	attnums = palloc(sizeof(AttrNumber) * ncolumns);
 	for (int i = 0; i < ncolumns; i++)
 	{
@@ -403,9 +424,7 @@ copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
 	PopActiveSnapshot();
 	CommandCounterIncrement();
 
-	if (target_rel != rel)
-		table_close(target_rel, NoLock);
-	table_close(rel, NoLock);
+	close_insert_tables(&tables);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return possible;

@@ -254,7 +254,10 @@ push_siblings(TreeUnion *walk, int32 parent, int32 depth)
 	}
 }
 
-/* The union's nodes, walked from the start again */
+/*
+ * The union's nodes, walked from the start again.  The walk's arrays grow
+ * by repalloc, so they stay in its context whatever the current one is.
+ */
 static void
 walk_start(TreeUnion *walk)
 {
@@ -350,17 +353,8 @@ tree_union_path_elements(TreeUnion *walk)
 
 	while (tree_union_next(walk, &node))
 		elements += (int64) node.depth + 1;
-	tree_union_restart(walk);
-	return elements;
-}
-
-void
-tree_union_restart(TreeUnion *walk)
-{
-	MemoryContext old = MemoryContextSwitchTo(walk->cxt);
-
 	walk_start(walk);
-	MemoryContextSwitchTo(old);
+	return elements;
 }
 
 void

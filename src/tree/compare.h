@@ -57,7 +57,6 @@ typedef struct TreeUnion TreeUnion;
 
 extern TreeUnion *tree_union_begin(const CallTree *base, const CallTree *test);
 extern bool tree_union_next(TreeUnion *walk, UnionNode *node);
-extern void tree_union_restart(TreeUnion *walk);
 extern void tree_union_end(TreeUnion *walk);
 
 /*
