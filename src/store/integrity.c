@@ -131,16 +131,10 @@ integrity_hold_stacks(void)
  * calls (intern_address) read in the transaction's snapshot, older than the
  * writer's lock: there the checks run as for anyone.
  */
-static inline bool
-writer_can_vouch(void)
-{
-	return !IsolationUsesXactSnapshot();
-}
-
 bool
 integrity_writer_can_vouch(void)
 {
-	return writer_can_vouch();
+	return !IsolationUsesXactSnapshot();
 }
 
 int
@@ -148,7 +142,7 @@ integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
 {
 	int			ret;
 
-	writer_vouches = writer_can_vouch();
+	writer_vouches = integrity_writer_can_vouch();
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, values, NULL, false, 0);
@@ -166,7 +160,7 @@ integrity_copy_vouched(CopyRows *rows, Oid relid, Oid partition, List *columns)
 {
 	uint64		count;
 
-	writer_vouches = writer_can_vouch();
+	writer_vouches = integrity_writer_can_vouch();
 	PG_TRY();
 	{
 		count = copy_rows_insert(rows, relid,

@@ -214,15 +214,11 @@ insert_sample_values(ProfileWriter *writer)
 	if (writer->sample_values_refused || !OidIsValid(writer->sample_partition) ||
 		!integrity_writer_can_vouch())
 		return false;
-	if (copy_rows_insert_values(writer->sample_relid, writer->sample_partition, writer->sample_columns,
-								writer->nsamples, sample_values, writer))
-	{
-		MemoryContextSwitchTo(writer->cxt);
-		return true;
-	}
-	writer->sample_values_refused = true;
+	if (!copy_rows_insert_values(writer->sample_relid, writer->sample_partition, writer->sample_columns,
+								 writer->nsamples, sample_values, writer))
+		writer->sample_values_refused = true;
 	MemoryContextSwitchTo(writer->cxt);
-	return false;
+	return !writer->sample_values_refused;
 }
 
 /* The batch of samples, their stack ids real, by INSERT (row security applies) */
