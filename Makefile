@@ -12,15 +12,23 @@ OBJS = src/module.o $(foreach f,$(FOLDERS),$(patsubst %.c,%.o,$(sort $(wildcard 
 SHLIB_LINK += -lz
 PG_CPPFLAGS = -I$(srcdir)/src
 
-# The current version's install script is built from one piece per concern
-# (src/install/).  Released versions are frozen copies in src/releases/,
-# beside the upgrade scripts between them; none of those is ever edited.
-EXTVERSION = 0.2
-DATA_built = calltree--$(EXTVERSION).sql
+# Versions (docs/hacking.md, "Releasing a version").  The current version's
+# install script is built from the pieces of src/install/: schema/ (made
+# once), functions/ (replayed by every upgrade), bindings/ (made once, after
+# the functions).  Its upgrade scripts are built by src/updates/assemble.sh:
+# the hand-written deltas of src/updates/ (PREV--NEXT.sql) from an older
+# version, then functions/ replayed.  Released versions keep their install
+# and upgrade scripts frozen in src/releases/: once there, never edited.
+EXTVERSION = 0.3
+INSTALL_PIECES = $(foreach part,schema functions bindings,$(sort $(wildcard src/install/$(part)/*.sql)))
+REPLAYED       = $(sort $(wildcard src/install/functions/*.sql))
+UPDATE_DELTAS  = $(filter-out %.post.sql,$(wildcard src/updates/*--*.sql))
+UPDATES_FROM   = $(sort $(foreach d,$(UPDATE_DELTAS),$(firstword $(subst --, ,$(basename $(notdir $(d)))))))
+DATA_built = calltree--$(EXTVERSION).sql $(foreach v,$(UPDATES_FROM),calltree--$(v)--$(EXTVERSION).sql)
 DATA = $(wildcard src/releases/calltree--*.sql)
 
-REGRESS      = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
-REGRESS_OPTS = --inputdir=test --load-extension=calltree
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --load-extension=calltree
 ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test/isolation --load-extension=calltree
 
@@ -33,7 +41,7 @@ ifdef CI
 PG_CFLAGS += -Werror
 endif
 
-EXTRA_CLEAN = calltree--$(EXTVERSION).sql results/ regression.diffs regression.out output_iso/ tmp_check/ fuzz/build/ \
+EXTRA_CLEAN = $(DATA_built) results/ regression.diffs regression.out output_iso/ tmp_check/ fuzz/build/ \
               $(OBJS:.o=.d)
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
@@ -46,8 +54,11 @@ endif
 
 -include $(OBJS:.o=.d)
 
-calltree--$(EXTVERSION).sql: $(sort $(wildcard src/install/*.sql))
+calltree--$(EXTVERSION).sql: $(INSTALL_PIECES)
 	cat $^ > $@
+
+calltree--%--$(EXTVERSION).sql: $(UPDATE_DELTAS) $(wildcard src/updates/*.post.sql) $(REPLAYED) src/updates/assemble.sh
+	$(srcdir)/src/updates/assemble.sh $* $(EXTVERSION) $(srcdir)/src/install > $@
 .PHONY: run test bench fuzz
 
 # The two commands of the README: both install what is missing, build,

@@ -11,7 +11,7 @@
 #
 # Seeds: the profiles of other tools in ../shared/data (pprof, gzip files,
 # collapsed stacks, perf script), the examples, and the calltree literals
-# of test/sql/*.sql; plus fuzz/regressions/HARNESS, the inputs of crashes found
+# of sql/*.sql; plus fuzz/regressions/HARNESS, the inputs of crashes found
 # before.  A crash stops its harness: the input is saved as
 # $FUZZ_WORK/crashes/HARNESS/crash-…, and the summary names the command that
 # replays it.  The exit status is 1 if any harness crashed.
@@ -63,7 +63,7 @@ write_seeds() {
 	seed symbols
 	# the calltree literals of the regression tests, as text inputs (first byte even)
 	mkdir -p "$work/seeds/calltree"
-	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?calltree" "$fuzz_dir"/../test/sql/*.sql | sort -u |
+	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?calltree" "$fuzz_dir"/../sql/*.sql | sort -u |
 		sed -E "s/^'//; s/'::.*//" | {
 		local n=0 literal
 		while IFS= read -r literal; do
@@ -73,7 +73,7 @@ write_seeds() {
 	}
 	# the stack_weights literals of the regression tests, as text inputs (first byte even)
 	mkdir -p "$work/seeds/stack_weights"
-	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?stack_weights" "$fuzz_dir"/../test/sql/*.sql | sort -u |
+	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?stack_weights" "$fuzz_dir"/../sql/*.sql | sort -u |
 		sed -E "s/^'//; s/'::.*//" | {
 		local n=0 literal
 		while IFS= read -r literal; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Reference numbers for test/sql/import_pprof.sql, computed outside calltree:
+# Reference numbers for sql/import_pprof.sql, computed outside calltree:
 # reads `go tool pprof -traces` output on stdin and prints the running
 # weight of every root-first path prefix (a CallNode), heaviest first.
 #   go tool pprof -symbolize=none -traces -sample_index=samples FILE | python3 test/pprof_trace_paths.py 40

@@ -131,8 +131,8 @@ run_timed() {
 do_test() {
 	local t name rc
 	rm -f "$CT_REPO/regression.diffs" "$CT_REPO/output_iso/regression.diffs"
-	# Twice, so that failing test/sql/ tests do not keep the isolation specs from running.
-	pg_regress_part regress "pg_regress (test/sql/)" "$CT_REPO/regression.diffs" ISOLATION=
+	# Twice, so that failing sql/ tests do not keep the isolation specs from running.
+	pg_regress_part regress "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
 	pg_regress_part isolation "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
 
 	# The scripts' JavaScript tooling (ajv, the speedscope schema, playwright-core)

@@ -78,7 +78,7 @@ while IFS=$'\t' read -r where sql; do
 	if [[ "$sql" == *grafana_flamegraph_diff* ]]; then
 		# Each side of the diff frame, without the nodes the side lacks, is
 		# the flame graph of that range's raw samples (as sets of rows: the
-		# order is the union's, checked by test/sql/flamegraph_diff.sql).
+		# order is the union's, checked by sql/flamegraph_diff.sql).
 		for side in base test; do
 			if [ "$side" = base ]; then
 				cols='value, self' since="timestamptz '$from' - interval '$compare'" until="timestamptz '$to' - interval '$compare'"

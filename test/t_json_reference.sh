@@ -7,7 +7,7 @@
 # functions' self and running and the top CallNodes; the database prints the
 # same lines through pg_temp.summary() of test/reference/helpers.sql; the
 # two must be identical.  It also checks that test/reference/firefox_reference.txt,
-# whose numbers test/sql/import_firefox.sql asserts, is still what
+# whose numbers sql/import_firefox.sql asserts, is still what
 # test/reference/firefox_reference.py computes from the real Firefox files.
 #
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
@@ -77,7 +77,7 @@ if ! diff -u "$work/reference.txt" "$work/database.txt"; then
 	exit 1
 fi
 
-# test/sql/import_firefox.sql checks the numbers of test/reference/firefox_reference.txt;
+# sql/import_firefox.sql checks the numbers of test/reference/firefox_reference.txt;
 # that file must still be what firefox_reference.py reads in the real files.
 ff=$shared/data/speedscope-samples/Firefox
 {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ALTER EXTENSION calltree UPDATE from every released version.
 #
+# The released scripts of src/releases/ must match SHA256SUMS there.
 # For each frozen install script in src/releases/ older than the current
 # version, a database installs that version, imports real profiles of
 # several formats, and stores call trees in a table of its own.  Then:
@@ -15,6 +16,14 @@
 set -euo pipefail
 # shellcheck source=test/script_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+
+# Released scripts are frozen: each is as it was released.
+(cd "$repo/src/releases" && sha256sum --quiet -c SHA256SUMS) >&2 ||
+	fail "a released script in src/releases/ was edited (SHA256SUMS); a change ships as a new version"
+for script in "$repo"/src/releases/calltree--*.sql; do
+	grep -q " $(basename "$script")\$" "$repo/src/releases/SHA256SUMS" ||
+		fail "$(basename "$script") is not listed in src/releases/SHA256SUMS"
+done
 
 current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$repo/calltree.control")
 [ -n "$current" ] || fail "no default_version in calltree.control"

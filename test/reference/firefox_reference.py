@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference numbers for test/sql/import_firefox.sql, computed without calltree.
+"""Reference numbers for sql/import_firefox.sql, computed without calltree.
 
 Reads Firefox Profiler profiles (Gecko, possibly wrapped in a DevTools
 "Recorded Performance Data" file, or processed) with Python's json module and

@@ -1,4 +1,4 @@
--- Helpers for test/sql/import_cpuprofile.sql and test/sql/import_speedscope.sql,
+-- Helpers for sql/import_cpuprofile.sql and sql/import_speedscope.sql,
 -- included with \ir (psql reads the tests from stdin, so the path is from
 -- the repository root).  They live in pg_temp and vanish with the session.
 

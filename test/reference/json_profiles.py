@@ -6,8 +6,8 @@ Chrome's Profile/ProfileChunk events in any order, nodes linked by parent,
 children or both; Chrome 66's CpuProfile events; Hermes' samples/stackFrames) with
 Python's json module, applies the rules that docs/formats.md gives for these
 importers with no code shared with the C importers, and prints, per file, the
-numbers that test/sql/import_cpuprofile.sql, test/sql/import_speedscope.sql
-and test/sql/import_trace_events.sql check:
+numbers that sql/import_cpuprofile.sql, sql/import_speedscope.sql
+and sql/import_trace_events.sql check:
 
   samples, total, sum(ts)     over all samples of the file
   per thread: samples, total  (speedscope: one thread per profile)

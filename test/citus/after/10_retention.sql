@@ -1,4 +1,4 @@
--- Retention on both (test/sql/reports_expire.sql, shortened): time windows
+-- Retention on both (sql/reports_expire.sql, shortened): time windows
 -- of sample, rollups of profiles started long ago, expire() dropping a
 -- whole window, and collect_garbage() deleting what nothing uses any more.
 SET search_path = calltree, public;

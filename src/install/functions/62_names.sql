@@ -7,7 +7,7 @@
 -- node by node and functions() counts a function once.
 --------------------------------------------------------------------------
 
-CREATE FUNCTION funcs(pattern text) RETURNS int4[]
+CREATE OR REPLACE FUNCTION funcs(pattern text) RETURNS int4[]
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
@@ -17,7 +17,7 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION funcs(text) IS 'the ids of the funcs whose names match a POSIX regular expression, sorted (like pprof''s -focus=regex)';
 
-CREATE FUNCTION unify_funcs(tree calltree, by text DEFAULT 'name') RETURNS calltree
+CREATE OR REPLACE FUNCTION unify_funcs(tree calltree, by text DEFAULT 'name') RETURNS calltree
 AS 'MODULE_PATHNAME', 'calltree_unify_funcs'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION unify_funcs(calltree, text) IS 'each func replaced by the smallest id of its name (by ''name'') or of its name and file (by ''file''), equal CallNodes merged; by ''func'' leaves the tree as it is';

@@ -15,24 +15,15 @@
 -- One writer of new interned rows at a time, so that two never wait for
 -- each other's rows (a deadlock).  Not an advisory lock: no role without
 -- INSERT on an interned table can take it.
-CREATE FUNCTION intern_lock() RETURNS void
+CREATE OR REPLACE FUNCTION intern_lock() RETURNS void
 AS 'MODULE_PATHNAME', 'calltree_intern_lock'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION intern_lock() IS 'takes the lock that writers of interned rows hold until their transaction ends; needs INSERT on func, frame, stack or labels';
 
-CREATE FUNCTION intern_lock_trigger() RETURNS trigger
+CREATE OR REPLACE FUNCTION intern_lock_trigger() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_intern_lock_trigger' LANGUAGE C;
 
-CREATE TRIGGER func_intern_lock BEFORE INSERT OR UPDATE ON func
-    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
-CREATE TRIGGER frame_intern_lock BEFORE INSERT OR UPDATE ON frame
-    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
-CREATE TRIGGER stack_intern_lock BEFORE INSERT ON stack
-    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
-CREATE TRIGGER labels_intern_lock BEFORE INSERT OR UPDATE ON labels
-    FOR EACH STATEMENT EXECUTE FUNCTION intern_lock_trigger();
-
-CREATE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION intern_func(name text, file text DEFAULT NULL, resource text DEFAULT NULL)
 RETURNS int4
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -70,7 +61,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION intern_frame(func int4, address bigint DEFAULT NULL, line int4 DEFAULT NULL,
+CREATE OR REPLACE FUNCTION intern_frame(func int4, address bigint DEFAULT NULL, line int4 DEFAULT NULL,
                              col int4 DEFAULT NULL, implementation text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -111,7 +102,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION intern_stack(prefix bigint, frame bigint)
+CREATE OR REPLACE FUNCTION intern_stack(prefix bigint, frame bigint)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -152,7 +143,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION intern_stack(names text[])
+CREATE OR REPLACE FUNCTION intern_stack(names text[])
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -178,7 +169,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION intern_labels(labels jsonb)
+CREATE OR REPLACE FUNCTION intern_labels(labels jsonb)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -210,7 +201,7 @@ $$;
 
 COMMENT ON FUNCTION intern_stack(text[]) IS 'interns a stack of func names, root first; NULL for an empty array';
 
-CREATE FUNCTION stack_path(stack bigint)
+CREATE OR REPLACE FUNCTION stack_path(stack bigint)
 RETURNS int4[]
 AS 'MODULE_PATHNAME', 'calltree_stack_path'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;

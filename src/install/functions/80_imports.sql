@@ -6,7 +6,7 @@
 -- behind.  The JSON formats are parsed with PostgreSQL's own JSON parser.
 --------------------------------------------------------------------------
 
-CREATE FUNCTION import_collapsed(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_collapsed(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                  strict boolean DEFAULT true)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_collapsed'
@@ -16,33 +16,33 @@ COMMENT ON FUNCTION import_collapsed(text, text, jsonb, boolean) IS 'imports col
 -- A frame whose symbol perf script could not name ([unknown], or none)
 -- becomes an address frame of its library (85_symbols.sql), which
 -- symbolicate() can name later.
-CREATE FUNCTION import_perf_script(data text, event text DEFAULT NULL, name text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_perf_script(data text, event text DEFAULT NULL, name text DEFAULT NULL,
                                    meta jsonb DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_perf_script'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_perf_script(text, text, text, jsonb) IS 'imports the text output of perf script; returns the profile id';
 
-CREATE FUNCTION import_pprof(data bytea, sample_type text DEFAULT NULL, name text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_pprof(data bytea, sample_type text DEFAULT NULL, name text DEFAULT NULL,
                              meta jsonb DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_pprof'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_pprof(bytea, text, text, jsonb) IS 'imports a pprof profile (gzip-compressed or raw protobuf), one sample type (default: the profile''s default, else the last); returns the profile id';
 
-CREATE FUNCTION import_cpuprofile(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION import_cpuprofile(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_cpuprofile'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_cpuprofile(text, text, jsonb) IS 'imports a V8/Chrome/Node .cpuprofile (weights in ns, samples keep their ts); returns the profile id';
 
-CREATE FUNCTION import_speedscope(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION import_speedscope(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_speedscope'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_speedscope(text, text, jsonb) IS 'imports a speedscope file (sampled and evented profiles, one thread each); returns the profile id';
 
-CREATE FUNCTION import_firefox(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION import_firefox(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_firefox'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -51,14 +51,14 @@ COMMENT ON FUNCTION import_firefox(text, text, jsonb) IS 'imports a Firefox Prof
 -- source: 'samples' (the CPU samples: Profile/ProfileChunk events, Chrome
 -- 66's CpuProfile events, Hermes samples/stackFrames) into calltree.sample, 'events' (B/E/X events) into
 -- calltree.event, or NULL: the samples when the file has any.
-CREATE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_trace_events(data text, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
     source text DEFAULT NULL)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk or CpuProfile events, Hermes samples), a thread per profile, into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
 
-CREATE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                strict boolean DEFAULT NULL, event text DEFAULT NULL,
                                sample_type text DEFAULT NULL)
 RETURNS bigint
@@ -66,7 +66,7 @@ AS 'MODULE_PATHNAME', 'calltree_import_profile'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text) IS 'imports a profile of any supported format, recognized from its content (gzip and UTF-16 unwrapped), passing strict (collapsed), event (perf script) or sample_type (pprof) to its importer; returns the profile id';
 
-CREATE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
+CREATE OR REPLACE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                               format text DEFAULT NULL, strict boolean DEFAULT NULL,
                               event text DEFAULT NULL, sample_type text DEFAULT NULL,
                               source text DEFAULT NULL)

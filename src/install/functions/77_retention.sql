@@ -47,7 +47,7 @@
 -- The partitions of sample and the profile ids each holds: [first_id,
 -- end_id), first_id NULL for sample_0 (no lower bound), both NULL for
 -- sample_default.
-CREATE FUNCTION sample_partitions(OUT partition regclass, OUT first_id bigint, OUT end_id bigint)
+CREATE OR REPLACE FUNCTION sample_partitions(OUT partition regclass, OUT first_id bigint, OUT end_id bigint)
 RETURNS SETOF record
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -67,7 +67,7 @@ COMMENT ON FUNCTION sample_partitions() IS 'the partitions of calltree.sample an
 -- last (it is not transactional): if the caller's transaction rolls back,
 -- imports write into sample_default until the next window opens past the
 -- ids they took.
-CREATE FUNCTION new_sample_partition() RETURNS regclass
+CREATE OR REPLACE FUNCTION new_sample_partition() RETURNS regclass
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -106,7 +106,7 @@ COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltr
 -- Whether a profile is included in every rollup level that reads raw
 -- samples (and one at least exists): a level built from another reads
 -- that level's rows, which stay.
-CREATE FUNCTION rolled_up(p profile) RETURNS boolean
+CREATE OR REPLACE FUNCTION rolled_up(p profile) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT p.started_at IS NOT NULL
@@ -123,7 +123,7 @@ END;
 COMMENT ON FUNCTION rolled_up(profile) IS 'whether the profile is included in every rollup level that reads raw samples (and one exists)';
 
 -- The checks of expire's arguments.
-CREATE FUNCTION expire_check(raw_older_than interval, partition_width interval) RETURNS void
+CREATE OR REPLACE FUNCTION expire_check(raw_older_than interval, partition_width interval) RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -153,7 +153,7 @@ COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of
 -- second after the lock, in a new snapshot.  The check must see every
 -- profile of the partition, since TRUNCATE empties it whole: it refuses
 -- to run where row-level security would hide some.
-CREATE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
+CREATE OR REPLACE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
                                  INOUT profiles bigint, INOUT samples bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -195,7 +195,7 @@ COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigi
 -- Drops an empty partition of a closed window, if the lock on sample
 -- that DROP takes comes within a second: waiting longer would hold up
 -- every query of sample queued behind it.  Whether it was dropped.
-CREATE FUNCTION expire_drop(part regclass) RETURNS boolean
+CREATE OR REPLACE FUNCTION expire_drop(part regclass) RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 -- below deadlock_timeout's default: an import that waits for a partition
@@ -219,7 +219,7 @@ END
 $$;
 COMMENT ON FUNCTION expire_drop(regclass) IS 'drops an empty partition of calltree.sample if the lock comes within half a second; whether it did';
 
-CREATE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
+CREATE OR REPLACE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
     OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -312,7 +312,7 @@ COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started 
 -- that waited finds its cache emptied (the DELETE triggers of
 -- 16_intern_cache.sql) and writes again the rows it needs.  The intern
 -- lock, taken next, holds off the intern_* functions and symbolicate().
-CREATE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
+CREATE OR REPLACE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$

@@ -29,7 +29,7 @@
 -- primary key, so no sort), else the address in hex.  PL/pgSQL, so that
 -- its plans are kept from call to call (an SQL function with SET is
 -- planned again at every call).
-CREATE FUNCTION address_name(resource text, address bigint)
+CREATE OR REPLACE FUNCTION address_name(resource text, address bigint)
 RETURNS text
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -51,7 +51,7 @@ END
 $$;
 COMMENT ON FUNCTION address_name(text, bigint) IS 'the func name of an address frame: its symbol''s name, else the address in hex';
 
-CREATE FUNCTION intern_address(resource text, address bigint)
+CREATE OR REPLACE FUNCTION intern_address(resource text, address bigint)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -90,7 +90,7 @@ END
 $$;
 COMMENT ON FUNCTION intern_address(text, bigint) IS 'interns a frame known by its address in a resource; its func is named by the address until symbolicate() assigns one';
 
-CREATE FUNCTION symbolicate(resource text, starts bigint[], names text[])
+CREATE OR REPLACE FUNCTION symbolicate(resource text, starts bigint[], names text[])
 RETURNS TABLE (old_func int4, new_func int4)
 AS 'MODULE_PATHNAME', 'calltree_symbolicate'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

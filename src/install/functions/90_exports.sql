@@ -4,19 +4,19 @@
 -- importers; the flame graph is an SVG document to look at.
 --------------------------------------------------------------------------
 
-CREATE FUNCTION to_collapsed(tree calltree) RETURNS text
+CREATE OR REPLACE FUNCTION to_collapsed(tree calltree) RETURNS text
 AS 'MODULE_PATHNAME', 'calltree_to_collapsed'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION to_collapsed(calltree) IS 'collapsed stacks ("a;b;c 42" lines), one per node with self weight or without children; the inverse of import_collapsed';
 
-CREATE FUNCTION flamegraph(tree calltree, title text DEFAULT NULL, icicle boolean DEFAULT false,
+CREATE OR REPLACE FUNCTION flamegraph(tree calltree, title text DEFAULT NULL, icicle boolean DEFAULT false,
                            min_width float8 DEFAULT 0.1)
 RETURNS text
 AS 'MODULE_PATHNAME', 'calltree_flamegraph'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION flamegraph(calltree, text, boolean, float8) IS 'an interactive flame graph (icicle graph with icicle => true) as a self-contained SVG document';
 
-CREATE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
                                 icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1)
 RETURNS text
 AS 'MODULE_PATHNAME', 'calltree_flamegraph_diff'
@@ -26,7 +26,7 @@ COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8) I
 -- The data frame of Grafana's flame graph panel in its diff mode: the rows
 -- of grafana_flamegraph() with base's weights in value and self and test's
 -- in valueRight and selfRight, one row per CallNode of either tree.
-CREATE FUNCTION grafana_flamegraph_diff(base calltree, test calltree,
+CREATE OR REPLACE FUNCTION grafana_flamegraph_diff(base calltree, test calltree,
     OUT level int4, OUT value bigint, OUT self bigint, OUT label text,
     OUT "valueRight" bigint, OUT "selfRight" bigint)
 RETURNS SETOF record
@@ -45,13 +45,13 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION grafana_flamegraph_diff(calltree, calltree) IS 'the rows of Grafana''s flame graph data frame in diff mode: level, value and self (base), label, valueRight and selfRight (test), in depth-first order over the union of both trees under a total root';
 
-CREATE FUNCTION to_pprof(tree calltree, sample_type text DEFAULT 'samples', unit text DEFAULT 'count')
+CREATE OR REPLACE FUNCTION to_pprof(tree calltree, sample_type text DEFAULT 'samples', unit text DEFAULT 'count')
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'calltree_to_pprof'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION to_pprof(calltree, text, text) IS 'the tree as a gzip-compressed pprof profile: one sample per node with self weight, of the sample type and unit given (meta.sample_type and weight_unit of the profiles it came from; default samples/count)';
 
-CREATE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL, unit text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION to_speedscope(tree calltree, name text DEFAULT NULL, unit text DEFAULT NULL)
 RETURNS json
 AS 'MODULE_PATHNAME', 'calltree_to_speedscope'
 LANGUAGE C STABLE PARALLEL SAFE;

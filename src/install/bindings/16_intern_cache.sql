@@ -1,13 +1,4 @@
---------------------------------------------------------------------------
--- The intern cache's triggers.  Each backend remembers the ids of interned
--- rows from one import to the next (src/store/intern_cache.c).  A
--- statement that changes or removes such rows tells every backend to
--- forget them.
---------------------------------------------------------------------------
-
-CREATE FUNCTION intern_cache_invalidate() RETURNS trigger
-AS 'MODULE_PATHNAME', 'calltree_intern_cache_invalidate' LANGUAGE C;
-
+-- The intern cache's triggers (their function: functions/16_intern_cache.sql).
 CREATE TRIGGER func_changed BEFORE UPDATE OR DELETE OR TRUNCATE ON func
     FOR EACH STATEMENT EXECUTE FUNCTION intern_cache_invalidate();
 CREATE TRIGGER frame_changed BEFORE UPDATE OR DELETE OR TRUNCATE ON frame

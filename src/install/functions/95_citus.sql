@@ -19,7 +19,7 @@
 -- without it, and distribute() calls Citus's functions by name.
 --------------------------------------------------------------------------
 
-CREATE FUNCTION distribute(shard_count int DEFAULT 32) RETURNS void
+CREATE OR REPLACE FUNCTION distribute(shard_count int DEFAULT 32) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$

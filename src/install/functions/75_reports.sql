@@ -1,65 +1,15 @@
---------------------------------------------------------------------------
--- Reports: rollups of call trees per time bucket and group, read back by
--- tree_between, and the data frame of Grafana's flame graph panel.
---
--- A rollup level is a bucket width and the meta keys that group profiles
--- (rollup_level).  Each row of rollup holds, for one bucket of one level,
--- one group and one weight unit, the merged call tree of its profiles and
--- the ids of those profiles (an int8multirange: ids of profiles imported
--- together are mostly consecutive, so the ranges stay few).  The ids are
--- how a run knows what it has already counted: a profile is rolled up once
--- per level, whenever its transaction committed.  The finest level reads
--- raw samples; a coarser level whose width is a multiple of an existing
--- level's is built from that level's rows with calltree_merge.
---------------------------------------------------------------------------
-
-CREATE TABLE rollup_level (
-    width        interval NOT NULL,
-    group_by     text[]   NOT NULL,  -- sorted meta keys
-    source_width interval,           -- the finer level it is built from; NULL: raw samples
-    CONSTRAINT rollup_level_key PRIMARY KEY (width, group_by)
-);
-COMMENT ON TABLE rollup_level IS 'rollup levels: a bucket width, the meta keys that group profiles, and the level each is built from';
-
-CREATE TABLE rollup (
-    bucket      timestamptz NOT NULL,
-    width       interval    NOT NULL,
-    group_key   jsonb       NOT NULL,
-    weight_unit text        NOT NULL,
-    tree        calltree    NOT NULL,
-    samples     bigint      NOT NULL,
-    profiles    int8multirange NOT NULL,
-    -- group_key first: tree_between reads one group's buckets in a range
-    CONSTRAINT rollup_key PRIMARY KEY (group_key, width, bucket, weight_unit)
-);
-COMMENT ON TABLE rollup IS 'per bucket, group and weight unit: the merged call tree of the profiles whose ids are in profiles';
-
--- A rollup's tree is read whole, and tree_between merges many of them: lz4
--- gives them back several times faster than the default pglz, at about the
--- same size.  A server built without lz4 keeps its default.
-DO $lz4$
-BEGIN
-    ALTER TABLE @extschema@.rollup ALTER COLUMN tree SET COMPRESSION lz4;
-EXCEPTION WHEN feature_not_supported THEN
-    NULL;
-END
-$lz4$;
-
--- Profiles by start time: rollup(since => ...) and the raw part of tree_between
-CREATE INDEX profile_started_at_idx ON profile (started_at);
-
-SELECT pg_catalog.pg_extension_config_dump('rollup_level', '');
-SELECT pg_catalog.pg_extension_config_dump('rollup', '');
+-- The functions of reports: rollup levels, rollup runs, tree_between and
+-- Grafana's data frame (their tables: schema/75_reports.sql).
 
 -- The bucket of a time: buckets are aligned on a Monday at midnight UTC, so
 -- that hours, days and weeks nest.  date_bin counts a day as 24 hours.
-CREATE FUNCTION rollup_bucket(ts timestamptz, width interval) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION rollup_bucket(ts timestamptz, width interval) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.date_bin(width, ts, '2000-01-03 00:00:00+00'::timestamptz);
 COMMENT ON FUNCTION rollup_bucket(timestamptz, interval) IS 'the start of the bucket of the given width that holds ts (buckets aligned on Monday 2000-01-03 00:00 UTC)';
 
 -- The group of a profile: the given keys of its meta, a missing key as JSON null.
-CREATE FUNCTION group_key(meta jsonb, keys text[]) RETURNS jsonb
+CREATE OR REPLACE FUNCTION group_key(meta jsonb, keys text[]) RETURNS jsonb
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT COALESCE(pg_catalog.jsonb_object_agg(k, COALESCE(meta OPERATOR(pg_catalog.->) k, 'null'::jsonb)), '{}'::jsonb)
@@ -70,7 +20,7 @@ COMMENT ON FUNCTION group_key(jsonb, text[]) IS 'the object of the given keys of
 -- Checks the arguments of rollup; returns the width as hours, minutes and
 -- seconds (24:00:00 for '1 day', so that bucket + width is always the
 -- width later, across daylight saving changes too).
-CREATE FUNCTION rollup_check_width(width interval) RETURNS interval
+CREATE OR REPLACE FUNCTION rollup_check_width(width interval) RETURNS interval
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -94,7 +44,7 @@ END
 $$;
 
 -- Checks group_by against the meta keys of profiles; returns its keys sorted.
-CREATE FUNCTION rollup_check_group_by(group_by text[]) RETURNS text[]
+CREATE OR REPLACE FUNCTION rollup_check_group_by(group_by text[]) RETURNS text[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -128,7 +78,7 @@ $$;
 -- Creates the level of (width, keys) if it is new, with the level it is
 -- built from, fixed then: the coarsest existing level of the same keys
 -- whose buckets nest in this one's, or raw samples when there is none.
-CREATE FUNCTION rollup_create_level(width interval, keys text[]) RETURNS void
+CREATE OR REPLACE FUNCTION rollup_create_level(width interval, keys text[]) RETURNS void
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
@@ -145,7 +95,7 @@ END;
 -- buckets that no row of the level includes yet are aggregated per
 -- bucket, group and unit, and added to the rows (one statement, so one
 -- snapshot: the profiles read are exactly those whose samples are read).
-CREATE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -192,7 +142,7 @@ $$;
 
 -- One run of a level built from a finer one: each bucket whose finer rows
 -- include a profile that its row does not is merged again from them.
-CREATE FUNCTION rollup_from_level(width interval, keys text[], source interval, since timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION rollup_from_level(width interval, keys text[], source interval, since timestamptz) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -236,7 +186,7 @@ $$;
 -- deadlock, however callers group their calls into transactions.  (Under
 -- REPEATABLE READ, a run whose snapshot predates another run's commit fails
 -- to serialize when it writes the rows that run wrote.)
-CREATE FUNCTION rollup(width interval, group_by text[] DEFAULT '{service}', since timestamptz DEFAULT NULL)
+CREATE OR REPLACE FUNCTION rollup(width interval, group_by text[] DEFAULT '{service}', since timestamptz DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -270,12 +220,12 @@ $$;
 COMMENT ON FUNCTION rollup(interval, text[], timestamptz) IS 'adds the profiles not yet rolled up to the level of this width and grouping; returns the number of rollup rows written';
 
 -- a + b, where NULL is the tree of no sample
-CREATE FUNCTION rollup_add(a calltree, b calltree) RETURNS calltree
+CREATE OR REPLACE FUNCTION rollup_add(a calltree, b calltree) RETURNS calltree
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN a IS NULL THEN b WHEN b IS NULL THEN a ELSE a OPERATOR(@extschema@.+) b END;
 
 -- The rows of a level that lie wholly in the uncovered part of [since, until)
-CREATE FUNCTION rollup_rows_within(group_key jsonb, width interval, since timestamptz, until timestamptz,
+CREATE OR REPLACE FUNCTION rollup_rows_within(group_key jsonb, width interval, since timestamptz, until timestamptz,
                                    weight_unit text, uncovered tstzmultirange)
 RETURNS SETOF rollup
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -287,7 +237,7 @@ BEGIN ATOMIC
        AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)');
 END;
 
-CREATE FUNCTION tree_between(group_key jsonb, since timestamptz, until timestamptz, weight_unit text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION tree_between(group_key jsonb, since timestamptz, until timestamptz, weight_unit text DEFAULT NULL)
 RETURNS calltree
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -378,7 +328,7 @@ COMMENT ON FUNCTION tree_between(jsonb, timestamptz, timestamptz, text) IS 'the 
 
 -- The data frame of Grafana's flame graph panel: one row per node in
 -- depth-first order, under a root named total at level 0.
-CREATE FUNCTION grafana_flamegraph(tree calltree,
+CREATE OR REPLACE FUNCTION grafana_flamegraph(tree calltree,
     OUT level int4, OUT value bigint, OUT self bigint, OUT label text)
 RETURNS SETOF record
 LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 1000

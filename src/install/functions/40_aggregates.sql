@@ -12,15 +12,15 @@
 
 -- calltree_agg and calltree_merge build the same state: a calltree under
 -- construction.
-CREATE FUNCTION calltree_agg_transfn(calltree, int4[], bigint) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_agg_transfn(calltree, int4[], bigint) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_transfn(calltree, int4[]) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_agg_transfn(calltree, int4[]) RETURNS calltree
 AS 'MODULE_PATHNAME', 'calltree_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_merge_transfn(calltree, calltree) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_merge_transfn(calltree, calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_combinefn(calltree, calltree) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_agg_combinefn(calltree, calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION calltree_agg_finalfn(calltree) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_agg_finalfn(calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[], bigint) IS 'transition function of calltree_agg(int4[], bigint): adds a path with its weight to the state';
 COMMENT ON FUNCTION calltree_agg_transfn(calltree, int4[]) IS 'transition function of calltree_agg(int4[]): adds a path with weight 1 to the state';
@@ -28,19 +28,19 @@ COMMENT ON FUNCTION calltree_merge_transfn(calltree, calltree) IS 'transition fu
 COMMENT ON FUNCTION calltree_agg_combinefn(calltree, calltree) IS 'combine function of calltree_agg and calltree_merge: adds a partial state to the state';
 COMMENT ON FUNCTION calltree_agg_finalfn(calltree) IS 'final function of calltree_agg and calltree_merge: the finished tree';
 
-CREATE AGGREGATE calltree_agg(path int4[], weight bigint) (
+CREATE OR REPLACE AGGREGATE calltree_agg(path int4[], weight bigint) (
     SFUNC = calltree_agg_transfn, STYPE = calltree,
     FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
     PARALLEL = SAFE
 );
-CREATE AGGREGATE calltree_agg(path int4[]) (
+CREATE OR REPLACE AGGREGATE calltree_agg(path int4[]) (
     SFUNC = calltree_agg_transfn, STYPE = calltree,
     FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
     PARALLEL = SAFE
 );
-CREATE AGGREGATE calltree_merge(calltree) (
+CREATE OR REPLACE AGGREGATE calltree_merge(calltree) (
     SFUNC = calltree_merge_transfn, STYPE = calltree,
     FINALFUNC = calltree_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = calltree_agg_combinefn,
@@ -52,26 +52,26 @@ COMMENT ON AGGREGATE calltree_merge(calltree) IS 'the sum of call trees';
 
 -- stack_agg sums weights per stack id; the final function resolves each
 -- distinct stack to its func path once, through the stack table.
-CREATE FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) RETURNS stack_weights
+CREATE OR REPLACE FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) RETURNS stack_weights
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_transfn(stack_weights, bigint) RETURNS stack_weights
+CREATE OR REPLACE FUNCTION stack_agg_transfn(stack_weights, bigint) RETURNS stack_weights
 AS 'MODULE_PATHNAME', 'stack_agg_transfn_unit' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_combinefn(stack_weights, stack_weights) RETURNS stack_weights
+CREATE OR REPLACE FUNCTION stack_agg_combinefn(stack_weights, stack_weights) RETURNS stack_weights
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION stack_agg_finalfn(stack_weights) RETURNS calltree
+CREATE OR REPLACE FUNCTION stack_agg_finalfn(stack_weights) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint, bigint) IS 'transition function of stack_agg(bigint, bigint): adds a weight to its stack''s sum';
 COMMENT ON FUNCTION stack_agg_transfn(stack_weights, bigint) IS 'transition function of stack_agg(bigint): adds 1 to its stack''s sum';
 COMMENT ON FUNCTION stack_agg_combinefn(stack_weights, stack_weights) IS 'combine function of stack_agg: adds a partial state''s sums to the state';
 COMMENT ON FUNCTION stack_agg_finalfn(stack_weights) IS 'final function of stack_agg: the call tree of the summed stacks, each resolved through calltree.stack once';
 
-CREATE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
+CREATE OR REPLACE AGGREGATE stack_agg(stack_id bigint, weight bigint) (
     SFUNC = stack_agg_transfn, STYPE = stack_weights,
     FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = stack_agg_combinefn,
     PARALLEL = SAFE
 );
-CREATE AGGREGATE stack_agg(stack_id bigint) (
+CREATE OR REPLACE AGGREGATE stack_agg(stack_id bigint) (
     SFUNC = stack_agg_transfn, STYPE = stack_weights,
     FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
     COMBINEFUNC = stack_agg_combinefn,
@@ -83,16 +83,16 @@ COMMENT ON AGGREGATE stack_agg(bigint) IS 'the call tree of stored stacks, each 
 -- trace_agg replays the enter and exit events of a trace (the event table)
 -- into a call tree that also counts the calls of each node and keeps the
 -- distribution of their durations, which latency() reads.
-CREATE FUNCTION trace_agg_transfn(internal, int4, boolean, bigint) RETURNS internal
+CREATE OR REPLACE FUNCTION trace_agg_transfn(internal, int4, boolean, bigint) RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION trace_agg_finalfn(internal) RETURNS calltree
+CREATE OR REPLACE FUNCTION trace_agg_finalfn(internal) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- The events of one thread, in time order (the ORDER BY is the caller's):
 --   trace_agg(func_id, enter, ts ORDER BY ts, seq)
 -- No combine function: the trie is built by replaying events in order.
 -- Trees of several threads merge with calltree_merge.
-CREATE AGGREGATE trace_agg(func int4, enter boolean, ts bigint) (
+CREATE OR REPLACE AGGREGATE trace_agg(func int4, enter boolean, ts bigint) (
     SFUNC = trace_agg_transfn, STYPE = internal,
     FINALFUNC = trace_agg_finalfn, FINALFUNC_MODIFY = READ_WRITE,
     PARALLEL = SAFE

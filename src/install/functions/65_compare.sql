@@ -5,18 +5,13 @@
 -- reads it.
 --------------------------------------------------------------------------
 
-CREATE FUNCTION calltree_subtract(calltree, calltree) RETURNS calltree
+CREATE OR REPLACE FUNCTION calltree_subtract(calltree, calltree) RETURNS calltree
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION calltree_subtract(calltree, calltree) IS 'the first tree''s samples minus the second''s: a signed tree with every node of both, without call counts';
 
-CREATE OPERATOR - (
-    LEFTARG = calltree, RIGHTARG = calltree, PROCEDURE = calltree_subtract
-);
-COMMENT ON OPERATOR - (calltree, calltree) IS 'the first tree''s samples minus the second''s: test - base is what changed';
-
 -- normalize is a keyword of SQL (the normalize() function), so the
 -- parameter's name is quoted; a call by name writes "normalize" => true.
-CREATE FUNCTION diff(base calltree, test calltree, "normalize" boolean DEFAULT false,
+CREATE OR REPLACE FUNCTION diff(base calltree, test calltree, "normalize" boolean DEFAULT false,
     OUT node int4, OUT parent int4, OUT depth int4, OUT func int4, OUT path int4[],
     OUT base_running bigint, OUT base_self bigint, OUT test_running bigint, OUT test_self bigint,
     OUT delta_running bigint, OUT delta_self bigint, OUT base_share float8, OUT test_share float8)
@@ -25,7 +20,7 @@ AS 'MODULE_PATHNAME', 'calltree_diff'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION diff(calltree, calltree, boolean) IS 'one row per CallNode of either tree, in the order of nodes(base + test): both sides'' weights (0 where a side lacks the node), test minus base, running over each side''s total; normalize scales base to test''s total first';
 
-CREATE FUNCTION regressions(base calltree, test calltree, min_share float8 DEFAULT 0.005,
+CREATE OR REPLACE FUNCTION regressions(base calltree, test calltree, min_share float8 DEFAULT 0.005,
     OUT func int4, OUT name text,
     OUT base_self_share float8, OUT test_self_share float8, OUT delta_self_share float8,
     OUT base_running_share float8, OUT test_running_share float8, OUT delta_running_share float8)
