@@ -207,6 +207,26 @@ grep -q "policy for_gone on calltree.profile is for role \"$gone\", which does n
 [ "$(q calltree_dump_rls_gone_dst "SELECT count(*) FROM calltree.profile")" = 1 ] ||
 	fail "a restore that could not make a policy lost the rows"
 
+# Row-level security set up under version 0.2 is recorded by the update to
+# the current version, and so restored.
+t_createdb calltree_dump_rls_old
+script calltree_dump_rls_old >/dev/null <<'SQL'
+CREATE EXTENSION calltree VERSION '0.2';
+ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.profile FORCE ROW LEVEL SECURITY;
+CREATE POLICY from_old ON calltree.profile TO :tess USING (name = 'old');
+ALTER EXTENSION calltree UPDATE;
+SQL
+security calltree_dump_rls_old >"$work/security.old"
+grep -q "^profile from_old PERMISSIVE {$tess} ALL (name = 'old'::text)$" "$work/security.old" ||
+	fail "the policy made under 0.2 is not as expected: $(cat "$work/security.old")"
+"$PG_BIN/pg_dump" -Fc -f "$work/old.dump" calltree_dump_rls_old
+t_createdb calltree_dump_rls_old_dst
+"$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_old_dst "$work/old.dump" 2>"$work/pg_restore.err" ||
+	fail "pg_restore of a database updated from 0.2 failed: $(cat "$work/pg_restore.err")"
+security calltree_dump_rls_old_dst | diff -u "$work/security.old" - >&2 ||
+	fail "the row-level security set up under 0.2 differs after an update, dump and restore"
+
 # A writer with the settings of a restore is still checked.
 t_createdb calltree_dump_rls_checks
 out=$(script calltree_dump_rls_checks 2>&1 <<'SQL' || true

@@ -54,6 +54,7 @@
 #include "nodes/parsenodes.h"
 #include "parser/parser.h"
 #include "storage/lmgr.h"
+#include "tcop/cmdtag.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -158,12 +159,31 @@ run_latest(const char *sql, Oid extension, int expected)
 	SPI_freeplan(plan);
 }
 
+/*
+ * Whether the record differs from the catalog.  Every DDL command asks,
+ * so the plan is kept for the session (the plan cache plans it again when
+ * the catalog or the role changes).
+ */
 static bool
 record_differs(Oid extension)
 {
+	static SPIPlanPtr plan = NULL;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(extension)};
 	bool		isnull;
 
-	run_latest(RECORD_DIFFERS, extension, SPI_OK_SELECT);
+	if (plan == NULL)
+	{
+		SPIPlanPtr	new_plan = SPI_prepare(RECORD_DIFFERS, 1, types);
+
+		if (new_plan == NULL || SPI_keepplan(new_plan) != 0)
+			elog(ERROR, "SPI_prepare of the record's comparison failed: %s", SPI_result_code_string(SPI_result));
+		plan = new_plan;
+	}
+	CommandCounterIncrement();
+	if (SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot,
+							 true, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not compare the record of calltree's row-level security with the catalog");
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
@@ -240,6 +260,40 @@ record_catalog(void)
 }
 
 /*
+ * Whether a command with this tag may change the row-level security of a
+ * table or the text of its policies.  Making a table, view, sequence,
+ * index or trigger changes neither (the policies' expressions are written
+ * with every name qualified), nor do comments, grants and labels.  Every
+ * other command may: ALTER TABLE, the policies' own commands, renames of
+ * what policies name, drops that cascade to policies, new functions and
+ * operators that could resolve a name differently.  The most frequent DDL
+ * (temporary tables, indexes) so costs nothing.
+ */
+static bool
+may_change_row_security(CommandTag tag)
+{
+	switch (tag)
+	{
+		case CMDTAG_CREATE_TABLE:
+		case CMDTAG_CREATE_TABLE_AS:
+		case CMDTAG_SELECT_INTO:
+		case CMDTAG_CREATE_INDEX:
+		case CMDTAG_CREATE_SEQUENCE:
+		case CMDTAG_CREATE_VIEW:
+		case CMDTAG_CREATE_MATERIALIZED_VIEW:
+		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
+		case CMDTAG_CREATE_TRIGGER:
+		case CMDTAG_COMMENT:
+		case CMDTAG_GRANT:
+		case CMDTAG_REVOKE:
+		case CMDTAG_SECURITY_LABEL:
+			return false;
+		default:
+			return true;
+	}
+}
+
+/*
  * ON ddl_command_end: the record follows the catalog.  Skipped while a row
  * of the record is applied (its rows are recorded after) and while the
  * record itself is written.
@@ -251,7 +305,8 @@ calltree_row_security_ddl_end(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("row_security_ddl_end() was not called as an event trigger")));
-	if (!applying && !recording)
+	if (!applying && !recording &&
+		may_change_row_security(((EventTriggerData *) fcinfo->context)->tag))
 		record_catalog();
 	PG_RETURN_VOID();
 }
