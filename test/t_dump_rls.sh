@@ -196,7 +196,7 @@ SQL
 "$PG_BIN/dropdb" calltree_dump_rls_gone
 q postgres "DROP ROLE $gone"
 t_createdb calltree_dump_rls_gone_dst
-if "$PG_BIN/pg_restore" -d calltree_dump_rls_gone_dst "$work/gone.dump" 2>"$work/pg_restore.err"; then
+if "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_gone_dst "$work/gone.dump" 2>"$work/pg_restore.err"; then
 	fail "a restore whose policy names a missing role succeeded"
 fi
 grep -q "policy for_gone on calltree.profile is for role \"$gone\", which does not exist" "$work/pg_restore.err" &&

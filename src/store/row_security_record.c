@@ -9,7 +9,7 @@
  * tenant's rows readable by all.  So calltree keeps a record of them in two
  * of its own tables, which pg_dump dumps (pg_extension_config_dump):
  *
- *	- row_security_table: for each table of the extension, whether its
+ *	- row_security_flags: for each table of the extension, whether its
  *	  row-level security is enabled and forced;
  *	- row_security_policy: their policies, as pg_policies shows them (roles
  *	  by name, expressions deparsed with only pg_catalog on the path, so
@@ -27,10 +27,10 @@
  * own the table, as for the command itself), records the catalog again and
  * skips the row.  So the record never holds what the catalog does not, and
  * a restore's rows never collide with those CREATE EXTENSION recorded.
- * pg_dump loads row_security_table before row_security_policy (a foreign
- * key orders them): where a policy cannot be made, because a role it names
- * does not exist, its table's row-level security is already on, and the
- * restore fails closed.
+ * pg_dump loads row_security_flags before row_security_policy (it loads an
+ * extension's tables in the order of their names): where a policy cannot
+ * be made, because a role it names does not exist, its table's row-level
+ * security is already on, and the restore fails closed.
  *
  * The record is written as its own owner, with row-level security off, as a
  * foreign key's check runs as its table's owner (integrity.c): the event
@@ -86,7 +86,7 @@ static bool applying = false;
 	" WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass" \
 	"   AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass" \
 	"   AND d.refobjid = $1 AND d.deptype = 'e' AND c.relkind IN ('r', 'p')" \
-	"   AND c.relname NOT IN ('row_security_table', 'row_security_policy')"
+	"   AND c.relname NOT IN ('row_security_flags', 'row_security_policy')"
 
 /*
  * Their row-level security and policies as the catalog has them, in the
@@ -110,8 +110,8 @@ static bool applying = false;
 #define RECORD_DIFFERS \
 	CATALOG_STATE \
 	"SELECT EXISTS (SELECT * FROM catalog_tables" \
-	"               EXCEPT SELECT " TABLE_COLUMNS " FROM calltree.row_security_table)" \
-	"    OR EXISTS (SELECT " TABLE_COLUMNS " FROM calltree.row_security_table" \
+	"               EXCEPT SELECT " TABLE_COLUMNS " FROM calltree.row_security_flags)" \
+	"    OR EXISTS (SELECT " TABLE_COLUMNS " FROM calltree.row_security_flags" \
 	"               EXCEPT SELECT * FROM catalog_tables)" \
 	"    OR EXISTS (SELECT * FROM catalog_policies" \
 	"               EXCEPT SELECT " POLICY_COLUMNS " FROM calltree.row_security_policy)" \
@@ -192,8 +192,8 @@ static void
 rewrite_record(Oid extension)
 {
 	run_latest("DELETE FROM calltree.row_security_policy", extension, SPI_OK_DELETE);
-	run_latest("DELETE FROM calltree.row_security_table", extension, SPI_OK_DELETE);
-	run_latest(CATALOG_STATE "INSERT INTO calltree.row_security_table (" TABLE_COLUMNS ") "
+	run_latest("DELETE FROM calltree.row_security_flags", extension, SPI_OK_DELETE);
+	run_latest(CATALOG_STATE "INSERT INTO calltree.row_security_flags (" TABLE_COLUMNS ") "
 			   "SELECT * FROM catalog_tables", extension, SPI_OK_INSERT);
 	run_latest(CATALOG_STATE "INSERT INTO calltree.row_security_policy (" POLICY_COLUMNS ") "
 			   "SELECT * FROM catalog_policies", extension, SPI_OK_INSERT);
@@ -233,7 +233,7 @@ record_catalog(void)
 	if (!OidIsValid(extension))
 		return;
 	namespace = get_namespace_oid("calltree", false);
-	record = calltree_relation(namespace, "row_security_table");
+	record = calltree_relation(namespace, "row_security_flags");
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(table_owner(record),
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
@@ -326,9 +326,9 @@ calltree_record_row_security(PG_FUNCTION_ARGS)
  */
 typedef struct RecordRow
 {
-	const char *record;			/* row_security_table or row_security_policy */
+	const char *record;			/* row_security_flags or row_security_policy */
 	char	   *table;
-	char	   *policy;			/* NULL for a row of row_security_table */
+	char	   *policy;			/* NULL for a row of row_security_flags */
 } RecordRow;
 
 static void
@@ -414,7 +414,7 @@ run_command(const char *command)
 }
 
 /*
- * A row of row_security_table: ENABLE or DISABLE, FORCE or NO FORCE, if the
+ * A row of row_security_flags: ENABLE or DISABLE, FORCE or NO FORCE, if the
  * table is not so already (most are not changed by a restore).
  */
 static void
@@ -543,7 +543,7 @@ apply_policy_row(TriggerData *trigdata, RecordRow *row)
 }
 
 /*
- * BEFORE INSERT ON row_security_table and row_security_policy FOR EACH ROW:
+ * BEFORE INSERT ON row_security_flags and row_security_policy FOR EACH ROW:
  * the row is applied as the caller, the catalog recorded, and the row
  * skipped (the record now holds it, if the catalog does).  The rows that
  * record_catalog writes pass unchanged.

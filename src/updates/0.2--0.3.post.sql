@@ -4,7 +4,7 @@
 -- ==== Backups: the record of row-level security (issue 29, item 7) ====
 -- As bindings/90_row_security.sql; the record then holds the row-level
 -- security and policies that a DBA put on the tables under 0.2.
-CREATE TRIGGER row_security_table_apply BEFORE INSERT ON row_security_table
+CREATE TRIGGER row_security_flags_apply BEFORE INSERT ON row_security_flags
     FOR EACH ROW EXECUTE FUNCTION row_security_apply();
 CREATE TRIGGER row_security_policy_apply BEFORE INSERT ON row_security_policy
     FOR EACH ROW EXECUTE FUNCTION row_security_apply();

@@ -8,15 +8,15 @@
 -- ==== Backups: the record of row-level security (issue 29, item 7) ====
 -- Its tables, as schema/80_row_security.sql; its triggers and event
 -- trigger come after the functions, in 0.2--0.3.post.sql.
-CREATE TABLE row_security_table (
+CREATE TABLE row_security_flags (
     table_name name    PRIMARY KEY,  -- a table of the extension
     enabled    boolean NOT NULL,     -- ENABLE ROW LEVEL SECURITY
     forced     boolean NOT NULL      -- FORCE ROW LEVEL SECURITY
 );
-COMMENT ON TABLE row_security_table IS 'the row-level security of each table of calltree, kept for pg_dump';
+COMMENT ON TABLE row_security_flags IS 'the row-level security of each table of calltree, kept for pg_dump';
 
 CREATE TABLE row_security_policy (
-    table_name  name   NOT NULL REFERENCES row_security_table (table_name),
+    table_name  name   NOT NULL,
     policy_name name   NOT NULL,
     permissive  text   NOT NULL,  -- PERMISSIVE or RESTRICTIVE
     cmd         text   NOT NULL,  -- ALL, SELECT, INSERT, UPDATE or DELETE
@@ -27,5 +27,5 @@ CREATE TABLE row_security_policy (
 );
 COMMENT ON TABLE row_security_policy IS 'the policies on the tables of calltree, kept for pg_dump';
 
-SELECT pg_catalog.pg_extension_config_dump('row_security_table', '');
+SELECT pg_catalog.pg_extension_config_dump('row_security_flags', '');
 SELECT pg_catalog.pg_extension_config_dump('row_security_policy', '');
