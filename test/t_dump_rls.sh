@@ -227,6 +227,45 @@ t_createdb calltree_dump_rls_old_dst
 security calltree_dump_rls_old_dst | diff -u "$work/security.old" - >&2 ||
 	fail "the row-level security set up under 0.2 differs after an update, dump and restore"
 
+# A row of the record applies as the role that inserts it, and only as one
+# statement on a table of calltree's; the extension drops and comes back.
+t_createdb calltree_dump_rls_apply
+out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+CREATE EXTENSION calltree;
+GRANT USAGE ON SCHEMA calltree TO :tess;
+GRANT INSERT ON calltree.row_security_flags, calltree.row_security_policy TO :tess;
+SET ROLE :tess;
+INSERT INTO calltree.row_security_flags VALUES ('profile', true, true);
+SQL
+)
+grep -q 'ERROR:  must be owner of table profile' <<<"$out" || fail "a non-owner's row of the record applied: $out"
+out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+INSERT INTO calltree.row_security_policy VALUES ('profile', 'sneaky', 'PERMISSIVE', 'ALL', '{public}', 'true); DROP TABLE calltree.symbol; --', NULL);
+SQL
+)
+grep -q 'ERROR:  the expressions of policy sneaky on calltree.profile in calltree.row_security_policy are not single expressions' <<<"$out" ||
+	fail "a row of the record with two statements: $out"
+out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+CREATE TABLE public.mine (x int);
+INSERT INTO calltree.row_security_flags VALUES ('mine', true, false);
+SQL
+)
+grep -q 'ERROR:  "mine" is not a table of calltree whose row-level security is recorded' <<<"$out" ||
+	fail "a row of the record for another table: $out"
+q calltree_dump_rls_apply "INSERT INTO calltree.row_security_policy
+                            VALUES ('symbol', 'by_hand', 'RESTRICTIVE', 'SELECT', '{public}', '(start > 0)', NULL)"
+[ "$(q calltree_dump_rls_apply "SELECT permissive || ' ' || cmd || ' ' || qual FROM pg_policies WHERE policyname = 'by_hand'
+                               UNION ALL SELECT count(*)::text FROM calltree.row_security_policy")" = "RESTRICTIVE SELECT (start > 0)
+1" ] || fail "a row of the record inserted by hand did not make its policy, or was not recorded"
+script calltree_dump_rls_apply >/dev/null <<'SQL'
+DROP EXTENSION calltree;
+CREATE TABLE public.after_drop (x int);
+ALTER TABLE public.after_drop ADD COLUMN y int;
+CREATE EXTENSION calltree;
+SQL
+[ "$(q calltree_dump_rls_apply "SELECT count(*) FROM calltree.row_security_policy")" = 0 ] ||
+	fail "the record of a new install holds policies"
+
 # A writer with the settings of a restore is still checked.
 t_createdb calltree_dump_rls_checks
 out=$(script calltree_dump_rls_checks 2>&1 <<'SQL' || true
