@@ -200,6 +200,7 @@ if "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_gone_dst "$work/gon
 	fail "a restore whose policy names a missing role succeeded"
 fi
 grep -q "policy for_gone on calltree.profile is for role \"$gone\", which does not exist" "$work/pg_restore.err" &&
+	grep -q 'DETAIL:  Row-level security stays enabled on calltree.profile without this policy.' "$work/pg_restore.err" &&
 	grep -q 'HINT:  Restore the roles first (pg_dumpall --roles-only), then the database.' "$work/pg_restore.err" ||
 	fail "a restore whose policy names a missing role failed with: $(cat "$work/pg_restore.err")"
 [ "$(q calltree_dump_rls_gone_dst "SELECT relrowsecurity FROM pg_class WHERE oid = 'calltree.profile'::regclass")" = t ] ||

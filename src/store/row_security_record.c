@@ -381,19 +381,18 @@ column_bool(TriggerData *trigdata, const char *column)
 }
 
 /*
- * Fails unless `table` is one of the tables whose row-level security is
- * recorded; sets *enabled and *forced to its flags.
+ * The table of calltree named `table`, whose row-level security is
+ * recorded; fails if there is none.
  */
-static void
-check_member_table(const char *table, bool *enabled, bool *forced)
+static Oid
+member_table(const char *table)
 {
 	Oid			types[2] = {OIDOID, TEXTOID};
 	Datum		values[2] = {ObjectIdGetDatum(get_extension_oid("calltree", false)),
 	CStringGetTextDatum(table)};
 	bool		isnull;
 
-	if (SPI_execute_with_args("SELECT m.relrowsecurity, m.relforcerowsecurity FROM (" MEMBER_TABLES ") m "
-							  "WHERE m.relname = $2::pg_catalog.name",
+	if (SPI_execute_with_args("SELECT m.oid FROM (" MEMBER_TABLES ") m WHERE m.relname = $2::pg_catalog.name",
 							  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not look up the tables of calltree");
 	if (SPI_processed == 0)
@@ -401,8 +400,20 @@ check_member_table(const char *table, bool *enabled, bool *forced)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("\"%s\" is not a table of calltree whose row-level security is recorded", table),
 				 errhint("The record of row-level security holds the tables of the extension calltree.")));
-	*enabled = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	*forced = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/* The relrowsecurity and relforcerowsecurity of `table`. */
+static void
+table_flags(Oid table, bool *enabled, bool *forced)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", table);
+	*enabled = ((Form_pg_class) GETSTRUCT(tuple))->relrowsecurity;
+	*forced = ((Form_pg_class) GETSTRUCT(tuple))->relforcerowsecurity;
+	ReleaseSysCache(tuple);
 }
 
 /* Runs one command made from a row of the record, as the caller. */
@@ -425,7 +436,7 @@ apply_table_row(TriggerData *trigdata, RecordRow *row)
 	bool		was_enabled;
 	bool		was_forced;
 
-	check_member_table(row->table, &was_enabled, &was_forced);
+	table_flags(member_table(row->table), &was_enabled, &was_forced);
 	if (enabled == was_enabled && forced == was_forced)
 		return;
 	run_command(psprintf("ALTER TABLE calltree.%s %s ROW LEVEL SECURITY, %s ROW LEVEL SECURITY",
@@ -452,7 +463,7 @@ one_of(const char *column, const char *value, const char *const *allowed)
  * makes the policy.
  */
 static char *
-policy_roles(TriggerData *trigdata, RecordRow *row)
+policy_roles(TriggerData *trigdata, RecordRow *row, Oid table)
 {
 	TupleDesc	desc = RelationGetDescr(trigdata->tg_relation);
 	bool		isnull;
@@ -477,12 +488,19 @@ policy_roles(TriggerData *trigdata, RecordRow *row)
 		const char *name = NameStr(*DatumGetName(names[i]));
 
 		if (strcmp(name, "public") != 0 && !OidIsValid(get_role_oid(name, true)))
+		{
+			bool		enabled;
+			bool		forced;
+
+			table_flags(table, &enabled, &forced);
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_OBJECT),
 					 errmsg("policy %s on calltree.%s is for role \"%s\", which does not exist",
 							row->policy, row->table, name),
-					 errdetail("Row-level security stays enabled on calltree.%s without this policy.", row->table),
+					 enabled ? errdetail("Row-level security stays enabled on calltree.%s without this policy.",
+										 row->table) : 0,
 					 errhint("Restore the roles first (pg_dumpall --roles-only), then the database.")));
+		}
 		appendStringInfo(&roles, "%s%s", i > 0 ? ", " : "", quote_identifier(name));
 	}
 	return roles.data;
@@ -518,11 +536,8 @@ apply_policy_row(TriggerData *trigdata, RecordRow *row)
 	char	   *roles;
 	const char *target;
 	StringInfoData create;
-	bool		enabled;
-	bool		forced;
 
-	check_member_table(row->table, &enabled, &forced);
-	roles = policy_roles(trigdata, row);
+	roles = policy_roles(trigdata, row, member_table(row->table));
 	target = psprintf("%s ON calltree.%s", quote_identifier(row->policy), quote_identifier(row->table));
 	initStringInfo(&create);
 	appendStringInfo(&create, "CREATE POLICY %s AS %s FOR %s TO %s", target, permissive, command, roles);
