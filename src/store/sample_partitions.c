@@ -3,7 +3,7 @@
  *	  The partition of calltree.sample that holds a profile's samples.
  *
  * calltree.sample is partitioned by ranges of profile ids, one partition a
- * time window (src/install/77_retention.sql says why).  The writer COPYs
+ * time window (src/install/functions/77_retention.sql says why).  The writer COPYs
  * an import's samples straight into the partition of its profile: COPY
  * into the partitioned table itself would write them one row at a time,
  * since its statement triggers keep transition tables (PostgreSQL's
