@@ -132,8 +132,10 @@ $$;
 COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take once this transaction commits';
 
 -- new_sample_partition() for expire(), if its locks come within half a
--- second (below deadlock_timeout's default): expire() holds the partitions
--- it emptied, and an import waiting for one of them holds the sequence.
+-- second.  While it waits for the ATTACH (behind the queries that read
+-- sample_default), it holds the sequence and so new imports; and expire()
+-- holds the partitions it emptied, which an import that holds the sequence
+-- may wait for: below deadlock_timeout's default, this wait ends first.
 -- The new partition, or NULL when a later run must open it.
 CREATE OR REPLACE FUNCTION expire_open_window() RETURNS regclass
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
