@@ -102,6 +102,12 @@ BEGIN
     -- one at a time (ATTACH PARTITION takes this lock too); imports and
     -- queries go on
     LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    -- On Citus (docs/citus.md), whose tables refer to reference tables, a
+    -- transaction may change sample after reading or writing all shards
+    -- (profile's below, sample_default's) only one connection per node
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
     SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
       INTO next_id FROM @extschema@.profile_id_seq s;
     -- past every window, and past every id taken: those of a window that
