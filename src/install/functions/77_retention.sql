@@ -103,9 +103,14 @@ END
 $$;
 COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take from now on';
 
--- Whether a profile is included in every rollup level that reads raw
--- samples (and one at least exists): a level built from another reads
--- that level's rows, which stay.
+-- Whether every rollup level that reads raw samples (and one at least
+-- exists) has taken the profile or skipped it: a level built from another
+-- reads that level's rows, which stay; tree_between passes over a row of
+-- such a level that lacks a profile of its finer rows.  A level takes a
+-- profile once, in the row where it first read it (its row by the
+-- profile's current start, meta and unit, looked up first, or else any
+-- row: rollup_level.profiles).  A skipped profile (rollup_skipped) goes
+-- too: kept, it would keep its whole partition of samples forever.
 CREATE OR REPLACE FUNCTION rolled_up(p profile) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -118,9 +123,13 @@ BEGIN ATOMIC
                                              AND r.width = l.width
                                              AND r.bucket = @extschema@.rollup_bucket(p.started_at, l.width)
                                              AND r.weight_unit = p.weight_unit
-                                             AND r.profiles @> p.id));
+                                             AND r.profiles @> p.id)
+                          AND NOT l.profiles @> p.id
+                          AND NOT EXISTS (SELECT FROM @extschema@.rollup_skipped k
+                                           WHERE k.width = l.width AND k.group_by = l.group_by
+                                             AND k.profile_id = p.id));
 END;
-COMMENT ON FUNCTION rolled_up(profile) IS 'whether the profile is included in every rollup level that reads raw samples (and one exists)';
+COMMENT ON FUNCTION rolled_up(profile) IS 'whether every rollup level that reads raw samples (and one exists) has taken or skipped the profile';
 
 -- The checks of expire's arguments.
 CREATE OR REPLACE FUNCTION expire_check(raw_older_than interval, partition_width interval) RETURNS void
