@@ -336,7 +336,7 @@ BEGIN
         profiles := '{}';
         FOR f IN SELECT r.tree, r.samples, r.profiles FROM @extschema@.rollup r
                   WHERE r.group_key = b.group_key AND r.width = source AND r.weight_unit = b.weight_unit
-                    AND r.bucket >= b.bucket AND r.bucket < b.bucket + width
+                    AND r.bucket >= b.bucket AND r.bucket < b.bucket + rollup_from_level_apart.width
                   ORDER BY abs(@extschema@.total(r.tree)::numeric), r.bucket LOOP
             BEGIN
                 tree := @extschema@.rollup_add(tree, f.tree);

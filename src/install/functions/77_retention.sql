@@ -104,13 +104,12 @@ $$;
 COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take from now on';
 
 -- Whether every rollup level that reads raw samples (and one at least
--- exists) has taken the profile or skipped it: a level built from another
--- reads that level's rows, which stay; tree_between passes over a row of
--- such a level that lacks a profile of its finer rows.  A level takes a
--- profile once, in the row where it first read it (its row by the
--- profile's current start, meta and unit, looked up first, or else any
--- row: rollup_level.profiles).  A skipped profile (rollup_skipped) goes
--- too: kept, it would keep its whole partition of samples forever.
+-- exists) has taken the profile (rollup_level.profiles: in the row where
+-- it first read it, whatever its start, meta and unit now) or skipped it
+-- (rollup_skipped: kept, it would keep its whole partition of samples
+-- forever).  A level built from another reads that level's rows, which
+-- stay; tree_between passes over a row of such a level that lacks a
+-- profile of the finer rows in its bucket.
 CREATE OR REPLACE FUNCTION rolled_up(p profile) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -118,12 +117,6 @@ BEGIN ATOMIC
        AND EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL)
        AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
                         WHERE l.source_width IS NULL
-                          AND NOT EXISTS (SELECT FROM @extschema@.rollup r
-                                           WHERE r.group_key = @extschema@.group_key(p.meta, l.group_by)
-                                             AND r.width = l.width
-                                             AND r.bucket = @extschema@.rollup_bucket(p.started_at, l.width)
-                                             AND r.weight_unit = p.weight_unit
-                                             AND r.profiles @> p.id)
                           AND NOT l.profiles @> p.id
                           AND NOT EXISTS (SELECT FROM @extschema@.rollup_skipped k
                                            WHERE k.width = l.width AND k.group_by = l.group_by
