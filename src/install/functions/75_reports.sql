@@ -429,12 +429,15 @@ BEGIN ATOMIC
        AND (rollup_rows_within.weight_unit IS NULL OR r.weight_unit = rollup_rows_within.weight_unit)
        AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)')
        AND NOT r.profiles && covered
-       AND NOT EXISTS (SELECT 1
-                         FROM (SELECT DISTINCT l.width FROM @extschema@.rollup_level l WHERE l.width < r.width) AS finer
-                         JOIN @extschema@.rollup f
-                           ON f.group_key = r.group_key AND f.width = finer.width AND f.weight_unit = r.weight_unit
-                          AND f.bucket >= r.bucket AND f.bucket + f.width <= r.bucket + r.width
-                        WHERE NOT r.profiles @> f.profiles);
+       -- one index range per finer width: the rows of its bucket
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.rollup_level l
+                        WHERE l.width < r.width
+                          AND EXISTS (SELECT 1 FROM @extschema@.rollup f
+                                       WHERE f.group_key = r.group_key AND f.width = l.width
+                                         AND f.bucket >= r.bucket AND f.bucket < r.bucket + r.width
+                                         AND f.weight_unit = r.weight_unit
+                                         AND f.bucket + f.width <= r.bucket + r.width
+                                         AND NOT r.profiles @> f.profiles));
 END;
 
 CREATE OR REPLACE FUNCTION tree_between(group_key jsonb, since timestamptz, until timestamptz, weight_unit text DEFAULT NULL)
