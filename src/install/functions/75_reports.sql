@@ -167,9 +167,10 @@ BEGIN
                profiles = r.profiles + excluded.profiles
         RETURNING 1
     ), level AS (
-        UPDATE @extschema@.rollup_level l
-           SET profiles = l.profiles + (SELECT COALESCE(range_agg(int8range(t.id, t.id, '[]')), '{}') FROM taken t)
-         WHERE l.width = rollup_add_profiles.width AND l.group_by = keys
+        INSERT INTO @extschema@.rollup_taken AS l (width, group_by, profiles)
+        SELECT rollup_add_profiles.width, keys, range_agg(int8range(t.id, t.id, '[]')) FROM taken t
+        HAVING count(*) > 0
+        ON CONFLICT ON CONSTRAINT rollup_taken_key DO UPDATE SET profiles = l.profiles + excluded.profiles
     )
     SELECT count(*) INTO written FROM written;
     RETURN written;
@@ -224,24 +225,28 @@ END
 $$;
 
 -- One run of a level read from raw samples: the profiles that the level
--- has not taken (taken: rollup_level.profiles) nor skipped.  A profile
--- whose start time, meta or unit changed after the level took it is not
--- taken again.
-CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz, taken int8multirange)
+-- has neither taken (rollup_taken) nor skipped.  A profile whose start
+-- time, meta or unit changed after the level took it is not taken again.
+-- (The ids of both are read first: Citus joins no local table with the
+-- distributed profile.)
+CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    done int8multirange;
     fresh bigint[];
 BEGIN
+    SELECT COALESCE((SELECT t.profiles FROM @extschema@.rollup_taken t
+                      WHERE t.width = rollup_from_samples.width AND t.group_by = keys), '{}')
+           + COALESCE((SELECT range_agg(int8range(k.profile_id, k.profile_id, '[]')) FROM @extschema@.rollup_skipped k
+                        WHERE k.width = rollup_from_samples.width AND k.group_by = keys), '{}')
+      INTO done;
     fresh := ARRAY(SELECT p.id FROM @extschema@.profile p
                     WHERE p.started_at IS NOT NULL
                       AND (since IS NULL OR p.started_at >= since)
-                      AND NOT taken @> p.id
-                      AND NOT EXISTS (SELECT FROM @extschema@.rollup_skipped k
-                                       WHERE k.width = rollup_from_samples.width AND k.group_by = keys
-                                         AND k.profile_id = p.id)
+                      AND NOT done @> p.id
                     ORDER BY p.id);
     IF cardinality(fresh) = 0 THEN
         RETURN 0;
@@ -368,7 +373,7 @@ $$;
 -- anything else, since only the holder of a level writes its rows: so no
 -- deadlock, however callers group their calls into transactions.  (Under
 -- REPEATABLE READ, a run whose snapshot predates another run's commit fails
--- to serialize when it locks the level that run updated.)
+-- to serialize when it writes the rows that run wrote.)
 CREATE OR REPLACE FUNCTION rollup(width interval, group_by text[] DEFAULT '{service}', since timestamptz DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -378,9 +383,8 @@ DECLARE
     w interval := @extschema@.rollup_check_width(rollup.width);
     keys text[] := @extschema@.rollup_check_group_by(rollup.group_by);
     source interval;
-    taken int8multirange;
 BEGIN
-    SELECT l.source_width, l.profiles INTO source, taken FROM @extschema@.rollup_level l
+    SELECT l.source_width INTO source FROM @extschema@.rollup_level l
      WHERE l.width = w AND l.group_by = keys
        FOR UPDATE SKIP LOCKED;
     IF NOT FOUND AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
@@ -390,7 +394,7 @@ BEGIN
             PERFORM @extschema@.rollup_check_keys_known(keys);
             PERFORM @extschema@.rollup_create_level(w, keys);
         END IF;
-        SELECT l.source_width, l.profiles INTO source, taken FROM @extschema@.rollup_level l
+        SELECT l.source_width INTO source FROM @extschema@.rollup_level l
          WHERE l.width = w AND l.group_by = keys
            FOR UPDATE SKIP LOCKED;
     END IF;
@@ -399,7 +403,7 @@ BEGIN
         RETURN 0;
     END IF;
     IF source IS NULL THEN
-        RETURN @extschema@.rollup_from_samples(w, keys, since, taken);
+        RETURN @extschema@.rollup_from_samples(w, keys, since);
     END IF;
     RETURN @extschema@.rollup_from_level(w, keys, source, since);
 END

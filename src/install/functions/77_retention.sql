@@ -104,7 +104,7 @@ $$;
 COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take from now on';
 
 -- Whether every rollup level that reads raw samples (and one at least
--- exists) has taken the profile (rollup_level.profiles: in the row where
+-- exists) has taken the profile (rollup_taken: in the row where
 -- it first read it, whatever its start, meta and unit now) or skipped it
 -- (rollup_skipped: kept, it would keep its whole partition of samples
 -- forever).  A level built from another reads that level's rows, which
@@ -117,7 +117,9 @@ BEGIN ATOMIC
        AND EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL)
        AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
                         WHERE l.source_width IS NULL
-                          AND NOT l.profiles @> p.id
+                          AND NOT EXISTS (SELECT FROM @extschema@.rollup_taken t
+                                           WHERE t.width = l.width AND t.group_by = l.group_by
+                                             AND t.profiles @> p.id)
                           AND NOT EXISTS (SELECT FROM @extschema@.rollup_skipped k
                                            WHERE k.width = l.width AND k.group_by = l.group_by
                                              AND k.profile_id = p.id));

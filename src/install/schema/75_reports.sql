@@ -13,7 +13,7 @@
 -- level's is built from that level's rows with calltree_merge.
 --
 -- A level that reads raw samples also keeps the ids of every profile it
--- has taken (rollup_level.profiles), whatever the row: a profile is
+-- has taken (rollup_taken), whatever the row: a profile is
 -- counted once per level, in the bucket, group and unit where the level
 -- first read it, even if its start time, meta or unit change afterwards.
 -- A profile that a level cannot take (its row's key too long for the
@@ -25,11 +25,23 @@ CREATE TABLE rollup_level (
     width        interval NOT NULL,
     group_by     text[]   NOT NULL,  -- sorted meta keys
     source_width interval,           -- the finer level it is built from; NULL: raw samples
-    CONSTRAINT rollup_level_key PRIMARY KEY (width, group_by),
-    -- of a level that reads raw samples: the ids of the profiles it took
-    profiles     int8multirange NOT NULL DEFAULT '{}'
+    CONSTRAINT rollup_level_key PRIMARY KEY (width, group_by)
 );
-COMMENT ON TABLE rollup_level IS 'rollup levels: a bucket width, the meta keys that group profiles, the level each is built from, and the profiles a level reading raw samples took';
+COMMENT ON TABLE rollup_level IS 'rollup levels: a bucket width, the meta keys that group profiles, and the level each is built from';
+
+-- The ids of the profiles that a level reading raw samples has taken, in
+-- whatever row.  A table apart from rollup_level: a run writes it, and
+-- expire() holds rollup_level in SHARE mode, which an UPDATE there would
+-- wait for.
+CREATE TABLE rollup_taken (
+    width    interval       NOT NULL,
+    group_by text[]         NOT NULL,
+    profiles int8multirange NOT NULL,
+    CONSTRAINT rollup_taken_key PRIMARY KEY (width, group_by),
+    CONSTRAINT rollup_taken_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
+);
+COMMENT ON TABLE rollup_taken IS 'per rollup level that reads raw samples, the ids of the profiles it has taken';
 
 CREATE TABLE rollup (
     bucket      timestamptz NOT NULL,
@@ -56,8 +68,9 @@ END
 $lz4$;
 
 -- The profiles that a level could not take, and why.  A row stays when its
--- profile is gone (expire() deletes a skipped profile as if rolled up);
--- deleting a row lets the next run try its profile again.  bucket,
+-- profile is gone (expire() deletes a skipped profile as if rolled up),
+-- and goes with its level; deleting a row lets the next run try its
+-- profile again.  bucket,
 -- group_key and weight_unit are those of the row it was to go to.
 CREATE TABLE rollup_skipped (
     width       interval    NOT NULL,
@@ -69,7 +82,9 @@ CREATE TABLE rollup_skipped (
     sqlstate    text        NOT NULL,
     reason      text        NOT NULL,
     skipped_at  timestamptz NOT NULL DEFAULT now(),
-    CONSTRAINT rollup_skipped_key PRIMARY KEY (width, group_by, profile_id)
+    CONSTRAINT rollup_skipped_key PRIMARY KEY (width, group_by, profile_id),
+    CONSTRAINT rollup_skipped_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
 );
 COMMENT ON TABLE rollup_skipped IS 'the profiles a rollup level could not take (key too long for the index, weight out of range), with the error';
 
@@ -78,4 +93,5 @@ CREATE INDEX profile_started_at_idx ON profile (started_at);
 
 SELECT pg_catalog.pg_extension_config_dump('rollup_level', '');
 SELECT pg_catalog.pg_extension_config_dump('rollup', '');
+SELECT pg_catalog.pg_extension_config_dump('rollup_taken', '');
 SELECT pg_catalog.pg_extension_config_dump('rollup_skipped', '');
