@@ -4,3 +4,42 @@
 -- upgrade script, so a function whose arguments or result change is
 -- dropped here first (with what depends on it); a new function that a new
 -- trigger or operator names is created here before it.
+
+-- ==== rollups (issue 29, items 2 to 4): a profile once per level,
+-- skipped profiles listed, tree_between checks coarser rows ====
+-- the ids each level reading raw samples has taken, from its rows
+CREATE TABLE rollup_taken (
+    width    interval       NOT NULL,
+    group_by text[]         NOT NULL,
+    profiles int8multirange NOT NULL,
+    CONSTRAINT rollup_taken_key PRIMARY KEY (width, group_by),
+    CONSTRAINT rollup_taken_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
+);
+COMMENT ON TABLE rollup_taken IS 'per rollup level that reads raw samples, the ids of the profiles it has taken';
+INSERT INTO rollup_taken (width, group_by, profiles)
+SELECT l.width, l.group_by, r.profiles
+  FROM rollup_level l,
+       LATERAL (SELECT range_agg(r.profiles) AS profiles FROM rollup r
+                 WHERE r.width = l.width
+                   AND ARRAY(SELECT k FROM jsonb_object_keys(r.group_key) AS k ORDER BY k COLLATE "C") = l.group_by) AS r
+ WHERE l.source_width IS NULL AND r.profiles IS NOT NULL;
+SELECT pg_catalog.pg_extension_config_dump('rollup_taken', '');
+CREATE TABLE rollup_skipped (
+    width       interval    NOT NULL,
+    group_by    text[]      NOT NULL,
+    profile_id  bigint      NOT NULL,
+    bucket      timestamptz NOT NULL,
+    group_key   jsonb       NOT NULL,
+    weight_unit text        NOT NULL,
+    sqlstate    text        NOT NULL,
+    reason      text        NOT NULL,
+    skipped_at  timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT rollup_skipped_key PRIMARY KEY (width, group_by, profile_id),
+    CONSTRAINT rollup_skipped_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
+);
+COMMENT ON TABLE rollup_skipped IS 'the profiles a rollup level could not take (key too long for the index, weight out of range), with the error';
+SELECT pg_catalog.pg_extension_config_dump('rollup_skipped', '');
+-- new arguments
+DROP FUNCTION rollup_rows_within(jsonb, interval, timestamptz, timestamptz, text, tstzmultirange);
