@@ -384,7 +384,7 @@ read_header(Reader *reader, SamplesHeader *header)
 	Size		least;
 
 	if (reader->len < 2)
-		malformed(reader->len, "truncated: %zu bytes, shorter than a header", reader->len);
+		malformed(reader->len, "truncated: a header takes 2 bytes at least, the value has %zu", reader->len);
 	if (reader->data[0] != SAMPLES_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -636,7 +636,7 @@ samples_decode(const uint8 *data, Size len, int64 *count)
 	read_label_column(&reader, &header, labels, samples);
 	read_time_column(&reader, &header, samples);
 	if (reader.pos != len)
-		malformed(reader.pos, "%zu bytes after the end of the value", len - reader.pos);
+		malformed(reader.pos, "trailing bytes: %zu after the last column", len - reader.pos);
 	check_order(&reader, stack_column, samples, header.count);
 
 	pfree(stacks);
