@@ -682,15 +682,14 @@ samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 	Reader		reader = {data, len, 0};
 	SamplesHeader header;
 	int64	   *stacks;
-	int64	   *labels;
 	int64	   *index;
 	int64	   *total;
 
 	read_header(&reader, &header);
 	stacks = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
-	labels = palloc_extended(sizeof(int64) * Max(header.nlabels, 1), MCXT_ALLOC_HUGE);
 	read_dictionary(&reader, header.nstacks, "stack id", stacks);
-	read_dictionary(&reader, header.nlabels, "label set id", labels);
+	for (int64 k = 0; k < header.nlabels; k++)
+		(void) read_varint(&reader, "label set id");
 	index = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
 	read_stack_column(&reader, &header, index);
 
@@ -707,7 +706,6 @@ samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 					  i, header.weight_unit);
 		total[index[i]] = calltree_add_weight(total[index[i]], weight);
 	}
-	pfree(labels);
 	pfree(index);
 	*ids = stacks;
 	*sums = total;
