@@ -352,6 +352,14 @@ read_varint(Reader *reader, const char *what)
 	}
 }
 
+/* Passes over `count` varints (a dictionary that is not needed) */
+static void
+skip_varints(Reader *reader, int64 count, const char *what)
+{
+	for (int64 k = 0; k < count; k++)
+		(void) read_varint(reader, what);
+}
+
 /* A count between `min` and `max` */
 static int64
 read_count(Reader *reader, const char *what, int64 min, int64 max)
@@ -664,15 +672,12 @@ int64 *
 samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header)
 {
 	Reader		reader = {data, len, 0};
-	int64	   *stacks;
 	int64	   *labels;
 
 	read_header(&reader, header);
-	stacks = palloc_extended(sizeof(int64) * Max(header->nstacks, 1), MCXT_ALLOC_HUGE);
+	skip_varints(&reader, header->nstacks, "stack id");
 	labels = palloc_extended(sizeof(int64) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, header->nstacks, "stack id", stacks);
 	read_dictionary(&reader, header->nlabels, "label set id", labels);
-	pfree(stacks);
 	return labels;
 }
 
@@ -688,8 +693,7 @@ samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 	read_header(&reader, &header);
 	stacks = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
 	read_dictionary(&reader, header.nstacks, "stack id", stacks);
-	for (int64 k = 0; k < header.nlabels; k++)
-		(void) read_varint(&reader, "label set id");
+	skip_varints(&reader, header.nlabels, "label set id");
 	index = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
 	read_stack_column(&reader, &header, index);
 
