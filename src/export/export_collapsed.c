@@ -23,7 +23,7 @@
 
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_names.h"
+#include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_collapsed);
 

@@ -37,7 +37,7 @@
 
 #include "tree/calltree.h"
 #include "tree/compare.h"
-#include "store/func_names.h"
+#include "store/store.h"
 #include "export/export_flamegraph_svg.h"
 
 PG_FUNCTION_INFO_V1(calltree_flamegraph_diff);

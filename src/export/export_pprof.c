@@ -24,9 +24,9 @@
 
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_names.h"
 #include "formats/gzip.h"
 #include "formats/pprof.h"
+#include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_pprof);
 

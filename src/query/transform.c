@@ -14,7 +14,7 @@
 #include "utils/builtins.h"
 
 #include "tree/path.h"
-#include "store/func_ids.h"
+#include "tree/func_ids.h"
 #include "query/func_arg.h"
 #include "query/transform.h"
 

@@ -17,7 +17,7 @@
 #include "utils/partcache.h"
 #include "utils/rel.h"
 
-#include "store/sample_partitions.h"
+#include "store/store.h"
 
 Oid
 sample_partition_of(Oid sample, int64 profile_id)
