@@ -48,6 +48,8 @@ write_seeds() {
 	for f in "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof; do
 		[ -r "$f" ] && gzip -dc "$f" >"$work/seeds/pprof/$(basename "$f").raw"
 	done
+	# any bytes choose a profile to encode: the examples' and the pprof files
+	seed pprof_encode "$fuzz_dir"/../examples/*.pprof "$fuzz_dir"/../examples/*.collapsed "$d"/pprof/sample.cpu
 	seed gzip "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof
 	for f in "$d"/speedscope-samples/stackcollapse/simple.txt "$d"/speedscope-samples/linux-perf/one-sample.linux-perf.txt; do
 		[ -r "$f" ] && gzip -c "$f" >"$work/seeds/gzip/$(basename "$f").gz"

@@ -96,7 +96,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "store/relations.h"
+#include "store/store.h"
 #include "store/integrity.h"
 
 PG_FUNCTION_INFO_V1(calltree_stack_insert_check);
