@@ -1,7 +1,7 @@
 /*
  * import_pprof.c
  *	  pprof profiles (Go's runtime/pprof, gperftools converted by pprof,
- *	  and every tool writing github.com/google/pprof's profile.proto).
+ *	  and every tool writing pprof's profile.proto).
  *
  * The data is gzip-compressed (as pprof writes it) or raw protobuf.  One
  * sample type is imported: the one named, else default_sample_type, else
@@ -45,10 +45,10 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "tree/id_maps.h"
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 #include "import/importer.h"
-#include "store/id_maps.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_pprof);
 

@@ -64,7 +64,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "store/relations.h"
+#include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_row_security_ddl_end);
 PG_FUNCTION_INFO_V1(calltree_record_row_security);

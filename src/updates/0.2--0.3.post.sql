@@ -1,5 +1,10 @@
--- calltree 0.2 -> 0.3, after the functions are replayed: the objects made
--- once that name new functions.
+-- calltree 0.2 -> 0.3: what comes after the functions are replayed.
+
+-- ---- partitions (issue 29, items 5 and 6): sample_default refuses the
+-- samples of profile ids past the last window (bindings/77_retention.sql).
+-- Those that 0.2 let in are moved by the next new_sample_partition().
+CREATE TRIGGER sample_window_check BEFORE INSERT OR UPDATE OF profile_id ON sample_default
+    FOR EACH ROW EXECUTE FUNCTION sample_window_check();
 
 -- ==== Backups: the record of row-level security (issue 29, item 7) ====
 -- As bindings/90_row_security.sql; the record then holds the row-level
