@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Row-level security survives pg_dump and pg_restore.  The recipes of
 # docs/operations.md (Roles, Row-level security), with two tenants, plus a
-# forced table, a restrictive policy for one role and a dropped policy:
+# forced table, a restrictive policy for one role, a policy whose name and
+# expressions need quoting, a renamed one and a dropped one:
 # after a restore (custom format, and plain with --load-via-partition-root)
 # the tables have the same flags and policies, and each tenant sees only
 # its own profiles, samples and events, in the partition of
@@ -70,6 +71,8 @@ ALTER TABLE calltree.event FORCE ROW LEVEL SECURITY;
 CREATE POLICY heavy_only ON calltree.sample AS RESTRICTIVE FOR SELECT TO :tom USING (weight > 1);
 CREATE POLICY first_name ON calltree.profile FOR DELETE USING (false);
 ALTER POLICY first_name ON calltree.profile RENAME TO no_deletes;
+CREATE POLICY "Odd ""name"", quoted" ON calltree.symbol AS RESTRICTIVE FOR UPDATE TO :tom, :tess
+    USING (resource <> 'x;y') WITH CHECK (name !~ '^\)');
 CREATE POLICY doomed ON calltree.profile USING (true);
 DROP POLICY doomed ON calltree.profile;
 CREATE ROLE :gone;
@@ -139,8 +142,8 @@ grep -q '^profile true false$' "$work/security.src" && grep -q '^event true true
 	grep -q '^sample_1 true false$' "$work/security.src" && ! grep -q 'doomed\|gone_role\|first_name' "$work/security.src" ||
 	fail "the source database is not as set up: $(cat "$work/security.src")"
 for r in "$tess" "$tom"; do seen_by "$src" "$r" >"$work/seen.src.$r"; done
-[ "$(q "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 5 ] ||
-	fail "the record holds $(q "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 5"
+[ "$(q "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 6 ] ||
+	fail "the record holds $(q "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 6"
 
 # restored DB HOW: the restored database has the source's flags, policies,
 # rows and what each tenant sees.
