@@ -7,8 +7,10 @@
 # the tables have the same flags and policies, and each tenant sees only
 # its own profiles, samples and events, in the partition of
 # new_sample_partition() too.  A restore into a cluster that lacks a role a
-# policy names fails, with row-level security on.  A writer with a
-# restore's settings is still checked.
+# policy names fails, with row-level security on.  What a DBA set up under
+# 0.2 is recorded by the update.  A row of the record applies as the role
+# that inserts it, as one CREATE POLICY on a table of calltree only.  A
+# writer with a restore's settings is still checked.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
