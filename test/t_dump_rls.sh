@@ -128,9 +128,11 @@ security() {
 expect_seen() {
 	local seen
 	seen=$(seen_by "$1" "$2")
-	grep -qx "profiles $3" <<<"$seen" && grep -qx "samples $4 weight $5" <<<"$seen" && grep -qx "events $6" <<<"$seen" ||
+	if ! grep -qx "profiles $3" <<<"$seen" || ! grep -qx "samples $4 weight $5" <<<"$seen" ||
+		! grep -qx "events $6" <<<"$seen"; then
 		fail "$1: $2 should see profiles $3, $4 samples of weight $5, $6 events; sees:
 $seen"
+	fi
 }
 expect_tenants() {
 	expect_seen "$1" "$tess" tess-1,tess-2,tess-trace 3 6 2
@@ -140,9 +142,10 @@ expect_tenants() {
 
 expect_tenants "$src"
 security "$src" >"$work/security.src"
-grep -q '^profile true false$' "$work/security.src" && grep -q '^event true true$' "$work/security.src" &&
-	grep -q '^sample_1 true false$' "$work/security.src" && ! grep -q 'doomed\|gone_role\|first_name' "$work/security.src" ||
+if ! grep -q '^profile true false$' "$work/security.src" || ! grep -q '^event true true$' "$work/security.src" ||
+	! grep -q '^sample_1 true false$' "$work/security.src" || grep -q 'doomed\|gone_role\|first_name' "$work/security.src"; then
 	fail "the source database is not as set up: $(cat "$work/security.src")"
+fi
 for r in "$tess" "$tom"; do seen_by "$src" "$r" >"$work/seen.src.$r"; done
 [ "$(q "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 6 ] ||
 	fail "the record holds $(q "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 6"
@@ -204,10 +207,11 @@ t_createdb calltree_dump_rls_gone_dst
 if "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_gone_dst "$work/gone.dump" 2>"$work/pg_restore.err"; then
 	fail "a restore whose policy names a missing role succeeded"
 fi
-grep -q "policy for_gone on calltree.profile is for role \"$gone\", which does not exist" "$work/pg_restore.err" &&
-	grep -q 'DETAIL:  Row-level security stays enabled on calltree.profile without this policy.' "$work/pg_restore.err" &&
-	grep -q 'HINT:  Restore the roles first (pg_dumpall --roles-only), then the database.' "$work/pg_restore.err" ||
+if ! grep -q "policy for_gone on calltree.profile is for role \"$gone\", which does not exist" "$work/pg_restore.err" ||
+	! grep -q 'DETAIL:  Row-level security stays enabled on calltree.profile without this policy.' "$work/pg_restore.err" ||
+	! grep -q 'HINT:  Restore the roles first (pg_dumpall --roles-only), then the database.' "$work/pg_restore.err"; then
 	fail "a restore whose policy names a missing role failed with: $(cat "$work/pg_restore.err")"
+fi
 [ "$(q calltree_dump_rls_gone_dst "SELECT relrowsecurity FROM pg_class WHERE oid = 'calltree.profile'::regclass")" = t ] ||
 	fail "a restore that could not make a policy left row-level security off"
 [ "$(q calltree_dump_rls_gone_dst "SELECT count(*) FROM calltree.profile")" = 1 ] ||
