@@ -6,6 +6,10 @@
  * It hands out increasing ids and checks what a parser gives it: every
  * string is read to its NUL (so AddressSanitizer sees an unterminated or
  * freed one), ids are ones it handed out, and weights are not negative.
+ * The importers that begin and finish their writer themselves (the JSON
+ * ones) get it from profile_writer_begin: once per import, nothing
+ * written after it is finished, samples finished as samples and events
+ * as events.
  */
 #include "postgres.h"
 
@@ -14,9 +18,12 @@
 
 struct ProfileWriter
 {
+	bool		open;			/* begun and not finished */
+	bool		finished;
 	int64		next_id;
 	int64		walk_stack;
 	int64		samples;
+	int64		events;
 };
 
 static ProfileWriter the_writer;
@@ -28,6 +35,19 @@ ProfileWriter *
 fuzz_writer_begin(void)
 {
 	memset(&the_writer, 0, sizeof(the_writer));
+	the_writer.open = true;
+	return &the_writer;
+}
+
+void
+fuzz_writer_reset(void)
+{
+	memset(&the_writer, 0, sizeof(the_writer));
+}
+
+const ProfileWriter *
+fuzz_writer_last(void)
+{
 	return &the_writer;
 }
 
@@ -35,6 +55,25 @@ int64
 fuzz_writer_samples(const ProfileWriter *writer)
 {
 	return writer->samples;
+}
+
+int64
+fuzz_writer_events(const ProfileWriter *writer)
+{
+	return writer->events;
+}
+
+bool
+fuzz_writer_finished(const ProfileWriter *writer)
+{
+	return writer->finished;
+}
+
+static void
+check_open(const ProfileWriter *writer, const char *what)
+{
+	FUZZ_CHECK(writer == &the_writer && writer->open, "%s %s", what,
+			   writer->finished ? "after the writer was finished" : "before the writer was begun");
 }
 
 static void
@@ -60,6 +99,7 @@ new_id(ProfileWriter *writer)
 void
 profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit)
 {
+	check_open(writer, "unit set");
 	check_string(weight_unit, false, "weight unit");
 }
 
@@ -71,6 +111,7 @@ profile_writer_bound_memory(ProfileWriter *writer)
 int32
 profile_writer_func(ProfileWriter *writer, const char *name, const char *file, const char *resource)
 {
+	check_open(writer, "func written");
 	check_string(name, false, "func name");
 	check_string(file, true, "func file");
 	check_string(resource, true, "func resource");
@@ -96,6 +137,7 @@ profile_writer_address(ProfileWriter *writer, const char *resource, int64 addres
 int64
 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 {
+	check_open(writer, "stack written");
 	if (prefix != 0)
 		check_id(writer, prefix, "stack prefix");
 	check_id(writer, frame, "frame");
@@ -152,9 +194,55 @@ void
 profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 					  int64 ts, int64 stack, int64 weight, int64 labels_id)
 {
+	check_open(writer, "sample written");
 	check_string(thread, true, "sample thread");
 	check_id(writer, stack, "sample stack");
 	FUZZ_CHECK(weight >= 0, "sample weight " INT64_FORMAT, weight);
 	FUZZ_CHECK(labels_id == 0, "labels " INT64_FORMAT " from a text parser", labels_id);
 	writer->samples++;
+}
+
+ProfileWriter *
+profile_writer_begin(const ProfileInfo *info)
+{
+	FUZZ_CHECK(!the_writer.open && !the_writer.finished, "a second profile_writer_begin in one import");
+	check_string(info->format, false, "profile format");
+	check_string(info->name, true, "profile name");
+	check_string(info->weight_unit, true, "weight unit");
+	return fuzz_writer_begin();
+}
+
+void
+profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
+{
+	check_open(writer, "start time set");
+}
+
+int64
+profile_writer_finish(ProfileWriter *writer)
+{
+	check_open(writer, "profile_writer_finish");
+	FUZZ_CHECK(writer->events == 0, INT64_FORMAT " events finished as samples", writer->events);
+	writer->open = false;
+	writer->finished = true;
+	return 1;
+}
+
+void
+profile_writer_event(ProfileWriter *writer, const char *thread, int64 ts, int32 func, bool enter, int64 seq)
+{
+	check_open(writer, "event written");
+	check_string(thread, true, "event thread");
+	check_id(writer, func, "event func");
+	writer->events++;
+}
+
+int64
+profile_writer_finish_events(ProfileWriter *writer)
+{
+	check_open(writer, "profile_writer_finish_events");
+	FUZZ_CHECK(writer->samples == 0, INT64_FORMAT " samples finished as events", writer->samples);
+	writer->open = false;
+	writer->finished = true;
+	return 1;
 }

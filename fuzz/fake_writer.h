@@ -9,8 +9,17 @@
 
 #include "writer/writer.h"
 
-/* A fresh writer; it lives until the next call. */
+/* A fresh writer, begun; it lives until the next call. */
 extern ProfileWriter *fuzz_writer_begin(void);
 extern int64 fuzz_writer_samples(const ProfileWriter *writer);
+extern int64 fuzz_writer_events(const ProfileWriter *writer);
+extern bool fuzz_writer_finished(const ProfileWriter *writer);
+
+/*
+ * For importers that begin their writer themselves (profile_writer_begin):
+ * no writer before the import, and the one it used after.
+ */
+extern void fuzz_writer_reset(void);
+extern const ProfileWriter *fuzz_writer_last(void);
 
 #endif							/* CALLTREE_FUZZ_FAKE_WRITER_H */

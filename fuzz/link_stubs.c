@@ -15,18 +15,6 @@
 #define UNREACHED(name) \
 	fuzz_fail(__FILE__, __LINE__, "not reached", "%s is not part of the fuzzed code", name)
 
-ProfileWriter *
-profile_writer_begin(const ProfileInfo *info)
-{
-	UNREACHED("profile_writer_begin");
-}
-
-int64
-profile_writer_finish(ProfileWriter *writer)
-{
-	UNREACHED("profile_writer_finish");
-}
-
 char *
 text_to_cstring(const text *t)
 {

@@ -562,6 +562,43 @@ pg_re_throw(void)
 	siglongjmp(*PG_exception_stack, 1);
 }
 
+/* The last ERROR, as PG_CATCH blocks read it: its SQLSTATE and message */
+ErrorData *
+CopyErrorData(void)
+{
+	ErrorData  *edata = palloc0(sizeof(ErrorData));
+
+	edata->elevel = ERROR;
+	edata->sqlerrcode = fuzz_last_error.sqlerrcode;
+	edata->message = pstrdup(fuzz_last_error.message);
+	return edata;
+}
+
+void
+FlushErrorState(void)
+{
+}
+
+/*
+ * Where the stack of the outermost fuzz_try begins, and how deep it may
+ * grow: the backend's default max_stack_depth.
+ */
+static char *stack_base = NULL;
+#define FUZZ_MAX_STACK_DEPTH (2 * 1024 * 1024)
+
+void
+check_stack_depth(void)
+{
+	char		here;
+	ptrdiff_t	depth = stack_base - &here;
+
+	if (stack_base != NULL && (depth > FUZZ_MAX_STACK_DEPTH || depth < -FUZZ_MAX_STACK_DEPTH))
+		ereport(ERROR,
+				(errcode(ERRCODE_STATEMENT_TOO_COMPLEX),
+				 errmsg("stack depth limit exceeded"),
+				 errhint("Increase the configuration parameter \"max_stack_depth\".")));
+}
+
 void
 ProcessInterrupts(void)
 {
@@ -577,8 +614,11 @@ fuzz_try(void (*fn) (void *arg), void *arg)
 	ErrorContextCallback *saved_context = error_context_stack;
 	sigjmp_buf	jump;
 	volatile bool ok = true;
+	char		here;
 
 	ensure_top_context();
+	if (saved_stack == NULL)
+		stack_base = &here;
 	caller = CurrentMemoryContext;
 	cxt = AllocSetContextCreate(TopMemoryContext, "fuzz input", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
@@ -593,7 +633,61 @@ fuzz_try(void (*fn) (void *arg), void *arg)
 	error_context_stack = saved_context;
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(cxt);
+	if (saved_stack == NULL)
+		stack_base = NULL;
 	return ok;
+}
+
+/* ---------------------------------------------------------------- fmgr */
+
+/* As fmgr.c: a V1 function called directly, which must not return NULL */
+static Datum
+call_direct(PGFunction func, FunctionCallInfo fcinfo)
+{
+	Datum		result = (*func) (fcinfo);
+
+	if (fcinfo->isnull)
+		elog(ERROR, "function %p returned NULL", (void *) func);
+	return result;
+}
+
+Datum
+DirectFunctionCall1Coll(PGFunction func, Oid collation, Datum arg1)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 1, collation, NULL, NULL);
+	fcinfo->args[0].value = arg1;
+	fcinfo->args[0].isnull = false;
+	return call_direct(func, fcinfo);
+}
+
+Datum
+DirectFunctionCall2Coll(PGFunction func, Oid collation, Datum arg1, Datum arg2)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 2, collation, NULL, NULL);
+	fcinfo->args[0].value = arg1;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = arg2;
+	fcinfo->args[1].isnull = false;
+	return call_direct(func, fcinfo);
+}
+
+Datum
+DirectFunctionCall3Coll(PGFunction func, Oid collation, Datum arg1, Datum arg2, Datum arg3)
+{
+	LOCAL_FCINFO(fcinfo, 3);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 3, collation, NULL, NULL);
+	fcinfo->args[0].value = arg1;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = arg2;
+	fcinfo->args[1].isnull = false;
+	fcinfo->args[2].value = arg3;
+	fcinfo->args[2].isnull = false;
+	return call_direct(func, fcinfo);
 }
 
 /* ---------------------------------------------------------------- printf */
@@ -685,26 +779,48 @@ qsort_arg(void *base, size_t nel, size_t elsize, qsort_arg_comparator cmp, void 
 
 /* ---------------------------------------------------------------- List */
 
-/* lappend for pointer lists, growing in the list's own context as list.c does */
-List *
-lappend(List *list, void *datum)
+/* A list with room for one more cell, growing in its own context as list.c does */
+static List *
+list_grow(List *list, NodeTag type)
 {
 	if (list == NIL)
 	{
 		list = palloc(offsetof(List, initial_elements));
-		list->type = T_List;
+		list->type = type;
 		list->length = 0;
 		list->max_length = 8;
 		list->elements = MemoryContextAlloc(GetMemoryChunkContext(list), sizeof(ListCell) * list->max_length);
 	}
-	FUZZ_CHECK(list->type == T_List, "lappend to a list of type %d", (int) list->type);
+	FUZZ_CHECK(list->type == type, "appending to a list of type %d, not %d", (int) list->type, (int) type);
 	if (list->length == list->max_length)
 	{
 		list->max_length *= 2;
 		list->elements = repalloc(list->elements, sizeof(ListCell) * list->max_length);
 	}
+	return list;
+}
+
+List *
+lappend(List *list, void *datum)
+{
+	list = list_grow(list, T_List);
 	list->elements[list->length++].ptr_value = datum;
 	return list;
+}
+
+List *
+lappend_int(List *list, int datum)
+{
+	list = list_grow(list, T_IntList);
+	list->elements[list->length++].int_value = datum;
+	return list;
+}
+
+void
+list_sort(List *list, list_sort_comparator cmp)
+{
+	if (list_length(list) > 1)
+		qsort(list->elements, list->length, sizeof(ListCell), (int (*) (const void *, const void *)) cmp);
 }
 
 /* ---------------------------------------------------------------- StringInfo */

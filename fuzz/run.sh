@@ -10,8 +10,10 @@
 #   fuzz/run.sh seeds    only write the seed corpora into $FUZZ_WORK/seeds
 #
 # Seeds: the profiles of other tools in ../shared/data (pprof, gzip files,
-# collapsed stacks, perf script), the examples, and the calltree literals
-# of sql/*.sql; plus fuzz/regressions/HARNESS, the inputs of crashes found
+# collapsed stacks, perf script, and the small .cpuprofile, speedscope,
+# Firefox and trace-event files), the examples, the trace-event files of
+# test/data, the hand-made Firefox profiles of test/json_importer_fuzz.py,
+# and the calltree literals of sql/*.sql; plus fuzz/regressions/HARNESS, the inputs of crashes found
 # before.  A crash stops its harness: the input is saved as
 # $FUZZ_WORK/crashes/HARNESS/crash-…, and the summary names the command that
 # replays it.  The exit status is 1 if any harness crashed.
@@ -63,6 +65,24 @@ write_seeds() {
 	[ -r "$d/firefox-profiler/test.perf.gz" ] &&
 		gzip -dc "$d/firefox-profiler/test.perf.gz" >"$work/seeds/perf_script/test.perf"
 	seed symbols
+	# the JSON importers: the small real files (a few kB; Chrome/69 and sucrase are not)
+	local ss=$d/speedscope-samples
+	seed cpuprofile "$ss"/Chrome/65/simple.cpuprofile "$ss"/node/10.11.0/example.cpuprofile \
+		"$d"/firefox-profiler/*.cpuprofile
+	seed speedscope "$ss"/speedscope/*/*.json
+	seed firefox "$ss"/Firefox/*/*.json
+	seed trace_events "$ss"/trace-event/*.json "$fuzz_dir"/../test/data/chrome/*.json
+	# and the hand-made Firefox profiles (Gecko, processed, shared tables, threads as strings)
+	if command -v python3 >/dev/null; then
+		python3 - "$fuzz_dir/../test" "$work/seeds/firefox" <<-'EOF'
+			import sys
+			sys.path.insert(0, sys.argv[1])
+			import json_importer_fuzz
+			for name, text in json_importer_fuzz.HAND_MADE:
+			    with open(sys.argv[2] + '/' + name + '.json', 'w', encoding='utf-8') as f:
+			        f.write(text)
+		EOF
+	fi
 	# the calltree literals of the regression tests, as text inputs (first byte even)
 	mkdir -p "$work/seeds/calltree"
 	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?calltree" "$fuzz_dir"/../sql/*.sql | sort -u |
