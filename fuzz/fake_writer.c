@@ -5,8 +5,9 @@
  *
  * It hands out increasing ids and checks what a parser gives it: every
  * string is read to its NUL (so AddressSanitizer sees an unterminated or
- * freed one), ids are ones it handed out, and weights are not negative.
- * The importers that begin and finish their writer themselves (the JSON
+ * freed one), ids are ones it handed out, and weights are not negative
+ * (but in Firefox profiles, whose comparisons weigh samples negatively,
+ * as test/json_importer_fuzz.py allows too).  The importers that begin and finish their writer themselves (the JSON
  * ones) get it from profile_writer_begin: once per import, nothing
  * written after it is finished, samples finished as samples and events
  * as events.
@@ -20,6 +21,7 @@ struct ProfileWriter
 {
 	bool		open;			/* begun and not finished */
 	bool		finished;
+	bool		negative_weights;	/* allowed: a Firefox profile */
 	int64		next_id;
 	int64		walk_stack;
 	int64		samples;
@@ -197,7 +199,7 @@ profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 	check_open(writer, "sample written");
 	check_string(thread, true, "sample thread");
 	check_id(writer, stack, "sample stack");
-	FUZZ_CHECK(weight >= 0, "sample weight " INT64_FORMAT, weight);
+	FUZZ_CHECK(weight >= 0 || writer->negative_weights, "sample weight " INT64_FORMAT, weight);
 	FUZZ_CHECK(labels_id == 0, "labels " INT64_FORMAT " from a text parser", labels_id);
 	writer->samples++;
 }
@@ -209,7 +211,9 @@ profile_writer_begin(const ProfileInfo *info)
 	check_string(info->format, false, "profile format");
 	check_string(info->name, true, "profile name");
 	check_string(info->weight_unit, true, "weight unit");
-	return fuzz_writer_begin();
+	(void) fuzz_writer_begin();
+	the_writer.negative_weights = strcmp(info->format, "firefox") == 0;
+	return &the_writer;
 }
 
 void

@@ -1,14 +1,17 @@
 /*
  * pg_stubs.c
- *	  Memory contexts, ereport, StringInfo, pqformat and encodings over the C
- *	  library, for the fuzzing harnesses (see pg_stubs.h).
+ *	  Memory contexts, ereport, StringInfo, pqformat, encodings and direct
+ *	  fmgr calls over the C library, for the fuzzing harnesses (see
+ *	  pg_stubs.h).
  *
  * Only what the parsers use is here, with the backend's behaviour where the
  * parsers can tell: palloc refuses sizes above MaxAllocSize unless asked
  * for a huge chunk, GetMemoryChunkContext finds a chunk's context in the
  * word before it, resetting a context deletes its children, an ERROR
- * unwinds to the innermost sigsetjmp, and the pq_getmsg functions refuse to
- * read past the end of a message.
+ * unwinds to the innermost sigsetjmp, the pq_getmsg functions refuse to
+ * read past the end of a message, check_stack_depth raises an ERROR past
+ * the default max_stack_depth, and a function called directly must not
+ * return NULL.
  */
 /* for qsort_r, which sorts with an argument as qsort_arg does */
 #define _GNU_SOURCE
@@ -765,16 +768,19 @@ pg_printf(const char *fmt,...)
 	return n;
 }
 
+/* PostgreSQL's sorts take no elements at a NULL base, which the C library's must not be given */
 void
 pg_qsort(void *base, size_t nel, size_t elsize, int (*cmp) (const void *, const void *))
 {
-	qsort(base, nel, elsize, cmp);
+	if (nel > 0)
+		qsort(base, nel, elsize, cmp);
 }
 
 void
 qsort_arg(void *base, size_t nel, size_t elsize, qsort_arg_comparator cmp, void *arg)
 {
-	qsort_r(base, nel, elsize, cmp, arg);
+	if (nel > 0)
+		qsort_r(base, nel, elsize, cmp, arg);
 }
 
 /* ---------------------------------------------------------------- List */

@@ -7,8 +7,8 @@
  * (so AddressSanitizer sees every overrun and every use after free), ereport
  * that formats its messages with the C library (so the sanitizers check the
  * arguments) and turns ERROR into a longjmp back to fuzz_try(), StringInfo,
- * the binary message readers of pqformat.c, and UTF-8 as the database
- * encoding.
+ * the binary message readers of pqformat.c, DirectFunctionCall,
+ * check_stack_depth, and UTF-8 as the database encoding.
  *
  * An ERROR is the parser's clean rejection of its input.  What is not clean
  * makes the harness abort, which libFuzzer reports as a crash: an error with
