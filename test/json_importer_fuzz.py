@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Structural fuzzing of the JSON importers, through SQL.
 
-The libFuzzer harnesses of fuzz/ cannot reach the importers that parse with
-the backend's jsonb (import_cpuprofile, import_speedscope, import_firefox,
-import_trace_events and import_profile's detection of them).  This driver
+The libFuzzer harnesses of fuzz/ (cpuprofile, speedscope, firefox,
+trace_events) run these importers over stand-ins of the backend's jsonb and
+numeric; this driver runs them in the backend itself, with the real jsonb,
+through their SQL functions and import_profile's detection of them.  It
 takes the real files of ../shared/data and a few hand-made ones, applies
 mutations that keep the JSON valid (wrong types, missing and duplicate keys,
 extreme numbers, ids that refer to nothing or to themselves, emptied,
