@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 FUZZ_WORK=$work "$repo/fuzz/run.sh" seeds
-make -s -C "$repo/fuzz" PG_CONFIG="$PG_BIN/pg_config" CLANG="$clang" >"$work/build.log" 2>&1 || {
+make -s -j"$(nproc)" -C "$repo/fuzz" PG_CONFIG="$PG_BIN/pg_config" CLANG="$clang" >"$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	echo "t_fuzz_smoke: building the harnesses failed" >&2
 	exit 1
