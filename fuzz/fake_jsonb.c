@@ -209,16 +209,15 @@ array_start(void *arg)
 	open_container(arg, jbvArray);
 }
 
-static JsonNode *sort_node;
-
 /* jsonb's order of keys: length, then bytes; of equal keys, the later first */
 static int
-compare_members(const void *a, const void *b)
+compare_members(const void *a, const void *b, void *arg)
 {
+	const JsonNode *object = arg;
 	int			i = *(const int *) a;
 	int			j = *(const int *) b;
-	JsonNode   *ki = sort_node->keys[i];
-	JsonNode   *kj = sort_node->keys[j];
+	const JsonNode *ki = object->keys[i];
+	const JsonNode *kj = object->keys[j];
 	int			c;
 
 	if (ki->length != kj->length)
@@ -243,8 +242,7 @@ uniqueify(JsonNode *object)
 	order = palloc(object->count * sizeof(int));
 	for (int i = 0; i < object->count; i++)
 		order[i] = i;
-	sort_node = object;
-	qsort(order, object->count, sizeof(int), compare_members);
+	qsort_arg(order, object->count, sizeof(int), compare_members, object);
 	keys = palloc(object->count * sizeof(JsonNode *));
 	values = palloc(object->count * sizeof(JsonNode *));
 	for (int i = 0; i < object->count; i++)
