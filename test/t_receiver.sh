@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# calltree-receiver end to end: real pprof, collapsed and speedscope files
+# pushed to POST /ingest (raw, gzipped, multipart) and in PushRequests to
+# POST /push.v1.PusherService/Push, each stored once with the name, meta,
+# start and call tree that importing the same file in SQL gives; bad
+# requests of every kind refused with their status and nothing written;
+# 413 over the size limit; a retried or concurrent Push of one sample ID
+# stored once; tenants: credentials to roles under row-level security,
+# unknown credentials refused; then, against a private cluster, the
+# database stopped (503 with Retry-After, then recovery), every connection
+# busy (429), a slow client dropped, and SIGTERM draining a push in flight.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+# shellcheck source=test/script_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+
+db=calltree_receiver
+login=calltree_receiver_login
+receiver=$PG_BIN/calltree-receiver
+[ -x "$receiver" ] || fail "$receiver is not installed (make install)"
+pprof=$shared/data/pprof/sample.cpu
+collapsed=$shared/data/speedscope-samples/stackcollapse/simple.txt
+speedscope=$shared/data/speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
+export PGDATABASE=$db
+
+q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+expect() { # expect WHAT ACTUAL EXPECTED
+	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_receiver VAR OPTIONS...: a receiver on a free port of 127.0.0.1;
+# VAR gets its base URL, VAR_pid its process id.  Waits for /ready.
+start_receiver() {
+	local var=$1 port pid i
+	shift
+	port=$(free_port)
+	"$receiver" --listen "127.0.0.1:$port" "$@" >>"$work/receiver.log" 2>&1 &
+	pid=$!
+	t_at_exit "kill $pid"
+	for i in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/ready")" = 200 ] && break
+		kill -0 "$pid" 2>/dev/null || fail "the receiver did not start: $(tail -n 5 "$work/receiver.log")"
+		[ "$i" -lt 100 ] || fail "the receiver was not ready after 10 s: $(tail -n 5 "$work/receiver.log")"
+		sleep 0.1
+	done
+	printf -v "$var" 'http://127.0.0.1:%s' "$port"
+	printf -v "${var}_pid" '%s' "$pid"
+}
+
+# post URL [CURL ARGS...]: the status; the reply's body in $work/body, headers in $work/headers
+post() {
+	local url=$1
+	shift
+	curl -sg -o "$work/body" -D "$work/headers" -w '%{http_code}' "$@" "$url"
+}
+
+profiles() { q -c 'SELECT count(*) FROM calltree.profile'; }
+
+# same_tree ID ID: the two profiles have the same call tree and total
+same_tree() {
+	expect "tree of $1 vs $2" "$(q -c "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
+	     OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $2)")" t
+}
+
+last_id() { q -c 'SELECT max(id) FROM calltree.profile'; }
+
+t_createdb "$db"
+q -c 'CREATE EXTENSION calltree'
+start_receiver url --dbname "dbname=$db" --max-body 200000
+ingest=$url/ingest
+
+# ---------------------------------------------------------------- good pushes
+# pprof as the Go and Node.js SDKs send it: gzipped, raw in the body
+expect "pprof push" "$(post "$ingest?name=shop{region=eu,host=h1}&from=1700000000&until=1700000010&format=pprof&sampleRate=100&spyName=gospy&units=samples&aggregationType=sum" \
+	-H 'Content-Type: application/octet-stream' --data-binary "@$pprof")" 200
+id=$(last_id)
+expect "pprof push stored once" "$(profiles)" 1
+expect "pprof push: name, start, meta" "$(q -c "SELECT concat_ws('|', name, format, started_at = to_timestamp(1700000000),
+        meta = '{\"region\": \"eu\", \"host\": \"h1\", \"spyName\": \"gospy\", \"sampleRate\": 100, \"units\": \"samples\",
+                 \"aggregationType\": \"sum\", \"duration\": 10, \"sample_type\": \"cpu\"}') FROM calltree.profile WHERE id = $id")" "shop|pprof|t|t"
+direct=$(q -c "SELECT calltree.import_pprof(pg_read_binary_file('$pprof'), name => 'direct')")
+same_tree "$id" "$direct"
+expect "pprof total" "$(q -c "SELECT sum(weight) FROM calltree.sample WHERE profile_id = $id")" 1760000000
+
+# multipart/form-data with the part profile (and one the receiver ignores);
+# from in milliseconds
+expect "multipart push" "$(post "$ingest?name=shop&from=1700000000000&until=1700000015000" \
+	-F "profile=@$pprof;filename=profile.pprof" -F 'sample_type_config={};filename=sample_type_config.json')" 200
+id=$(last_id)
+same_tree "$id" "$direct"
+expect "multipart meta and start" "$(q -c "SELECT meta->>'duration' || '|' || (started_at = to_timestamp(1700000000)) FROM calltree.profile WHERE id = $id")" "15|true"
+
+# collapsed stacks, as folded, as lines, and gzipped
+direct=$(q -c "SELECT calltree.import_collapsed(pg_read_file('$collapsed'), 'direct')")
+for format in folded lines; do
+	expect "$format push" "$(post "$ingest?name=app.cpu{pod=p1}&format=$format" --data-binary "@$collapsed")" 200
+	same_tree "$(last_id)" "$direct"
+done
+gzip -c "$collapsed" >"$work/collapsed.gz"
+expect "gzipped folded push" "$(post "$ingest?name=app.cpu&format=folded" --data-binary "@$work/collapsed.gz")" 200
+same_tree "$(last_id)" "$direct"
+expect "collapsed meta" "$(q -c "SELECT string_agg(name || ' ' || format || ' ' || meta::text, ', ' ORDER BY id) FROM calltree.profile WHERE name = 'app.cpu'")" \
+	'app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {}'
+
+# speedscope
+direct=$(q -c "SELECT calltree.import_speedscope(pg_read_file('$speedscope'), 'direct')")
+expect "speedscope push" "$(post "$ingest?name=web&format=speedscope" --data-binary "@$speedscope")" 200
+same_tree "$(last_id)" "$direct"
+q -c "DELETE FROM calltree.profile WHERE name = 'direct'"
+
+# ---------------------------------------------------------------- bad requests
+before=$(profiles)
+head -c 1000 "$pprof" >"$work/truncated.gz"
+gzip -dc "$pprof" | head -c 2000 >"$work/truncated.pprof"
+printf 'main;caf\xe9 1\n' >"$work/latin1.txt"
+printf -- '--XX\r\nContent-Disposition: form-data; name="profile"\r\n\r\nabc' >"$work/cut.multipart"
+# bad_request STATUS MESSAGE-PART URL [CURL ARGS...]
+bad_request() {
+	local status=$1 message=$2 got
+	shift 2
+	got=$(post "$@")
+	[ "$got" = "$status" ] || fail "$* gave $got, not $status: $(cat "$work/body")"
+	grep -qF -- "$message" "$work/body" || fail "$*: the reply does not say \"$message\": $(cat "$work/body")"
+	expect "profiles after $*" "$(profiles)" "$before"
+}
+bad_request 400 'invalid pprof data' "$ingest?name=x&format=pprof" --data-binary 'garbage'
+bad_request 400 'gzip' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.gz"
+bad_request 400 'pprof' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.pprof"
+bad_request 400 'invalid byte sequence for encoding "UTF8"' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
+bad_request 400 'unknown format "svg"' "$ingest?name=x&format=svg" --data-binary "@$pprof"
+bad_request 415 'format=jfr is not yet supported' "$ingest?name=x&format=jfr" --data-binary "@$pprof"
+bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof"
+bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{region}&format=pprof" --data-binary "@$pprof"
+bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{a=b&format=pprof" --data-binary "@$pprof"
+bad_request 400 'from "yesterday" is not a Unix time' "$ingest?name=x&from=yesterday" --data-binary "@$pprof"
+bad_request 400 'until (1) is before from (2)' "$ingest?name=x&from=2&until=1" --data-binary "@$pprof"
+bad_request 400 'sampleRate "-5"' "$ingest?name=x&sampleRate=-5" --data-binary "@$pprof"
+bad_request 400 'the profile is empty' "$ingest?name=x&format=pprof" --data-binary ''
+bad_request 400 'no closing boundary' "$ingest?name=x" -H 'Content-Type: multipart/form-data; boundary=XX' --data-binary "@$work/cut.multipart"
+bad_request 400 'without a boundary' "$ingest?name=x" -H 'Content-Type: multipart/form-data' --data-binary "@$work/cut.multipart"
+bad_request 400 'no part named "profile"' "$ingest?name=x" -F "jfr=@$pprof"
+bad_request 415 'Content-Encoding "br"' "$ingest?name=x" -H 'Content-Encoding: br' --data-binary "@$pprof"
+bad_request 405 '/ingest takes POST' "$ingest?name=x" -G
+bad_request 404 'no such endpoint' "$url/api/v1/nothing" --data-binary x
+bad_request 501 'OTLP profiles are not yet supported' "$url/v1development/profiles" --data-binary x
+# over the limit: declared (refused before the body is read) and chunked
+head -c 300000 /dev/urandom >"$work/big"
+bad_request 413 'larger than the limit of 200000 bytes' "$ingest?name=x&format=pprof" --data-binary "@$work/big"
+bad_request 413 'larger than the limit of 200000 bytes' "$ingest?name=x&format=pprof" -H 'Transfer-Encoding: chunked' --data-binary "@$work/big"
+# the receiver still serves after all that
+expect "a push after the refusals" "$(post "$ingest?name=after&format=pprof" --data-binary "@$pprof")" 200
+before=$(profiles)
+
+# ---------------------------------------------------------------- Push (Connect)
+push() { # push FILE [CURL ARGS...]: the status of POSTing FILE as a PushRequest
+	local file=$1
+	shift
+	post "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' -H 'Connect-Protocol-Version: 1' \
+		--data-binary "@$file" "$@"
+}
+pushreq() { python3 "$repo/test/receiver_push.py" "$@"; }
+pushreq --series 'service_name=cart,__name__=process_cpu,region=us' --sample "$pprof:id-1" --sample "$pprof:id-2" \
+	--series '__name__=memory,pod=p9' --sample "$pprof:id-3" >"$work/push1"
+expect "Push" "$(push "$work/push1")" 200
+expect "Push's reply" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(wc -c <"$work/body")" "Content-Type: application/proto|0"
+expect "Push stored" "$(q -c "SELECT string_agg(name || ' ' || (meta - 'sample_type')::text, ', ' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" \
+	'cart {"region": "us", "push_id": "id-1", "__name__": "process_cpu"}, cart {"region": "us", "push_id": "id-2", "__name__": "process_cpu"}, memory {"pod": "p9", "push_id": "id-3"}'
+same_tree "$(last_id)" "$(q -c "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
+# retried: stored once; a retry with one new sample stores that one
+expect "Push retried" "$(push "$work/push1")" 200
+pushreq --series 'service_name=cart' --sample "$pprof:id-1" --sample "$pprof:id-4" >"$work/push2"
+expect "Push with one new sample" "$(push "$work/push2")" 200
+expect "Push IDs stored once" "$(q -c "SELECT string_agg(meta->>'push_id', ',' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" "id-1,id-2,id-3,id-4"
+# the same new ID pushed by 4 clients at once: stored once
+pushreq --series 'service_name=race' --sample "$pprof:id-race" >"$work/push3"
+racers=()
+for i in 1 2 3 4; do
+	push "$work/push3" -o /dev/null >"$work/race.$i" &
+	racers+=($!)
+done
+wait "${racers[@]}"
+expect "concurrent Push statuses" "$(cat "$work"/race.*)" 200200200200
+expect "concurrent Push stored once" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' = 'id-race'")" 1
+# gzip Content-Encoding
+pushreq --series 'service_name=zipped' --sample "$pprof:id-zip" | gzip -c >"$work/push4"
+expect "gzipped Push" "$(push "$work/push4" -H 'Content-Encoding: gzip')" 200
+expect "gzipped Push stored" "$(q -c "SELECT name FROM calltree.profile WHERE meta->>'push_id' = 'id-zip'")" zipped
+before=$(profiles)
+# bad Pushes: a Connect error, nothing written (not even a good sample beside a bad one)
+bad_push() { # bad_push STATUS CODE MESSAGE-PART FILE [CURL ARGS...]
+	local status=$1 code=$2 message=$3
+	shift 3
+	bad_request "$status" "\"code\":\"$code\"" "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$@"
+	grep -qF -- "$message" "$work/body" || fail "bad Push $*: the reply does not say \"$message\": $(cat "$work/body")"
+}
+pushreq --series 'service_name=half' --sample "$pprof:id-good" --garbage-sample "x:id-bad" >"$work/half"
+bad_push 400 invalid_argument 'invalid pprof data' "$work/half"
+pushreq --series 'region=eu' --sample "$pprof:id-noname" >"$work/noname"
+bad_push 400 invalid_argument 'neither a label service_name nor __name__' "$work/noname"
+printf '\x0a\xff\x01' >"$work/malformed"
+bad_push 400 invalid_argument 'protobuf is malformed' "$work/malformed"
+bad_push 400 invalid_argument 'not valid gzip' "$work/push1" -H 'Content-Encoding: gzip'
+bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{}'
+expect "nothing of the bad Pushes" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
+
+# ---------------------------------------------------------------- metrics
+expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
+	'calltree_receiver_requests_total{endpoint="push",status="200"} 8
+calltree_receiver_refusals_total{reason="too_large"} 2
+calltree_receiver_db_connections 4'
