@@ -8,7 +8,8 @@
  *	  series' profiles, the others go into their meta; a sample's ID is
  *	  kept in meta as push_id, and a sample whose ID is stored already is
  *	  skipped, so that a retried push is stored once.  The reply is an
- *	  empty PushResponse, or a Connect error: JSON {code, message}.
+ *	  empty PushResponse, or a Connect error: JSON {code, message}, which
+ *	  the router makes of every refusal of this endpoint.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,8 @@ connect_code(int status)
 	}
 }
 
-/* A failed reply as a Connect error, the text its message */
-static void
-to_connect_error(Reply *reply)
+void
+reply_connect_error(Reply *reply)
 {
 	Buffer		json;
 	size_t		len = reply->body.len;
@@ -219,8 +219,6 @@ push_handle(Request *req, const char *role, Reply *reply)
 		reply->content_type = "application/proto";
 		buf_free(&reply->body);
 	}
-	if (reply->status >= 400)
-		to_connect_error(reply);
 	for (int i = 0; strings != NULL && i < 3 * n; i++)
 		free(strings[i]);
 	free(strings);

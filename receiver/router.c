@@ -21,6 +21,7 @@ typedef struct Route
 	const char *method;
 	const char *endpoint;		/* for the metrics */
 	PushHandler push;			/* an import, authenticated; or NULL */
+	bool		connect;		/* refusals are Connect errors */
 	void		(*plain) (Request *req, Reply *reply);
 } Route;
 
@@ -47,11 +48,11 @@ otlp_handle(Request *req, Reply *reply)
 }
 
 static const Route routes[] = {
-	{"/ingest", "POST", "ingest", ingest_handle, NULL},
-	{"/push.v1.PusherService/Push", "POST", "push", push_handle, NULL},
-	{"/v1development/profiles", "POST", "otlp", NULL, otlp_handle},
-	{"/ready", "GET", "ready", NULL, ready_handle},
-	{"/metrics", "GET", "metrics", NULL, metrics_handle},
+	{"/ingest", "POST", "ingest", ingest_handle, false, NULL},
+	{"/push.v1.PusherService/Push", "POST", "push", push_handle, true, NULL},
+	{"/v1development/profiles", "POST", "otlp", NULL, false, otlp_handle},
+	{"/ready", "GET", "ready", NULL, false, ready_handle},
+	{"/metrics", "GET", "metrics", NULL, false, metrics_handle},
 };
 
 const char *
@@ -75,14 +76,13 @@ route(Request *req, Reply *reply)
 			continue;
 		reply->endpoint = r->endpoint;
 		if (strcmp(req->method, r->method) != 0)
-		{
 			reply_text(reply, 405, "%s takes %s, not %s", r->path, r->method, req->method);
-			return;
-		}
-		if (r->plain != NULL)
+		else if (r->plain != NULL)
 			r->plain(req, reply);
 		else if (tenants_authenticate(req->receiver->tenants, req, &role, reply))
 			r->push(req, role, reply);
+		if (r->connect && reply->status >= 400)
+			reply_connect_error(reply);
 		return;
 	}
 	reply->endpoint = "other";

@@ -16,4 +16,7 @@ extern const char *route_endpoint(const char *path);
 extern void ingest_handle(Request *req, const char *role, Reply *reply);
 extern void push_handle(Request *req, const char *role, Reply *reply);
 
+/* A refusal (its text the message) as a Connect error: JSON {code, message} */
+extern void reply_connect_error(Reply *reply);
+
 #endif

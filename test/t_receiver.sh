@@ -214,3 +214,64 @@ expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(reques
 	'calltree_receiver_requests_total{endpoint="push",status="200"} 8
 calltree_receiver_refusals_total{reason="too_large"} 2
 calltree_receiver_db_connections 4'
+
+# ---------------------------------------------------------------- tenants
+# The row-level-security recipe of docs/operations.md; the receiver logs in
+# as a role that may become the tenants' roles, and nothing else.
+writer=calltree_receiver_writer
+tess=calltree_receiver_tess
+tom=calltree_receiver_tom
+eve=calltree_receiver_eve
+t_at_exit "\"\$PG_BIN/psql\" -X -q -d postgres -c 'DROP ROLE IF EXISTS $tess, $tom, $eve, $login, $writer'"
+q <<SQL
+CREATE ROLE $writer NOLOGIN;
+GRANT USAGE ON SCHEMA calltree TO $writer;
+GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO $writer;
+GRANT INSERT ON calltree.profile, calltree.sample, calltree.event, calltree.func,
+                calltree.frame, calltree.stack, calltree.labels, calltree.symbol TO $writer;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO $writer;
+GRANT UPDATE (weight_unit, started_at) ON calltree.profile TO $writer;
+GRANT UPDATE (id) ON calltree.labels TO $writer;
+ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_profiles ON calltree.profile
+    USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
+CREATE POLICY tenant_samples ON calltree.sample
+    USING (profile_id IN (SELECT id FROM calltree.profile));
+CREATE ROLE $tess NOLOGIN IN ROLE $writer;
+CREATE ROLE $tom NOLOGIN IN ROLE $writer;
+CREATE ROLE $eve NOLOGIN IN ROLE $writer;
+CREATE ROLE $login LOGIN;
+GRANT $tess, $tom TO $login;
+SQL
+cat >"$work/tenants" <<CONF
+# kind   credential   role
+bearer   tok-tess     $tess
+basic    bob:s3cret   $tom
+orgid    org-tess     $tess
+bearer   tok-eve      $eve     # a role the receiver may not become
+CONF
+start_receiver turl --dbname "dbname=$db user=$login" --tenants "$work/tenants"
+before=$(profiles)
+tenant_of_last() { q -c "SELECT meta->>'tenant' FROM calltree.profile WHERE id = (SELECT max(id) FROM calltree.profile)"; }
+# a label cannot claim another tenant: the receiver's key comes last
+expect "bearer" "$(post "$turl/ingest?name=shop{tenant=$tom}&format=pprof" -H 'Authorization: Bearer tok-tess' --data-binary "@$pprof")" 200
+expect "bearer's tenant" "$(tenant_of_last)" "$tess"
+expect "basic" "$(post "$turl/ingest?name=shop&format=pprof" -u bob:s3cret --data-binary "@$pprof")" 200
+expect "basic's tenant" "$(tenant_of_last)" "$tom"
+expect "X-Scope-OrgID" "$(post "$turl/ingest?name=shop&format=folded" -H 'X-Scope-OrgID: org-tess' --data-binary "@$collapsed")" 200
+expect "X-Scope-OrgID's tenant" "$(tenant_of_last)" "$tess"
+pushreq --series 'service_name=cart' --sample "$pprof:id-tenant" >"$work/push5"
+expect "Push as a tenant" "$(post "$turl/push.v1.PusherService/Push" -H 'Content-Type: application/proto' -H 'Authorization: Bearer tok-tess' --data-binary "@$work/push5")" 200
+expect "Push's tenant" "$(tenant_of_last)" "$tess"
+expect "each tenant sees its own" "$(q -c "SET ROLE $tess" -c 'SELECT count(*) FROM calltree.profile' -c "SET ROLE $tom" -c 'SELECT count(*) FROM calltree.profile')" "3
+1"
+before=$(profiles)
+bad_request 401 'credentials are required' "$turl/ingest?name=x&format=pprof" --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-nobody' --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -u bob:wrong --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -H 'X-Scope-OrgID: org-nobody' --data-binary "@$pprof"
+bad_request 401 '"code":"unauthenticated"' "$turl/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/push5"
+bad_request 403 'permission denied to set role' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-eve' --data-binary "@$pprof"
+kill -TERM "$turl_pid"
+wait "$turl_pid" || fail "the tenants' receiver exited with status $? on SIGTERM"
