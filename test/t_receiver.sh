@@ -275,3 +275,69 @@ bad_request 401 '"code":"unauthenticated"' "$turl/push.v1.PusherService/Push" -H
 bad_request 403 'permission denied to set role' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-eve' --data-binary "@$pprof"
 kill -TERM "$turl_pid"
 wait "$turl_pid" || fail "the tenants' receiver exited with status $? on SIGTERM"
+
+# ---------------------------------------------------------------- faults
+q -c 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample DISABLE ROW LEVEL SECURITY'
+start_receiver furl --dbname "dbname=$db" --connections 1 --queue-wait 300 --timeout 1 --drain-timeout 20
+fingest=$furl/ingest
+# hold_profile SECONDS: a session holding calltree.profile locked that long, in the background
+hold_profile() {
+	q -c 'BEGIN' -c 'LOCK TABLE calltree.profile IN ACCESS EXCLUSIVE MODE' -c "SELECT pg_sleep($1)" -c 'COMMIT' >/dev/null &
+	holder=$!
+	sleep 0.3
+}
+
+# the receiver's sessions ended (as by a restart): the next push reconnects
+q -c "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity WHERE application_name = 'calltree-receiver'" >/dev/null
+sleep 0.2
+expect "a push after the sessions ended" "$(post "$fingest?name=again&format=pprof" --data-binary "@$pprof")" 200
+
+# the database refuses connections: 503 with Retry-After, nothing written; then it comes back
+before=$(profiles)
+q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
+sleep 0.2
+expect "push while the database is down" "$(post "$fingest?name=down&format=pprof" --data-binary "@$pprof")" 503
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 503 without Retry-After: $(cat "$work/headers")"
+expect "ready while the database is down" "$(post "$furl/ready" -G)" 503
+q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS true"
+expect "nothing written while down" "$(profiles)" "$before"
+sleep 1.1 # the receiver tries again a second after a failed attempt
+expect "push once the database is back" "$(post "$fingest?name=back&format=pprof" --data-binary "@$pprof")" 200
+
+# the one connection busy: 429 with Retry-After, and the waiting push goes through
+hold_profile 2
+post "$fingest?name=first&format=pprof" --data-binary "@$pprof" -o "$work/first.body" >"$work/first.status" &
+first=$!
+sleep 0.3
+expect "push while every connection is busy" "$(post "$fingest?name=second&format=pprof" --data-binary "@$pprof")" 429
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 429 without Retry-After: $(cat "$work/headers")"
+wait "$first" "$holder"
+expect "the push that waited for the lock" "$(cat "$work/first.status")" 200
+expect "busy: stored once" "$(q -c "SELECT string_agg(name, ',') FROM calltree.profile WHERE name IN ('first', 'second')")" first
+
+# a client that stops sending is dropped after --timeout
+expect "slow client dropped" "$(python3 - "${furl##*:}" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"POST /ingest?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+s.settimeout(10)
+start = time.monotonic()
+data = s.recv(100)
+print("closed" if data == b"" and time.monotonic() - start < 5 else f"not closed: {data!r}")
+PY
+)" closed
+
+# SIGTERM: the push in flight completes, new connections are refused, the receiver exits 0
+hold_profile 2
+post "$fingest?name=drained&format=pprof" --data-binary "@$pprof" -o "$work/drained.body" >"$work/drained.status" &
+first=$!
+sleep 0.3
+kill -TERM "$furl_pid"
+sleep 0.3
+expect "a new connection while draining" "$(post "$furl/ready" -G || true)" 000
+wait "$first" "$holder"
+expect "the push drained" "$(cat "$work/drained.status")" 200
+wait "$furl_pid" || fail "the receiver exited with status $? on SIGTERM"
+expect "drained: stored" "$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
+grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
