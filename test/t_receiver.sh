@@ -341,3 +341,30 @@ expect "the push drained" "$(cat "$work/drained.status")" 200
 wait "$furl_pid" || fail "the receiver exited with status $? on SIGTERM"
 expect "drained: stored" "$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
 grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
+
+# ---------------------------------------------------------------- a real agent
+# Pyroscope's Node.js SDK (test/js, npm ci by test/run.sh) profiles a
+# program busy in burnCpu for 4 s and pushes every second, with a token:
+# every push it got a 200 for is stored once, with its tags, and burnCpu
+# leads the wall-clock trees.
+[ -d "$repo/test/js/node_modules/@pyroscope/nodejs" ] || fail "test/js has no @pyroscope/nodejs: run npm ci in test/js"
+start_receiver aurl --dbname "dbname=$db user=$login" --tenants "$work/tenants" --verbose
+before=$(profiles)
+DEBUG=pyroscope node "$repo/test/js/receiver_agent.js" "$aurl" 4 tok-tess 2>"$work/agent.log" ||
+	fail "the Node.js agent failed: $(tail -n 5 "$work/agent.log")"
+kill -TERM "$aurl_pid"
+wait "$aurl_pid" || fail "the agent's receiver exited with status $? on SIGTERM"
+pushed=$(grep -c 'POST /ingest: 200' "$work/receiver.log" || true)
+! grep -q 'Server rejected\|Error sending' "$work/agent.log" || fail "the receiver refused a push of the agent: $(grep -A1 'rejected\|Error sending' "$work/agent.log" | head -n 4)"
+stored=$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'nodeagent'")
+[ "$pushed" -ge 4 ] || fail "the agent pushed $pushed profiles in 4 s"
+# the receivers before this one logged no request (no --verbose)
+expect "agent's pushes stored once" "$stored" "$pushed"
+expect "agent's meta" "$(q -c "SELECT DISTINCT concat_ws(' ', meta->>'env', meta->>'region', meta->>'spyName', meta->>'tenant', meta->>'process.runtime.name')
+                                FROM calltree.profile WHERE name = 'nodeagent'")" "test eu nodespy $tess nodejs"
+hot=$(q -c "SELECT f.name FROM calltree.functions((SELECT calltree.stack_agg(s.stack_id, s.weight)
+           FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
+          WHERE p.name = 'nodeagent' AND p.meta->>'sample_type' = 'wall')) AS fn JOIN calltree.func f ON f.id = fn.func
+         ORDER BY fn.self DESC LIMIT 1")
+# the SDK names a function FILE:NAME:LINE
+[[ $hot == *receiver_agent.js:burnCpu:* ]] || fail "the agent's hottest function is $hot, not burnCpu"
