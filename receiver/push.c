@@ -2,7 +2,8 @@
  * push.c
  *	  Pyroscope's POST /push.v1.PusherService/Push, a unary call of the
  *	  Connect protocol as Grafana Alloy makes it: a PushRequest in
- *	  protobuf (application/proto), maybe gzipped (Content-Encoding).
+ *	  protobuf (application/proto) or JSON (application/json), maybe
+ *	  gzipped (Content-Encoding).
  *	  Each RawSample of each series is a profile, all imported in one
  *	  transaction.  The labels service_name (else __name__) name the
  *	  series' profiles, the others go into their meta; a sample's ID is
@@ -168,11 +169,11 @@ decode_body(Request *req, Buffer *inflated, PushRequest *push, Reply *reply)
 	const char *error;
 	bool		too_large;
 
-	if (type == NULL || strncasecmp(type, "application/proto", 17) != 0)
+	if (type == NULL || (strncasecmp(type, "application/proto", 17) != 0 &&
+						 strncasecmp(type, "application/json", 16) != 0))
 	{
-		reply_text(reply, 415, "Content-Type \"%s\" is not supported: send application/proto%s",
-				   type ? type : "", type && strncasecmp(type, "application/json", 16) == 0
-				   ? " (the JSON codec is not yet supported)" : "");
+		reply_text(reply, 415, "Content-Type \"%s\" is not supported: send application/proto or application/json",
+				   type ? type : "");
 		return false;
 	}
 	if (encoding != NULL && strcasecmp(encoding, "identity") != 0)
@@ -192,7 +193,8 @@ decode_body(Request *req, Buffer *inflated, PushRequest *push, Reply *reply)
 		}
 		body = inflated;
 	}
-	if (!push_request_decode(body->data ? body->data : "", body->len, push, &error))
+	if (!(strncasecmp(type, "application/json", 16) == 0 ? push_request_from_json : push_request_decode)
+		(body->data ? body->data : "", body->len, push, &error))
 	{
 		reply_text(reply, 400, "%s", error);
 		return false;
@@ -215,9 +217,14 @@ push_handle(Request *req, const char *role, Reply *reply)
 		items_of(&push, role, &items, &n, &strings, reply) &&
 		db_import(req->receiver->db, role, items, n, reply, &counts))
 	{
+		/* an empty PushResponse */
+		bool		json = strncasecmp(request_header(req, "Content-Type"), "application/json", 16) == 0;
+
 		reply->status = 200;
-		reply->content_type = "application/proto";
+		reply->content_type = json ? "application/json" : "application/proto";
 		buf_free(&reply->body);
+		if (json)
+			buf_append_str(&reply->body, "{}");
 	}
 	for (int i = 0; strings != NULL && i < 3 * n; i++)
 		free(strings[i]);

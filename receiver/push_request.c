@@ -129,5 +129,8 @@ push_request_free(PushRequest *req)
 		free(req->series[i].samples);
 	}
 	free(req->series);
+	for (int i = 0; i < req->nowned; i++)
+		free(req->owned[i]);
+	free(req->owned);
 	memset(req, 0, sizeof(PushRequest));
 }

@@ -11,7 +11,12 @@
  *	    ingest_params.c	its query parameters: name{labels}, from, until...
  *	    multipart.c		multipart/form-data bodies
  *	    push.c			Pyroscope's POST /push.v1.PusherService/Push
+ *	    push_request.c	its PushRequest, from protobuf
+ *	    push_json.c		its PushRequest, from JSON
  *	    protobuf.c		a reader of protobuf wire format
+ *	    json_reader.c	a reader of JSON text
+ *	    gunzip.c		gzipped request bodies (Content-Encoding)
+ *	    base64.c		base64 (JSON bytes, Basic credentials)
  *	    db_pool.c		the database connections
  *	    db_import.c		one push, one transaction
  *	    tenants.c		credentials to PostgreSQL roles

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base64.h"
 #include "metrics.h"
 
 typedef enum CredentialKind
@@ -138,31 +139,15 @@ tenants_load(const char *path, int *count)
 	return t;
 }
 
-/* Base64 (standard alphabet) decoded into out (NUL-terminated); false if it is not base64 */
+/* Basic credentials decoded into out, NUL-terminated; false if not base64 or too long */
 static bool
-base64_decode(const char *in, char *out, size_t out_size)
+decode_basic(const char *in, char *out, size_t out_size)
 {
-	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned int acc = 0;
-	int			bits = 0;
-	size_t		n = 0;
+	size_t		len = strlen(in);
+	size_t		n;
 
-	for (; *in && *in != '='; in++)
-	{
-		const char *p = strchr(alphabet, *in);
-
-		if (p == NULL || *in == '\0')
-			return false;
-		acc = (acc << 6) | (unsigned int) (p - alphabet);
-		bits += 6;
-		if (bits >= 8)
-		{
-			bits -= 8;
-			if (n + 1 >= out_size)
-				return false;
-			out[n++] = (char) ((acc >> bits) & 0xFF);
-		}
-	}
+	if (len / 4 * 3 + 3 >= out_size || !base64_decode(in, len, out, &n))
+		return false;
 	out[n] = '\0';
 	return memchr(out, '\0', n) == NULL;
 }
@@ -203,7 +188,7 @@ tenants_authenticate(const Tenants *t, const Request *req, const char **role, Re
 		*role = find(t, CRED_BEARER, authorization + 7);
 	else if (authorization != NULL && strncasecmp(authorization, "Basic ", 6) == 0)
 	{
-		if (!base64_decode(authorization + 6, decoded, sizeof(decoded)))
+		if (!decode_basic(authorization + 6, decoded, sizeof(decoded)))
 			return unauthorized(reply, "the Basic credentials are not base64");
 		*role = find(t, CRED_BASIC, decoded);
 	}

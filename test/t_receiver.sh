@@ -191,6 +191,19 @@ expect "concurrent Push stored once" "$(q -c "SELECT count(*) FROM calltree.prof
 pushreq --series 'service_name=zipped' --sample "$pprof:id-zip" | gzip -c >"$work/push4"
 expect "gzipped Push" "$(push "$work/push4" -H 'Content-Encoding: gzip')" 200
 expect "gzipped Push stored" "$(q -c "SELECT name FROM calltree.profile WHERE meta->>'push_id' = 'id-zip'")" zipped
+# the JSON codec: names as protobuf's JSON mapping writes them, escapes, null, unknown fields
+python3 - "$pprof" >"$work/push.json" <<'PY'
+import base64, json, sys
+raw = base64.b64encode(open(sys.argv[1], "rb").read()).decode()
+print(json.dumps({"series": [{"labels": [{"name": "service_name", "value": "json\u00e9"},
+                                         {"name": "quote", "value": "a\"b\\c\n"}, {"name": "empty", "value": None}],
+                              "samples": [{"rawProfile": raw, "ID": "id-json"}], "unknown": [1, {"x": True}]}]}))
+PY
+expect "JSON Push" "$(post "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary "@$work/push.json")" 200
+expect "JSON Push's reply" "$(cat "$work/body")" "{}"
+expect "JSON Push stored" "$(q -c "SELECT name || ' ' || (meta - 'sample_type')::text FROM calltree.profile WHERE meta->>'push_id' = 'id-json'")" \
+	'jsoné {"empty": "", "quote": "a\"b\\c\n", "push_id": "id-json"}'
+same_tree "$(last_id)" "$(q -c "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
 before=$(profiles)
 # bad Pushes: a Connect error, nothing written (not even a good sample beside a bad one)
 bad_push() { # bad_push STATUS CODE MESSAGE-PART FILE [CURL ARGS...]
@@ -206,12 +219,14 @@ bad_push 400 invalid_argument 'neither a label service_name nor __name__' "$work
 printf '\x0a\xff\x01' >"$work/malformed"
 bad_push 400 invalid_argument 'protobuf is malformed' "$work/malformed"
 bad_push 400 invalid_argument 'not valid gzip' "$work/push1" -H 'Content-Encoding: gzip'
-bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{}'
+bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'Content-Type: text/plain' --data-binary '{}'
+bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
+bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
 expect "nothing of the bad Pushes" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
 
 # ---------------------------------------------------------------- metrics
 expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
-	'calltree_receiver_requests_total{endpoint="push",status="200"} 8
+	'calltree_receiver_requests_total{endpoint="push",status="200"} 9
 calltree_receiver_refusals_total{reason="too_large"} 2
 calltree_receiver_db_connections 4'
 
