@@ -8,7 +8,9 @@
 # stored once; tenants: credentials to roles under row-level security,
 # unknown credentials refused; then, against a private cluster, the
 # database stopped (503 with Retry-After, then recovery), every connection
-# busy (429), a slow client dropped, and SIGTERM draining a push in flight.
+# busy (429), a slow client dropped, and SIGTERM draining a push in flight;
+# a load of 8 clients through those faults and a SIGKILL of the receiver;
+# and Pyroscope's Node.js SDK pushing with a token.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
@@ -356,6 +358,48 @@ expect "the push drained" "$(cat "$work/drained.status")" 200
 wait "$furl_pid" || fail "the receiver exited with status $? on SIGTERM"
 expect "drained: stored" "$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
 grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
+
+# ---------------------------------------------------------------- load and faults
+# 8 clients push for CALLTREE_RECEIVER_LOAD_SECONDS (default 12), each push
+# a sample with an ID of its own, retried until answered 200.  Meanwhile the
+# receiver's sessions are ended and the database refuses connections for a
+# second, and the receiver is killed (SIGKILL) and started again on the same
+# port.  Every ID answered 200 is stored exactly once, every profile is
+# whole, and the receiver's peak memory stays within its limits.
+load_seconds=${CALLTREE_RECEIVER_LOAD_SECONDS:-12}
+port=$(free_port)
+lurl=http://127.0.0.1:$port
+load_options=(--listen "127.0.0.1:$port" --dbname "dbname=$db" --connections 3 --max-clients 16 --max-body 200000)
+"$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
+lpid=$!
+t_at_exit "kill $lpid"
+python3 "$repo/test/receiver_load.py" "$lurl" "$pprof" 8 "$load_seconds" >"$work/acked" 2>"$work/load.err" &
+loader=$!
+sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
+q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
+sleep 1
+q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS true" >/dev/null
+sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
+kill -KILL "$lpid"
+{ wait "$lpid"; } 2>/dev/null || true
+"$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
+lpid=$!
+t_at_exit "kill $lpid"
+wait "$loader" || fail "the load failed: $(cat "$work/load.err")"
+peak_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$lpid/status")
+kill -TERM "$lpid"
+wait "$lpid" || fail "the load's receiver exited with status $? on SIGTERM"
+acked=$(wc -l <"$work/acked")
+[ "$acked" -ge 20 ] || fail "only $acked pushes were answered 200 in $load_seconds s"
+sort "$work/acked" >"$work/acked.sorted"
+q -c "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
+cmp -s "$work/acked.sorted" "$work/stored" ||
+	fail "the IDs stored are not those answered 200, once each: $(diff "$work/acked.sorted" "$work/stored" | head -n 5)"
+expect "the load's profiles are whole" "$(q -c "SELECT count(*) FROM calltree.profile p
+        WHERE name = 'load' AND (SELECT sum(weight) FROM calltree.sample s WHERE s.profile_id = p.id) IS DISTINCT FROM 1760000000")" 0
+# (2 x max-clients + connections) x max-body is 7 MB; the rest is the program, libpq and libmicrohttpd
+[ "$peak_kb" -lt 40000 ] || fail "the receiver's peak memory was $peak_kb kB"
 
 # ---------------------------------------------------------------- a real agent
 # Pyroscope's Node.js SDK (test/js, npm ci by test/run.sh) profiles a
