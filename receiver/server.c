@@ -267,12 +267,6 @@ server_start(Receiver *receiver, int *port)
 	return daemon;
 }
 
-bool
-server_draining(void)
-{
-	return atomic_load(&draining);
-}
-
 void
 server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver)
 {

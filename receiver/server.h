@@ -17,7 +17,4 @@ extern struct MHD_Daemon *server_start(Receiver *receiver, int *port);
 /* Stops taking connections, waits up to drain_timeout for requests, stops. */
 extern void server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver);
 
-/* Whether server_drain_and_stop began: new requests are refused */
-extern bool server_draining(void);
-
 #endif

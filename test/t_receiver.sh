@@ -6,9 +6,9 @@
 # requests of every kind refused with their status and nothing written;
 # 413 over the size limit; a retried or concurrent Push of one sample ID
 # stored once; tenants: credentials to roles under row-level security,
-# unknown credentials refused; then, against a private cluster, the
-# database stopped (503 with Retry-After, then recovery), every connection
-# busy (429), a slow client dropped, and SIGTERM draining a push in flight;
+# unknown credentials refused; then the receiver's sessions ended and the
+# database refusing connections (503 with Retry-After, then recovery),
+# every connection busy (429), a slow client dropped, and SIGTERM draining a push in flight;
 # a load of 8 clients through those faults and a SIGKILL of the receiver;
 # and Pyroscope's Node.js SDK pushing with a token.
 #
