@@ -100,19 +100,21 @@ parse_time(const char *arg, long long *ns)
 {
 	char	   *end;
 	long long	t;
+	long long	scale = 1;
 
 	errno = 0;
 	t = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || t < 0)
+	if (!isdigit((unsigned char) *arg) || *end != '\0' || errno != 0)
 		return false;
 	if (t < 100000000000LL)			/* seconds, up to the year 5138 */
-		*ns = t * 1000000000LL;
+		scale = 1000000000LL;
 	else if (t < 100000000000000LL)	/* milliseconds */
-		*ns = t * 1000000LL;
+		scale = 1000000LL;
 	else if (t < 100000000000000000LL)	/* microseconds */
-		*ns = t * 1000LL;
-	else
-		*ns = t;
+		scale = 1000LL;
+	/* past the year 2262, nanoseconds do not fit in 64 bits */
+	if (__builtin_mul_overflow(t, scale, ns))
+		return false;
 	return true;
 }
 
@@ -142,10 +144,14 @@ parse_times(const Request *req, IngestParams *params, bool *first, Reply *reply)
 				until_ns = 0;
 	char		seconds[32];
 
-	if ((from && !parse_time(from, &from_ns)) || (until && !parse_time(until, &until_ns)))
+	if (from != NULL && !parse_time(from, &from_ns))
 	{
-		reply_text(reply, 400, "%s \"%s\" is not a Unix time", from && !parse_time(from, &from_ns) ? "from" : "until",
-				   from && !parse_time(from, &from_ns) ? from : until);
+		reply_text(reply, 400, "from \"%s\" is not a Unix time", from);
+		return false;
+	}
+	if (until != NULL && !parse_time(until, &until_ns))
+	{
+		reply_text(reply, 400, "until \"%s\" is not a Unix time", until);
 		return false;
 	}
 	if (from != NULL)

@@ -141,6 +141,8 @@ bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{region}&format=pprof" --data-binary "@$pprof"
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{a=b&format=pprof" --data-binary "@$pprof"
 bad_request 400 'from "yesterday" is not a Unix time' "$ingest?name=x&from=yesterday" --data-binary "@$pprof"
+bad_request 400 'until "99999999999" is not a Unix time' "$ingest?name=x&until=99999999999" --data-binary "@$pprof"
+bad_request 400 'from " 5" is not a Unix time' "$ingest?name=x&from=%205" --data-binary "@$pprof"
 bad_request 400 'until (1) is before from (2)' "$ingest?name=x&from=2&until=1" --data-binary "@$pprof"
 bad_request 400 'sampleRate "-5"' "$ingest?name=x&sampleRate=-5" --data-binary "@$pprof"
 bad_request 400 'the profile is empty' "$ingest?name=x&format=pprof" --data-binary ''
