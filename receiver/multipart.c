@@ -4,6 +4,9 @@
  *	  "--BOUNDARY", headers, an empty line and the content, which ends
  *	  where "\r\n--BOUNDARY" begins; "--BOUNDARY--" closes the body.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* memmem, strcasestr */
+#endif
 #include "multipart.h"
 
 #include <ctype.h>
