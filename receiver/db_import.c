@@ -268,15 +268,15 @@ begin(struct DbPool *pool, Reply *reply)
 			PQclear(res);
 			return conn;
 		}
-		reply_db_error(reply, conn, res);
-		PQclear(res);
-		if (PQstatus(conn) == CONNECTION_OK)
+		if (PQstatus(conn) == CONNECTION_OK || attempt == 1)
 		{
+			reply_db_error(reply, conn, res);
+			PQclear(res);
 			db_release(pool, conn);
 			return NULL;
 		}
+		PQclear(res);
 		db_release(pool, conn);
-		buf_free(&reply->body);
 	}
 	db_reply_unavailable(reply, false, "the connection was lost twice");
 	return NULL;
