@@ -100,6 +100,8 @@ refuse_now(struct MHD_Connection *connection, const char *path, int status, cons
 	reply_text(&reply, status, "%s", message);
 	if (status == 503)
 		reply.retry_after = 5;
+	if (strcmp(reply.endpoint, "push") == 0)
+		reply_connect_error(&reply);
 	metrics_count_refusal(reason);
 	return send_reply(connection, &reply, 0, true);
 }

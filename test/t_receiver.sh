@@ -224,6 +224,7 @@ printf '\x0a\xff\x01' >"$work/malformed"
 bad_push 400 invalid_argument 'protobuf is malformed' "$work/malformed"
 bad_push 400 invalid_argument 'not valid gzip' "$work/push1" -H 'Content-Encoding: gzip'
 bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'Content-Type: text/plain' --data-binary '{}'
+bad_request 413 '"code":"resource_exhausted"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/big"
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
 expect "nothing of the bad Pushes" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
@@ -231,7 +232,7 @@ expect "nothing of the bad Pushes" "$(q -c "SELECT count(*) FROM calltree.profil
 # ---------------------------------------------------------------- metrics
 expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
 	'calltree_receiver_requests_total{endpoint="push",status="200"} 9
-calltree_receiver_refusals_total{reason="too_large"} 2
+calltree_receiver_refusals_total{reason="too_large"} 3
 calltree_receiver_db_connections 4'
 
 # ---------------------------------------------------------------- tenants
