@@ -29,8 +29,10 @@
 #define PUSH_ID_LOCK_CLASS "1668574325"
 
 /*
- * The status of a failed statement: bad input is the client's (4xx), a
- * lost connection or an overloaded server is worth a retry (503).
+ * The status of a failed statement: bad input is the client's (4xx: data
+ * exceptions and broken references 400, a feature not supported 415, a
+ * limit of the importers 413, no right 403), a lost connection, a conflict
+ * or an overloaded or stopping server is worth a retry (503).
  */
 static int
 status_of_sqlstate(const char *sqlstate, PGconn *conn)
@@ -40,7 +42,7 @@ status_of_sqlstate(const char *sqlstate, PGconn *conn)
 	if (strcmp(sqlstate, "42501") == 0)
 		return 403;
 	if (strncmp(sqlstate, "22", 2) == 0 || strncmp(sqlstate, "23", 2) == 0 ||
-		strncmp(sqlstate, "2F", 2) == 0 || strcmp(sqlstate, "XX001") == 0 ||
+		strcmp(sqlstate, "XX001") == 0 ||
 		strcmp(sqlstate, "42704") == 0 || strncmp(sqlstate, "02", 2) == 0)
 		return 400;
 	if (strncmp(sqlstate, "0A", 2) == 0)
