@@ -34,7 +34,8 @@ pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("invalid %s data at byte %zu", reader->format, at),
 			 errdetail("In a %s message: %s", reader->message, detail),
-			 errhint("The data may be truncated or corrupt, or not a %s profile.", reader->format)));
+			 errhint("The data may be truncated or corrupt, or not %s %s profile.",
+					 strchr("AEIOU", reader->format[0]) ? "an" : "a", reader->format)));
 	pg_unreachable();
 }
 
