@@ -39,7 +39,7 @@ otlp_error(size_t at, const char *detail_fmt,...)
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("invalid OTLP data at byte %zu", at),
 			 errdetail("%s", detail),
-			 errhint("The data may be truncated or corrupt, or not an OTLP ExportProfilesServiceRequest.")));
+			 errhint("The data may be truncated or corrupt, or not an OTLP profile.")));
 	pg_unreachable();
 }
 
@@ -488,15 +488,23 @@ otlp_decode(OtlpRequest *request, const uint8 *data, size_t len, size_t memory_l
 
 /* ---------------------------------------------------------------- strings and lookups */
 
-/* Bytes as text: UTF-8 without NUL bytes, as text needs, converted to the server encoding */
+/*
+ * Bytes as text: UTF-8 without NUL bytes, as text needs, converted to the
+ * server encoding.  index: the string's in the string table, or -1 for a
+ * string field of its own (what names it).
+ */
 static char *
-convert_text(const OtlpRequest *request, OtlpBytes bytes, const char *what)
+convert_text(const OtlpRequest *request, OtlpBytes bytes, int32 index, const char *what)
 {
 	const char *raw = (const char *) request->data + bytes.offset;
 	char	   *converted;
 
 	if (bytes.len > (size_t) MaxAllocSize - 1 || !pg_verify_mbstr(PG_UTF8, raw, (int) bytes.len, true))
+	{
+		if (index >= 0)
+			otlp_error(bytes.offset, "String %d of the string table is not valid UTF-8 or holds a NUL byte.", index);
 		otlp_error(bytes.offset, "The %s is not valid UTF-8 or holds a NUL byte.", what);
+	}
 	converted = pg_any_to_server(raw, (int) bytes.len, PG_UTF8);
 	if (converted == raw)
 		converted = pnstrdup(raw, bytes.len);
@@ -506,7 +514,7 @@ convert_text(const OtlpRequest *request, OtlpBytes bytes, const char *what)
 char *
 otlp_text(const OtlpRequest *request, OtlpBytes bytes, const char *what)
 {
-	return convert_text(request, bytes, what);
+	return convert_text(request, bytes, -1, what);
 }
 
 const char *
@@ -514,7 +522,6 @@ otlp_string(OtlpRequest *request, int32 index, size_t at, const char *what)
 {
 	MemoryContext caller;
 	char	   *converted;
-	char		what_string[128];
 
 	if (index == 0 && request->nstrings == 0)
 		return "";
@@ -523,10 +530,9 @@ otlp_string(OtlpRequest *request, int32 index, size_t at, const char *what)
 				   what, index, request->nstrings);
 	if (request->cstrings[index])
 		return request->cstrings[index];
-	snprintf(what_string, sizeof(what_string), "string %d of the string table", index);
 	/* kept with the request, whatever context the caller works in */
 	caller = MemoryContextSwitchTo(GetMemoryChunkContext(request->cstrings));
-	converted = convert_text(request, request->strings[index], what_string);
+	converted = convert_text(request, request->strings[index], index, what);
 	MemoryContextSwitchTo(caller);
 	request->cstrings[index] = converted;
 	return converted;

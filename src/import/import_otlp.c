@@ -822,7 +822,8 @@ otlp_import(const ProfileInfo *info, const char *data, size_t len, const ImportO
 		for (int i = 1; i < count; i++)
 			appendStringInfo(&others, "%s" INT64_FORMAT, i > 1 ? ", " : "", ids[i]);
 		ereport(NOTICE,
-				(errmsg("imported %d OTLP profiles: " INT64_FORMAT " and %s", count, ids[0], others.data),
+				(errmsg("imported %d OTLP profiles; the first, " INT64_FORMAT ", is returned, the others are %s",
+						count, ids[0], others.data),
 				 errhint("import_otlp() returns every id.")));
 	}
 	return ids[0];
