@@ -97,6 +97,40 @@ INSERT INTO otlp_case VALUES
   '0a0203013a030a01043a030a0101', 'hex')),
 ('first string not empty', decode(
   '12032a0178', 'hex')),
+('gzip', decode(
+  '1f8b08000000000002037d8f4d6edb301085458a92695a8ee941174650a04e96034446b5'
+  'f426be49a01f26252a538228a14d563a4a9bb649ce9253e40639418b90f9d964d101e6c3'
+  'ccbcf740502c610173c138911422ce8e09c27d280291f0712dc71f743d41120bc1c70722'
+  'c791aee710c0ccb9c7f5a10f0958fa65e79650468e547e80d871fc4780c9c7bff430f0da'
+  '2a7664cf8c56f1f14721837705fc6df22aa1218be2099f8a59323f5848e03faf7ffdfe73'
+  '737bf7ff2c061896ed8033939bc6aab2319545b6cfb541f6ade9bee2449b5a1b5561ec8f'
+  '6989c966b0dda6d06693b72dc6fd974ee54ef566d521b3fa4a61545cf6caa238ef9afd49'
+  '9f17b572b15a17becbd436c8ceebfc022736dfb7b533466533981ea32eef75839fdaae29'
+  '95b5a9faaecae1399e1683aeab335da51766c8822ce11cb8787d34e35c005ded56b32ce6'
+  '074025c9e67c09d3a3972f3e9cba3307ba4bb229078844587caeb6c196094a896748b6a1'
+  '20cc833c012ef733b7e0010000', 'hex')),
+('deep 64', decode(
+  '0ad6020acf020acc020a046465657012c3022ac0020abd022aba020ab7022ab4020ab102'
+  '2aae020aab022aa8020aa5022aa2020a9f022a9c020a99022a96020a93022a90020a8d02'
+  '2a8a020a87022a84020a81022afe010afb012af8010af5012af2010aef012aec010ae901'
+  '2ae6010ae3012ae0010add012ada010ad7012ad4010ad1012ace010acb012ac8010ac501'
+  '2ac2010abf012abc010ab9012ab6010ab3012ab0010aad012aaa010aa7012aa4010aa101'
+  '2a9e010a9b012a98010a95012a92010a8f012a8c010a89012a86010a83012a80010a7e2a'
+  '7c0a7a2a780a762a740a722a700a6e2a6c0a6a2a680a662a640a622a600a5e2a5c0a5a2a'
+  '580a562a540a522a500a4e2a4c0a4a2a480a462a440a422a400a3e2a3c0a3a2a380a362a'
+  '340a322a300a2e2a2c0a2a2a280a262a240a222a200a1e2a1c0a1a2a180a162a140a122a'
+  '100a0e2a0c0a0a2a080a062a040a02180112021200', 'hex')),
+('deep 65', decode(
+  '0adc020ad5020ad2020a046465657012c9022ac6020ac3022ac0020abd022aba020ab702'
+  '2ab4020ab1022aae020aab022aa8020aa5022aa2020a9f022a9c020a99022a96020a9302'
+  '2a90020a8d022a8a020a87022a84020a81022afe010afb012af8010af5012af2010aef01'
+  '2aec010ae9012ae6010ae3012ae0010add012ada010ad7012ad4010ad1012ace010acb01'
+  '2ac8010ac5012ac2010abf012abc010ab9012ab6010ab3012ab0010aad012aaa010aa701'
+  '2aa4010aa1012a9e010a9b012a98010a95012a92010a8f012a8c010a89012a86010a8301'
+  '2a80010a7e2a7c0a7a2a780a762a740a722a700a6e2a6c0a6a2a680a662a640a622a600a'
+  '5e2a5c0a5a2a580a562a540a522a500a4e2a4c0a4a2a480a462a440a422a400a3e2a3c0a'
+  '3a2a380a362a340a322a300a2e2a2c0a2a2a280a262a240a222a200a1e2a1c0a1a2a180a'
+  '162a140a122a100a0e2a0c0a0a2a080a062a040a02180112021200', 'hex')),
 ('not utf-8', decode(
   '0a0b12091207120508012201011217120012041a0208011a001a0208012a003a003a030a'
   '010112032a01ff', 'hex'));
@@ -154,6 +188,15 @@ SELECT u.id FROM otlp_case, unnest(import_otlp(data, name => 'override', meta =>
 SELECT p.name, p.meta->>'sample_type' AS sample_type, p.meta->>'team' AS team, p.meta->>'service.name' AS service
   FROM overridden JOIN profile p USING (id) ORDER BY p.id;
 
+-- a gzip-compressed request (one sample of 42 on main)
+CREATE TEMP TABLE gz AS SELECT u.id FROM otlp_case, unnest(import_otlp(data)) AS u(id) WHERE name = 'gzip';
+SELECT p.weight_unit, s.* FROM gz JOIN profile p USING (id), pg_temp.samples(p.id) s;
+
+-- attribute values nested 64 arrays deep, the most there may be
+CREATE TEMP TABLE deep AS SELECT u.id FROM otlp_case, unnest(import_otlp(data)) AS u(id) WHERE name = 'deep 64';
+SELECT p.meta #> ('{deep,' || array_to_string(array_fill(0, ARRAY[64]), ',') || '}')::text[] AS innermost
+  FROM deep JOIN profile p USING (id);
+
 -- import_stream with format => 'otlp' (bin/calltree-load --format otlp):
 -- the first id (a NOTICE, not shown: its ids vary, names the others)
 CREATE TEMP TABLE chunks (seq bigint, chunk text);
@@ -176,6 +219,8 @@ SELECT import_otlp(data) FROM otlp_case WHERE name = 'neither values nor timesta
 SELECT import_otlp(data) FROM otlp_case WHERE name = 'link out of range';
 SELECT import_otlp(data) FROM otlp_case WHERE name = 'first string not empty';
 SELECT import_otlp(data) FROM otlp_case WHERE name = 'not utf-8';
+-- attribute values nest 64 arrays deep at most
+SELECT import_otlp(data) FROM otlp_case WHERE name = 'deep 65';
 -- the dictionary with wire type 0; a group (wire type 3)
 SELECT import_otlp('\x1001'::bytea);
 SELECT import_otlp('\x0b'::bytea);

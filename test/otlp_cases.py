@@ -9,7 +9,7 @@ python3-protobuf) and paste its output over the INSERT in the test:
 Every case is described where it is built; the test's expected output
 was checked by hand against these descriptions.
 """
-import struct
+import gzip
 
 from otlp_proto import pb
 
@@ -186,6 +186,18 @@ def bad_utf8():
     return raw + b"\x12\x03\x2a\x01\xff"
 
 
+def deep_value(depth):
+    """a resource attribute of `depth` arrays in arrays around an int"""
+    r = pb.ExportProfilesServiceRequest()
+    rp = r.resource_profiles.add()
+    value = rp.resource.attributes.add(key="deep").value
+    for _ in range(depth):
+        value = value.array_value.values.add()
+    value.int_value = 1
+    rp.scope_profiles.add().profiles.add()
+    return r.SerializeToString()
+
+
 CASES = [
     ("many", many()),
     ("dictionary only", pb.ExportProfilesServiceRequest(
@@ -195,6 +207,9 @@ CASES = [
     ("neither values nor timestamps", simple(stack_index=1)),
     ("link out of range", simple(stack_index=1, values=[1], link_index=5)),
     ("first string not empty", bad_strings()),
+    ("gzip", gzip.compress(simple(stack_index=4, values=[42]), mtime=0)),
+    ("deep 64", deep_value(64)),
+    ("deep 65", deep_value(65)),
     ("not utf-8", bad_utf8()),
 ]
 
