@@ -107,9 +107,8 @@ append_indices(OtlpRequest *request, PbReader *reader, int wiretype, const char 
 
 	if (list->count == 0)
 		list->first = request->nindices;
-	/* the list's entries must be adjacent in the pool */
-	if (list->first + list->count != request->nindices)
-		pb_error(reader, reader->field_at, "field %s is split by another list.", field_name);
+	/* nothing else is appended to the pool while the list's message is read */
+	Assert(list->first + list->count == request->nindices);
 	if (wiretype == PB_VARINT)
 	{
 		*(int32 *) grow(request, (void **) &request->indices, &request->nindices, capacity,
@@ -125,7 +124,8 @@ append_indices(OtlpRequest *request, PbReader *reader, int wiretype, const char 
 	{
 		*(int32 *) grow(request, (void **) &request->indices, &request->nindices, capacity,
 						sizeof(int32)) = (int32) (uint32) pb_read_varint(&packed);
-		list->count++;
+		if ((++list->count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
 }
 
@@ -395,6 +395,7 @@ decode_scope_profiles(OtlpRequest *request, PbReader *reader, OtlpBytes resource
 
 	while (pb_next_field(reader, &field, &wiretype))
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (field == OTLP_SCOPE_PROFILES_SCOPE)
 			scope = read_bytes(reader, wiretype, "ScopeProfiles.scope");
 		else if (field == OTLP_SCOPE_PROFILES_PROFILES)
@@ -465,6 +466,7 @@ otlp_decode(OtlpRequest *request, const uint8 *data, size_t len, size_t memory_l
 	pb_reader_init(&reader, data, len, FORMAT, "ExportProfilesServiceRequest");
 	while (pb_next_field(&reader, &field, &wiretype))
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (field == OTLP_REQUEST_RESOURCE_PROFILES)
 		{
 			pb_expect_submessage(&reader, wiretype, "ExportProfilesServiceRequest.resource_profiles",
