@@ -7,7 +7,7 @@
 # pprof sample type; each must give the same profile as import_pprof of
 # that sample type: the same weight unit, start time, sample rows, total,
 # every function's self and running weight, and the same whole tree
-# (to_collapsed).
+# (to_collapsed).  Then one request through bin/calltree-load --format otlp.
 #
 # Needs protoc and Debian's python3 with python3-protobuf (packages
 # protobuf-compiler, python3-protobuf).  Runs against the cluster of
@@ -78,6 +78,15 @@ for f in "${files[@]}"; do
 	done <<<"$result"
 	echo "$name: $(wc -l <<<"$result") sample types agree"
 done
-# sample.cpu has two sample types, simple.prof at least one
-[ "$checked" -ge 3 ] || fail "only $checked profiles were compared"
+# sample.cpu and simple.prof have two sample types each
+[ "$checked" -eq 4 ] || fail "$checked profiles were compared, not 4"
+
+# bin/calltree-load --format otlp, gzip-compressed: prints the first id;
+# both profiles are named by the request (service.name), not by the file
+gzip -c "$work/sample.cpu.otlp" >"$work/request.gz"
+first=$("$repo/bin/calltree-load" -d "$db" --format otlp --no-progress "$work/request.gz" 2>"$work/load.err") ||
+	fail "calltree-load --format otlp failed: $(cat "$work/load.err")"
+loaded=$(q -v first="$first" <<<"SELECT string_agg(name || ':' || (meta->>'sample_type'), ' ' ORDER BY id)
+  FROM calltree.profile WHERE id >= :first")
+[ "$loaded" = "svc-sample.cpu:samples svc-sample.cpu:cpu" ] || fail "calltree-load --format otlp loaded: $loaded"
 echo "t_otlp: $checked OTLP profiles equal to their pprof"
