@@ -229,5 +229,7 @@ SELECT import_otlp('\x1f8b0800'::bytea);
 -- 300,000 strings need more than calltree.import_work_mem (1 MB) to read
 SET calltree.import_work_mem = '1MB';
 SELECT import_otlp(decode('12c0cf24' || repeat('2a00', 300000), 'hex'));
+-- a sample of 140,000 values (140,004 bytes) may need more than 1 MB
+SELECT import_otlp(decode('0af0c50812ecc50812e8c50812e4c50822e0c508' || repeat('01', 140000), 'hex'));
 RESET calltree.import_work_mem;
 SELECT count(*) - :profiles_before AS profiles_written FROM profile;

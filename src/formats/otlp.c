@@ -797,6 +797,16 @@ otlp_next_sample(OtlpRequest *request, PbReader *reader, OtlpSample *sample)
 			continue;
 		}
 		pb_read_submessage(reader, &sub, "Sample");
+		/* its arrays take at most 8 bytes per byte of the message */
+		if (sub.end - sub.pos > request->memory_limit / sizeof(uint64))
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("OTLP sample at byte %zu is too large to import within calltree.import_work_mem",
+							sub.pos),
+					 errdetail("Its %zu bytes may need %zu kB of memory to read; calltree.import_work_mem is %zu kB.",
+							   sub.end - sub.pos, (sub.end - sub.pos) * sizeof(uint64) / 1024,
+							   request->memory_limit / 1024),
+					 errhint("Raise calltree.import_work_mem.")));
 		decode_sample(&sub, sample);
 		return true;
 	}

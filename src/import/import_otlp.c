@@ -66,8 +66,13 @@ PG_FUNCTION_INFO_V1(calltree_import_otlp);
 /* Deeper attribute values (arrays in arrays...) are refused. */
 #define OTLP_MAX_VALUE_DEPTH 64
 
-/* Label sets remembered per profile; past this many, built each time. */
+/*
+ * Label sets remembered per profile, under keys of at most this many
+ * bytes (a sample of more attributes is built each time): the memo takes
+ * at most a few MB, whatever the request.
+ */
 #define LABEL_MEMO_MAX 4096
+#define LABEL_MEMO_KEY_MAX 1024
 
 /* The build id attributes of a mapping, the first present taken */
 static const char *const build_id_keys[] = {
@@ -680,7 +685,7 @@ sample_labels(OtlpImport *import, const OtlpSample *sample)
 	id = labels ? profile_writer_labels(import->writer, labels) : 0;
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(scratch);
-	if (import->label_memo_count < LABEL_MEMO_MAX)
+	if (import->label_memo_count < LABEL_MEMO_MAX && key.len <= LABEL_MEMO_KEY_MAX)
 	{
 		bool		found;
 
