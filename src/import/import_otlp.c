@@ -56,7 +56,7 @@
 #include "formats/otlp.h"
 #include "import/importer.h"
 #include "module.h"
-#include "store/id_maps.h"
+#include "tree/id_maps.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_otlp);
 
