@@ -48,6 +48,16 @@ write_seeds() {
 	for f in "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof; do
 		[ -r "$f" ] && gzip -dc "$f" >"$work/seeds/pprof/$(basename "$f").raw"
 	done
+	# the OTLP requests of sql/import_otlp.sql: its decode('...' '...', 'hex') literals
+	mkdir -p "$work/seeds/otlp"
+	python3 - "$fuzz_dir/../sql/import_otlp.sql" "$work/seeds/otlp" <<'PY'
+import re
+import sys
+sql = open(sys.argv[1]).read()
+for n, m in enumerate(re.finditer(r"decode\(\s*((?:'[0-9a-f]*'\s*)+), 'hex'\)", sql)):
+    with open(f"{sys.argv[2]}/sql-{n}", "wb") as f:
+        f.write(bytes.fromhex("".join(re.findall(r"'([0-9a-f]*)'", m.group(1)))))
+PY
 	# any bytes choose a profile to encode: the examples' and the pprof files
 	seed pprof_encode "$fuzz_dir"/../examples/*.pprof "$fuzz_dir"/../examples/*.collapsed "$d"/pprof/sample.cpu
 	seed gzip "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof
