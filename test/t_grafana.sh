@@ -25,7 +25,7 @@ ct_query "$db" 'CREATE EXTENSION calltree'
 
 # Two days of checkout profiles, one every 20 minutes, rolled up by the
 # hour; parse takes twice as long on the second day.
-q >/dev/null <<'SQL'
+ct_psql "$db" -At >/dev/null <<'SQL'
 SELECT calltree.import_collapsed(
          CASE WHEN i % 3 = 0 THEN format(E'main;handle;parse %s\nmain;handle 1\n', CASE WHEN i >= 72 THEN 6 ELSE 3 END)
               ELSE E'main;handle;render 2\nmain;gc 1\n' END,

@@ -129,7 +129,7 @@ dump_restore() {
 }
 
 ct_createdb calltree_upgrade_fresh
-q calltree_upgrade_fresh 'CREATE EXTENSION calltree'
+ct_query calltree_upgrade_fresh 'CREATE EXTENSION calltree'
 catalog calltree_upgrade_fresh >"$work/catalog.fresh"
 
 versions=0
