@@ -15,10 +15,12 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # Versions (docs/hacking.md, "Releasing a version").  The current version's
 # install script is built from the pieces of src/install/: schema/ (made
 # once), functions/ (replayed by every upgrade), bindings/ (made once, after
-# the functions).  Its upgrade scripts are built by src/updates/assemble.sh:
-# the hand-written deltas of src/updates/ (PREV--NEXT.sql) from an older
-# version, then functions/ replayed.  Released versions keep their install
-# and upgrade scripts frozen in src/releases/: once there, never edited.
+# the functions).  Its upgrade scripts, one from each version that starts a
+# hand-written delta in src/updates/ (PREV--NEXT.sql), are built by
+# src/updates/assemble.sh: the deltas chained up to the current version,
+# then functions/ replayed, then the deltas' .post.sql.  Released versions
+# keep their install and upgrade scripts frozen in src/releases/: once
+# there, never edited (test/t_upgrade.sh checks them against SHA256SUMS).
 EXTVERSION = 0.3
 INSTALL_PIECES = $(foreach part,schema functions bindings,$(sort $(wildcard src/install/$(part)/*.sql)))
 REPLAYED       = $(sort $(wildcard src/install/functions/*.sql))

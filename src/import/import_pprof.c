@@ -1,7 +1,7 @@
 /*
  * import_pprof.c
  *	  pprof profiles (Go's runtime/pprof, gperftools converted by pprof,
- *	  and every tool writing github.com/google/pprof's profile.proto).
+ *	  and every tool writing pprof's profile.proto).
  *
  * The data is gzip-compressed (as pprof writes it) or raw protobuf.  One
  * sample type is imported: the one named, else default_sample_type, else

@@ -1,7 +1,7 @@
 /*
  * import_speedscope.c
- *	  The speedscope file format (https://www.speedscope.app/file-format-schema.json,
- *	  jlfwong/speedscope src/lib/file-format-spec.ts).
+ *	  The speedscope file format: the JSON files speedscope saves, whose
+ *	  "$schema" names the format's published JSON schema.
  *
  *	{ "$schema": ..., "shared": { "frames": [ {name, file?, line?, col?} ] },
  *	  "profiles": [ { "type": "sampled", name, unit, startValue, endValue,

@@ -19,6 +19,17 @@
  *	  import_profile.c		unwrapping and importing a file of any format
  *	  import_stream.c		a file sent as base64 chunks in a table
  *	  import_<format>.c		one format each, and its SQL function
+ *
+ * and the readers that formats share or that a format splits by what it
+ * reads, each beside its importer:
+ *	  v8_profile.c			V8's CPU profile (nodes, samples, time deltas):
+ *							.cpuprofile files and the profiles inside trace
+ *							events
+ *	  trace_events.c		trace-event files: threads and the format's name
+ *	  trace_samples.c		the CPU samples inside trace-event files
+ *	  firefox_*.c			a Firefox Profiler profile's threads, frames,
+ *							Gecko location strings and tables
+ *							(firefox_profile.h lists them)
  */
 #ifndef CALLTREE_IMPORTER_H
 #define CALLTREE_IMPORTER_H

@@ -51,8 +51,8 @@
  * vouched for and skip the checks (integrity_execute_vouched and
  * integrity_copy_vouched).
  *
- * Every check's query runs as a foreign key's does (ri_PerformCheck in
- * PostgreSQL's ri_triggers.c), see run_check:
+ * Every check's query runs as PostgreSQL runs the check of a foreign key,
+ * see run_check:
  *
  *	- as the owner of the table it reads, with row-level security off: the
  *	  caller's policies may hide the rows that refer to the ones it
@@ -66,16 +66,16 @@
  *	  statement's snapshot (and, under REPEATABLE READ, the transaction's)
  *	  was taken.
  *
- * calltree.sample is partitioned (src/install/77_retention.sql); its
+ * calltree.sample is partitioned (src/install/schema/10_tables.sql); its
  * statement triggers fire for rows written through it.  Rows written
  * straight into a partition skip them: the writer's own, which it vouches
  * for, pg_restore's, and those of expire().  Only the owner of the
  * partitions may write into them directly: their row-level security, with
- * no policy (src/install/10_tables.sql), keeps every other role out.
+ * no policy (src/install/schema/10_tables.sql), keeps every other role out.
  *
  * On Citus these triggers are gone: calltree.distribute() replaces them with
  * the foreign keys they stand for, which Citus checks on every node
- * (src/install/95_citus.sql), and the writer's vouching has nothing to skip.
+ * (src/install/functions/95_citus.sql), and the writer's vouching has nothing to skip.
  */
 #include "postgres.h"
 

@@ -289,6 +289,21 @@ tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight)
 	builder->flags[node] |= NODE_WEIGHED;
 }
 
+/*
+ * Takes `weight` from the node's self weight in one step: negating it
+ * first and adding would fail for the smallest int64, whose negation does
+ * not fit, where the difference does (x - x is 0).
+ */
+static void
+subtract_self(TreeBuilder *builder, int32 node, int64 weight)
+{
+	BuildNode  *n = &builder->nodes[node];
+
+	if (unlikely(pg_sub_s64_overflow(n->self, weight, &n->self)))
+		calltree_weight_out_of_range();
+	builder->flags[node] |= NODE_WEIGHED;
+}
+
 void
 tree_builder_add_calls(TreeBuilder *builder, int32 node, int64 calls)
 {
@@ -448,12 +463,14 @@ tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree)
 }
 
 /*
- * Adds every node of a stored tree with its self weight only, negated with
- * `negate` (tree - tree); call counts and latency are left out.  Returns,
- * per node of the tree, the builder node it went to.
+ * Adds every node of a stored tree with its self weight only, or with
+ * `subtract` takes it away (tree - tree); call counts and latency are left
+ * out.  A node's weight is taken from what the builder holds in one step,
+ * so a difference fails only if it does not fit in int64.  Returns, per
+ * node of the tree, the builder node it went to.
  */
 int32 *
-tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool negate)
+tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool subtract)
 {
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
@@ -463,14 +480,14 @@ tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool negate
 	for (int32 i = 0; i < tree->nnodes; i++)
 	{
 		int32		p = parent[i] < 0 ? -1 : mapped[parent[i]];
-		int64		weight = self[i];
 
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (negate && pg_sub_s64_overflow(0, self[i], &weight))
-			calltree_weight_out_of_range();
 		mapped[i] = child_after(builder, i == 0 ? -1 : mapped[i - 1], p, func[i]);
-		tree_builder_add_self(builder, mapped[i], weight);
+		if (subtract)
+			subtract_self(builder, mapped[i], self[i]);
+		else
+			tree_builder_add_self(builder, mapped[i], self[i]);
 	}
 	return mapped;
 }

@@ -36,7 +36,7 @@ extern void tree_builder_add_latency(TreeBuilder *builder, int32 node, int64 min
 extern void tree_builder_add_path(TreeBuilder *builder, const int32 *funcs,
 								  int32 len, int64 weight);
 extern void tree_builder_add_tree(TreeBuilder *builder, const CallTree *tree);
-extern int32 *tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool negate);
+extern int32 *tree_builder_add_weights(TreeBuilder *builder, const CallTree *tree, bool subtract);
 extern void tree_builder_add_builder(TreeBuilder *builder, const TreeBuilder *other);
 
 /* reading the trie */

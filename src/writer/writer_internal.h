@@ -3,7 +3,7 @@
  *	  The ProfileWriter's insides, shared by the files of the writer and by
  *	  nothing else.
  *
- * The writer is one object worked on in four phases, a file each:
+ * The writer is one object whose work is split in five parts, a file each:
  *
  *   writer.c          its lifetime: begin and finish, the profile row, the
  *                     prepared statements, the probes' snapshot and the
@@ -16,7 +16,7 @@
  *                     the first sample that refers to them
  *   writer_samples.c  samples, trace events and label sets
  *
- * Every phase reads and writes the same struct, so it is declared here
+ * Every part reads and writes the same struct, so it is declared here
  * rather than in writer.h: the importers see an opaque ProfileWriter and
  * the calls of writer.h only.
  */

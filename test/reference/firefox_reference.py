@@ -6,8 +6,8 @@ Reads Firefox Profiler profiles (Gecko, possibly wrapped in a DevTools
 prints, per file: the sample count per thread, the total, the top functions
 by running weight (a sample counts once per function, even under recursion)
 with their self weight, and the running/self weight of every call-tree node
-below a chosen function.  Funcs are named the way the Firefox Profiler's
-process-profile.js names them (its regular expressions, rewritten here):
+below a chosen function.  Funcs are named the way the Firefox Profiler names
+them (its rules, written here as regular expressions):
 
     "name (file:line)"  -> name, file (last of a " -> " chain)
     "file:line"         -> "(root scope) file"

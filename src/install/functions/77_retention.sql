@@ -32,16 +32,36 @@
 -- holds (an import that took its id before its window was dropped); its
 -- expirable profiles are deleted row by row.
 --
+-- Ids past the last window are refused in sample_default (its trigger,
+-- src/store/sample_partitions.c): the next window could not be attached
+-- over them.  Samples of such ids that version 0.2 let in are moved into
+-- the window's partition when it opens.
+--
 -- Concurrency: expire() checks a partition without locks, then takes an
 -- ACCESS EXCLUSIVE lock on it (waiting for the imports that write into it
 -- and the queries that read it) and checks again in a new snapshot before
--- it empties it, so a profile committed meanwhile is seen.  An import
+-- it empties it, so a profile committed meanwhile is seen; it deletes the
+-- profiles it checked then, not those committed after (an events-only
+-- import writes no sample, so the lock does not hold it off).  An import
 -- whose profile id lies in a partition being emptied and that has not
 -- written yet writes after the TRUNCATE: its rows stay.  Before any of
 -- that it takes a SHARE lock on rollup_level: no new rollup level is made
 -- meanwhile (its first run would read raw samples that expire deletes),
--- and no level's first run is under way.  Lock order: rollup_level, then
--- the partitions by id, then (for DROP) sample.
+-- and no level's first run is under way.
+--
+-- A window opens transactionally: new_sample_partition() moves the profile
+-- id sequence with ALTER SEQUENCE, which waits for the transactions that
+-- took ids (nextval holds a lock on the sequence until they end) and holds
+-- off nextval until it commits or rolls back.  No id of a window is handed
+-- out before its partition is there for all to see, and none after a
+-- rollback.  Lock order: rollup_level, the partitions by id, then sample
+-- (SHARE UPDATE EXCLUSIVE), the sequence, sample_default (by ATTACH), and
+-- sample (ACCESS EXCLUSIVE, for DROP).  An import takes the sequence, then
+-- sample and its partition: it never waits for the sequence while holding
+-- a lock that the opening of a window wants later.  Within expire(), which
+-- holds the partitions it emptied, the opening of a window and each DROP
+-- give up after half a second, before a deadlock is detected, and are left
+-- to a later run.
 --------------------------------------------------------------------------
 
 -- The partitions of sample and the profile ids each holds: [first_id,
@@ -63,10 +83,11 @@ END;
 COMMENT ON FUNCTION sample_partitions() IS 'the partitions of calltree.sample and the profile ids [first_id, end_id) each holds';
 
 -- Opens the next time window: a partition for the next 10^10 profile ids,
--- and the profile id sequence moved to its first id.  The sequence moves
--- last (it is not transactional): if the caller's transaction rolls back,
--- imports write into sample_default until the next window opens past the
--- ids they took.
+-- and the profile id sequence moved to its first id (past the ids given
+-- in it by hand), in this transaction: see the locks above.  A call in a
+-- transaction that holds locks an import may wait for (as expire() does)
+-- deadlocks with the import that took an id meanwhile: expire() calls it
+-- through expire_open_window().
 CREATE OR REPLACE FUNCTION new_sample_partition() RETURNS regclass
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -75,17 +96,28 @@ DECLARE
     block constant bigint := 10000000000;
     next_id bigint;
     first bigint;
+    restart bigint;
     name text;
 BEGIN
     -- one at a time (ATTACH PARTITION takes this lock too); imports and
     -- queries go on
     LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    -- On Citus (docs/citus.md), whose tables refer to reference tables, a
+    -- transaction may change sample after reading or writing all shards
+    -- (profile's below, sample_default's) only one connection per node
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
     SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
       INTO next_id FROM @extschema@.profile_id_seq s;
     -- past every window, and past every id taken: those of a window that
     -- was never made are in sample_default
     SELECT greatest(max(p.end_id), (next_id + block - 1) / block * block)
       INTO first FROM @extschema@.sample_partitions() p;
+    SELECT coalesce(max(p.id) + 1, first) INTO restart FROM @extschema@.profile p
+     WHERE p.id >= first AND p.id < first + block;
+    -- first of all the locks on the window's tables (see above)
+    EXECUTE format('ALTER SEQUENCE @extschema@.profile_id_seq RESTART WITH %s', restart);
     name := 'sample_' || (first / block);
     EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
     EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
@@ -93,15 +125,44 @@ BEGIN
     EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
     EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
                    format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
+    -- the samples of the window's ids that version 0.2 let into
+    -- sample_default, where they would stop the ATTACH
+    LOCK TABLE @extschema@.sample_default IN ACCESS EXCLUSIVE MODE;
+    EXECUTE format('WITH moved AS (DELETE FROM @extschema@.sample_default s WHERE s.profile_id >= %s AND s.profile_id < %s RETURNING s.*)
+                    INSERT INTO @extschema@.%I SELECT * FROM moved', first, first + block, name);
     EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
                    name, first, first + block);
-    IF next_id < first THEN
-        PERFORM setval('@extschema@.profile_id_seq', first, false);
-    END IF;
     RETURN format('@extschema@.%I', name)::regclass;
 END
 $$;
-COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take from now on';
+COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take once this transaction commits';
+
+-- new_sample_partition() for expire(), if its locks come within half a
+-- second.  While it waits for the ATTACH (behind the queries that read
+-- sample_default), it holds the sequence and so new imports; and expire()
+-- holds the partitions it emptied, which an import that holds the sequence
+-- may wait for: below deadlock_timeout's default, this wait ends first.
+-- The new partition, or NULL when a later run must open it.
+CREATE OR REPLACE FUNCTION expire_open_window() RETURNS regclass
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '500ms'
+AS $$
+BEGIN
+    RETURN @extschema@.new_sample_partition();
+EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+    RAISE NOTICE 'no new window of calltree.sample: imports or queries held its locks'
+        USING HINT = 'The next run of expire() opens it.';
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION expire_open_window() IS 'opens a new time window of calltree.sample for expire() if the locks come within half a second; the new partition or NULL';
+
+-- BEFORE INSERT OR UPDATE OF profile_id ON sample_default, FOR EACH ROW:
+-- refuses a sample of a profile id past the last window
+CREATE OR REPLACE FUNCTION sample_window_check() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_sample_window_check' LANGUAGE C;
+COMMENT ON FUNCTION sample_window_check() IS 'trigger of calltree.sample_default: refuses the samples of profile ids past the last time window';
 
 -- Whether a profile is included in every rollup level that reads raw
 -- samples (and one at least exists): a level built from another reads
@@ -148,11 +209,12 @@ $$;
 COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of expire() and its isolation level';
 
 -- Empties one partition whose profiles are all expirable, and deletes
--- those profiles; false (and nothing done) when one is not expirable, or
--- there is nothing to delete.  The first check runs without a lock; the
--- second after the lock, in a new snapshot.  The check must see every
--- profile of the partition, since TRUNCATE empties it whole: it refuses
--- to run where row-level security would hide some.
+-- those profiles; nothing done when one is not expirable.  The first check
+-- runs without a lock; the second after the lock, in a new snapshot, and
+-- only the profiles it checked are deleted: one committed later holds no
+-- sample of the partition (the lock holds off its writes) and stays.  The
+-- check must see every profile of the partition, since TRUNCATE empties it
+-- whole: it refuses to run where row-level security would hide some.
 CREATE OR REPLACE FUNCTION expire_partition(part regclass, first_id bigint, end_id bigint, cutoff timestamptz,
                                  INOUT profiles bigint, INOUT samples bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -161,6 +223,7 @@ AS $$
 DECLARE
     lo bigint := coalesce(first_id, -9223372036854775808);
     prof @extschema@.profile;
+    checked bigint[];
 BEGIN
     IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
         RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
@@ -174,19 +237,21 @@ BEGIN
         IF pass = 2 THEN
             EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
         END IF;
+        checked := '{}';
         -- each profile is checked here, where rollup is (on Citus the
         -- profiles are on the workers, the rollups on the coordinator)
         FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id LOOP
             IF NOT (prof.started_at < cutoff AND @extschema@.rolled_up(prof)) THEN
                 RETURN;
             END IF;
+            checked := checked || prof.id;
         END LOOP;
     END LOOP;
     -- through sample: a partition's own row security hides its rows from
     -- all but its owner
     SELECT count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id >= lo AND s.profile_id < end_id;
     EXECUTE format('TRUNCATE %s', part);
-    DELETE FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id;
+    DELETE FROM @extschema@.profile p WHERE p.id = ANY (checked);
     GET DIAGNOSTICS profiles = ROW_COUNT;
 END
 $$;
@@ -283,7 +348,7 @@ BEGIN
      WHERE p.id >= coalesce(current.first_id, p.id) AND p.id < current.end_id
      ORDER BY p.id LIMIT 1;
     IF oldest < now() - partition_width THEN
-        PERFORM @extschema@.new_sample_partition();
+        PERFORM @extschema@.expire_open_window();
     END IF;
 
     -- the empty partitions of closed windows (sample_0 stays: the extension made it)

@@ -1,5 +1,6 @@
-# The README's profiles, through bin/calltree-load (import_stream): the
-# three CPU profiles of the toy shop, then the deploys example.
+# The profiles of README.md and docs/cookbook.md, through bin/calltree-load
+# (import_stream): the three CPU profiles of the toy shop, then the deploys
+# example.
 set -e
 bin/calltree-load examples/web-1.pprof --meta host=web-1 >/dev/null
 bin/calltree-load examples/web-2.pprof --meta host=web-2 >/dev/null

@@ -1,5 +1,5 @@
--- The README's tour, query by query (profiles 1 to 3 are the shop's, the
--- deploys example's follow): identical on one node and on Citus.
+-- The tour of README.md and docs/cookbook.md, query by query (profiles 1 to 3
+-- are the shop's, the deploys example's follow): identical on one node and on Citus.
 SET search_path = public, calltree;
 
 SELECT f.name, fn.self / 1000000 AS self_ms, fn.running / 1000000 AS running_ms
