@@ -48,6 +48,8 @@ write_seeds() {
 	for f in "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof; do
 		[ -r "$f" ] && gzip -dc "$f" >"$work/seeds/pprof/$(basename "$f").raw"
 	done
+	# any bytes choose a profile to encode: the examples' and the pprof files
+	seed pprof_encode "$fuzz_dir"/../examples/*.pprof "$fuzz_dir"/../examples/*.collapsed "$d"/pprof/sample.cpu
 	seed gzip "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof
 	for f in "$d"/speedscope-samples/stackcollapse/simple.txt "$d"/speedscope-samples/linux-perf/one-sample.linux-perf.txt; do
 		[ -r "$f" ] && gzip -c "$f" >"$work/seeds/gzip/$(basename "$f").gz"
@@ -81,6 +83,30 @@ write_seeds() {
 			n=$((n + 1))
 		done
 	}
+	# samples: the literals of the regression tests as text inputs (first
+	# byte 0), the packed values they receive as binary ones (first byte 1),
+	# and lists of samples (first byte 2; see fuzz_samples.c)
+	mkdir -p "$work/seeds/samples"
+	{
+		grep -ohE "'\{[^']*\}'(::([a-z_]+\.)?samples)?" "$fuzz_dir"/../sql/samples_type.sql | sed -E "s/^'//; s/'(::.*)?$//"
+		printf '%s\n' '{5:1,3:2,3:2}' '{7:10@5000#-2,7:-10@6000#-2}' '{9:1,4:1@50,2:3}'
+	} | sort -u | {
+		local n=0 literal
+		while IFS= read -r literal; do
+			printf '\0%s' "$literal" >"$work/seeds/samples/sql-$n"
+			n=$((n + 1))
+		done
+	}
+	grep -ohE "receive\('\\\\x[0-9a-f]+'\)" "$fuzz_dir"/../sql/samples_type.sql | sed -E "s/^receive\('\\\\x//; s/'\)$//" | sort -u | {
+		local n=0 hex
+		while IFS= read -r hex; do
+			# shellcheck disable=SC2059
+			printf "\\x01$(sed 's/../\\x&/g' <<<"$hex")" >"$work/seeds/samples/packed-$n"
+			n=$((n + 1))
+		done
+	}
+	printf '\x02\x00\x03\x05\x01\x03\x07\x02\x03\x05\x01\x09\x3f\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x00\x00\x00\x00\x00\x00\x80\x01\x02\x03\x04\x05\x06\x07\x08\x10\x20' \
+		>"$work/seeds/samples/list-0"
 	return 0
 }
 

@@ -23,7 +23,8 @@
 
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_names.h"
+#include "store/store.h"
+#include "export/export.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_collapsed);
 
@@ -55,28 +56,23 @@ append_collapsed_name(StringInfo buf, const char *name, int32 func, bool root)
 }
 
 /*
- * The collapsed stacks of a tree, as a text value.  The path of the current
- * node is kept in one buffer: end[d] is where the name at depth d ends, so
- * moving to the next node in preorder cuts the buffer back to its parent's
- * path and appends one name.  The result is built in place, behind room for
- * the varlena header, to avoid copying what may be a large value.
+ * The path of the current node is kept in one buffer: end[d] is where the
+ * name at depth d ends, so moving to the next node in preorder cuts the
+ * buffer back to its parent's path and appends one name.
  */
-static text *
-tree_to_collapsed(const CallTree *tree, const int32 *depth, const FuncNames *names)
+void
+export_collapsed(const CallTree *tree, const FuncNames *names, StringInfo out)
 {
 	int32		n = tree->nnodes;
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
 	const int32 *parent = calltree_parent(tree);
+	int32	   *depth = calltree_depths(tree);
 	int32	   *end = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	StringInfoData path;
-	StringInfoData out;
-	text	   *result;
 
+	calltree_check_path_elements("to_collapsed()", calltree_path_elements(tree, depth, true));
 	initStringInfo(&path);
-	initStringInfo(&out);
-	appendStringInfoSpaces(&out, VARHDRSZ);
-
 	for (int32 i = 0; i < n; i++)
 	{
 		int32		d = depth[i];
@@ -92,14 +88,12 @@ tree_to_collapsed(const CallTree *tree, const int32 *depth, const FuncNames *nam
 
 		if (self[i] != 0 || leaf)
 		{
-			appendBinaryStringInfo(&out, path.data, path.len);
-			appendStringInfo(&out, " " INT64_FORMAT "\n", self[i]);
+			appendBinaryStringInfo(out, path.data, path.len);
+			appendStringInfo(out, " " INT64_FORMAT "\n", self[i]);
 		}
 	}
-
-	result = (text *) out.data;
-	SET_VARSIZE(result, out.len);
-	return result;
+	pfree(path.data);
+	pfree(end);
 }
 
 /* to_collapsed(tree calltree) → text */
@@ -107,8 +101,9 @@ Datum
 calltree_to_collapsed(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
-	int32	   *depth = calltree_depths(tree);
+	StringInfoData out;
 
-	calltree_check_path_elements("to_collapsed()", calltree_path_elements(tree, depth, true));
-	PG_RETURN_TEXT_P(tree_to_collapsed(tree, depth, func_names_fetch(tree)));
+	export_buffer_begin(&out);
+	export_collapsed(tree, func_names_fetch(tree), &out);
+	PG_RETURN_TEXT_P(export_buffer_value(&out));
 }

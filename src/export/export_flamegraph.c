@@ -19,8 +19,8 @@
 
 #include "tree/calltree.h"
 #include "tree/hash64.h"
-#include "store/func_names.h"
-#include "export/export_flamegraph_svg.h"
+#include "store/store.h"
+#include "export/export.h"
 
 PG_FUNCTION_INFO_V1(calltree_flamegraph);
 
@@ -67,23 +67,21 @@ name_color(const char *name)
 					55 * ((mixed >> 20) & 0x3FF) / 0x3FF);
 }
 
-static text *
-tree_to_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptions *options)
+void
+export_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptions *options,
+				  StringInfo out)
 {
 	const int64 *self = calltree_self(tree);
 	const int32 *func = calltree_func(tree);
-	FlameLayout *layout = flame_layout(tree->nnodes, calltree_running(tree),
-									   calltree_parent(tree), calltree_depths(tree),
-									   calltree_total_weight(tree), options, 0);
-	StringInfoData out;
+	FlameLayout *layout;
 	MemoryContext frame_cxt;
-	text	   *result;
 
+	check_weights(tree);
+	layout = flame_layout(tree->nnodes, calltree_running(tree), calltree_parent(tree),
+						  calltree_depths(tree), calltree_total_weight(tree), options, 0);
 	frame_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree flamegraph frame",
 									  ALLOCSET_SMALL_SIZES);
-	initStringInfo(&out);
-	appendStringInfoSpaces(&out, VARHDRSZ);
-	flame_begin_document(&out, layout, options,
+	flame_begin_document(out, layout, options,
 						 options->icicle ? "Icicle Graph" : "Flame Graph", NULL);
 
 	for (int32 i = 0; i < layout->nnodes; i++)
@@ -104,15 +102,12 @@ tree_to_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOpti
 		stats = psprintf("running " INT64_FORMAT " (%.2f%%), self " INT64_FORMAT " (%.2f%%)",
 						 running, 100.0 * running / layout->total,
 						 self[i], 100.0 * self[i] / layout->total);
-		flame_append_frame(&out, layout, i, name, stats, name_color(name), options->icicle);
+		flame_append_frame(out, layout, i, name, stats, name_color(name), options->icicle);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(frame_cxt);
 	}
-	flame_end_document(&out);
-
-	result = (text *) out.data;
-	SET_VARSIZE(result, out.len);
-	return result;
+	flame_end_document(out);
+	MemoryContextDelete(frame_cxt);
 }
 
 /*
@@ -126,6 +121,7 @@ calltree_flamegraph(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree;
 	FlameOptions options;
+	StringInfoData out;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -133,7 +129,8 @@ calltree_flamegraph(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	options.icicle = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_FLOAT8(3));
-	check_weights(tree);
 
-	PG_RETURN_TEXT_P(tree_to_flamegraph(tree, func_names_fetch(tree), &options));
+	export_buffer_begin(&out);
+	export_flamegraph(tree, func_names_fetch(tree), &options, &out);
+	PG_RETURN_TEXT_P(export_buffer_value(&out));
 }

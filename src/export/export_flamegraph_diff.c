@@ -37,8 +37,8 @@
 
 #include "tree/calltree.h"
 #include "tree/compare.h"
-#include "store/func_names.h"
-#include "export/export_flamegraph_svg.h"
+#include "store/store.h"
+#include "export/export.h"
 
 PG_FUNCTION_INFO_V1(calltree_flamegraph_diff);
 
@@ -141,8 +141,9 @@ absent_from_test(const TreePair *pair, int64 *base_weight)
 	return absent;
 }
 
-static text *
-pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOptions *options)
+static void
+pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOptions *options,
+				   StringInfo out)
 {
 	double	   *delta = share_deltas(pair);
 	double		max_change = 0;
@@ -150,9 +151,7 @@ pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOpti
 	int32		absent = absent_from_test(pair, &absent_weight);
 	const char *legend[3] = {NULL, NULL, NULL};
 	FlameLayout *layout;
-	StringInfoData out;
 	MemoryContext frame_cxt;
-	text	   *result;
 
 	layout = flame_layout(pair->nnodes, pair->test_running, pair->parent, pair->depth,
 						  pair->test_total, options, absent > 0 ? 2 : 1);
@@ -171,9 +170,7 @@ pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOpti
 
 	frame_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree flamegraph_diff frame",
 									  ALLOCSET_SMALL_SIZES);
-	initStringInfo(&out);
-	appendStringInfoSpaces(&out, VARHDRSZ);
-	flame_begin_document(&out, layout, options,
+	flame_begin_document(out, layout, options,
 						 options->icicle ? "Differential Icicle Graph" : "Differential Flame Graph",
 						 legend);
 
@@ -190,16 +187,22 @@ pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOpti
 		/* the strings of a box live only as long as the box */
 		old = MemoryContextSwitchTo(frame_cxt);
 		name = flame_func_name(func_names_get(names, pair->func[i]), pair->func[i]);
-		flame_append_frame(&out, layout, i, name, frame_stats(pair, i, delta[i]),
+		flame_append_frame(out, layout, i, name, frame_stats(pair, i, delta[i]),
 						   delta_color(delta[i], max_change), options->icicle);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(frame_cxt);
 	}
-	flame_end_document(&out);
+	flame_end_document(out);
+	MemoryContextDelete(frame_cxt);
+}
 
-	result = (text *) out.data;
-	SET_VARSIZE(result, out.len);
-	return result;
+void
+export_flamegraph_diff(const CallTree *base, const CallTree *test, const FuncNames *test_names,
+					   const FlameOptions *options, StringInfo out)
+{
+	check_side(base, "base");
+	check_side(test, "test");
+	pair_to_flamegraph(tree_pair_make(base, test), test_names, options, out);
 }
 
 /*
@@ -215,6 +218,7 @@ calltree_flamegraph_diff(PG_FUNCTION_ARGS)
 	CallTree   *base;
 	CallTree   *test;
 	FlameOptions options;
+	StringInfoData out;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -223,10 +227,9 @@ calltree_flamegraph_diff(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
 	options.icicle = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4));
-	check_side(base, "base");
-	check_side(test, "test");
 
 	/* every box is a node of test, so test's funcs name them all */
-	PG_RETURN_TEXT_P(pair_to_flamegraph(tree_pair_make(base, test), func_names_fetch(test),
-										&options));
+	export_buffer_begin(&out);
+	export_flamegraph_diff(base, test, func_names_fetch(test), &options, &out);
+	PG_RETURN_TEXT_P(export_buffer_value(&out));
 }

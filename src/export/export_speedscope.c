@@ -27,7 +27,8 @@
 
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_names.h"
+#include "store/store.h"
+#include "export/export.h"
 
 PG_FUNCTION_INFO_V1(calltree_to_speedscope);
 
@@ -142,11 +143,10 @@ speedscope_unit(const char *unit)
 	return "none";
 }
 
-/* The whole file for a tree */
-static char *
-speedscope_file(const CallTree *tree, const char *name, const char *unit)
+void
+export_speedscope(const CallTree *tree, const FuncNames *names, const char *name,
+				  const char *unit, StringInfo out)
 {
-	StringInfoData out;
 	int32	   *node_frame;
 	int32		nframes;
 	ExportFrame *frames;
@@ -154,20 +154,19 @@ speedscope_file(const CallTree *tree, const char *name, const char *unit)
 	calltree_check_path_elements("to_speedscope()",
 								 calltree_path_elements(tree, calltree_depths(tree), true));
 	node_frame = palloc(sizeof(int32) * Max(tree->nnodes, 1));
-	frames = collect_frames(tree, func_names_fetch(tree), node_frame, &nframes);
-	initStringInfo(&out);
-	appendStringInfoString(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	frames = collect_frames(tree, names, node_frame, &nframes);
+	appendStringInfoString(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 						   "\"exporter\":\"calltree\",\"name\":");
-	escape_json(&out, name);
-	appendStringInfoString(&out, ",\"activeProfileIndex\":0,");
-	append_frames(&out, frames, nframes);
-	appendStringInfoString(&out, ",\"profiles\":[{\"type\":\"sampled\",\"name\":");
-	escape_json(&out, name);
-	appendStringInfo(&out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":" INT64_FORMAT ",",
+	escape_json(out, name);
+	appendStringInfoString(out, ",\"activeProfileIndex\":0,");
+	append_frames(out, frames, nframes);
+	appendStringInfoString(out, ",\"profiles\":[{\"type\":\"sampled\",\"name\":");
+	escape_json(out, name);
+	appendStringInfo(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":" INT64_FORMAT ",",
 					 speedscope_unit(unit), calltree_total_weight(tree));
-	append_samples(&out, tree, node_frame);
-	appendStringInfoString(&out, "}]}");
-	return out.data;
+	append_samples(out, tree, node_frame);
+	appendStringInfoString(out, "}]}");
+	pfree(node_frame);
 }
 
 /*
@@ -181,11 +180,14 @@ calltree_to_speedscope(PG_FUNCTION_ARGS)
 	CallTree   *tree;
 	const char *name = PG_ARGISNULL(1) ? "calltree" : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	const char *unit = PG_NARGS() < 3 || PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	StringInfoData out;
 
 	/* not STRICT: a NULL name or unit means the default one */
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	tree = PG_GETARG_CALLTREE_P(0);
 
-	PG_RETURN_TEXT_P(cstring_to_text(speedscope_file(tree, name, unit)));
+	export_buffer_begin(&out);
+	export_speedscope(tree, func_names_fetch(tree), name, unit, &out);
+	PG_RETURN_TEXT_P(export_buffer_value(&out));
 }

@@ -1,8 +1,8 @@
 /*
  * pprof.h
  *	  The pprof profile format (github.com/google/pprof, proto/profile.proto):
- *	  its field numbers, for the exporter that writes it, and its decoder
- *	  (pprof.c), without fmgr or SPI, for the importer.
+ *	  its field numbers, its decoder (pprof.c) for the importer and its
+ *	  encoder (pprof_encode.c) for the exporter, both without fmgr or SPI.
  *
  * pprof_decode() reads everything but the samples into arrays; samples
  * are then streamed one at a time with pprof_next_sample(), so a profile
@@ -185,6 +185,33 @@ extern const PprofFunction *pprof_function(const PprofProfile *profile, uint64 i
 extern const PprofMapping *pprof_mapping(const PprofProfile *profile, uint64 id, size_t at);
 extern int	pprof_location_index(const PprofProfile *profile, const PprofLocation *location);
 extern int	pprof_mapping_index(const PprofProfile *profile, const PprofMapping *mapping);
+
+/*
+ * The encoder (pprof_encode.c): a profile of one sample type whose
+ * functions are named up front, then written sample by sample into the
+ * caller's buffer, uncompressed.  Function i of the table is Function and
+ * Location i + 1 of the profile, its resource (if any) a Mapping; a sample
+ * names its locations by those ids, leaf first.  Strings are in the
+ * server encoding, none NULL but file and resource.  pprof_decode() of
+ * the result gives back the type, the unit, the functions (an absent file
+ * as ""), a mapping per distinct resource and the samples, in order.
+ */
+typedef struct PprofEncodeFunction
+{
+	const char *name;
+	const char *file;			/* NULL: none */
+	const char *resource;		/* NULL: none, no mapping */
+} PprofEncodeFunction;
+
+typedef struct PprofEncoder PprofEncoder;
+
+/* Writes the sample type into out; functions must outlive the encoder. */
+extern PprofEncoder *pprof_encoder_begin(StringInfo out, const char *sample_type, const char *unit,
+										 const PprofEncodeFunction *functions, int nfunctions);
+extern void pprof_encoder_sample(PprofEncoder *encoder, const uint64 *location_ids,
+								 int nlocation_ids, int64 value);
+/* Writes the mappings, functions, locations and strings into out, and frees the encoder. */
+extern void pprof_encoder_finish(PprofEncoder *encoder);
 
 /* The error of pprof data that decodes but does not make sense */
 extern void pprof_error(size_t at, const char *detail_fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();

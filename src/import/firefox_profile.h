@@ -20,7 +20,7 @@
 
 #include "utils/jsonb.h"
 
-#include "store/optional_int.h"
+#include "store/store.h"
 #include "writer/writer.h"
 
 typedef enum FirefoxFormat

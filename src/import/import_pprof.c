@@ -45,10 +45,10 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "tree/id_maps.h"
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 #include "import/importer.h"
-#include "store/id_maps.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_pprof);
 

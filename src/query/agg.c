@@ -11,8 +11,12 @@
  *   finished tree;
  *
  * - stack_agg only sums weights per stack id (tree/stack_weights.h) while
- *   it reads samples; the final function resolves each distinct stack to
- *   its func path once (stack_resolve.c), on the node that runs it.
+ *   it reads samples, as rows or as packed samples values; the final
+ *   function resolves each distinct stack to its func path once
+ *   (stack_resolve.c), on the node that runs it.
+ *
+ * samples_agg is the other way round: it packs rows into a samples value
+ * (tree/samples.h), its state the rows gathered so far.
  *
  * A state of a real type can leave the process as a value: parallel workers
  * hand theirs to the leader flattened, and Citus workers print theirs with
@@ -35,6 +39,7 @@
 #include "tree/calltree.h"
 #include "tree/calltree_expanded.h"
 #include "tree/path.h"
+#include "tree/samples.h"
 #include "tree/stack_weights.h"
 #include "query/stack_resolve.h"
 
@@ -45,8 +50,11 @@ PG_FUNCTION_INFO_V1(calltree_agg_combinefn);
 PG_FUNCTION_INFO_V1(calltree_agg_finalfn);
 PG_FUNCTION_INFO_V1(stack_agg_transfn);
 PG_FUNCTION_INFO_V1(stack_agg_transfn_unit);
+PG_FUNCTION_INFO_V1(stack_agg_samples_transfn);
 PG_FUNCTION_INFO_V1(stack_agg_combinefn);
 PG_FUNCTION_INFO_V1(stack_agg_finalfn);
+PG_FUNCTION_INFO_V1(samples_agg_transfn);
+PG_FUNCTION_INFO_V1(samples_agg_finalfn);
 
 /* The aggregate's memory context; an error when not called by an aggregate */
 static MemoryContext
@@ -218,6 +226,31 @@ stack_agg_transfn_unit(PG_FUNCTION_ARGS)
 	return stack_agg_add(fcinfo, 1);
 }
 
+/*
+ * stack_agg(samples): a packed value's weights summed per distinct stack,
+ * read from its stack and weight columns only, then added to the state
+ * once per stack rather than once per sample.
+ */
+Datum
+stack_agg_samples_transfn(PG_FUNCTION_ARGS)
+{
+	ExpandedStackWeights *state;
+	struct varlena *value;
+	int64	   *ids;
+	int64	   *sums;
+	int64		count;
+
+	if (PG_ARGISNULL(1))
+		return unchanged_state(fcinfo);
+	state = weights_state(fcinfo, "stack_agg_samples_transfn");
+	value = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
+	count = samples_stack_sums((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &ids, &sums);
+	stack_weights_add_pairs(state->weights, ids, sums, count);
+	pfree(ids);
+	pfree(sums);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
+}
+
 Datum
 stack_agg_combinefn(PG_FUNCTION_ARGS)
 {
@@ -257,6 +290,89 @@ stack_agg_finalfn(PG_FUNCTION_ARGS)
 	stack_resolver_end(resolver);
 
 	PG_RETURN_CALLTREE_P(tree_builder_finish(builder));
+}
+
+/*
+ * samples_agg's state: the rows gathered so far, in the aggregate's
+ * context.  Its size is bounded by SAMPLES_MAX rows, which is what one
+ * value may hold.
+ */
+typedef struct SamplesState
+{
+	Sample	   *samples;
+	int64		count;
+	int64		capacity;
+} SamplesState;
+
+static Sample *
+samples_state_next(SamplesState *state)
+{
+	if (state->count == state->capacity)
+	{
+		if (state->capacity >= SAMPLES_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many samples for one samples value"),
+					 errdetail("A samples value holds at most " INT64_FORMAT " samples.", SAMPLES_MAX),
+					 errhint("Pack a large set into several values, for example GROUP BY thread or by batches of rows.")));
+		state->capacity = Min(state->capacity * 2, SAMPLES_MAX);
+		state->samples = repalloc_huge(state->samples, sizeof(Sample) * (Size) state->capacity);
+	}
+	return &state->samples[state->count++];
+}
+
+/*
+ * samples_agg(stack_id, weight [, ts [, labels_id]]): a NULL time or label
+ * set is a sample without one; a sample without a stack or a weight is an
+ * error, as it is in the sample table.
+ */
+Datum
+samples_agg_transfn(PG_FUNCTION_ARGS)
+{
+	SamplesState *state;
+	Sample	   *sample;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("samples_agg: a sample needs a stack id and a weight"),
+				 errdetail("The %s is NULL.", PG_ARGISNULL(1) ? "stack id" : "weight"),
+				 errhint("Filter out the rows without one, or give them a weight with coalesce().")));
+	if (PG_ARGISNULL(0))
+	{
+		MemoryContext aggcxt = aggregate_context(fcinfo, "samples_agg_transfn", "samples_agg");
+
+		state = MemoryContextAlloc(aggcxt, sizeof(SamplesState));
+		state->capacity = 16;
+		state->count = 0;
+		state->samples = MemoryContextAlloc(aggcxt, sizeof(Sample) * state->capacity);
+	}
+	else
+		state = (SamplesState *) PG_GETARG_POINTER(0);
+	sample = samples_state_next(state);
+	sample->stack_id = PG_GETARG_INT64(1);
+	sample->weight = PG_GETARG_INT64(2);
+	sample->has_ts = PG_NARGS() > 3 && !PG_ARGISNULL(3);
+	sample->ts = sample->has_ts ? PG_GETARG_INT64(3) : 0;
+	sample->has_labels = PG_NARGS() > 4 && !PG_ARGISNULL(4);
+	sample->labels_id = sample->has_labels ? PG_GETARG_INT64(4) : 0;
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * The packed value.  Packing sorts the gathered rows in place, which
+ * leaves the same multiset in the state: it may be finished again or take
+ * more rows, so the final function counts as read-only.
+ */
+Datum
+samples_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	SamplesState *state;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (SamplesState *) PG_GETARG_POINTER(0);
+	PG_RETURN_POINTER(samples_encode(state->samples, state->count));
 }
 
 /*

@@ -13,8 +13,8 @@
 #include "utils/lsyscache.h"
 
 #include "tree/path.h"
-#include "store/func_ids.h"
-#include "store/func_lookup.h"
+#include "tree/func_ids.h"
+#include "store/store.h"
 #include "query/func_arg.h"
 
 /* The arguments a call site caches: those before this position */

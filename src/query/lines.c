@@ -23,7 +23,7 @@
 #include "tree/builder.h"
 #include "tree/hash64.h"
 #include "tree/path.h"
-#include "store/profile_lookup.h"
+#include "store/store.h"
 #include "query/func_arg.h"
 #include "query/stack_resolve.h"
 

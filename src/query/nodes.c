@@ -19,10 +19,10 @@
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
-#include "query/result_rows.h"
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_names.h"
+#include "store/store.h"
+#include "query/result_rows.h"
 
 PG_FUNCTION_INFO_V1(calltree_nodes);
 PG_FUNCTION_INFO_V1(calltree_report);

@@ -19,9 +19,9 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "store/func_names.h"
 #include "tree/calltree.h"
 #include "tree/key_weights.h"
+#include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_regressions);
 

@@ -40,7 +40,7 @@
 #include "tree/builder.h"
 #include "tree/hash64.h"
 #include "tree/path.h"
-#include "store/relations.h"
+#include "store/store.h"
 #include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_stack_path);

@@ -23,7 +23,7 @@
 
 #include "tree/builder.h"
 #include "tree/path.h"
-#include "store/profile_lookup.h"
+#include "store/store.h"
 #include "query/stack_resolve.h"
 
 PG_FUNCTION_INFO_V1(calltree_estimated_calls);

@@ -1,11 +1,16 @@
 /*
  * transform.c
- *	  The call-tree transforms as path rewriters (see transform.h), and
- *	  their SQL functions on func paths (int4[] → int4[]).
+ *	  The SQL functions of the call-tree transforms: each reads a Transform
+ *	  (tree/transform.h) from its arguments, checks the funcs they name, and
+ *	  applies it to a func path (int4[] → int4[]) or to a stored tree
+ *	  (calltree → calltree).
  *
  * A path function returns NULL when the sample is dropped, so
  * calltree_agg(transform(path), weight) applies the transform sample by
- * sample; transform_tree.c applies the same rewriter to a stored tree.
+ * sample; the tree function applies the same rewriter to every node of a
+ * stored tree.  Each SQL function has its own C entry point, named after
+ * it (merge_function_path, merge_function_tree), calling the two shared
+ * helpers transform_path_call and transform_tree_call.
  */
 #include "postgres.h"
 
@@ -13,192 +18,10 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "tree/func_ids.h"
 #include "tree/path.h"
-#include "store/func_ids.h"
+#include "tree/transform.h"
 #include "query/func_arg.h"
-#include "query/transform.h"
-
-void
-transform_init(const Transform *transform, const PathSink *sink, PathState *state)
-{
-	state->out = sink->empty;
-	state->anchor = sink->empty;
-	state->matched = 0;
-	state->seen = false;
-	state->last_renamed = false;
-	state->phase = (transform->kind == TRANSFORM_FOCUS_SUBTREE ||
-					transform->kind == TRANSFORM_FOCUS_FUNCTION) ? PHASE_WAITING : PHASE_OPEN;
-}
-
-static inline void
-write_func(const PathSink *sink, PathState *state, int32 func)
-{
-	state->out = sink->append(sink->arg, state->out, func);
-}
-
-/*
- * Follows the node path: true when `func` completes it, that is when the
- * path so far is exactly the node path.
- */
-static bool
-completes_node_path(const Transform *transform, PathState *state, int32 func)
-{
-	if (state->matched < 0)
-		return false;
-	if (state->matched < transform->node_path_len &&
-		transform->node_path[state->matched] == func)
-	{
-		state->matched++;
-		return state->matched == transform->node_path_len;
-	}
-	state->matched = -1;		/* off the node path, or below it */
-	return false;
-}
-
-/* index of func in the sorted transform->funcs, or -1 */
-static int32
-find_func(const Transform *transform, int32 func)
-{
-	if (transform->nfuncs == 1)
-		return transform->funcs[0] == func ? 0 : -1;
-	return func_ids_find(transform->funcs, transform->nfuncs, func);
-}
-
-/* Whether func is one of the transform's function */
-static inline bool
-is_function(const Transform *transform, int32 func)
-{
-	return find_func(transform, func) >= 0;
-}
-
-/*
- * remap_functions: rename, then merge a func into the one before it when
- * they are equal and at least one of the two was renamed.  So a library's
- * funcs mapped to one func become one node, while a recursion that was
- * already in the data stays.
- */
-static void
-step_remap(const Transform *transform, const PathSink *sink, PathState *state, int32 func)
-{
-	int32		index = find_func(transform, func);
-	bool		renamed = index >= 0;
-	int32		written = renamed ? transform->to[index] : func;
-
-	if (state->out != sink->empty &&
-		(renamed || state->last_renamed) &&
-		sink->last(sink->arg, state->out) == written)
-	{
-		state->last_renamed = true;
-		return;
-	}
-	write_func(sink, state, written);
-	state->last_renamed = renamed;
-}
-
-void
-transform_step(const Transform *transform, const PathSink *sink, PathState *state, int32 func)
-{
-	if (state->phase == PHASE_CUT || state->phase == PHASE_DROPPED)
-		return;
-
-	switch (transform->kind)
-	{
-		case TRANSFORM_MERGE_CALL_NODE:
-			/* the node itself goes; its self and its children go to its parent */
-			if (!completes_node_path(transform, state, func))
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_MERGE_FUNCTION:
-		case TRANSFORM_MERGE_FUNCTIONS:
-			if (!is_function(transform, func))
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_MERGE_SUBTREE:
-			/* the node and all below it are charged to its parent */
-			if (completes_node_path(transform, state, func))
-				state->phase = PHASE_CUT;
-			else
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_COLLAPSE_FUNCTION_SUBTREE:
-			write_func(sink, state, func);
-			if (is_function(transform, func))
-				state->phase = PHASE_CUT;
-			break;
-
-		case TRANSFORM_HIDE_CALL_NODE:
-			if (completes_node_path(transform, state, func))
-				state->phase = PHASE_DROPPED;
-			else
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_DROP_FUNCTION:
-			if (is_function(transform, func))
-				state->phase = PHASE_DROPPED;
-			else
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_FOCUS_SUBTREE:
-			/* the node becomes the root: nothing above it is kept */
-			if (state->phase == PHASE_OPEN)
-				write_func(sink, state, func);
-			else if (completes_node_path(transform, state, func))
-			{
-				write_func(sink, state, func);
-				state->phase = PHASE_OPEN;
-			}
-			else if (state->matched < 0)
-				state->phase = PHASE_DROPPED;
-			break;
-
-		case TRANSFORM_FOCUS_FUNCTION:
-			/* from the outermost call of the function on */
-			if (state->phase == PHASE_OPEN || is_function(transform, func))
-			{
-				write_func(sink, state, func);
-				state->phase = PHASE_OPEN;
-			}
-			break;
-
-		case TRANSFORM_COLLAPSE_DIRECT_RECURSION:
-			/* the function called by itself: by another of its funcs too */
-			if (!(is_function(transform, func) && state->out != sink->empty &&
-				  is_function(transform, sink->last(sink->arg, state->out))))
-				write_func(sink, state, func);
-			break;
-
-		case TRANSFORM_COLLAPSE_RECURSION:
-			/* back to the outermost call: what lies between is removed */
-			if (!is_function(transform, func))
-				write_func(sink, state, func);
-			else if (state->seen)
-				state->out = state->anchor;
-			else
-			{
-				write_func(sink, state, func);
-				state->anchor = state->out;
-				state->seen = true;
-			}
-			break;
-
-		case TRANSFORM_REMAP_FUNCTIONS:
-			step_remap(transform, sink, state, func);
-			break;
-	}
-}
-
-/* Whether the sample survives, once its whole path has been stepped. */
-bool
-transform_keeps(const PathState *state, const PathSink *sink)
-{
-	return (state->phase == PHASE_OPEN || state->phase == PHASE_CUT) &&
-		state->out != sink->empty;
-}
 
 static void
 node_path_from_arg(FunctionCallInfo fcinfo, int argno, Transform *transform)
@@ -283,7 +106,7 @@ func_map_from_args(FunctionCallInfo fcinfo, Transform *transform)
  * The transform described by a SQL call: argument 0 is the path or tree,
  * the rest depend on the kind.
  */
-void
+static void
 transform_from_args(FunctionCallInfo fcinfo, TransformKind kind, Transform *transform)
 {
 	memset(transform, 0, sizeof(Transform));
@@ -315,7 +138,7 @@ transform_from_args(FunctionCallInfo fcinfo, TransformKind kind, Transform *tran
  * Errors when a func the arguments name does not exist: neither the tree
  * or path given (`held`) nor calltree.func holds it (func_arg.h).
  */
-void
+static void
 transform_check_funcs(FunctionCallInfo fcinfo, const Transform *transform,
 					  const int32 *held, int32 nheld)
 {
@@ -338,66 +161,125 @@ transform_check_funcs(FunctionCallInfo fcinfo, const Transform *transform,
 	}
 }
 
-/* The array sink: positions are output lengths. */
-static int32
-path_array_append(void *arg, int32 out, int32 func)
-{
-	((int32 *) arg)[out] = func;
-	return out + 1;
-}
-
-static int32
-path_array_last(void *arg, int32 out)
-{
-	return ((int32 *) arg)[out - 1];
-}
-
 /*
- * Rewrites the path in argument 0.  The output is never longer than the
- * input: every step writes at most one func.
+ * transform(path int4[], ...) → int4[]: the path in argument 0 rewritten,
+ * or NULL when the transform drops the sample.
  */
 static Datum
-transform_path(FunctionCallInfo fcinfo, const Transform *transform)
+transform_path_call(FunctionCallInfo fcinfo, TransformKind kind)
 {
+	Transform	transform;
 	int32		len;
-	const int32 *funcs = path_argument(PG_GETARG_ARRAYTYPE_P(0), "func path", &len);
-	int32	   *out = palloc(sizeof(int32) * Max(len, 1));
-	PathSink	sink = {0, path_array_append, path_array_last, out};
-	PathState	state;
+	const int32 *funcs;
+	int32	   *out;
+	int32		out_len;
 
-	transform_check_funcs(fcinfo, transform, funcs, len);
-	transform_init(transform, &sink, &state);
-	for (int32 i = 0; i < len; i++)
-		transform_step(transform, &sink, &state, funcs[i]);
-	if (!transform_keeps(&state, &sink))
+	transform_from_args(fcinfo, kind, &transform);
+	funcs = path_argument(PG_GETARG_ARRAYTYPE_P(0), "func path", &len);
+	out = palloc(sizeof(int32) * Max(len, 1));
+	transform_check_funcs(fcinfo, &transform, funcs, len);
+	if (!transform_path(&transform, funcs, len, out, &out_len))
 		PG_RETURN_NULL();
-	PG_RETURN_ARRAYTYPE_P(int4_array(out, state.out));
+	PG_RETURN_ARRAYTYPE_P(int4_array(out, out_len));
+}
+
+/* transform(tree calltree, ...) → calltree: the tree in argument 0 rewritten */
+static Datum
+transform_tree_call(FunctionCallInfo fcinfo, TransformKind kind)
+{
+	CallTree   *tree = PG_GETARG_CALLTREE_P(0);
+	Transform	transform;
+
+	transform_from_args(fcinfo, kind, &transform);
+	transform_check_funcs(fcinfo, &transform, calltree_func(tree), tree->nnodes);
+	PG_RETURN_CALLTREE_P(transform_tree(tree, &transform));
 }
 
 /* The SQL functions on paths: transform(path int4[], ...) → int4[] */
-#define PATH_TRANSFORM(sqlname, kind) \
-PG_FUNCTION_INFO_V1(sqlname##_path); \
-Datum \
-sqlname##_path(PG_FUNCTION_ARGS) \
-{ \
-	Transform	transform; \
-\
-	transform_from_args(fcinfo, kind, &transform); \
-	return transform_path(fcinfo, &transform); \
+
+PG_FUNCTION_INFO_V1(merge_call_node_path);
+Datum
+merge_call_node_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_MERGE_CALL_NODE);
 }
 
-PATH_TRANSFORM(merge_call_node, TRANSFORM_MERGE_CALL_NODE)
-PATH_TRANSFORM(merge_function, TRANSFORM_MERGE_FUNCTION)
-PATH_TRANSFORM(merge_functions, TRANSFORM_MERGE_FUNCTIONS)
-PATH_TRANSFORM(merge_subtree, TRANSFORM_MERGE_SUBTREE)
-PATH_TRANSFORM(collapse_function_subtree, TRANSFORM_COLLAPSE_FUNCTION_SUBTREE)
-PATH_TRANSFORM(hide_call_node, TRANSFORM_HIDE_CALL_NODE)
-PATH_TRANSFORM(drop_function, TRANSFORM_DROP_FUNCTION)
-PATH_TRANSFORM(focus_subtree, TRANSFORM_FOCUS_SUBTREE)
-PATH_TRANSFORM(focus_function, TRANSFORM_FOCUS_FUNCTION)
-PATH_TRANSFORM(collapse_direct_recursion, TRANSFORM_COLLAPSE_DIRECT_RECURSION)
-PATH_TRANSFORM(collapse_recursion, TRANSFORM_COLLAPSE_RECURSION)
-PATH_TRANSFORM(remap_functions, TRANSFORM_REMAP_FUNCTIONS)
+PG_FUNCTION_INFO_V1(merge_function_path);
+Datum
+merge_function_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_MERGE_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(merge_functions_path);
+Datum
+merge_functions_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_MERGE_FUNCTIONS);
+}
+
+PG_FUNCTION_INFO_V1(merge_subtree_path);
+Datum
+merge_subtree_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_MERGE_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(collapse_function_subtree_path);
+Datum
+collapse_function_subtree_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_COLLAPSE_FUNCTION_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(hide_call_node_path);
+Datum
+hide_call_node_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_HIDE_CALL_NODE);
+}
+
+PG_FUNCTION_INFO_V1(drop_function_path);
+Datum
+drop_function_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_DROP_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(focus_subtree_path);
+Datum
+focus_subtree_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_FOCUS_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(focus_function_path);
+Datum
+focus_function_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_FOCUS_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(collapse_direct_recursion_path);
+Datum
+collapse_direct_recursion_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_COLLAPSE_DIRECT_RECURSION);
+}
+
+PG_FUNCTION_INFO_V1(collapse_recursion_path);
+Datum
+collapse_recursion_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_COLLAPSE_RECURSION);
+}
+
+PG_FUNCTION_INFO_V1(remap_functions_path);
+Datum
+remap_functions_path(PG_FUNCTION_ARGS)
+{
+	return transform_path_call(fcinfo, TRANSFORM_REMAP_FUNCTIONS);
+}
 
 /* invert(path): the path read from the leaf up */
 PG_FUNCTION_INFO_V1(invert_path);
@@ -413,4 +295,98 @@ invert_path(PG_FUNCTION_ARGS)
 	for (int32 i = 0; i < len; i++)
 		out[i] = funcs[len - 1 - i];
 	PG_RETURN_ARRAYTYPE_P(int4_array(out, len));
+}
+
+/* The SQL functions on trees: transform(tree calltree, ...) → calltree */
+
+PG_FUNCTION_INFO_V1(merge_call_node_tree);
+Datum
+merge_call_node_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_MERGE_CALL_NODE);
+}
+
+PG_FUNCTION_INFO_V1(merge_function_tree);
+Datum
+merge_function_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_MERGE_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(merge_functions_tree);
+Datum
+merge_functions_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_MERGE_FUNCTIONS);
+}
+
+PG_FUNCTION_INFO_V1(merge_subtree_tree);
+Datum
+merge_subtree_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_MERGE_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(collapse_function_subtree_tree);
+Datum
+collapse_function_subtree_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_COLLAPSE_FUNCTION_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(hide_call_node_tree);
+Datum
+hide_call_node_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_HIDE_CALL_NODE);
+}
+
+PG_FUNCTION_INFO_V1(drop_function_tree);
+Datum
+drop_function_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_DROP_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(focus_subtree_tree);
+Datum
+focus_subtree_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_FOCUS_SUBTREE);
+}
+
+PG_FUNCTION_INFO_V1(focus_function_tree);
+Datum
+focus_function_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_FOCUS_FUNCTION);
+}
+
+PG_FUNCTION_INFO_V1(collapse_direct_recursion_tree);
+Datum
+collapse_direct_recursion_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_COLLAPSE_DIRECT_RECURSION);
+}
+
+PG_FUNCTION_INFO_V1(collapse_recursion_tree);
+Datum
+collapse_recursion_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_COLLAPSE_RECURSION);
+}
+
+PG_FUNCTION_INFO_V1(remap_functions_tree);
+Datum
+remap_functions_tree(PG_FUNCTION_ARGS)
+{
+	return transform_tree_call(fcinfo, TRANSFORM_REMAP_FUNCTIONS);
+}
+
+/* invert(tree): the bottom-up tree */
+PG_FUNCTION_INFO_V1(invert_tree_sql);
+Datum
+invert_tree_sql(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CALLTREE_P(invert_tree(PG_GETARG_CALLTREE_P(0)));
 }

@@ -4,7 +4,7 @@
  *	  and file (unify.h).
  *
  * The representatives come from calltree.func in one query over the
- * tree's distinct funcs (func_lookup.h).  The tree is then rebuilt with
+ * tree's distinct funcs (func_lookup.c).  The tree is then rebuilt with
  * each node's func renamed: the builder finds siblings that became equal
  * and merges them, adding up what they hold, so a unified tree keeps the
  * call counts and latencies of a traced tree.
@@ -14,7 +14,7 @@
 #include "utils/builtins.h"
 
 #include "tree/builder.h"
-#include "store/func_ids.h"
+#include "tree/func_ids.h"
 #include "query/unify.h"
 
 PG_FUNCTION_INFO_V1(calltree_unify_funcs);

@@ -13,7 +13,7 @@
 #define CALLTREE_UNIFY_H
 
 #include "tree/calltree.h"
-#include "store/func_lookup.h"
+#include "store/store.h"
 
 /*
  * The tree with each func replaced by the smallest id of calltree.func

@@ -50,8 +50,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "store/relations.h"
-#include "store/copy_rows.h"
+#include "store/store.h"
 
 void
 copy_rows_init(CopyRows *rows)

@@ -1,6 +1,6 @@
 /*
  * func_lookup.c
- *	  Look-ups in calltree.func for what SQL arguments name (func_lookup.h):
+ *	  Look-ups in calltree.func for what SQL arguments name (store.h):
  *	  funcs by name, ids it does not hold, representatives by key.
  *
  * The queries qualify every operator and function, so that they mean the
@@ -16,8 +16,8 @@
 #include "utils/builtins.h"
 
 #include "tree/path.h"
-#include "store/func_ids.h"
-#include "store/func_lookup.h"
+#include "tree/func_ids.h"
+#include "store/store.h"
 
 /* Runs a read-only query of one argument; SPI must be connected. */
 static void

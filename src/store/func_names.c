@@ -1,6 +1,6 @@
 /*
  * func_names.c
- *	  What calltree.func says about the funcs of a tree (func_names.h): for
+ *	  What calltree.func says about the funcs of a tree (store.h): for
  *	  nodes() and every exporter.
  *
  * One query fetches every row (WHERE id = ANY($1) over the tree's distinct
@@ -17,8 +17,8 @@
 
 #include "tree/calltree.h"
 #include "tree/path.h"
-#include "store/func_ids.h"
-#include "store/func_names.h"
+#include "tree/func_ids.h"
+#include "store/store.h"
 
 /* What calltree.func holds of one func; NULL where it holds nothing */
 typedef struct FuncRow

@@ -4,7 +4,8 @@
  *	  that it holds the stacks against deletes, and that it vouches for the
  *	  references of the rows it writes itself, whose checks are skipped.
  *
- * The checks are triggers, called by SQL; these are the C calls only.
+ * The checks are triggers, called by SQL; these are the C calls only, for
+ * the writer.  Everything else reads the tables through store.h.
  */
 #ifndef CALLTREE_INTEGRITY_H
 #define CALLTREE_INTEGRITY_H
@@ -13,7 +14,7 @@
 
 #include "executor/spi.h"
 
-#include "store/copy_rows.h"
+#include "store/store.h"
 
 /*
  * Holds off deletes of stacks until the transaction ends (they wait for

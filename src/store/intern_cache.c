@@ -57,9 +57,9 @@
 #include "utils/rel.h"
 
 #include "module.h"
-#include "store/relations.h"
-#include "store/id_maps.h"
-#include "store/intern_cache.h"
+#include "tree/id_maps.h"
+#include "store/store.h"
+#include "store/intern.h"
 
 PG_FUNCTION_INFO_V1(calltree_intern_cache_invalidate);
 

@@ -68,8 +68,8 @@
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 
-#include "store/relations.h"
-#include "store/intern_lock.h"
+#include "store/store.h"
+#include "store/intern.h"
 
 PG_FUNCTION_INFO_V1(calltree_intern_lock);
 PG_FUNCTION_INFO_V1(calltree_intern_lock_trigger);

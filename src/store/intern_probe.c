@@ -48,8 +48,8 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-#include "store/relations.h"
-#include "store/intern_probe.h"
+#include "store/store.h"
+#include "store/intern.h"
 
 #define MAX_KEY_COLUMNS 5
 

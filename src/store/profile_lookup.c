@@ -1,7 +1,7 @@
 /*
  * profile_lookup.c
  *	  The check that a profile id names a row of calltree.profile
- *	  (profile_lookup.h): one probe of its primary key, with the caller's
+ *	  (store.h): one probe of its primary key, with the caller's
  *	  privileges and row security.
  */
 #include "postgres.h"
@@ -9,7 +9,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 
-#include "store/profile_lookup.h"
+#include "store/store.h"
 
 void
 profile_lookup_check(int64 profile_id, const char *function)

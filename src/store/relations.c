@@ -32,7 +32,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-#include "store/relations.h"
+#include "store/store.h"
 
 Oid
 calltree_relation(Oid namespace, const char *name)

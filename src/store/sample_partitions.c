@@ -29,7 +29,7 @@
 #include "utils/partcache.h"
 #include "utils/rel.h"
 
-#include "store/sample_partitions.h"
+#include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_sample_window_check);
 

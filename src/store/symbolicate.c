@@ -36,9 +36,9 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "store/func_ids.h"
-#include "store/intern_lock.h"
+#include "tree/func_ids.h"
 #include "formats/symbol_table.h"
+#include "store/intern.h"
 
 PG_FUNCTION_INFO_V1(calltree_symbolicate);
 

@@ -4,3 +4,98 @@
 -- upgrade script, so a function whose arguments or result change is
 -- dropped here first (with what depends on it); a new function that a new
 -- trigger or operator names is created here before it.
+
+-- ==== rollups (issue 29, items 2 to 4): a profile once per level,
+-- skipped profiles listed, tree_between checks coarser rows ====
+-- the ids each level reading raw samples has taken, from its rows
+CREATE TABLE rollup_taken (
+    width    interval       NOT NULL,
+    group_by text[]         NOT NULL,
+    profiles int8multirange NOT NULL,
+    CONSTRAINT rollup_taken_key PRIMARY KEY (width, group_by),
+    CONSTRAINT rollup_taken_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
+);
+COMMENT ON TABLE rollup_taken IS 'per rollup level that reads raw samples, the ids of the profiles it has taken';
+INSERT INTO rollup_taken (width, group_by, profiles)
+SELECT l.width, l.group_by, r.profiles
+  FROM rollup_level l,
+       LATERAL (SELECT range_agg(r.profiles) AS profiles FROM rollup r
+                 WHERE r.width = l.width
+                   AND ARRAY(SELECT k FROM jsonb_object_keys(r.group_key) AS k ORDER BY k COLLATE "C") = l.group_by) AS r
+ WHERE l.source_width IS NULL AND r.profiles IS NOT NULL;
+SELECT pg_catalog.pg_extension_config_dump('rollup_taken', '');
+CREATE TABLE rollup_skipped (
+    width       interval    NOT NULL,
+    group_by    text[]      NOT NULL,
+    profile_id  bigint      NOT NULL,
+    bucket      timestamptz NOT NULL,
+    group_key   jsonb       NOT NULL,
+    weight_unit text        NOT NULL,
+    sqlstate    text        NOT NULL,
+    reason      text        NOT NULL,
+    skipped_at  timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT rollup_skipped_key PRIMARY KEY (width, group_by, profile_id),
+    CONSTRAINT rollup_skipped_level FOREIGN KEY (width, group_by)
+        REFERENCES rollup_level (width, group_by) ON DELETE CASCADE
+);
+COMMENT ON TABLE rollup_skipped IS 'the profiles a rollup level could not take (key too long for the index, weight out of range), with the error';
+SELECT pg_catalog.pg_extension_config_dump('rollup_skipped', '');
+-- new arguments
+DROP FUNCTION rollup_rows_within(jsonb, interval, timestamptz, timestamptz, text, tstzmultirange);
+
+--------------------------------------------------------------------------
+-- samples: the packed type calltree.samples (src/install/schema/36_samples.sql);
+-- its readers, samples_agg and stack_agg(samples) come with the replayed functions.
+--------------------------------------------------------------------------
+CREATE TYPE samples;
+
+CREATE FUNCTION samples_in(cstring) RETURNS samples
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION samples_out(samples) RETURNS cstring
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION samples_recv(internal) RETURNS samples
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION samples_send(samples) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE samples (
+    INPUT          = samples_in,
+    OUTPUT         = samples_out,
+    RECEIVE        = samples_recv,
+    SEND           = samples_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT      = int4,
+    STORAGE        = extended
+);
+
+COMMENT ON TYPE samples IS 'a multiset of samples packed column-wise: each a stack id, a weight and optionally a time and a label set id, written {stack_id:weight@ts#labels_id,...}';
+COMMENT ON FUNCTION samples_in(cstring) IS 'text input of samples: {stack_id:weight@ts#labels_id,...}, time and label set optional, samples in any order';
+COMMENT ON FUNCTION samples_out(samples) IS 'text output of samples: {stack_id:weight@ts#labels_id,...} in canonical order (untimed samples by stack, then the others by time)';
+COMMENT ON FUNCTION samples_recv(internal) IS 'binary input of samples: the packed bytes, checked';
+COMMENT ON FUNCTION samples_send(samples) IS 'binary output of samples: the packed bytes';
+
+-- ==== Backups: the record of row-level security (issue 29, item 7) ====
+-- Its tables, as schema/80_row_security.sql; its triggers and event
+-- trigger come after the functions, in 0.2--0.3.post.sql.
+CREATE TABLE row_security_flags (
+    table_name name    PRIMARY KEY,  -- a table of the extension
+    enabled    boolean NOT NULL,     -- ENABLE ROW LEVEL SECURITY
+    forced     boolean NOT NULL      -- FORCE ROW LEVEL SECURITY
+);
+COMMENT ON TABLE row_security_flags IS 'the row-level security of each table of calltree, kept for pg_dump';
+
+CREATE TABLE row_security_policy (
+    table_name  name   NOT NULL,
+    policy_name name   NOT NULL,
+    permissive  text   NOT NULL,  -- PERMISSIVE or RESTRICTIVE
+    cmd         text   NOT NULL,  -- ALL, SELECT, INSERT, UPDATE or DELETE
+    roles       name[] NOT NULL,  -- by name; {public} for all
+    qual        text,             -- USING, deparsed with only pg_catalog on the path
+    with_check  text,             -- WITH CHECK, likewise
+    CONSTRAINT row_security_policy_key PRIMARY KEY (table_name, policy_name)
+);
+COMMENT ON TABLE row_security_policy IS 'the policies on the tables of calltree, kept for pg_dump';
+
+SELECT pg_catalog.pg_extension_config_dump('row_security_flags', '');
+SELECT pg_catalog.pg_extension_config_dump('row_security_policy', '');

@@ -30,11 +30,9 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "store/relations.h"
+#include "store/store.h"
 #include "store/integrity.h"
-#include "store/intern_cache.h"
-#include "store/intern_lock.h"
-#include "store/sample_partitions.h"
+#include "store/intern.h"
 #include "writer/writer_internal.h"
 
 /*

@@ -18,7 +18,7 @@
 #include "datatype/timestamp.h"
 #include "utils/jsonb.h"
 
-#include "store/optional_int.h"
+#include "store/store.h"
 
 typedef struct ProfileWriter ProfileWriter;
 

@@ -24,8 +24,8 @@
 #include "utils/snapmgr.h"
 
 #include "store/integrity.h"
-#include "store/intern_cache.h"
-#include "store/relations.h"
+#include "store/intern.h"
+#include "store/store.h"
 #include "writer/writer_internal.h"
 
 #define WRITE_SET_MAX 100000	/* rows per INSERT of new interned rows */

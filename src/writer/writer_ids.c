@@ -18,7 +18,7 @@
 #include "utils/memutils.h"
 
 #include "module.h"
-#include "store/intern_cache.h"
+#include "store/intern.h"
 #include "writer/writer_internal.h"
 
 /* children read at once per known stack; more, and each is probed */

@@ -30,9 +30,9 @@
 #include "utils/array.h"
 #include "utils/snapshot.h"
 
-#include "store/copy_rows.h"
-#include "store/id_maps.h"
-#include "store/intern_probe.h"
+#include "tree/id_maps.h"
+#include "store/store.h"
+#include "store/intern.h"
 #include "writer/writer.h"
 
 /* samples and events buffered before they are written */

@@ -17,7 +17,7 @@
 #include "utils/memutils.h"
 
 #include "module.h"
-#include "store/intern_cache.h"
+#include "store/intern.h"
 #include "writer/writer_internal.h"
 
 

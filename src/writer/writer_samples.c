@@ -21,7 +21,7 @@
 #include "utils/memutils.h"
 
 #include "store/integrity.h"
-#include "store/intern_cache.h"
+#include "store/intern.h"
 #include "writer/writer_internal.h"
 
 /*

@@ -80,6 +80,53 @@ CREATE OR REPLACE AGGREGATE stack_agg(stack_id bigint) (
 COMMENT ON AGGREGATE stack_agg(bigint, bigint) IS 'the call tree of stored stacks with their weights: weights summed per stack id, each distinct stack resolved once at the end; NULL stacks and weights are skipped';
 COMMENT ON AGGREGATE stack_agg(bigint) IS 'the call tree of stored stacks, each sample with weight 1';
 
+-- stack_agg(samples) sums packed sample sets into the same state, so that
+-- packed values and rows mix through the same combine and final functions.
+CREATE OR REPLACE FUNCTION stack_agg_transfn(stack_weights, samples) RETURNS stack_weights
+AS 'MODULE_PATHNAME', 'stack_agg_samples_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION stack_agg_transfn(stack_weights, samples) IS 'transition function of stack_agg(samples): adds a packed value''s weights, summed per distinct stack';
+CREATE OR REPLACE AGGREGATE stack_agg(samples samples) (
+    SFUNC = stack_agg_transfn, STYPE = stack_weights,
+    FINALFUNC = stack_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = stack_agg_combinefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE stack_agg(samples) IS 'the call tree of packed sample sets: the same tree as stack_agg(stack_id, weight) over their rows, read without unpacking them; NULL values are skipped';
+
+-- samples_agg packs rows into a samples value: the rows are gathered, then
+-- sorted and packed once at the end.  No combine function: a value is
+-- packed whole.
+CREATE OR REPLACE FUNCTION samples_agg_transfn(internal, bigint, bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION samples_agg_transfn(internal, bigint, bigint, bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION samples_agg_transfn(internal, bigint, bigint, bigint, bigint) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION samples_agg_finalfn(internal) RETURNS samples
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION samples_agg_transfn(internal, bigint, bigint) IS 'transition function of samples_agg(bigint, bigint): gathers a sample';
+COMMENT ON FUNCTION samples_agg_transfn(internal, bigint, bigint, bigint) IS 'transition function of samples_agg(bigint, bigint, bigint): gathers a sample with its time';
+COMMENT ON FUNCTION samples_agg_transfn(internal, bigint, bigint, bigint, bigint) IS 'transition function of samples_agg(bigint, bigint, bigint, bigint): gathers a sample with its time and label set';
+COMMENT ON FUNCTION samples_agg_finalfn(internal) IS 'final function of samples_agg: the gathered samples packed';
+CREATE OR REPLACE AGGREGATE samples_agg(stack_id bigint, weight bigint) (
+    SFUNC = samples_agg_transfn, STYPE = internal,
+    FINALFUNC = samples_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE samples_agg(stack_id bigint, weight bigint, ts bigint) (
+    SFUNC = samples_agg_transfn, STYPE = internal,
+    FINALFUNC = samples_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE samples_agg(stack_id bigint, weight bigint, ts bigint, labels_id bigint) (
+    SFUNC = samples_agg_transfn, STYPE = internal,
+    FINALFUNC = samples_agg_finalfn, FINALFUNC_MODIFY = READ_ONLY,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE samples_agg(bigint, bigint) IS 'the rows (stack id, weight) packed into one samples value, duplicates kept; at most 4194304 samples';
+COMMENT ON AGGREGATE samples_agg(bigint, bigint, bigint) IS 'the rows (stack id, weight, time) packed into one samples value; a NULL time is a sample without one';
+COMMENT ON AGGREGATE samples_agg(bigint, bigint, bigint, bigint) IS 'the rows (stack id, weight, time, label set id) packed into one samples value; a NULL time or label set is a sample without one';
+
 -- trace_agg replays the enter and exit events of a trace (the event table)
 -- into a call tree that also counts the calls of each node and keeps the
 -- distribution of their durations, which latency() reads.

@@ -43,13 +43,11 @@ BEGIN
 END
 $$;
 
--- Checks group_by against the meta keys of profiles; returns its keys sorted.
+-- Checks group_by; returns its keys sorted.
 CREATE OR REPLACE FUNCTION rollup_check_group_by(group_by text[]) RETURNS text[]
-LANGUAGE plpgsql STABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    k text;
 BEGIN
     IF group_by IS NULL OR array_position(group_by, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'rollup group_by must not be null or hold null'
@@ -61,9 +59,23 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Name each meta key once.';
     END IF;
-    FOREACH k IN ARRAY group_by LOOP
-        -- a key that no profile has: a typo more likely than a plan (SELECT
-        -- 1: Citus cannot plan a subquery of no columns on its tables)
+    RETURN ARRAY(SELECT g FROM unnest(group_by) AS g ORDER BY g COLLATE "C");
+END
+$$;
+
+-- Checks the keys of a new level against the meta keys of profiles: a key
+-- that no profile has is a typo more likely than a plan.  Only when the
+-- level is created: once the last profile with a key has expired, the
+-- level's runs go on.
+CREATE OR REPLACE FUNCTION rollup_check_keys_known(keys text[]) RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    k text;
+BEGIN
+    FOREACH k IN ARRAY keys LOOP
+        -- SELECT 1: Citus cannot plan a subquery of no columns on its tables
         IF NOT EXISTS (SELECT 1 FROM @extschema@.profile p WHERE p.meta ? k)
            AND EXISTS (SELECT 1 FROM @extschema@.profile) THEN
             RAISE EXCEPTION 'unknown group key "%": no profile has it in its meta', k
@@ -71,7 +83,6 @@ BEGIN
                       HINT = 'group_by names keys of calltree.profile.meta; SELECT DISTINCT jsonb_object_keys(meta) FROM calltree.profile lists them.';
         END IF;
     END LOOP;
-    RETURN ARRAY(SELECT g FROM unnest(group_by) AS g ORDER BY g COLLATE "C");
 END
 $$;
 
@@ -91,88 +102,265 @@ BEGIN ATOMIC
     ON CONFLICT ON CONSTRAINT rollup_level_key DO NOTHING;
 END;
 
--- One run of a level read from raw samples: the profiles of the level's
--- buckets that no row of the level includes yet are aggregated per
--- bucket, group and unit, and added to the rows (one statement, so one
--- snapshot: the profiles read are exactly those whose samples are read).
-CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz) RETURNS bigint
+-- The errors that one profile (or one row of a finer level) can cause in a
+-- run, and that skip it rather than stop the level: data_exception (22:
+-- "call tree weight out of range" when its weights overflow a row) and
+-- program_limit_exceeded (54: "index row size exceeds btree maximum" for a
+-- group key or weight unit too long for rollup_key).  Every other error
+-- (locks, serialization, rights) stops the run, and skips nothing.
+
+-- Lists a profile as skipped by a level, with a warning, once.
+CREATE OR REPLACE FUNCTION rollup_skip(width interval, keys text[], profile_id bigint, bucket timestamptz,
+                                       group_key jsonb, weight_unit text, state text, reason text) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO @extschema@.rollup_skipped (width, group_by, profile_id, bucket, group_key, weight_unit, sqlstate, reason)
+    VALUES (rollup_skip.width, keys, rollup_skip.profile_id, rollup_skip.bucket, rollup_skip.group_key,
+            rollup_skip.weight_unit, state, reason)
+    ON CONFLICT ON CONSTRAINT rollup_skipped_key DO NOTHING;
+    IF FOUND THEN
+        RAISE WARNING 'rollup level % % skipped profile %: %', width, keys, profile_id, reason
+            USING DETAIL = format('Its row: bucket %s, group %s, weight unit %s.', bucket,
+                                  left(group_key::text, 100), left(weight_unit, 100)),
+                  HINT = 'calltree.rollup_skipped lists the skipped profiles; expire() deletes them when old. '
+                         'To roll one up, correct it and delete its row there.';
+    END IF;
+END
+$$;
+
+-- Adds the given profiles to the rows of a level read from raw samples,
+-- per bucket, group and unit, and to the level's profiles (one statement,
+-- so one snapshot: the profiles read are exactly those whose samples are
+-- read).  The number of rows written.
+CREATE OR REPLACE FUNCTION rollup_add_profiles(width interval, keys text[], ids bigint[]) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     written bigint;
 BEGIN
-    WITH candidate AS MATERIALIZED (
+    WITH taken AS MATERIALIZED (
         SELECT p.id, p.weight_unit,
-               @extschema@.rollup_bucket(p.started_at, rollup_from_samples.width) AS bucket,
+               @extschema@.rollup_bucket(p.started_at, rollup_add_profiles.width) AS bucket,
                @extschema@.group_key(p.meta, keys) AS group_key
           FROM @extschema@.profile p
-         WHERE p.started_at IS NOT NULL
-           AND (since IS NULL OR p.started_at >= since)
-    ), fresh AS MATERIALIZED (
-        SELECT c.* FROM candidate c
-         WHERE NOT EXISTS (SELECT FROM @extschema@.rollup r
-                            WHERE r.group_key = c.group_key AND r.width = rollup_from_samples.width
-                              AND r.bucket = c.bucket AND r.weight_unit = c.weight_unit
-                              AND r.profiles @> c.id)
-    ), ids AS (
-        SELECT f.bucket, f.group_key, f.weight_unit,
-               range_agg(int8range(f.id, f.id, '[]')) AS profiles
-          FROM fresh f GROUP BY f.bucket, f.group_key, f.weight_unit
+         WHERE p.id = ANY (ids) AND p.started_at IS NOT NULL
+    ), grouped AS (
+        SELECT t.bucket, t.group_key, t.weight_unit,
+               range_agg(int8range(t.id, t.id, '[]')) AS profiles
+          FROM taken t GROUP BY t.bucket, t.group_key, t.weight_unit
     ), trees AS (
-        SELECT f.bucket, f.group_key, f.weight_unit,
+        SELECT t.bucket, t.group_key, t.weight_unit,
                @extschema@.stack_agg(s.stack_id, s.weight) AS tree, count(*) AS samples
-          FROM fresh f JOIN @extschema@.sample s ON s.profile_id = f.id
-         GROUP BY f.bucket, f.group_key, f.weight_unit
+          FROM taken t JOIN @extschema@.sample s ON s.profile_id = t.id
+         GROUP BY t.bucket, t.group_key, t.weight_unit
     ), written AS (
         INSERT INTO @extschema@.rollup AS r (bucket, width, group_key, weight_unit, tree, samples, profiles)
-        SELECT i.bucket, rollup_from_samples.width, i.group_key, i.weight_unit,
-               COALESCE(t.tree, '{}'::@extschema@.calltree), COALESCE(t.samples, 0), i.profiles
-          FROM ids i LEFT JOIN trees t USING (bucket, group_key, weight_unit)
+        SELECT g.bucket, rollup_add_profiles.width, g.group_key, g.weight_unit,
+               COALESCE(t.tree, '{}'::@extschema@.calltree), COALESCE(t.samples, 0), g.profiles
+          FROM grouped g LEFT JOIN trees t USING (bucket, group_key, weight_unit)
         ON CONFLICT ON CONSTRAINT rollup_key DO UPDATE
            SET tree = r.tree OPERATOR(@extschema@.+) excluded.tree,
                samples = r.samples + excluded.samples,
                profiles = r.profiles + excluded.profiles
         RETURNING 1
+    ), level AS (
+        INSERT INTO @extschema@.rollup_taken AS l (width, group_by, profiles)
+        SELECT rollup_add_profiles.width, keys, range_agg(int8range(t.id, t.id, '[]')) FROM taken t
+        HAVING count(*) > 0
+        ON CONFLICT ON CONSTRAINT rollup_taken_key DO UPDATE SET profiles = l.profiles + excluded.profiles
     )
     SELECT count(*) INTO written FROM written;
     RETURN written;
 END
 $$;
 
--- One run of a level built from a finer one: each bucket whose finer rows
--- include a profile that its row does not is merged again from them.
+-- rollup_add_profiles after it failed on some of the profiles: row by
+-- row, and in a row that fails, profile by profile, the smallest weight
+-- first (so that a huge weight, not its neighbours, is the one that
+-- overflows); a profile that fails alone is skipped.
+CREATE OR REPLACE FUNCTION rollup_add_profiles_apart(width interval, keys text[], ids bigint[]) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    grp record;
+    id bigint;
+    wrote boolean;
+    written bigint := 0;
+    state text;
+    reason text;
+BEGIN
+    FOR grp IN
+        SELECT @extschema@.rollup_bucket(p.started_at, rollup_add_profiles_apart.width) AS bucket,
+               @extschema@.group_key(p.meta, keys) AS group_key, p.weight_unit,
+               array_agg(p.id ORDER BY (SELECT sum(abs(s.weight::numeric)) FROM @extschema@.sample s
+                                         WHERE s.profile_id = p.id) NULLS FIRST, p.id) AS ids
+          FROM @extschema@.profile p
+         WHERE p.id = ANY (ids) AND p.started_at IS NOT NULL
+         GROUP BY 1, 2, 3
+    LOOP
+        BEGIN
+            written := written + @extschema@.rollup_add_profiles(width, keys, grp.ids);
+            CONTINUE;
+        EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+            NULL;
+        END;
+        wrote := false;
+        FOREACH id IN ARRAY grp.ids LOOP
+            BEGIN
+                PERFORM @extschema@.rollup_add_profiles(width, keys, ARRAY[id]);
+                wrote := true;
+            EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, reason = MESSAGE_TEXT;
+                PERFORM @extschema@.rollup_skip(width, keys, id, grp.bucket, grp.group_key, grp.weight_unit, state, reason);
+            END;
+        END LOOP;
+        written := written + wrote::int;
+    END LOOP;
+    RETURN written;
+END
+$$;
+
+-- One run of a level read from raw samples: the profiles that the level
+-- has neither taken (rollup_taken) nor skipped.  A profile whose start
+-- time, meta or unit changed after the level took it is not taken again.
+-- (The ids of both are read first: Citus joins no local table with the
+-- distributed profile.)
+CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    done int8multirange;
+    fresh bigint[];
+BEGIN
+    SELECT COALESCE((SELECT t.profiles FROM @extschema@.rollup_taken t
+                      WHERE t.width = rollup_from_samples.width AND t.group_by = keys), '{}')
+           + COALESCE((SELECT range_agg(int8range(k.profile_id, k.profile_id, '[]')) FROM @extschema@.rollup_skipped k
+                        WHERE k.width = rollup_from_samples.width AND k.group_by = keys), '{}')
+      INTO done;
+    fresh := ARRAY(SELECT p.id FROM @extschema@.profile p
+                    WHERE p.started_at IS NOT NULL
+                      AND (since IS NULL OR p.started_at >= since)
+                      AND NOT done @> p.id
+                    ORDER BY p.id);
+    IF cardinality(fresh) = 0 THEN
+        RETURN 0;
+    END IF;
+    BEGIN
+        RETURN @extschema@.rollup_add_profiles(width, keys, fresh);
+    EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+        RETURN @extschema@.rollup_add_profiles_apart(width, keys, fresh);
+    END;
+END
+$$;
+
+-- The buckets of a level built from a finer one whose finer rows include
+-- a profile that its row does not, nor lists as skipped.
+CREATE OR REPLACE FUNCTION rollup_stale_buckets(width interval, keys text[], source interval, since timestamptz,
+                                                skipped int8multirange,
+                                                OUT bucket timestamptz, OUT group_key jsonb, OUT weight_unit text)
+RETURNS SETOF record
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT DISTINCT b.bucket, f.group_key, f.weight_unit
+      FROM @extschema@.rollup f,
+           LATERAL (SELECT @extschema@.rollup_bucket(f.bucket, rollup_stale_buckets.width) AS bucket) b
+     WHERE f.width = source
+       AND ARRAY(SELECT k FROM pg_catalog.jsonb_object_keys(f.group_key) AS k ORDER BY k COLLATE "C") = keys
+       AND (since IS NULL OR f.bucket >= @extschema@.rollup_bucket(since, rollup_stale_buckets.width))
+       AND NOT EXISTS (SELECT FROM @extschema@.rollup r
+                        WHERE r.group_key = f.group_key AND r.width = rollup_stale_buckets.width
+                          AND r.bucket = b.bucket AND r.weight_unit = f.weight_unit
+                          AND (r.profiles OPERATOR(pg_catalog.+) skipped) OPERATOR(pg_catalog.@>) f.profiles);
+END;
+
+-- One run of a level built from a finer one: each stale bucket is merged
+-- again from the finer rows.
 CREATE OR REPLACE FUNCTION rollup_from_level(width interval, keys text[], source interval, since timestamptz) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    skipped int8multirange;
     written bigint;
 BEGIN
-    WITH fine AS MATERIALIZED (
-        SELECT @extschema@.rollup_bucket(f.bucket, rollup_from_level.width) AS bucket,
-               f.group_key, f.weight_unit, f.tree, f.samples, f.profiles
-          FROM @extschema@.rollup f
-         WHERE f.width = source
-           AND ARRAY(SELECT k FROM jsonb_object_keys(f.group_key) AS k ORDER BY k COLLATE "C") = keys
-           AND (since IS NULL OR f.bucket >= @extschema@.rollup_bucket(since, rollup_from_level.width))
-    ), stale AS (
-        SELECT DISTINCT f.bucket, f.group_key, f.weight_unit FROM fine f
-         WHERE NOT EXISTS (SELECT FROM @extschema@.rollup r
-                            WHERE r.group_key = f.group_key AND r.width = rollup_from_level.width
-                              AND r.bucket = f.bucket AND r.weight_unit = f.weight_unit
-                              AND r.profiles @> f.profiles)
-    ), written AS (
+    SELECT COALESCE(range_agg(int8range(k.profile_id, k.profile_id, '[]')), '{}') INTO skipped
+      FROM @extschema@.rollup_skipped k WHERE k.width = rollup_from_level.width AND k.group_by = keys;
+    BEGIN
+        WITH written AS (
+            INSERT INTO @extschema@.rollup AS r (bucket, width, group_key, weight_unit, tree, samples, profiles)
+            SELECT s.bucket, rollup_from_level.width, s.group_key, s.weight_unit,
+                   @extschema@.calltree_merge(f.tree), sum(f.samples), range_agg(f.profiles)
+              FROM @extschema@.rollup_stale_buckets(rollup_from_level.width, keys, source, since, skipped) s
+              JOIN @extschema@.rollup f
+                ON f.group_key = s.group_key AND f.width = source AND f.weight_unit = s.weight_unit
+               AND f.bucket >= s.bucket AND f.bucket < s.bucket + rollup_from_level.width
+             GROUP BY s.bucket, s.group_key, s.weight_unit
+            ON CONFLICT ON CONSTRAINT rollup_key DO UPDATE
+               SET tree = excluded.tree, samples = excluded.samples, profiles = excluded.profiles
+            RETURNING 1
+        )
+        SELECT count(*) INTO written FROM written;
+        RETURN written;
+    EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+        RETURN @extschema@.rollup_from_level_apart(width, keys, source, since, skipped);
+    END;
+END
+$$;
+
+-- rollup_from_level after it failed: bucket by bucket, and in a bucket that
+-- fails, the finer rows one at a time, the smallest total first; a finer
+-- row that overflows the sum is left out, its profiles skipped.  The
+-- bucket's row then lacks them, and tree_between reads the finer rows
+-- for it instead.
+CREATE OR REPLACE FUNCTION rollup_from_level_apart(width interval, keys text[], source interval, since timestamptz,
+                                                   skipped int8multirange)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    b record;
+    f record;
+    id bigint;
+    tree @extschema@.calltree;
+    samples bigint;
+    profiles int8multirange;
+    written bigint := 0;
+    state text;
+    reason text;
+BEGIN
+    FOR b IN SELECT * FROM @extschema@.rollup_stale_buckets(width, keys, source, since, skipped) LOOP
+        tree := NULL;
+        samples := 0;
+        profiles := '{}';
+        FOR f IN SELECT r.tree, r.samples, r.profiles FROM @extschema@.rollup r
+                  WHERE r.group_key = b.group_key AND r.width = source AND r.weight_unit = b.weight_unit
+                    AND r.bucket >= b.bucket AND r.bucket < b.bucket + rollup_from_level_apart.width
+                  ORDER BY abs(@extschema@.total(r.tree)::numeric), r.bucket LOOP
+            BEGIN
+                tree := @extschema@.rollup_add(tree, f.tree);
+                samples := samples + f.samples;
+                profiles := profiles + f.profiles;
+            EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, reason = MESSAGE_TEXT;
+                FOR id IN SELECT generate_series(lower(g), upper(g) - 1) FROM unnest(f.profiles - skipped) AS g LOOP
+                    PERFORM @extschema@.rollup_skip(width, keys, id, b.bucket, b.group_key, b.weight_unit, state, reason);
+                END LOOP;
+            END;
+        END LOOP;
         INSERT INTO @extschema@.rollup AS r (bucket, width, group_key, weight_unit, tree, samples, profiles)
-        SELECT f.bucket, rollup_from_level.width, f.group_key, f.weight_unit,
-               @extschema@.calltree_merge(f.tree), sum(f.samples), range_agg(f.profiles)
-          FROM fine f JOIN stale s USING (bucket, group_key, weight_unit)
-         GROUP BY f.bucket, f.group_key, f.weight_unit
+        VALUES (b.bucket, rollup_from_level_apart.width, b.group_key, b.weight_unit,
+                COALESCE(tree, '{}'::@extschema@.calltree), samples, profiles)
         ON CONFLICT ON CONSTRAINT rollup_key DO UPDATE
-           SET tree = excluded.tree, samples = excluded.samples, profiles = excluded.profiles
-        RETURNING 1
-    )
-    SELECT count(*) INTO written FROM written;
+           SET tree = excluded.tree, samples = excluded.samples, profiles = excluded.profiles;
+        written := written + 1;
+    END LOOP;
     RETURN written;
 END
 $$;
@@ -202,7 +390,10 @@ BEGIN
     IF NOT FOUND AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
                                   WHERE l.width = w AND l.group_by = keys) THEN
         LOCK TABLE @extschema@.rollup_level IN SHARE ROW EXCLUSIVE MODE;
-        PERFORM @extschema@.rollup_create_level(w, keys);
+        IF NOT EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.width = w AND l.group_by = keys) THEN
+            PERFORM @extschema@.rollup_check_keys_known(keys);
+            PERFORM @extschema@.rollup_create_level(w, keys);
+        END IF;
         SELECT l.source_width INTO source FROM @extschema@.rollup_level l
          WHERE l.width = w AND l.group_by = keys
            FOR UPDATE SKIP LOCKED;
@@ -224,9 +415,15 @@ CREATE OR REPLACE FUNCTION rollup_add(a calltree, b calltree) RETURNS calltree
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN a IS NULL THEN b WHEN b IS NULL THEN a ELSE a OPERATOR(@extschema@.+) b END;
 
--- The rows of a level that lie wholly in the uncovered part of [since, until)
+-- The rows of a level that tree_between may read for the uncovered part
+-- of [since, until): those that lie wholly in it, share no profile with
+-- the rows chosen already (covered: a profile moved after a level took
+-- it may sit at different times in two levels), and include every profile
+-- that a finer row inside their bucket includes.  A coarser level behind
+-- its source lacks profiles whose samples expire() may have deleted: its
+-- row is passed over for the finer rows, which have them.
 CREATE OR REPLACE FUNCTION rollup_rows_within(group_key jsonb, width interval, since timestamptz, until timestamptz,
-                                   weight_unit text, uncovered tstzmultirange)
+                                   weight_unit text, uncovered tstzmultirange, covered int8multirange)
 RETURNS SETOF rollup
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -234,7 +431,17 @@ BEGIN ATOMIC
      WHERE r.group_key = rollup_rows_within.group_key AND r.width = rollup_rows_within.width
        AND r.bucket >= since AND r.bucket + r.width <= until
        AND (rollup_rows_within.weight_unit IS NULL OR r.weight_unit = rollup_rows_within.weight_unit)
-       AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)');
+       AND uncovered @> tstzrange(r.bucket, r.bucket + r.width, '[)')
+       AND NOT r.profiles && covered
+       -- one index range per finer width: the rows of its bucket
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.rollup_level l
+                        WHERE l.width < r.width
+                          AND EXISTS (SELECT 1 FROM @extschema@.rollup f
+                                       WHERE f.group_key = r.group_key AND f.width = l.width
+                                         AND f.bucket >= r.bucket AND f.bucket < r.bucket + r.width
+                                         AND f.weight_unit = r.weight_unit
+                                         AND f.bucket + f.width <= r.bucket + r.width
+                                         AND NOT r.profiles @> f.profiles));
 END;
 
 CREATE OR REPLACE FUNCTION tree_between(group_key jsonb, since timestamptz, until timestamptz, weight_unit text DEFAULT NULL)
@@ -273,8 +480,9 @@ BEGIN
     uncovered := tstzmultirange(tstzrange(since, until, '[)'));
 
     -- Coarsest first: each level's rows that lie wholly in what is still
-    -- uncovered.  Rows of several levels never overlap in time, so no
-    -- profile is in two chosen rows.
+    -- uncovered, and that rollup_rows_within finds complete.  A level holds
+    -- a profile once, and rows that share a profile with a chosen one are
+    -- passed over, so no profile is in two chosen rows.
     FOR w IN SELECT DISTINCT r.width FROM @extschema@.rollup r
               WHERE r.group_key = tree_between.group_key AND r.bucket >= since AND r.bucket < until
               ORDER BY r.width DESC
@@ -282,15 +490,15 @@ BEGIN
         SELECT count(*), sum(r.samples), range_agg(r.profiles), range_agg(tstzrange(r.bucket, r.bucket + r.width, '[)')),
                array_agg(DISTINCT r.weight_unit)
           INTO n, part_samples, part_ids, part_time, part_units
-          FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+          FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered, covered) r;
         CONTINUE WHEN n = 0;
         -- one row (a week read from a weekly row) is its own tree: no merge
         IF n = 1 THEN
             SELECT r.tree INTO part
-              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered, covered) r;
         ELSE
             SELECT @extschema@.calltree_merge(r.tree) INTO part
-              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered) r;
+              FROM @extschema@.rollup_rows_within(group_key, w, since, until, weight_unit, uncovered, covered) r;
         END IF;
         result := @extschema@.rollup_add(result, part);
         sample_count := sample_count + part_samples;

@@ -164,9 +164,13 @@ CREATE OR REPLACE FUNCTION sample_window_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_sample_window_check' LANGUAGE C;
 COMMENT ON FUNCTION sample_window_check() IS 'trigger of calltree.sample_default: refuses the samples of profile ids past the last time window';
 
--- Whether a profile is included in every rollup level that reads raw
--- samples (and one at least exists): a level built from another reads
--- that level's rows, which stay.
+-- Whether every rollup level that reads raw samples (and one at least
+-- exists) has taken the profile (rollup_taken: in the row where
+-- it first read it, whatever its start, meta and unit now) or skipped it
+-- (rollup_skipped: kept, it would keep its whole partition of samples
+-- forever).  A level built from another reads that level's rows, which
+-- stay; tree_between passes over a row of such a level that lacks a
+-- profile of the finer rows in its bucket.
 CREATE OR REPLACE FUNCTION rolled_up(p profile) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -174,14 +178,14 @@ BEGIN ATOMIC
        AND EXISTS (SELECT FROM @extschema@.rollup_level l WHERE l.source_width IS NULL)
        AND NOT EXISTS (SELECT FROM @extschema@.rollup_level l
                         WHERE l.source_width IS NULL
-                          AND NOT EXISTS (SELECT FROM @extschema@.rollup r
-                                           WHERE r.group_key = @extschema@.group_key(p.meta, l.group_by)
-                                             AND r.width = l.width
-                                             AND r.bucket = @extschema@.rollup_bucket(p.started_at, l.width)
-                                             AND r.weight_unit = p.weight_unit
-                                             AND r.profiles @> p.id));
+                          AND NOT EXISTS (SELECT FROM @extschema@.rollup_taken t
+                                           WHERE t.width = l.width AND t.group_by = l.group_by
+                                             AND t.profiles @> p.id)
+                          AND NOT EXISTS (SELECT FROM @extschema@.rollup_skipped k
+                                           WHERE k.width = l.width AND k.group_by = l.group_by
+                                             AND k.profile_id = p.id));
 END;
-COMMENT ON FUNCTION rolled_up(profile) IS 'whether the profile is included in every rollup level that reads raw samples (and one exists)';
+COMMENT ON FUNCTION rolled_up(profile) IS 'whether every rollup level that reads raw samples (and one exists) has taken or skipped the profile';
 
 -- The checks of expire's arguments.
 CREATE OR REPLACE FUNCTION expire_check(raw_older_than interval, partition_width interval) RETURNS void

@@ -5,7 +5,7 @@
  */
 #include "postgres.h"
 
-#include "store/func_ids.h"
+#include "tree/func_ids.h"
 
 int
 func_id_compare(const void *a, const void *b)

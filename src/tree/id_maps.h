@@ -5,7 +5,9 @@
  *   idcache     an encoded key (bytes) -> id: funcs, frames, label sets
  *   stackcache  (prefix, frame) -> stack id
  *
- * simplehash tables, static inline in every file that includes this.
+ * simplehash tables, static inline in every file that includes this.  Pure
+ * maps, with no table behind them, so they sit here below both (the pprof
+ * importer keeps one too, of label sets).
  */
 #ifndef CALLTREE_ID_MAPS_H
 #define CALLTREE_ID_MAPS_H

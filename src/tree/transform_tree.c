@@ -1,6 +1,7 @@
 /*
  * transform_tree.c
- *	  The call-tree transforms applied to stored trees (calltree → calltree).
+ *	  The call-tree transforms applied to stored trees (calltree → calltree),
+ *	  and the bottom-up tree; their SQL functions are in query/transform.c.
  *
  * A tree is the multiset {func path → self weight}, so transforming a tree
  * is transforming the path of every node and adding its self weight where
@@ -18,7 +19,7 @@
 
 #include "tree/builder.h"
 #include "tree/path.h"
-#include "query/transform.h"
+#include "tree/transform.h"
 
 /* The builder sink: positions are builder nodes, -1 the root level. */
 static int32
@@ -161,38 +162,4 @@ invert_tree(const CallTree *tree)
 	pfree(entries);
 	pfree(groups);
 	return tree_builder_finish(builder);
-}
-
-/* The SQL functions on trees: transform(tree calltree, ...) → calltree */
-#define TREE_TRANSFORM(sqlname, kind) \
-PG_FUNCTION_INFO_V1(sqlname##_tree); \
-Datum \
-sqlname##_tree(PG_FUNCTION_ARGS) \
-{ \
-	CallTree   *tree = PG_GETARG_CALLTREE_P(0); \
-	Transform	transform; \
-\
-	transform_from_args(fcinfo, kind, &transform); \
-	transform_check_funcs(fcinfo, &transform, calltree_func(tree), tree->nnodes); \
-	PG_RETURN_CALLTREE_P(transform_tree(tree, &transform)); \
-}
-
-TREE_TRANSFORM(merge_call_node, TRANSFORM_MERGE_CALL_NODE)
-TREE_TRANSFORM(merge_function, TRANSFORM_MERGE_FUNCTION)
-TREE_TRANSFORM(merge_functions, TRANSFORM_MERGE_FUNCTIONS)
-TREE_TRANSFORM(merge_subtree, TRANSFORM_MERGE_SUBTREE)
-TREE_TRANSFORM(collapse_function_subtree, TRANSFORM_COLLAPSE_FUNCTION_SUBTREE)
-TREE_TRANSFORM(hide_call_node, TRANSFORM_HIDE_CALL_NODE)
-TREE_TRANSFORM(drop_function, TRANSFORM_DROP_FUNCTION)
-TREE_TRANSFORM(focus_subtree, TRANSFORM_FOCUS_SUBTREE)
-TREE_TRANSFORM(focus_function, TRANSFORM_FOCUS_FUNCTION)
-TREE_TRANSFORM(collapse_direct_recursion, TRANSFORM_COLLAPSE_DIRECT_RECURSION)
-TREE_TRANSFORM(collapse_recursion, TRANSFORM_COLLAPSE_RECURSION)
-TREE_TRANSFORM(remap_functions, TRANSFORM_REMAP_FUNCTIONS)
-
-PG_FUNCTION_INFO_V1(invert_tree_sql);
-Datum
-invert_tree_sql(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CALLTREE_P(invert_tree(PG_GETARG_CALLTREE_P(0)));
 }

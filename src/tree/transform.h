@@ -7,17 +7,21 @@
  * transform is a small state machine fed one func at a time, root first,
  * that writes its output through a PathSink:
  *
- *	- on an int4[] path, the sink is an array, and the output is the
- *	  transformed path (transform.c);
+ *	- on a path, the sink is an array, and the output is the transformed
+ *	  path (transform.c);
  *	- on a stored tree, the sink is a TreeBuilder and each node's state is
  *	  its parent's state stepped with the node's func, so the whole tree is
  *	  rewritten in one preorder pass (transform_tree.c).
  *
  * One definition serves both, so the path twin and the tree twin agree on
- * every input by construction.
+ * every input by construction.  All of it is pure: the SQL functions, which
+ * read a Transform from their arguments and check the funcs they name, are
+ * in query/transform.c.
  */
 #ifndef CALLTREE_TRANSFORM_H
 #define CALLTREE_TRANSFORM_H
+
+#include "postgres.h"
 
 #include "tree/calltree.h"
 
@@ -89,12 +93,15 @@ extern void transform_step(const Transform *transform, const PathSink *sink,
 						   PathState *state, int32 func);
 extern bool transform_keeps(const PathState *state, const PathSink *sink);
 
-/* fmgr helpers shared by transform.c and transform_tree.c */
-extern void transform_from_args(FunctionCallInfo fcinfo, TransformKind kind, Transform *transform);
-extern void transform_check_funcs(FunctionCallInfo fcinfo, const Transform *transform,
-								  const int32 *held, int32 nheld);
+/*
+ * The transform applied to the path funcs[0 .. len), root first: false
+ * when it drops the sample, else true with the new path in out[0 ..
+ * *out_len).  out has room for len funcs: every step writes at most one.
+ */
+extern bool transform_path(const Transform *transform, const int32 *funcs, int32 len,
+						   int32 *out, int32 *out_len);
 
-/* transform_tree.c */
+/* transform_tree.c: the transform applied to every node's path; the bottom-up tree */
 extern CallTree *transform_tree(const CallTree *tree, const Transform *transform);
 extern CallTree *invert_tree(const CallTree *tree);
 

@@ -1,0 +1,277 @@
+/*
+ * fuzz_samples.c
+ *	  libFuzzer harness of the samples type: its codec (tree/samples.c) and
+ *	  its text and binary input and output (tree/samples_io.c).
+ *
+ * The first byte chooses the input, by its value modulo 3:
+ *
+ * 0: the rest is a text value for samples_in;
+ * 1: the rest is packed bytes for samples_recv, which must refuse them or
+ *    accept exactly the canonical encoding of what they decode to (a value
+ *    has one encoding: packing its decoded samples gives its bytes back);
+ * 2: the rest is a list of samples, each a control byte (bit 0: has a
+ *    time, bit 1: has a label set, bits 2-5: which of stack, weight, time,
+ *    label set take 8 bytes rather than 1 signed byte) and its fields:
+ *    packed, they must decode to the same multiset.
+ *
+ * Every accepted value must print and send, and come back from both forms
+ * with the same bytes; its stack sums (the path of stack_agg(samples)) and
+ * distinct stacks must be those of its samples.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "common/int.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+
+#include "tree/samples.h"
+#include "pg_stubs.h"
+
+extern Datum samples_in(PG_FUNCTION_ARGS);
+extern Datum samples_out(PG_FUNCTION_ARGS);
+extern Datum samples_recv(PG_FUNCTION_ARGS);
+extern Datum samples_send(PG_FUNCTION_ARGS);
+
+typedef enum InputKind
+{
+	INPUT_TEXT,
+	INPUT_PACKED,
+	INPUT_SAMPLES
+} InputKind;
+
+typedef struct Input
+{
+	const uint8 *data;
+	size_t		len;
+	InputKind	kind;
+} Input;
+
+/* fn(arg), called as the fmgr calls a function of one argument */
+static Datum
+call1(PGFunction fn, Datum arg)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+	Datum		result;
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = arg;
+	fcinfo->args[0].isnull = false;
+	result = fn(fcinfo);
+	FUZZ_CHECK(!fcinfo->isnull, "a null result");
+	return result;
+}
+
+static struct varlena *
+from_text(const char *text)
+{
+	return (struct varlena *) DatumGetPointer(call1(samples_in, CStringGetDatum(text)));
+}
+
+static struct varlena *
+from_binary(const uint8 *bytes, size_t len)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (const char *) bytes, (int) len);
+	return (struct varlena *) DatumGetPointer(call1(samples_recv, PointerGetDatum(&buf)));
+}
+
+static void
+check_same(const struct varlena *a, const struct varlena *b, const char *how)
+{
+	FUZZ_CHECK(VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0,
+			   "a samples value changed through %s", how);
+}
+
+static bool
+same_sample(const Sample *a, const Sample *b)
+{
+	return a->stack_id == b->stack_id && a->weight == b->weight &&
+		a->has_ts == b->has_ts && (!a->has_ts || a->ts == b->ts) &&
+		a->has_labels == b->has_labels && (!a->has_labels || a->labels_id == b->labels_id);
+}
+
+/* The stack sums and distinct stacks of the value against its samples */
+static void
+check_stacks(const uint8 *packed, Size len, const Sample *samples, int64 count)
+{
+	int64	   *ids;
+	int64	   *sums;
+	int64		nstacks;
+	int64	   *dictionary;
+	SamplesHeader header;
+	int64		k = -1;
+	bool		overflow = false;
+	int64	   *expected = palloc(sizeof(int64) * Max(count, 1));
+	int64	   *expected_ids = palloc(sizeof(int64) * Max(count, 1));
+
+	/* the samples are in canonical order, but stacks repeat across the time part */
+	for (int64 i = 0; i < count; i++)
+	{
+		int64		j;
+
+		for (j = 0; j <= k && expected_ids[j] != samples[i].stack_id; j++)
+			;
+		if (j > k)
+		{
+			k = j;
+			expected_ids[j] = samples[i].stack_id;
+			expected[j] = 0;
+		}
+		overflow = overflow || pg_add_s64_overflow(expected[j], samples[i].weight, &expected[j]);
+	}
+	dictionary = samples_stack_ids(packed, len, &header);
+	FUZZ_CHECK(header.nstacks == k + 1, "the dictionary has " INT64_FORMAT " stacks, the samples " INT64_FORMAT,
+			   header.nstacks, k + 1);
+	for (int64 i = 1; i < header.nstacks; i++)
+		FUZZ_CHECK(dictionary[i - 1] < dictionary[i], "the stack dictionary is not ascending");
+	if (overflow)
+		return;					/* the sums are an error, tested in SQL */
+	nstacks = samples_stack_sums(packed, len, &ids, &sums);
+	FUZZ_CHECK(nstacks == k + 1, "stack sums of a different number of stacks");
+	for (int64 i = 0; i < nstacks; i++)
+	{
+		int64		j;
+
+		FUZZ_CHECK(ids[i] == dictionary[i], "the stack sums are not in dictionary order");
+		for (j = 0; expected_ids[j] != ids[i]; j++)
+			;
+		FUZZ_CHECK(sums[i] == expected[j], "the sum of stack " INT64_FORMAT " is wrong", ids[i]);
+	}
+}
+
+/* An accepted value: its forms, its canonical bytes, its stacks */
+static void
+check_value(struct varlena *value)
+{
+	const uint8 *packed = (const uint8 *) VARDATA(value);
+	Size		len = VARSIZE(value) - VARHDRSZ;
+	int64		count;
+	Sample	   *samples = samples_decode(packed, len, &count);
+	Sample	   *copy = palloc(sizeof(Sample) * Max(count, 1));
+	char	   *text = DatumGetCString(call1(samples_out, PointerGetDatum(value)));
+	bytea	   *binary = DatumGetByteaPP(call1(samples_send, PointerGetDatum(value)));
+	int64		again;
+	Sample	   *decoded;
+
+	memcpy(copy, samples, sizeof(Sample) * count);
+	check_same(value, samples_encode(copy, count), "decoding and encoding");
+	check_same(value, from_text(text), "text output and input");
+	check_same(value, from_binary((const uint8 *) VARDATA_ANY(binary), VARSIZE_ANY_EXHDR(binary)),
+			   "binary send and receive");
+	decoded = samples_decode(packed, len, &again);
+	FUZZ_CHECK(again == count, "a second decoding gave another count");
+	for (int64 i = 0; i < count; i++)
+		FUZZ_CHECK(same_sample(&samples[i], &decoded[i]), "a second decoding gave another sample");
+	check_stacks(packed, len, samples, count);
+}
+
+/* An integer of the sample list: 8 bytes when wide, else one signed byte */
+static bool
+take_int(const Input *input, size_t *pos, bool wide, int64 *value)
+{
+	size_t		need = wide ? 8 : 1;
+
+	if (input->len - *pos < need)
+		return false;
+	if (wide)
+		memcpy(value, input->data + *pos, 8);
+	else
+		*value = (int8) input->data[*pos];
+	*pos += need;
+	return true;
+}
+
+/* Mode 2: the listed samples, packed, decode to the same multiset */
+static void
+check_packing(const Input *input)
+{
+	Sample	   *samples = palloc(sizeof(Sample) * (input->len + 1));
+	Sample	   *sorted;
+	int64		count = 0;
+	size_t		pos = 0;
+	struct varlena *value;
+	Sample	   *decoded;
+	int64		decoded_count;
+
+	while (pos < input->len)
+	{
+		uint8		control = input->data[pos++];
+		Sample	   *s = &samples[count];
+
+		memset(s, 0, sizeof(Sample));
+		s->has_ts = control & 1;
+		s->has_labels = (control & 2) != 0;
+		if (!take_int(input, &pos, control & 4, &s->stack_id) ||
+			!take_int(input, &pos, control & 8, &s->weight) ||
+			(s->has_ts && !take_int(input, &pos, control & 16, &s->ts)) ||
+			(s->has_labels && !take_int(input, &pos, control & 32, &s->labels_id)))
+			break;
+		count++;
+	}
+	sorted = palloc(sizeof(Sample) * Max(count, 1));
+	memcpy(sorted, samples, sizeof(Sample) * count);
+	samples_sort(sorted, count);
+	value = samples_encode(samples, count);
+	decoded = samples_decode((const uint8 *) VARDATA(value), VARSIZE(value) - VARHDRSZ, &decoded_count);
+	FUZZ_CHECK(decoded_count == count, "packed " INT64_FORMAT " samples, unpacked " INT64_FORMAT,
+			   count, decoded_count);
+	for (int64 i = 0; i < count; i++)
+		FUZZ_CHECK(same_sample(&sorted[i], &decoded[i]), "sample " INT64_FORMAT " changed through packing", i);
+	check_value(value);
+}
+
+static void
+run(void *arg)
+{
+	Input	   *input = arg;
+	struct varlena *value;
+
+	if (input->kind == INPUT_SAMPLES)
+	{
+		/* nothing here is a rejection: every list of samples packs */
+		PG_TRY();
+		{
+			check_packing(input);
+		}
+		PG_CATCH();
+		{
+			fuzz_fail(__FILE__, __LINE__, "packing", "a list of samples fails to pack and unpack: %s",
+					  fuzz_last_error.message);
+		}
+		PG_END_TRY();
+		return;
+	}
+	if (input->kind == INPUT_PACKED)
+		value = from_binary(input->data, input->len);
+	else
+		value = from_text(pnstrdup((const char *) input->data, input->len));
+	/* errors from here on are not rejections of the input */
+	PG_TRY();
+	{
+		check_value(value);
+	}
+	PG_CATCH();
+	{
+		fuzz_fail(__FILE__, __LINE__, "round trips", "an accepted samples value fails its round trips: %s",
+				  fuzz_last_error.message);
+	}
+	PG_END_TRY();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	Input		input;
+
+	if (size == 0 || size > INT_MAX / 2)
+		return 0;
+	input.kind = (InputKind) (data[0] % 3);
+	input.data = data + 1;
+	input.len = size - 1;
+	(void) fuzz_try(run, &input);
+	return 0;
+}

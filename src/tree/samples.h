@@ -1,0 +1,150 @@
+/*
+ * samples.h
+ *	  The samples value: a profile's samples packed into one varlena, its
+ *	  layout, and the codec that writes and reads it (samples.c, no fmgr).
+ *	  The SQL type's text and binary I/O are in samples_io.c.
+ *
+ * A samples value is a multiset of samples, each a stack id, a weight and,
+ * when the format has them, a time (ns from the profile's start) and a
+ * label set id.  Duplicates are kept: a value holds as many samples as
+ * the rows it was packed from, so counts stay what they were, and the
+ * stack_agg of a value equals the stack_agg of its rows.
+ *
+ * The value is canonical: its samples are kept in one order, so that a
+ * multiset has exactly one encoding (equal values have equal bytes, and a
+ * dump restores the same bytes).  Samples without a time come first,
+ * ordered by (stack id, label set, weight); then those with a time, in time
+ * order, ties ordered by (stack id, label set, weight).  No label set sorts
+ * before any label set.  The order of time-stamped samples is thus their
+ * time order, which readers of time-ordered samples rely on.
+ *
+ * Layout (version 1), after the varlena header.  Every integer past the
+ * first two bytes is a varint: 7 bits per byte, least significant group
+ * first, the high bit set on every byte but the last, at most 10 bytes and
+ * no needless trailing zero group.  "zigzag" maps a signed integer to an
+ * unsigned one, 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
+ *
+ *	offset	size	field
+ *	0		1		format version, SAMPLES_VERSION
+ *	1		1		flags: SAMPLES_HAS_TIMES, SAMPLES_HAS_LABELS; other bits zero
+ *	2		var		n, the number of samples
+ *	.		var		d, the number of distinct stacks (0 if and only if n = 0)
+ *	.		var		t, with SAMPLES_HAS_TIMES: the samples with a time, 1..n:
+ *					they are the last t; without the flag t = 0
+ *	.		var		l, with SAMPLES_HAS_LABELS: the distinct label sets, 1..n;
+ *					without the flag no sample has one
+ *	.		var		weight unit g >= 1: the greatest common divisor of the
+ *					weights' magnitudes (1 when every weight is 0)
+ *	.		var		with SAMPLES_HAS_TIMES, time unit u >= 1: the greatest
+ *					common divisor of the time steps (1 when all are 0)
+ *	.		d var	the stack dictionary: the distinct stack ids, ascending:
+ *					zigzag(first id), then (id - previous id - 1)
+ *	.		l var	the label set dictionary, coded as the stacks'
+ *	.		n var	the stack column, as dictionary indexes: for the first
+ *					n - t samples (no time) the index minus the previous
+ *					sample's index (the first minus 0), which order makes
+ *					>= 0; for the last t the index itself
+ *	.		n var	the weight column: zigzag(weight / g)
+ *	.		n var	with SAMPLES_HAS_LABELS, the label column: 0 for no label
+ *					set, i + 1 for the i-th set of the dictionary
+ *	.		t var	with SAMPLES_HAS_TIMES, the time column: zigzag(first
+ *					time), then (time - previous time) / u
+ *
+ * and nothing after it.  Every dictionary entry is used by some sample.
+ *
+ * Cost: a stack id of a profile is usually a few steps from the previous
+ * one, and weights are mostly a small multiple of one period, so a sample
+ * without a time costs about 2 bytes (1 for its stack, 1 for its weight,
+ * 1 more with label sets) and each distinct stack 1-2 bytes of dictionary;
+ * a time-stamped sample adds its time step, 1-4 bytes.  The value is
+ * compact on its own: PostgreSQL compresses only values over about 2 kB.
+ * A column of this type in a table can ask for lz4 (ALTER TABLE ... SET
+ * COMPRESSION lz4) where the server was built with it.
+ *
+ * The codec trusts nothing it reads: a truncated value, a varint that is
+ * not minimal, an order that is broken, a count that does not match, a
+ * dictionary entry unused, a unit that is not the greatest common divisor
+ * or a byte after the end is an error (ERRCODE_INVALID_BINARY_REPRESENTATION)
+ * naming what is wrong and its byte offset, counted from the version byte
+ * (the offset in the binary form, which is these bytes).
+ */
+#ifndef CALLTREE_SAMPLES_H
+#define CALLTREE_SAMPLES_H
+
+#include "postgres.h"
+
+#define SAMPLES_VERSION		1
+#define SAMPLES_HAS_TIMES	0x01
+#define SAMPLES_HAS_LABELS	0x02
+#define SAMPLES_KNOWN_FLAGS	(SAMPLES_HAS_TIMES | SAMPLES_HAS_LABELS)
+
+/*
+ * The most samples one value holds, which bounds the memory of packing and
+ * unpacking one (40 bytes per sample unpacked): a larger set is split
+ * across values, by thread or by batch.
+ */
+#define SAMPLES_MAX			((int64) 1 << 22)
+
+/* One sample, unpacked */
+typedef struct Sample
+{
+	int64		stack_id;
+	int64		weight;
+	int64		ts;				/* when has_ts */
+	int64		labels_id;		/* when has_labels */
+	bool		has_ts;
+	bool		has_labels;
+} Sample;
+
+/* What the header of a packed value says, and where its parts start */
+typedef struct SamplesHeader
+{
+	uint8		flags;
+	int64		count;			/* n */
+	int64		nstacks;		/* d */
+	int64		ntimed;			/* t */
+	int64		nlabels;		/* l */
+	uint64		weight_unit;	/* g */
+	uint64		time_unit;		/* u, 1 without times */
+	Size		weight_unit_at; /* offsets of the units, for errors */
+	Size		time_unit_at;
+	Size		dictionaries;	/* offset of the stack dictionary */
+} SamplesHeader;
+
+/* Sorts samples into the canonical order */
+extern void samples_sort(Sample *samples, int64 count);
+
+/*
+ * The packed value (a varlena) of `count` samples in any order, which are
+ * sorted in place.  An error when count exceeds SAMPLES_MAX.
+ */
+extern struct varlena *samples_encode(Sample *samples, int64 count);
+
+/*
+ * The samples of the packed bytes data[0 .. len), in canonical order, after
+ * checking every byte; *count gets their number.
+ */
+extern Sample *samples_decode(const uint8 *data, Size len, int64 *count);
+
+/* Reads and checks the header only */
+extern void samples_read_header(const uint8 *data, Size len, SamplesHeader *header);
+
+/*
+ * The distinct stack ids of a packed value, ascending (a new array of
+ * header->nstacks ids): what references a value keeps.  Reads the header
+ * and the stack dictionary.
+ */
+extern int64 *samples_stack_ids(const uint8 *data, Size len, SamplesHeader *header);
+
+/*
+ * The distinct stack ids of a packed value, ascending, and the sum of the
+ * weights of each (two new arrays); returns their number.  Reads the
+ * header, the dictionary and the stack and weight columns only: the path
+ * of stack_agg(samples).  A sum out of range is an error.
+ */
+extern int64 samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums);
+
+/* The distinct label set ids of a packed value, ascending (a new array) */
+extern int64 *samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header);
+
+#endif							/* CALLTREE_SAMPLES_H */

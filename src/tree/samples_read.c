@@ -1,0 +1,123 @@
+/*
+ * samples_read.c
+ *	  The SQL functions that read a samples value (samples.h): its rows
+ *	  (unnest), its sample count, and the distinct stack and label set ids
+ *	  it refers to, which reference checks and garbage collection need.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "tree/samples.h"
+
+PG_FUNCTION_INFO_V1(samples_unnest);
+PG_FUNCTION_INFO_V1(samples_count);
+PG_FUNCTION_INFO_V1(samples_stack_id_array);
+PG_FUNCTION_INFO_V1(samples_label_set_id_array);
+
+/* The packed bytes of argument 0, short header kept */
+static struct varlena *
+packed_argument(FunctionCallInfo fcinfo)
+{
+	return PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+}
+
+typedef struct UnnestState
+{
+	Sample	   *samples;
+	int64		count;
+} UnnestState;
+
+/*
+ * unnest(samples): one row (stack_id, weight, ts, labels_id) per sample, in
+ * the value's canonical order; ts and labels_id NULL where it has none.
+ */
+Datum
+samples_unnest(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	UnnestState *state;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	Sample	   *sample;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		struct varlena *value;
+		MemoryContext old;
+		TupleDesc	desc;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("unnest(samples) called in a context that cannot take a record")));
+		funcctx->tuple_desc = BlessTupleDesc(desc);
+		value = packed_argument(fcinfo);
+		state = palloc(sizeof(UnnestState));
+		state->samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
+										&state->count);
+		funcctx->user_fctx = state;
+		MemoryContextSwitchTo(old);
+	}
+	funcctx = SRF_PERCALL_SETUP();
+	state = funcctx->user_fctx;
+	if ((int64) funcctx->call_cntr >= state->count)
+		SRF_RETURN_DONE(funcctx);
+	sample = &state->samples[funcctx->call_cntr];
+	values[0] = Int64GetDatum(sample->stack_id);
+	values[1] = Int64GetDatum(sample->weight);
+	values[2] = Int64GetDatum(sample->ts);
+	nulls[2] = !sample->has_ts;
+	values[3] = Int64GetDatum(sample->labels_id);
+	nulls[3] = !sample->has_labels;
+	SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc, values, nulls)));
+}
+
+/* sample_count(samples): from the header alone */
+Datum
+samples_count(PG_FUNCTION_ARGS)
+{
+	struct varlena *value = packed_argument(fcinfo);
+	SamplesHeader header;
+
+	samples_read_header((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
+	PG_RETURN_INT64(header.count);
+}
+
+static ArrayType *
+bigint_array(const int64 *ids, int64 count)
+{
+	Datum	   *elements = palloc(sizeof(Datum) * Max(count, 1));
+
+	for (int64 i = 0; i < count; i++)
+		elements[i] = Int64GetDatum(ids[i]);
+	return construct_array(elements, (int) count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+/* stack_ids(samples): the distinct stack ids, ascending, from the dictionary */
+Datum
+samples_stack_id_array(PG_FUNCTION_ARGS)
+{
+	struct varlena *value = packed_argument(fcinfo);
+	SamplesHeader header;
+	int64	   *ids = samples_stack_ids((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
+
+	PG_RETURN_ARRAYTYPE_P(bigint_array(ids, header.nstacks));
+}
+
+/* label_set_ids(samples): the distinct label set ids, ascending */
+Datum
+samples_label_set_id_array(PG_FUNCTION_ARGS)
+{
+	struct varlena *value = packed_argument(fcinfo);
+	SamplesHeader header;
+	int64	   *ids = samples_label_set_ids((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
+
+	PG_RETURN_ARRAYTYPE_P(bigint_array(ids, header.nlabels));
+}
