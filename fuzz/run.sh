@@ -124,7 +124,7 @@ build() {
 	CT_PACKAGES=(clang-14 libclang-rt-14-dev zlib1g-dev postgresql-server-dev-15)
 	ct_ensure_packages
 	make -s -C "$fuzz_dir" PG_CONFIG="$PG_CONFIG" BUILD="$build" >"$work/build.log" 2>&1 ||
-		ct_die "building the harnesses failed" "$work/build.log"
+		fail "building the harnesses failed" "$work/build.log"
 }
 
 # fuzz HARNESS: one harness for $seconds; prints its summary line

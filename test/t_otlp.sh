@@ -13,17 +13,17 @@
 # protobuf-compiler, python3-protobuf).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN, CALLTREE_SHARED).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_otlp
 # Debian's interpreter, which has python3-protobuf, whatever python3 is first in PATH
 python=/usr/bin/python3
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
 # One line per OTLP profile: its sample type, then "ok" or what differs
 cat >"$work/compare.sql" <<'SQL'
@@ -70,7 +70,7 @@ for f in "${files[@]}"; do
 	name=$(basename "$f")
 	CALLTREE_SHARED=$shared "$python" "$repo/test/otlp_from_pprof.py" "$f" "$work/$name.otlp" "svc-$name" ||
 		fail "$name: the converter failed"
-	result=$(q -v pprof="$f" -v otlp="$work/$name.otlp" -v svc="svc-$name" -f "$work/compare.sql") || fail "$name: the import failed"
+	result=$(ct_psql "$db" -At -v pprof="$f" -v otlp="$work/$name.otlp" -v svc="svc-$name" -f "$work/compare.sql") || fail "$name: the import failed"
 	[ -n "$result" ] || fail "$name: import_otlp made no profile"
 	while read -r type verdict; do
 		[ "$verdict" = ok ] || fail "$name, sample type $type: OTLP and pprof differ: $verdict"
@@ -86,7 +86,7 @@ done
 gzip -c "$work/sample.cpu.otlp" >"$work/request.gz"
 first=$("$repo/bin/calltree-load" -d "$db" --format otlp --no-progress "$work/request.gz" 2>"$work/load.err") ||
 	fail "calltree-load --format otlp failed: $(cat "$work/load.err")"
-loaded=$(q -v first="$first" <<<"SELECT string_agg(name || ':' || (meta->>'sample_type'), ' ' ORDER BY id)
+loaded=$(ct_psql "$db" -At -v first="$first" <<<"SELECT string_agg(name || ':' || (meta->>'sample_type'), ' ' ORDER BY id)
   FROM calltree.profile WHERE id >= :first")
 [ "$loaded" = "svc-sample.cpu:samples svc-sample.cpu:cpu" ] || fail "calltree-load --format otlp loaded: $loaded"
 echo "t_otlp: $checked OTLP profiles equal to their pprof"

@@ -14,8 +14,9 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_receiver
 login=calltree_receiver_login
@@ -26,7 +27,6 @@ collapsed=$shared/data/speedscope-samples/stackcollapse/simple.txt
 speedscope=$shared/data/speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
 export PGDATABASE=$db
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 expect() { # expect WHAT ACTUAL EXPECTED
 	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
@@ -44,7 +44,7 @@ start_receiver() {
 	port=$(free_port)
 	"$receiver" --listen "127.0.0.1:$port" "$@" >>"$work/receiver.log" 2>&1 &
 	pid=$!
-	t_at_exit "kill $pid"
+	ct_at_exit "kill $pid"
 	for i in $(seq 100); do
 		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/ready")" = 200 ] && break
 		kill -0 "$pid" 2>/dev/null || fail "the receiver did not start: $(tail -n 5 "$work/receiver.log")"
@@ -62,18 +62,18 @@ post() {
 	curl -sg -o "$work/body" -D "$work/headers" -w '%{http_code}' "$@" "$url"
 }
 
-profiles() { q -c 'SELECT count(*) FROM calltree.profile'; }
+profiles() { ct_query "" 'SELECT count(*) FROM calltree.profile'; }
 
 # same_tree ID ID: the two profiles have the same call tree and total
 same_tree() {
-	expect "tree of $1 vs $2" "$(q -c "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
+	expect "tree of $1 vs $2" "$(ct_query "" "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
 	     OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $2)")" t
 }
 
-last_id() { q -c 'SELECT max(id) FROM calltree.profile'; }
+last_id() { ct_query "" 'SELECT max(id) FROM calltree.profile'; }
 
-t_createdb "$db"
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "" 'CREATE EXTENSION calltree'
 start_receiver url --dbname "dbname=$db" --max-body 200000
 ingest=$url/ingest
 
@@ -83,12 +83,12 @@ expect "pprof push" "$(post "$ingest?name=shop{region=eu,host=h1}&from=170000000
 	-H 'Content-Type: application/octet-stream' --data-binary "@$pprof")" 200
 id=$(last_id)
 expect "pprof push stored once" "$(profiles)" 1
-expect "pprof push: name, start, meta" "$(q -c "SELECT concat_ws('|', name, format, started_at = to_timestamp(1700000000),
+expect "pprof push: name, start, meta" "$(ct_query "" "SELECT concat_ws('|', name, format, started_at = to_timestamp(1700000000),
         meta = '{\"region\": \"eu\", \"host\": \"h1\", \"spyName\": \"gospy\", \"sampleRate\": 100, \"units\": \"samples\",
                  \"aggregationType\": \"sum\", \"duration\": 10, \"sample_type\": \"cpu\"}') FROM calltree.profile WHERE id = $id")" "shop|pprof|t|t"
-direct=$(q -c "SELECT calltree.import_pprof(pg_read_binary_file('$pprof'), name => 'direct')")
+direct=$(ct_query "" "SELECT calltree.import_pprof(pg_read_binary_file('$pprof'), name => 'direct')")
 same_tree "$id" "$direct"
-expect "pprof total" "$(q -c "SELECT sum(weight) FROM calltree.sample WHERE profile_id = $id")" 1760000000
+expect "pprof total" "$(ct_query "" "SELECT sum(weight) FROM calltree.sample WHERE profile_id = $id")" 1760000000
 
 # multipart/form-data with the part profile (and one the receiver ignores);
 # from in milliseconds
@@ -96,10 +96,10 @@ expect "multipart push" "$(post "$ingest?name=shop&from=1700000000000&until=1700
 	-F "profile=@$pprof;filename=profile.pprof" -F 'sample_type_config={};filename=sample_type_config.json')" 200
 id=$(last_id)
 same_tree "$id" "$direct"
-expect "multipart meta and start" "$(q -c "SELECT meta->>'duration' || '|' || (started_at = to_timestamp(1700000000)) FROM calltree.profile WHERE id = $id")" "15|true"
+expect "multipart meta and start" "$(ct_query "" "SELECT meta->>'duration' || '|' || (started_at = to_timestamp(1700000000)) FROM calltree.profile WHERE id = $id")" "15|true"
 
 # collapsed stacks, as folded, as lines, and gzipped
-direct=$(q -c "SELECT calltree.import_collapsed(pg_read_file('$collapsed'), 'direct')")
+direct=$(ct_query "" "SELECT calltree.import_collapsed(pg_read_file('$collapsed'), 'direct')")
 for format in folded lines; do
 	expect "$format push" "$(post "$ingest?name=app.cpu{pod=p1}&format=$format" --data-binary "@$collapsed")" 200
 	same_tree "$(last_id)" "$direct"
@@ -107,14 +107,14 @@ done
 gzip -c "$collapsed" >"$work/collapsed.gz"
 expect "gzipped folded push" "$(post "$ingest?name=app.cpu&format=folded" --data-binary "@$work/collapsed.gz")" 200
 same_tree "$(last_id)" "$direct"
-expect "collapsed meta" "$(q -c "SELECT string_agg(name || ' ' || format || ' ' || meta::text, ', ' ORDER BY id) FROM calltree.profile WHERE name = 'app.cpu'")" \
+expect "collapsed meta" "$(ct_query "" "SELECT string_agg(name || ' ' || format || ' ' || meta::text, ', ' ORDER BY id) FROM calltree.profile WHERE name = 'app.cpu'")" \
 	'app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {}'
 
 # speedscope
-direct=$(q -c "SELECT calltree.import_speedscope(pg_read_file('$speedscope'), 'direct')")
+direct=$(ct_query "" "SELECT calltree.import_speedscope(pg_read_file('$speedscope'), 'direct')")
 expect "speedscope push" "$(post "$ingest?name=web&format=speedscope" --data-binary "@$speedscope")" 200
 same_tree "$(last_id)" "$direct"
-q -c "DELETE FROM calltree.profile WHERE name = 'direct'"
+ct_query "" "DELETE FROM calltree.profile WHERE name = 'direct'"
 
 # ---------------------------------------------------------------- bad requests
 before=$(profiles)
@@ -173,14 +173,14 @@ pushreq --series 'service_name=cart,__name__=process_cpu,region=us' --sample "$p
 	--series '__name__=memory,pod=p9' --sample "$pprof:id-3" >"$work/push1"
 expect "Push" "$(push "$work/push1")" 200
 expect "Push's reply" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(wc -c <"$work/body")" "Content-Type: application/proto|0"
-expect "Push stored" "$(q -c "SELECT string_agg(name || ' ' || (meta - 'sample_type')::text, ', ' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" \
+expect "Push stored" "$(ct_query "" "SELECT string_agg(name || ' ' || (meta - 'sample_type')::text, ', ' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" \
 	'cart {"region": "us", "push_id": "id-1", "__name__": "process_cpu"}, cart {"region": "us", "push_id": "id-2", "__name__": "process_cpu"}, memory {"pod": "p9", "push_id": "id-3"}'
-same_tree "$(last_id)" "$(q -c "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
+same_tree "$(last_id)" "$(ct_query "" "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
 # retried: stored once; a retry with one new sample stores that one
 expect "Push retried" "$(push "$work/push1")" 200
 pushreq --series 'service_name=cart' --sample "$pprof:id-1" --sample "$pprof:id-4" >"$work/push2"
 expect "Push with one new sample" "$(push "$work/push2")" 200
-expect "Push IDs stored once" "$(q -c "SELECT string_agg(meta->>'push_id', ',' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" "id-1,id-2,id-3,id-4"
+expect "Push IDs stored once" "$(ct_query "" "SELECT string_agg(meta->>'push_id', ',' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" "id-1,id-2,id-3,id-4"
 # the same new ID pushed by 4 clients at once: stored once
 pushreq --series 'service_name=race' --sample "$pprof:id-race" >"$work/push3"
 racers=()
@@ -190,11 +190,11 @@ for i in 1 2 3 4; do
 done
 wait "${racers[@]}"
 expect "concurrent Push statuses" "$(cat "$work"/race.*)" 200200200200
-expect "concurrent Push stored once" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' = 'id-race'")" 1
+expect "concurrent Push stored once" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' = 'id-race'")" 1
 # gzip Content-Encoding
 pushreq --series 'service_name=zipped' --sample "$pprof:id-zip" | gzip -c >"$work/push4"
 expect "gzipped Push" "$(push "$work/push4" -H 'Content-Encoding: gzip')" 200
-expect "gzipped Push stored" "$(q -c "SELECT name FROM calltree.profile WHERE meta->>'push_id' = 'id-zip'")" zipped
+expect "gzipped Push stored" "$(ct_query "" "SELECT name FROM calltree.profile WHERE meta->>'push_id' = 'id-zip'")" zipped
 # the JSON codec: names as protobuf's JSON mapping writes them, escapes, null, unknown fields
 python3 - "$pprof" >"$work/push.json" <<'PY'
 import base64, json, sys
@@ -205,9 +205,9 @@ print(json.dumps({"series": [{"labels": [{"name": "service_name", "value": "json
 PY
 expect "JSON Push" "$(post "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary "@$work/push.json")" 200
 expect "JSON Push's reply" "$(cat "$work/body")" "{}"
-expect "JSON Push stored" "$(q -c "SELECT name || ' ' || (meta - 'sample_type')::text FROM calltree.profile WHERE meta->>'push_id' = 'id-json'")" \
+expect "JSON Push stored" "$(ct_query "" "SELECT name || ' ' || (meta - 'sample_type')::text FROM calltree.profile WHERE meta->>'push_id' = 'id-json'")" \
 	'jsoné {"empty": "", "quote": "a\"b\\c\n", "push_id": "id-json"}'
-same_tree "$(last_id)" "$(q -c "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
+same_tree "$(last_id)" "$(ct_query "" "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
 before=$(profiles)
 # bad Pushes: a Connect error, nothing written (not even a good sample beside a bad one)
 bad_push() { # bad_push STATUS CODE MESSAGE-PART FILE [CURL ARGS...]
@@ -227,7 +227,7 @@ bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'C
 bad_request 413 '"code":"resource_exhausted"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/big"
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
-expect "nothing of the bad Pushes" "$(q -c "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
+expect "nothing of the bad Pushes" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
 
 # ---------------------------------------------------------------- metrics
 expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
@@ -242,8 +242,8 @@ writer=calltree_receiver_writer
 tess=calltree_receiver_tess
 tom=calltree_receiver_tom
 eve=calltree_receiver_eve
-t_at_exit "\"\$PG_BIN/psql\" -X -q -d postgres -c 'DROP ROLE IF EXISTS $tess, $tom, $eve, $login, $writer'"
-q <<SQL
+ct_at_exit "ct_query postgres 'DROP ROLE IF EXISTS $tess, $tom, $eve, $login, $writer'"
+ct_psql "" -At <<SQL
 CREATE ROLE $writer NOLOGIN;
 GRANT USAGE ON SCHEMA calltree TO $writer;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO $writer;
@@ -273,7 +273,7 @@ bearer   tok-eve      $eve     # a role the receiver may not become
 CONF
 start_receiver turl --dbname "dbname=$db user=$login" --tenants "$work/tenants"
 before=$(profiles)
-tenant_of_last() { q -c "SELECT meta->>'tenant' FROM calltree.profile WHERE id = (SELECT max(id) FROM calltree.profile)"; }
+tenant_of_last() { ct_query "" "SELECT meta->>'tenant' FROM calltree.profile WHERE id = (SELECT max(id) FROM calltree.profile)"; }
 # a label cannot claim another tenant: the receiver's key comes last
 expect "bearer" "$(post "$turl/ingest?name=shop{tenant=$tom}&format=pprof" -H 'Authorization: Bearer tok-tess' --data-binary "@$pprof")" 200
 expect "bearer's tenant" "$(tenant_of_last)" "$tess"
@@ -284,7 +284,7 @@ expect "X-Scope-OrgID's tenant" "$(tenant_of_last)" "$tess"
 pushreq --series 'service_name=cart' --sample "$pprof:id-tenant" >"$work/push5"
 expect "Push as a tenant" "$(post "$turl/push.v1.PusherService/Push" -H 'Content-Type: application/proto' -H 'Authorization: Bearer tok-tess' --data-binary "@$work/push5")" 200
 expect "Push's tenant" "$(tenant_of_last)" "$tess"
-expect "each tenant sees its own" "$(q -c "SET ROLE $tess" -c 'SELECT count(*) FROM calltree.profile' -c "SET ROLE $tom" -c 'SELECT count(*) FROM calltree.profile')" "3
+expect "each tenant sees its own" "$(ct_query "" "SET ROLE $tess" -c 'SELECT count(*) FROM calltree.profile' -c "SET ROLE $tom" -c 'SELECT count(*) FROM calltree.profile')" "3
 1"
 before=$(profiles)
 bad_request 401 'credentials are required' "$turl/ingest?name=x&format=pprof" --data-binary "@$pprof"
@@ -297,30 +297,30 @@ kill -TERM "$turl_pid"
 wait "$turl_pid" || fail "the tenants' receiver exited with status $? on SIGTERM"
 
 # ---------------------------------------------------------------- faults
-q -c 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample DISABLE ROW LEVEL SECURITY'
+ct_query "" 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample DISABLE ROW LEVEL SECURITY'
 start_receiver furl --dbname "dbname=$db" --connections 1 --queue-wait 300 --timeout 1 --drain-timeout 20
 fingest=$furl/ingest
 # hold_profile SECONDS: a session holding calltree.profile locked that long, in the background
 hold_profile() {
-	q -c 'BEGIN' -c 'LOCK TABLE calltree.profile IN ACCESS EXCLUSIVE MODE' -c "SELECT pg_sleep($1)" -c 'COMMIT' >/dev/null &
+	ct_query "" 'BEGIN' -c 'LOCK TABLE calltree.profile IN ACCESS EXCLUSIVE MODE' -c "SELECT pg_sleep($1)" -c 'COMMIT' >/dev/null &
 	holder=$!
 	sleep 0.3
 }
 
 # the receiver's sessions ended (as by a restart): the next push reconnects
-q -c "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity WHERE application_name = 'calltree-receiver'" >/dev/null
+ct_query "" "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity WHERE application_name = 'calltree-receiver'" >/dev/null
 sleep 0.2
 expect "a push after the sessions ended" "$(post "$fingest?name=again&format=pprof" --data-binary "@$pprof")" 200
 
 # the database refuses connections: 503 with Retry-After, nothing written; then it comes back
 before=$(profiles)
-q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
 	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
 sleep 0.2
 expect "push while the database is down" "$(post "$fingest?name=down&format=pprof" --data-binary "@$pprof")" 503
 grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 503 without Retry-After: $(cat "$work/headers")"
 expect "ready while the database is down" "$(post "$furl/ready" -G)" 503
-q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS true"
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS true"
 expect "nothing written while down" "$(profiles)" "$before"
 sleep 1.1 # the receiver tries again a second after a failed attempt
 expect "push once the database is back" "$(post "$fingest?name=back&format=pprof" --data-binary "@$pprof")" 200
@@ -334,7 +334,7 @@ expect "push while every connection is busy" "$(post "$fingest?name=second&forma
 grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 429 without Retry-After: $(cat "$work/headers")"
 wait "$first" "$holder"
 expect "the push that waited for the lock" "$(cat "$work/first.status")" 200
-expect "busy: stored once" "$(q -c "SELECT string_agg(name, ',') FROM calltree.profile WHERE name IN ('first', 'second')")" first
+expect "busy: stored once" "$(ct_query "" "SELECT string_agg(name, ',') FROM calltree.profile WHERE name IN ('first', 'second')")" first
 
 # a client that stops sending is dropped after --timeout
 expect "slow client dropped" "$(python3 - "${furl##*:}" <<'PY'
@@ -359,7 +359,7 @@ expect "a new connection while draining" "$(post "$furl/ready" -G || true)" 000
 wait "$first" "$holder"
 expect "the push drained" "$(cat "$work/drained.status")" 200
 wait "$furl_pid" || fail "the receiver exited with status $? on SIGTERM"
-expect "drained: stored" "$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
+expect "drained: stored" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
 grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
 
 # ---------------------------------------------------------------- load and faults
@@ -375,20 +375,20 @@ lurl=http://127.0.0.1:$port
 load_options=(--listen "127.0.0.1:$port" --dbname "dbname=$db" --connections 3 --max-clients 16 --max-body 200000)
 "$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
 lpid=$!
-t_at_exit "kill $lpid"
+ct_at_exit "kill $lpid"
 python3 "$repo/test/receiver_load.py" "$lurl" "$pprof" 8 "$load_seconds" >"$work/acked" 2>"$work/load.err" &
 loader=$!
 sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
-q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
 	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
 sleep 1
-q -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS true" >/dev/null
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS true" >/dev/null
 sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
 kill -KILL "$lpid"
 { wait "$lpid"; } 2>/dev/null || true
 "$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
 lpid=$!
-t_at_exit "kill $lpid"
+ct_at_exit "kill $lpid"
 wait "$loader" || fail "the load failed: $(cat "$work/load.err")"
 peak_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$lpid/status")
 kill -TERM "$lpid"
@@ -396,10 +396,10 @@ wait "$lpid" || fail "the load's receiver exited with status $? on SIGTERM"
 acked=$(wc -l <"$work/acked")
 [ "$acked" -ge 20 ] || fail "only $acked pushes were answered 200 in $load_seconds s"
 sort "$work/acked" >"$work/acked.sorted"
-q -c "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
+ct_query "" "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
 cmp -s "$work/acked.sorted" "$work/stored" ||
 	fail "the IDs stored are not those answered 200, once each: $(diff "$work/acked.sorted" "$work/stored" | head -n 5)"
-expect "the load's profiles are whole" "$(q -c "SELECT count(*) FROM calltree.profile p
+expect "the load's profiles are whole" "$(ct_query "" "SELECT count(*) FROM calltree.profile p
         WHERE name = 'load' AND (SELECT sum(weight) FROM calltree.sample s WHERE s.profile_id = p.id) IS DISTINCT FROM 1760000000")" 0
 # (2 x max-clients + connections) x max-body is 7 MB; the rest is the program, libpq and libmicrohttpd
 [ "$peak_kb" -lt 40000 ] || fail "the receiver's peak memory was $peak_kb kB"
@@ -418,13 +418,13 @@ kill -TERM "$aurl_pid"
 wait "$aurl_pid" || fail "the agent's receiver exited with status $? on SIGTERM"
 pushed=$(grep -c 'POST /ingest: 200' "$work/receiver.log" || true)
 ! grep -q 'Server rejected\|Error sending' "$work/agent.log" || fail "the receiver refused a push of the agent: $(grep -A1 'rejected\|Error sending' "$work/agent.log" | head -n 4)"
-stored=$(q -c "SELECT count(*) FROM calltree.profile WHERE name = 'nodeagent'")
+stored=$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'nodeagent'")
 [ "$pushed" -ge 4 ] || fail "the agent pushed $pushed profiles in 4 s"
 # the receivers before this one logged no request (no --verbose)
 expect "agent's pushes stored once" "$stored" "$pushed"
-expect "agent's meta" "$(q -c "SELECT DISTINCT concat_ws(' ', meta->>'env', meta->>'region', meta->>'spyName', meta->>'tenant', meta->>'process.runtime.name')
+expect "agent's meta" "$(ct_query "" "SELECT DISTINCT concat_ws(' ', meta->>'env', meta->>'region', meta->>'spyName', meta->>'tenant', meta->>'process.runtime.name')
                                 FROM calltree.profile WHERE name = 'nodeagent'")" "test eu nodespy $tess nodejs"
-hot=$(q -c "SELECT f.name FROM calltree.functions((SELECT calltree.stack_agg(s.stack_id, s.weight)
+hot=$(ct_query "" "SELECT f.name FROM calltree.functions((SELECT calltree.stack_agg(s.stack_id, s.weight)
            FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
           WHERE p.name = 'nodeagent' AND p.meta->>'sample_type' = 'wall')) AS fn JOIN calltree.func f ON f.id = fn.func
          ORDER BY fn.self DESC LIMIT 1")
