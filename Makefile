@@ -61,7 +61,16 @@ calltree--$(EXTVERSION).sql: $(INSTALL_PIECES)
 
 calltree--%--$(EXTVERSION).sql: $(UPDATE_DELTAS) $(wildcard src/updates/*.post.sql) $(REPLAYED) src/updates/assemble.sh
 	$(srcdir)/src/updates/assemble.sh $* $(EXTVERSION) $(srcdir)/src/install > $@
-.PHONY: run test bench fuzz
+# calltree-receiver (receiver/), a program: PGXS makes one per Makefile
+all: receiver
+install: install-receiver
+clean: clean-receiver
+receiver:
+	$(MAKE) -C receiver PG_CONFIG=$(PG_CONFIG)
+install-receiver clean-receiver:
+	$(MAKE) -C receiver PG_CONFIG=$(PG_CONFIG) $(subst -receiver,,$@)
+
+.PHONY: run test bench fuzz receiver install-receiver clean-receiver
 
 # The two commands of the README: both install what is missing, build,
 # install, and run against a throwaway cluster that is always stopped.

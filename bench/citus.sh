@@ -7,8 +7,8 @@
 # test/run.sh builds and installs the extension and starts the one-node
 # cluster (PGHOST, PGPORT); this script generates the benchmark's data there
 # when it is missing (bench/generate.sql, as bench/run.sh does), starts a
-# Citus coordinator and two workers on the ports after it (Unix sockets in a
-# folder of its own, always stopped), distributes calltree there
+# Citus coordinator and two workers (clusters of test/lib.sh: Unix sockets
+# in a folder of their own, always stopped), distributes calltree there
 # (calltree.distribute(), 32 shards), and measures:
 #
 #   1. ingest: the 10 million samples copied into calltree.sample through
@@ -23,7 +23,7 @@
 # Citus must be installed in the PostgreSQL of PGHOST (citus.so in its
 # pkglibdir).  Variables: BENCH_RUNS (3), BENCH_SHARDS ("8 32 128"),
 # BENCH_PROFILES (64: the samples are spread over this many profile ids, so
-# that they spread over the shards), BENCH_CITUS_PORT (PGPORT + 1).
+# that they spread over the shards).
 # The report goes to standard output and to bench/out/citus.txt.
 set -euo pipefail
 
@@ -33,77 +33,51 @@ OUT_DIR="$BENCH_DIR/out"
 RUNS=${BENCH_RUNS:-3}
 SHARDS=${BENCH_SHARDS:-8 32 128}
 PROFILES=${BENCH_PROFILES:-64}
-PG_CONFIG=${PG_CONFIG:-${CT_PG_ROOT:+$CT_PG_ROOT/lib/postgresql/15/bin/pg_config}}
-PG_CONFIG=${PG_CONFIG:-pg_config}
-PG_BIN=$("$PG_CONFIG" --bindir)
-CITUS_PORT=${BENCH_CITUS_PORT:-$((PGPORT + 1))}
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 CITUS_DIR=""
 
 say() { printf '%s\n' "$*" | tee -a "$OUT_DIR/citus.txt"; }
 note() { printf '%s\n' "$*" >&2; }
-one() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
-coord() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$CITUS_DIR" -p "$CITUS_PORT" -U postgres -d postgres "$@"; }
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# one CMD...: CMD against the one node (the libpq variables' server and
+# database); citus CMD...: against the Citus coordinator's database
+one() { "$@"; }
+citus() { PGDATABASE=postgres ct_on "$CITUS_DIR/coordinator" "$@"; }
 
 [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ] ||
 	{ note "bench/citus.sh: Citus is not installed in $("$PG_CONFIG" --pkglibdir); see ../shared/vendor"; exit 2; }
-one -At -c 'SELECT 1' >/dev/null || { note "bench/citus.sh: cannot reach the one-node cluster (PGHOST, PGPORT)"; exit 1; }
+ct_query "" 'SELECT 1' >/dev/null || { note "bench/citus.sh: cannot reach the one-node cluster (PGHOST, PGPORT)"; exit 1; }
 mkdir -p "$OUT_DIR"
 : >"$OUT_DIR/citus.txt"
 
 # ------------------------------------------------------------ the Citus cluster
-stop_citus() {
-	[ -n "$CITUS_DIR" ] || return 0
-	for i in 0 1 2; do
-		[ -f "$CITUS_DIR/n$i/postmaster.pid" ] &&
-			as_pg "$PG_BIN/pg_ctl" -D "$CITUS_DIR/n$i" -m fast -w stop >/dev/null 2>&1 || true
-	done
-	rm -rf "$CITUS_DIR"
-}
-trap stop_citus EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
 start_citus() {
-	CITUS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/calltree-citus.XXXXXX")
-	[ "$(id -u)" != 0 ] || chown postgres: "$CITUS_DIR"
-	for i in 0 1 2; do
-		as_pg "$PG_BIN/initdb" -D "$CITUS_DIR/n$i" --auth=trust -U postgres --no-sync -E UTF8 --locale=C \
-			>"$CITUS_DIR/initdb$i.log" 2>&1 || { cat "$CITUS_DIR/initdb$i.log" >&2; exit 1; }
-		cat >>"$CITUS_DIR/n$i/postgresql.conf" <<-EOF
-			listen_addresses = ''
-			unix_socket_directories = '$CITUS_DIR'
-			port = $((CITUS_PORT + i))
-			shared_preload_libraries = 'citus'
-			fsync = off
-			max_worker_processes = 16
-			jit = off
-			work_mem = '256MB'
-			max_parallel_workers_per_gather = 0
-		EOF
-		as_pg "$PG_BIN/pg_ctl" -D "$CITUS_DIR/n$i" -l "$CITUS_DIR/n$i.log" -w -t 60 start >/dev/null ||
-			{ tail -n 20 "$CITUS_DIR/n$i.log" >&2; exit 1; }
-		"$PG_BIN/psql" -X -q -h "$CITUS_DIR" -p $((CITUS_PORT + i)) -U postgres -d postgres \
-			-c 'CREATE EXTENSION citus' >/dev/null
+	local node
+	ct_make_tmp
+	CITUS_DIR=$CT_TMP
+	for node in coordinator worker1 worker2; do
+		ct_cluster_start "$CITUS_DIR/$node" "shared_preload_libraries = 'citus'" "max_worker_processes = 16" \
+			"jit = off" "work_mem = '256MB'" "max_parallel_workers_per_gather = 0"
+		ct_on "$CITUS_DIR/$node" ct_query postgres 'CREATE EXTENSION citus' >/dev/null
 	done
-	coord <<-EOF >/dev/null
-		SELECT citus_set_coordinator_host('$CITUS_DIR', $CITUS_PORT);
-		SELECT citus_add_node('$CITUS_DIR', $((CITUS_PORT + 1)));
-		SELECT citus_add_node('$CITUS_DIR', $((CITUS_PORT + 2)));
+	citus ct_psql "" <<-EOF >/dev/null
+		SELECT citus_set_coordinator_host('$CITUS_DIR/coordinator', $CT_PORT);
+		SELECT citus_add_node('$CITUS_DIR/worker1', $CT_PORT);
+		SELECT citus_add_node('$CITUS_DIR/worker2', $CT_PORT);
 		CREATE EXTENSION calltree;
 		SELECT calltree.distribute(shard_count => 32);
 	EOF
 }
 
 # ------------------------------------------------------------ timing
-# best_ms RUNS CLIENT SETUP SQL: the best of RUNS timings of SQL after the
-# statements SETUP, in ms (psql's \timing), with CLIENT one or coord
+# best_ms RUNS WHERE SETUP SQL: the best of RUNS timings of SQL after the
+# statements SETUP, in ms (psql's \timing), WHERE one or citus
 best_ms() {
-	local runs=$1 client=$2 setup=$3 sql=$4 best="" t
+	local runs=$1 where=$2 setup=$3 sql=$4 best="" t
 	for _ in $(seq "$runs"); do
-		t=$(printf '%s\n\\timing on\n%s\n' "$setup" "$sql" | "$client" -At 2>&1 |
+		t=$(printf '%s\n\\timing on\n%s\n' "$setup" "$sql" | "$where" ct_psql "" -At 2>&1 |
 			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 1)
-		[ -n "$t" ] || { note "bench/citus.sh: no timing for: $sql"; printf '%s\n%s\n' "$setup" "$sql" | "$client" -At >&2; exit 1; }
+		[ -n "$t" ] || { note "bench/citus.sh: no timing for: $sql"; printf '%s\n%s\n' "$setup" "$sql" | "$where" ct_psql "" -At >&2; exit 1; }
 		best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
 	done
 	printf '%s\n' "$best"
@@ -112,23 +86,23 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
 # ------------------------------------------------------------ one node: the data
 have_data() {
-	one -At -v v="$GEN_VERSION" <<-'SQL'
+	ct_psql "" -At -v v="$GEN_VERSION" <<-'SQL'
 		SELECT count(*) FROM calltree.profile
 		 WHERE name = 'bench'
 		   AND meta @> jsonb_build_object('generator', 'calltree-bench', 'version', :'v'::int, 'complete', true);
 	SQL
 }
-[ -n "$(one -At -c "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ] || one -c 'CREATE EXTENSION calltree'
+[ -n "$(ct_query "" "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ] || ct_psql "" -c 'CREATE EXTENSION calltree'
 if [ "$(have_data)" = 0 ]; then
 	note "bench/citus.sh: generating the benchmark's data on one node (bench/generate.sql, a few minutes)"
-	one -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/citus-generate.log" 2>&1 ||
+	ct_psql "" -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/citus-generate.log" 2>&1 ||
 		{ tail -n 30 "$OUT_DIR/citus-generate.log" >&2; exit 1; }
 fi
-one -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.sample' -c CHECKPOINT
+ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.sample' -c CHECKPOINT
 
-note "bench/citus.sh: starting a Citus coordinator and two workers (ports $CITUS_PORT..$((CITUS_PORT + 2)))"
+note "bench/citus.sh: starting a Citus coordinator and two workers (port $CT_PORT)"
 start_citus
-[ "$(coord -At -c "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'calltree.sample'::regclass")" = 1 ] ||
+[ "$(citus ct_query "" "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'calltree.sample'::regclass")" = 1 ] ||
 	{ note "bench/citus.sh: calltree.sample is not distributed on the coordinator"; exit 1; }
 
 # ------------------------------------------------------------ 1. ingest
@@ -139,24 +113,24 @@ start_citus
 # shard, whose foreign keys check it against the node's reference tables).
 start=$(date +%s.%N)
 for t in func frame stack; do
-	one -c "COPY (SELECT * FROM calltree.$t ORDER BY id) TO STDOUT (FORMAT binary)" |
-		coord -c "COPY calltree.$t FROM STDIN (FORMAT binary)"
+	ct_psql "" -c "COPY (SELECT * FROM calltree.$t ORDER BY id) TO STDOUT (FORMAT binary)" |
+		citus ct_psql "" -c "COPY calltree.$t FROM STDIN (FORMAT binary)"
 done
 interned_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-coord -c "INSERT INTO calltree.profile (id, name, weight_unit)
+citus ct_psql "" -c "INSERT INTO calltree.profile (id, name, weight_unit)
           SELECT g, 'bench-' || g, 'ns' FROM generate_series(1, $PROFILES) AS g" >/dev/null
-rows=$(one -At -c 'SELECT count(*) FROM calltree.sample')
+rows=$(ct_query "" 'SELECT count(*) FROM calltree.sample')
 start=$(date +%s.%N)
-one -c "COPY (SELECT 1 + (row_number() OVER ()) % $PROFILES, thread, ts, stack_id, weight, labels_id
+ct_psql "" -c "COPY (SELECT 1 + (row_number() OVER ()) % $PROFILES, thread, ts, stack_id, weight, labels_id
                 FROM calltree.sample) TO STDOUT (FORMAT binary)" |
-	coord -c 'COPY calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) FROM STDIN (FORMAT binary)'
+	citus ct_psql "" -c 'COPY calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) FROM STDIN (FORMAT binary)'
 ingest_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-coord -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.profile, calltree.sample' -c CHECKPOINT
+citus ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.profile, calltree.sample' -c CHECKPOINT
 # (the shards of sample's partitions hold its rows; the parent's are empty)
-heap_bytes=$(coord -At -c "SELECT sum(r.result::bigint)
+heap_bytes=$(citus ct_query "" "SELECT sum(r.result::bigint)
                              FROM unnest(ARRAY['calltree.sample_0', 'calltree.sample_default']) AS t,
                                   run_command_on_shards(t::regclass, \$q\$SELECT pg_table_size('%s')\$q\$) AS r" 2>/dev/null || echo '?')
-one_heap=$(one -At -c "SELECT sum(pg_table_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+one_heap=$(ct_query "" "SELECT sum(pg_table_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                          WHERE i.inhparent = 'calltree.sample'::regclass")
 
 say "machine: $(nproc) CPUs; load average $(loadavg) at the start; one node and Citus (a coordinator, 2 workers) on it"
@@ -166,17 +140,17 @@ say "ingest: $rows samples in $ingest_s s through the coordinator: $(awk -v r="$
 Q_ONE='SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM calltree.sample'
 Q_CITUS=$Q_ONE
 same=$(
-	[ "$(one -At -c "$Q_ONE")" = "$(coord -At -c "$Q_CITUS")" ] &&
-		[ "$(one -At -c 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" = \
-			"$(coord -At -c 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
+	[ "$(ct_query "" "$Q_ONE")" = "$(citus ct_query "" "$Q_CITUS")" ] &&
+		[ "$(ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" = \
+			"$(citus ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
 		echo ok || echo DIFFERENT
 )
-coord -c "EXPLAIN (VERBOSE, COSTS OFF) $Q_CITUS" >"$OUT_DIR/citus-explain.txt"
+citus ct_psql "" -c "EXPLAIN (VERBOSE, COSTS OFF) $Q_CITUS" >"$OUT_DIR/citus-explain.txt"
 grep -q 'worker_partial_agg' "$OUT_DIR/citus-explain.txt" || same="$same; NOT PUSHED DOWN (bench/out/citus-explain.txt)"
 SETTINGS="SET jit = off; SET work_mem = '256MB';"
 one_ms=$(best_ms "$RUNS" one "$SETTINGS SET max_parallel_workers_per_gather = 0;" "$Q_ONE")
 one_par_ms=$(best_ms "$RUNS" one "$SETTINGS SET max_parallel_workers_per_gather = 2;" "$Q_ONE")
-citus_ms=$(best_ms "$RUNS" coord "$SETTINGS" "$Q_CITUS")
+citus_ms=$(best_ms "$RUNS" citus "$SETTINGS" "$Q_CITUS")
 say "stack_agg over $rows samples, best of $RUNS (ms): one node $one_ms, one node with 2 parallel workers $one_par_ms, Citus (32 shards) $citus_ms"
 say "stack_agg: Citus / one node $(awk -v a="$citus_ms" -v b="$one_ms" 'BEGIN { printf "%.2f", a / b }')x (target <= 1.5x); the same tree on both: $same"
 
@@ -185,7 +159,7 @@ say "stack_agg: Citus / one node $(awk -v a="$citus_ms" -v b="$one_ms" 'BEGIN { 
 # would send if they resolved stacks: each shard's tree as text (resolved
 # here on the coordinator, from the same states).  The coordinator's merge:
 # reading the states back, combining and finishing, timed on their own.
-coord <<-'SQL' >/dev/null
+citus ct_psql "" <<-'SQL' >/dev/null
 	CREATE AGGREGATE coord_merge(calltree.stack_weights) (
 	    SFUNC = calltree.stack_agg_combinefn, STYPE = calltree.stack_weights,
 	    FINALFUNC = calltree.stack_agg_finalfn);
@@ -196,7 +170,7 @@ say "samples' size: $heap_bytes bytes on Citus (the shards' heap and TOAST), $on
 say "per shard count: stack_agg (best of $RUNS, ms) | bytes sent per query (partial states) | share of the samples' size (one node's table) | bytes if trees were sent | merge on the coordinator (ms): read + combine, then + final"
 for n in $SHARDS; do
 	t="bench_sample_$n"
-	coord <<-SQL >/dev/null
+	citus ct_psql "" <<-SQL >/dev/null
 		CREATE TABLE $t (profile_id bigint NOT NULL, thread text, ts bigint, stack_id bigint NOT NULL,
 		                 weight bigint NOT NULL, labels_id bigint);
 		SELECT create_distributed_table('$t', 'profile_id', shard_count => $n, colocate_with => 'none');
@@ -207,14 +181,14 @@ for n in $SHARDS; do
 		  FROM run_command_on_shards('$t', \$q\$SELECT worker_partial_agg('calltree.stack_agg(bigint,bigint)'::regprocedure, ROW(stack_id, weight))::text FROM %s\$q\$)
 		 WHERE success AND result IS NOT NULL AND result <> '';
 	SQL
-	ms=$(best_ms "$RUNS" coord "$SETTINGS" "SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM $t")
-	state_bytes=$(coord -At -c "SELECT sum(octet_length(state)) FROM states_$n")
-	tree_bytes=$(coord -At -c "SELECT sum(octet_length(calltree.stack_agg_finalfn(state::calltree.stack_weights)::text)) FROM states_$n")
-	combine_ms=$(best_ms "$RUNS" coord "$SETTINGS" "SELECT coord_combine(state::calltree.stack_weights) IS NULL FROM states_$n")
-	merge_ms=$(best_ms "$RUNS" coord "$SETTINGS" "SELECT calltree.total(coord_merge(state::calltree.stack_weights)) FROM states_$n")
+	ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM $t")
+	state_bytes=$(citus ct_query "" "SELECT sum(octet_length(state)) FROM states_$n")
+	tree_bytes=$(citus ct_query "" "SELECT sum(octet_length(calltree.stack_agg_finalfn(state::calltree.stack_weights)::text)) FROM states_$n")
+	combine_ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT coord_combine(state::calltree.stack_weights) IS NULL FROM states_$n")
+	merge_ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT calltree.total(coord_merge(state::calltree.stack_weights)) FROM states_$n")
 	say "$(printf '%4d shards: %9s | %10s | %5s%% | %10s | %8s, %8s' "$n" "$ms" "$state_bytes" \
 		"$(awk -v a="$state_bytes" -v b="$one_heap" 'BEGIN { printf "%.2f", 100 * a / b }')" \
 		"$tree_bytes" "$combine_ms" "$merge_ms")"
-	coord -c "DROP TABLE $t, states_$n" >/dev/null
+	citus ct_psql "" -c "DROP TABLE $t, states_$n" >/dev/null
 done
 say "load average $(loadavg) at the end"

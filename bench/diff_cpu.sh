@@ -7,8 +7,9 @@
 #
 #   PGDATABASE=bench bench/diff_cpu.sh [RUNS]     (needs superuser: log_statement_stats)
 set -euo pipefail
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../test/lib.sh"
 runs=${1:-5}
-PSQL=${PSQL:-psql}
 {
 	cat <<'SQL'
 SET max_parallel_workers_per_gather = 0;
@@ -34,7 +35,7 @@ SQL
 		echo '\warn diff(base, test)'
 		echo "SELECT count(*), sum(delta_self) FROM bench_trees, calltree.diff(base, test);"
 	done
-} | "$PSQL" -X -q -At -v ON_ERROR_STOP=1 2>&1 >/dev/null |
+} | ct_psql "" -At 2>&1 >/dev/null |
 	# each query's name (\warn), then its statistics
 	awk '/^(nodes|diff)/ { name = $0; next }
 	     /s user, .* s elapsed/ && name != "" {

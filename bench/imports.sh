@@ -50,15 +50,8 @@ TARGET_FLOOR=2
 # gives its queries work_mem: speed is measured here, memory by test/t_load.sh
 IMPORT_WORK_MEM=${BENCH_IMPORT_WORK_MEM:-1GB}
 
-if [ -n "${PSQL:-}" ]; then
-	:
-elif command -v psql >/dev/null 2>&1; then
-	PSQL=psql
-else
-	PSQL=/usr/lib/postgresql/15/bin/psql
-fi
-psql_() { "$PSQL" -X -q -v ON_ERROR_STOP=1 "$@"; }
-dbq() { psql_ -d "$DB" "$@"; }
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { printf 'imports: %s\n' "$*" | tee -a "$REPORT" >&2; exit 1; }
 calc() { awk "BEGIN { printf $1 }"; }
@@ -72,14 +65,13 @@ case "$DATA_DIR" in *"'"* | *' '*) die "BENCH_IMPORT_DATA must not hold quotes o
 
 mkdir -p "$OUT_DIR" "$DATA_DIR"
 : >"$REPORT"
-work=$(mktemp -d)
-cleanup() {
-	rm -rf "$work"
-	if [ "${BENCH_IMPORT_KEEP_DB:-0}" != 1 ]; then drop_db >/dev/null || true; fi
-}
-trap cleanup EXIT
+ct_make_tmp
+work=$CT_TMP
+if [ "${BENCH_IMPORT_KEEP_DB:-0}" != 1 ]; then
+	ct_at_exit 'drop_db >/dev/null'
+fi
 
-psql_ -At -c 'SELECT 1' >/dev/null ||
+ct_query "" 'SELECT 1' >/dev/null ||
 	die "cannot connect (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-} PGDATABASE=${PGDATABASE:-})"
 
 # ---------------------------------------------------------------- the database
@@ -88,7 +80,7 @@ psql_ -At -c 'SELECT 1' >/dev/null ||
 # database that this script made (its comment says so) is ever dropped.
 drop_db() {
 	local found
-	found=$(psql_ -At -v db="$DB" <<-'SQL'
+	found=$(ct_psql "" -At -v db="$DB" <<-'SQL'
 		SELECT coalesce(shobj_description(oid, 'pg_database'), '(no comment)') FROM pg_database WHERE datname = :'db';
 	SQL
 	)
@@ -97,14 +89,14 @@ drop_db() {
 		printf 'imports: database %s exists and is not this benchmark'"'"'s scratch database; set BENCH_IMPORT_DB\n' "$DB" >&2
 		return 1
 	fi
-	psql_ -c "DROP DATABASE \"$DB\""
+	ct_psql "" -c "DROP DATABASE \"$DB\""
 }
 fresh_db() {
 	drop_db || exit 1
-	psql_ -c "CREATE DATABASE \"$DB\" TEMPLATE template0 ENCODING 'UTF8'" \
+	ct_psql "" -c "CREATE DATABASE \"$DB\" TEMPLATE template0 ENCODING 'UTF8'" \
 		-c "COMMENT ON DATABASE \"$DB\" IS '$DB_COMMENT'" \
 		-c "ALTER DATABASE \"$DB\" SET calltree.import_work_mem = '$IMPORT_WORK_MEM'"
-	dbq <<-'SQL'
+	ct_psql "$DB" <<-'SQL'
 		CREATE EXTENSION calltree;
 		-- the file, uploaded once; EXTERNAL: stored uncompressed
 		CREATE UNLOGGED TABLE bench_file (bin bytea);
@@ -148,8 +140,8 @@ fresh_db() {
 	SQL
 }
 settle() {
-	dbq -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.labels, calltree.sample'
-	dbq -c 'CHECKPOINT' >/dev/null 2>&1 || true
+	ct_psql "$DB" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.labels, calltree.sample'
+	ct_psql "$DB" -c 'CHECKPOINT' >/dev/null 2>&1 || true
 }
 
 # ---------------------------------------------------------------- the files
@@ -190,7 +182,7 @@ copy_frame() {
 # readings of the server in the same session around a psql \copy (which
 # reads the client file, sends it, and commits).
 timed_copy() {
-	dbq -At <<-SQL
+	ct_psql "$DB" -At <<-SQL
 		SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
 		$1
 		SELECT round((extract(epoch FROM clock_timestamp()) - :t0)::numeric, 3);
@@ -218,14 +210,14 @@ checks_done() {	# checks_done WHAT
 	CHECKED=() CHECK_FAILS=()
 }
 counts() {
-	dbq -At -F' ' -c 'SELECT (SELECT count(*) FROM calltree.stack), (SELECT count(*) FROM calltree.frame),
+	ct_psql "$DB" -At -F' ' -c 'SELECT (SELECT count(*) FROM calltree.stack), (SELECT count(*) FROM calltree.frame),
 	                         (SELECT count(*) FROM calltree.func), (SELECT count(*) FROM calltree.labels)'
 }
 # check_import FORMAT PROFILE-ID COUNTS-BEFORE FIRST(1/0): the sample rows
 # against the generator's totals, and the new stack, frame and func rows
 check_import() {
 	local fmt=$1 id=$2 before=$3 first=$4 row after n w s t ts l s0 f0 u0 l0 s1 f1 u1 l1
-	row=$(dbq -At -F' ' -v id="$id" <<-'SQL'
+	row=$(ct_psql "$DB" -At -F' ' -v id="$id" <<-'SQL'
 		SELECT count(*), coalesce(sum(weight), 0), count(DISTINCT stack_id), count(DISTINCT thread),
 		       coalesce(max(ts), 0), count(DISTINCT labels_id)
 		  FROM calltree.sample WHERE profile_id = :id;
@@ -269,7 +261,7 @@ run_format() {
 	fresh_db >/dev/null
 	copy_frame "$file"
 	r=$(timed_copy "\\copy bench_file (bin) FROM PROGRAM 'cat $work/copyhead $file $work/copytail' WITH (FORMAT binary)")
-	check "uploaded bytes" "$bytes" "$(dbq -At -c 'SELECT octet_length(bin) FROM bench_file')"
+	check "uploaded bytes" "$bytes" "$(ct_query "$DB" 'SELECT octet_length(bin) FROM bench_file')"
 	R[$fmt.upload]=$r
 	say "  upload: ${r} s (client file -> bench_file, once; not in the import times)"
 	checks_done upload
@@ -277,7 +269,7 @@ run_format() {
 
 	# first import: a fresh database, so every func, frame and stack is new
 	before=$(counts)
-	out=$(dbq -At -F' ' -c "SELECT * FROM bench_import('$fmt', 'import bench first')") ||
+	out=$(ct_psql "$DB" -At -F' ' -c "SELECT * FROM bench_import('$fmt', 'import bench first')") ||
 		die "$fmt: the first import failed"
 	read -r id read_s import_s <<<"$out"
 	R[$fmt.read]=$(calc "\"%.3f\", $read_s")
@@ -286,9 +278,9 @@ run_format() {
 	check_import "$fmt" "$id" "$before" 1
 	checks_done "first import"
 	local first_id=$id
-	dbq -At -c "\\copy (SELECT * FROM calltree.sample WHERE profile_id = $id) TO '$work/rows.copy'"
+	ct_query "$DB" "\\copy (SELECT * FROM calltree.sample WHERE profile_id = $id) TO '$work/rows.copy'"
 	# the database was fresh: every stack row is the first import's
-	dbq -At -c "\\copy (SELECT id, prefix_id, frame_id FROM calltree.stack ORDER BY id) TO '$work/stacks.copy'"
+	ct_query "$DB" "\\copy (SELECT id, prefix_id, frame_id FROM calltree.stack ORDER BY id) TO '$work/stacks.copy'"
 	R[$fmt.rows]=$(wc -l <"$work/rows.copy")
 	R[$fmt.rows_mb]=$(calc "\"%.1f\", $(stat -c %s "$work/rows.copy") / 1e6")
 	settle
@@ -297,13 +289,13 @@ run_format() {
 	runs=()
 	for ((i = 1; i <= REPEATS; i++)); do
 		before=$(counts)
-		out=$(dbq -At -F' ' -c "SELECT * FROM bench_import('$fmt', 'import bench repeat $i')") ||
+		out=$(ct_psql "$DB" -At -F' ' -c "SELECT * FROM bench_import('$fmt', 'import bench repeat $i')") ||
 			die "$fmt: repeat import $i failed"
 		read -r id read_s import_s <<<"$out"
 		runs+=("$(calc "\"%.3f\", $import_s")")
 		say "  repeat import $i: ${runs[-1]} s"
 		check_import "$fmt" "$id" "$before" 0
-		check "rows differing from the first import's" 0 "$(dbq -At -v a="$first_id" -v b="$id" <<-'SQL'
+		check "rows differing from the first import's" 0 "$(ct_psql "$DB" -At -v a="$first_id" -v b="$id" <<-'SQL'
 			SELECT count(*) FROM (
 			  (SELECT thread, ts, stack_id, weight, labels_id FROM calltree.sample WHERE profile_id = :a
 			   EXCEPT ALL
@@ -324,11 +316,11 @@ run_format() {
 	# client above, into an UNLOGGED table without indexes
 	floors=()
 	for ((i = 1; i <= FLOOR_RUNS; i++)); do
-		dbq -c 'TRUNCATE import_floor'
-		dbq -c 'CHECKPOINT' >/dev/null 2>&1 || true
+		ct_psql "$DB" -c 'TRUNCATE import_floor'
+		ct_psql "$DB" -c 'CHECKPOINT' >/dev/null 2>&1 || true
 		floors+=("$(timed_copy "\\copy import_floor FROM '$work/rows.copy'")")
 	done
-	check "floor rows" "${R[$fmt.rows]}" "$(dbq -At -c 'SELECT count(*) FROM import_floor')"
+	check "floor rows" "${R[$fmt.rows]}" "$(ct_query "$DB" 'SELECT count(*) FROM import_floor')"
 	R[$fmt.floor]=$(best "${floors[@]}")
 	say "  floor: COPY of the ${R[$fmt.rows]} sample rows (${R[$fmt.rows_mb]} MB of COPY text) into an UNLOGGED table: ${R[$fmt.floor]} s [runs: ${floors[*]}]"
 	checks_done floor
@@ -346,14 +338,14 @@ run_format() {
 write_floor() {
 	local fmt=$1 stacks=() samples=() i
 	for ((i = 1; i <= FLOOR_RUNS; i++)); do
-		dbq -c 'TRUNCATE write_floor_stack, write_floor_sample'
-		dbq -c 'CHECKPOINT' >/dev/null 2>&1 || true
+		ct_psql "$DB" -c 'TRUNCATE write_floor_stack, write_floor_sample'
+		ct_psql "$DB" -c 'CHECKPOINT' >/dev/null 2>&1 || true
 		stacks+=("$(timed_copy "\\copy write_floor_stack FROM '$work/stacks.copy'")")
 		samples+=("$(timed_copy "\\copy write_floor_sample FROM '$work/rows.copy'")")
 	done
 	check "write floor rows" "$(wc -l <"$work/stacks.copy") ${R[$fmt.rows]}" \
-		"$(dbq -At -F' ' -c 'SELECT (SELECT count(*) FROM write_floor_stack), (SELECT count(*) FROM write_floor_sample)')"
-	dbq -c 'TRUNCATE write_floor_stack, write_floor_sample'
+		"$(ct_psql "$DB" -At -F' ' -c 'SELECT (SELECT count(*) FROM write_floor_stack), (SELECT count(*) FROM write_floor_sample)')"
+	ct_psql "$DB" -c 'TRUNCATE write_floor_stack, write_floor_sample'
 	R[$fmt.wf_stack]=$(best "${stacks[@]}")
 	R[$fmt.wf_sample]=$(best "${samples[@]}")
 	say "  write floor: COPY into tables with calltree's indexes, logged: the $(wc -l <"$work/stacks.copy") stack rows ${R[$fmt.wf_stack]} s [runs: ${stacks[*]}], the sample rows ${R[$fmt.wf_sample]} s [runs: ${samples[*]}]"
@@ -392,7 +384,7 @@ run_go() {
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 started=$(date +%s)
 say "imports: $(date -u '+%Y-%m-%d %H:%M UTC'); calltree at $(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(nproc 2>/dev/null || echo '?') CPUs, load average $(loadavg)"
-say "imports: $(psql_ -At -c "SELECT split_part(version(), ' on ', 1) || '; shared_buffers=' || current_setting('shared_buffers') || ', fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', jit=' || current_setting('jit')"); calltree.import_work_mem=$IMPORT_WORK_MEM"
+say "imports: $(ct_query "" "SELECT split_part(version(), ' on ', 1) || '; shared_buffers=' || current_setting('shared_buffers') || ', fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', jit=' || current_setting('jit')"); calltree.import_work_mem=$IMPORT_WORK_MEM"
 for f in $FORMATS; do gen "$f"; done
 for f in $FORMATS; do run_format "$f"; done
 load_after=$(loadavg)

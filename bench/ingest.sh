@@ -41,15 +41,16 @@ CPU_IMPORTS=${BENCH_INGEST_CPU_IMPORTS:-200}
 DB=${BENCH_INGEST_DB:-calltree_bench_ingest}
 TARGET_TPS_4=400
 
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-psql_() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { printf 'ingest: %s\n' "$*" | tee -a "$REPORT" >&2; exit 1; }
 
 mkdir -p "$OUT_DIR/import-data"
 : >"$REPORT"
-work=$(mktemp -d)
-trap 'rm -rf "$work"; psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
+ct_make_tmp
+work=$CT_TMP
+ct_at_exit "ct_psql postgres -c 'DROP DATABASE IF EXISTS $DB'"
 
 if [ ! -s "$DATA" ]; then
 	(cd "$OUT_DIR/import-data" && python3 "$BENCH_DIR/gen_pprof.py" "$DATA" 0.1 300) >/dev/null
@@ -58,8 +59,8 @@ expect() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.
 samples=$(expect samples)
 weight=$(expect total_weight)
 
-psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
-psql_ -d "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
+ct_psql postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+ct_psql "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
 	CREATE EXTENSION calltree;
 	CREATE TABLE ingest_file AS SELECT decode(:'data', 'base64') AS data;
 	-- the first import makes every func, frame and stack
@@ -71,7 +72,7 @@ echo "SELECT calltree.import_pprof(data, name => 'ingest') FROM ingest_file;" >"
 # alive, and those that ended (the postmaster's reaped children).
 ticks=$(getconf CLK_TCK)
 # the postmaster: the parent of a backend (reading /proc/self/stat needs the right to read server files)
-postmaster=$(psql_ -d "$DB" -At -c "SELECT split_part(pg_read_file('/proc/self/stat'), ' ', 4)" 2>/dev/null || true)
+postmaster=$(ct_query "$DB" "SELECT split_part(pg_read_file('/proc/self/stat'), ' ', 4)" 2>/dev/null || true)
 [ -r "/proc/${postmaster:-0}/stat" ] || postmaster=""
 server_ticks() {
 	[ -n "$postmaster" ] && [ -r "/proc/$postmaster/stat" ] || return 0
@@ -91,13 +92,13 @@ for c in $CLIENTS; do
 	{ time "$PG_BIN/pgbench" -n -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
 		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"; } 2>"$work/pgbench.time"
 	# the backends of pgbench's clients have ended (and been reaped) once a new connection succeeds
-	psql_ -d "$DB" -c "SELECT pg_sleep(0.2)" >/dev/null
+	ct_psql "$DB" -c "SELECT pg_sleep(0.2)" >/dev/null
 	server_after=$(server_ticks)
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$work/pgbench.out")
-	bad=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
+	bad=$(ct_query "$DB" "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
 	                                  WHERE p.name = 'ingest' GROUP BY p.id
 	                                 HAVING count(s.*) <> $samples OR coalesce(sum(s.weight), 0) <> $weight) x")
-	n=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
+	n=$(ct_query "$DB" "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
 	[ "$bad" = 0 ] || die "$bad of $n profiles imported with $c clients are incomplete"
 	line="  $c client(s): $tps profiles/s ($n profiles, all complete)"
 	if [ -n "$postmaster" ]; then
@@ -109,7 +110,7 @@ for c in $CLIENTS; do
 		if awk "BEGIN { exit !($tps >= $TARGET_TPS_4) }"; then line="$line  target >= $TARGET_TPS_4/s: met"; else line="$line  target >= $TARGET_TPS_4/s: MISSED"; fi
 	fi
 	say "$line"
-	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+	ct_psql "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
 done
 
 # CPU per import, in one session
@@ -122,11 +123,11 @@ if [ "$CPU_IMPORTS" -gt 0 ]; then
 		for _ in $(seq "$CPU_IMPORTS"); do cat "$work/ingest.sql"; done
 		echo "\\! cut -d' ' -f1 /proc/\$CT_INGEST_PID/schedstat > $work/cpu.after"
 	} >"$work/cpu.sql"
-	psql_ -d "$DB" -f "$work/cpu.sql" >/dev/null
+	ct_psql "$DB" -f "$work/cpu.sql" >/dev/null
 	[ -s "$work/cpu.before" ] && [ -s "$work/cpu.after" ] ||
 		die "could not read the backend's CPU time (is the server on this machine?)"
 	cpu_ms=$(awk -v b="$(cat "$work/cpu.before")" -v a="$(cat "$work/cpu.after")" -v n="$CPU_IMPORTS" \
 		'BEGIN { printf "%.2f", (a - b) / n / 1e6 }')
 	say "  CPU per import: $cpu_ms ms in the backend (mean of $CPU_IMPORTS imports in one session)"
-	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+	ct_psql "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
 fi

@@ -14,17 +14,17 @@
 # database of its own.
 set -euo pipefail
 
-PSQL=${PSQL:-psql}
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../test/lib.sh"
 DAY_PROFILES=${BENCH_DAY_PROFILES:-100}
 PROFILE_SAMPLES=${BENCH_PROFILE_SAMPLES:-10000}
-psql_() { "$PSQL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-if [ -z "$(psql_ -At -c "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
-	psql_ -c 'CREATE EXTENSION calltree'
+if [ -z "$(ct_query "" "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
+	ct_psql "" -c 'CREATE EXTENSION calltree'
 fi
 
 start=$SECONDS
-psql_ -v day_profiles="$DAY_PROFILES" -v profile_samples="$PROFILE_SAMPLES" <<'SQL'
+ct_psql "" -v day_profiles="$DAY_PROFILES" -v profile_samples="$PROFILE_SAMPLES" <<'SQL'
 SET client_min_messages = warning;
 CREATE TEMP TABLE bench_stack AS
 SELECT calltree.intern_stack(ARRAY['main', 'work' || (i % 37), 'leaf' || i]) AS id, i
@@ -47,13 +47,13 @@ SQL
 echo "retention: 10 days written in $((SECONDS - start)) s"
 
 start=$SECONDS
-psql_ -At -c "SELECT calltree.rollup('1 hour')" >/dev/null
+ct_query "" "SELECT calltree.rollup('1 hour')" >/dev/null
 echo "retention: rollup('1 hour') in $((SECONDS - start)) s"
 
 size_sql="SELECT pg_size_pretty(sum(pg_total_relation_size(partition))) || ' in ' || count(*) || ' partitions, '
                  || (SELECT count(*) FROM calltree.sample) || ' samples'
             FROM calltree.sample_partitions()"
-echo "retention: before: $(psql_ -At -c "$size_sql")"
-psql_ -c '\timing on' -c "SELECT * FROM calltree.expire('9 days 12 hours')"
-echo "retention: after:  $(psql_ -At -c "$size_sql")"
-psql_ -c '\timing on' -c "SELECT * FROM calltree.collect_garbage()"
+echo "retention: before: $(ct_query "" "$size_sql")"
+ct_psql "" -c '\timing on' -c "SELECT * FROM calltree.expire('9 days 12 hours')"
+echo "retention: after:  $(ct_query "" "$size_sql")"
+ct_psql "" -c '\timing on' -c "SELECT * FROM calltree.collect_garbage()"

@@ -17,25 +17,25 @@ set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT_DIR="$BENCH_DIR/out"
 RUNS=${BENCH_RUNS:-3}
-PSQL=${PSQL:-psql}
-psql_() { "$PSQL" -X -q -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 say() { printf '%s\n' "$*"; }
 mkdir -p "$OUT_DIR"
 
-if [ -z "$(psql_ -At -c "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
-	psql_ -c 'CREATE EXTENSION calltree'
+if [ -z "$(ct_query "" "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
+	ct_psql "" -c 'CREATE EXTENSION calltree'
 fi
-if [ "$(psql_ -At -c "SELECT count(*) FROM calltree.profile WHERE name = 'bench' AND meta @> '{\"complete\": true}'")" = 0 ]; then
+if [ "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'bench' AND meta @> '{\"complete\": true}'")" = 0 ]; then
 	say "rollups: generating the profile 'bench' first (bench/generate.sql, about a minute)"
-	psql_ -v gen_version=1 -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/generate.log" 2>&1 ||
+	ct_psql "" -v gen_version=1 -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/generate.log" 2>&1 ||
 		{ say "rollups: generation failed (bench/out/generate.log)" >&2; exit 1; }
 fi
 
-week_ready=$(psql_ -At -c "SELECT count(*) FROM calltree.profile WHERE meta @> '{\"service\": \"bench-week\"}'")
+week_ready=$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta @> '{\"service\": \"bench-week\"}'")
 if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ "$week_ready" != 168 ]; then
 	say "rollups: spreading 'bench' over a week (168 hourly profiles)"
 	start=$SECONDS
-	psql_ >"$OUT_DIR/rollups-setup.log" 2>&1 <<-'SQL'
+	ct_psql "" >"$OUT_DIR/rollups-setup.log" 2>&1 <<-'SQL'
 		DELETE FROM calltree.rollup WHERE group_key = '{"service": "bench-week"}';
 		DELETE FROM calltree.profile WHERE meta @> '{"service": "bench-week"}';
 		INSERT INTO calltree.profile (name, format, started_at, weight_unit, meta)
@@ -57,7 +57,7 @@ if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ "$week_ready" != 168 ]; then
 	say "rollups: spread in $((SECONDS - start)) s"
 fi
 
-psql_ -v runs="$RUNS" <<-'SQL' | tee "$OUT_DIR/rollups-report.txt"
+ct_psql "" -v runs="$RUNS" <<-'SQL' | tee "$OUT_DIR/rollups-report.txt"
 	SET jit = off;
 	SET max_parallel_workers_per_gather = 0;
 	SET work_mem = '256MB';

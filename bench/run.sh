@@ -2,8 +2,8 @@
 # bench/run.sh: the calltree benchmark (see bench/README.md).
 #
 # Connects with the usual libpq variables (PGHOST, PGPORT, PGUSER,
-# PGDATABASE); `make bench` sets them for a throwaway cluster.  Generates the
-# synthetic profile 'bench' once (about a minute; kept in the database for the
+# PGDATABASE), with the psql of test/lib.sh; `make bench` sets them for a
+# throwaway cluster.  Generates the synthetic profile 'bench' once (about a minute; kept in the database for the
 # next run), then times calltree against the floor and against plain SQL and
 # prints the report, also written to bench/out/report.txt.
 #
@@ -27,35 +27,28 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT_DIR="$BENCH_DIR/out"
 RUNS=${BENCH_RUNS:-3}
 
-if [ -n "${PSQL:-}" ]; then
-	:
-elif command -v psql >/dev/null 2>&1; then
-	PSQL=psql
-else
-	PSQL=/usr/lib/postgresql/15/bin/psql
-fi
-
-psql_() { "$PSQL" -X -q -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 say() { printf '%s\n' "$*"; }
 
 case "$RUNS" in
 '' | *[!0-9]* | 0) say "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
 esac
 
-psql_ -At -c 'SELECT 1' >/dev/null ||
+ct_query "" 'SELECT 1' >/dev/null ||
 	{ say "bench: cannot connect (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-} PGDATABASE=${PGDATABASE:-})" >&2; exit 1; }
 
 # The extension: test/run.sh installs it with `make install`; by hand, create
 # it in the target database if it is not there yet.
-if [ -z "$(psql_ -At -c "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
+if [ -z "$(ct_query "" "SELECT 1 FROM pg_extension WHERE extname = 'calltree'")" ]; then
 	say "bench: CREATE EXTENSION calltree"
-	psql_ -c 'CREATE EXTENSION calltree'
+	ct_psql "" -c 'CREATE EXTENSION calltree'
 fi
 
 mkdir -p "$OUT_DIR"
 
 have_data() {
-	psql_ -At -v v="$GEN_VERSION" <<-'SQL'
+	ct_psql "" -At -v v="$GEN_VERSION" <<-'SQL'
 		SELECT count(*) FROM calltree.profile
 		 WHERE name = 'bench'
 		   AND meta @> jsonb_build_object('generator', 'calltree-bench',
@@ -68,7 +61,7 @@ if [ "${BENCH_REGENERATE:-0}" != 1 ] && [ "$(have_data)" != 0 ]; then
 else
 	say "bench: generating profile 'bench' (generator v$GEN_VERSION): 10,000,000 samples over 100,000 stacks, about a minute"
 	start=$SECONDS
-	psql_ -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/generate.log" 2>&1 ||
+	ct_psql "" -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/generate.log" 2>&1 ||
 		{ say "bench: generation failed:" >&2; tail -n 30 "$OUT_DIR/generate.log" >&2; exit 1; }
 	say "bench: generated in $((SECONDS - start)) s"
 fi
@@ -77,17 +70,17 @@ fi
 # settled table (no hint-bit writes during the timed runs).  Cheap when
 # nothing changed since the last run.
 start=$SECONDS
-psql_ -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.sample'
+ct_psql "" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.sample'
 # Write the dirty pages out now rather than in the middle of a timed query
 # (needs superuser or pg_checkpoint; skipped without).
-psql_ -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(psql_ -At -c 'SELECT current_user'); skipped"
+ct_psql "" -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(ct_query "" 'SELECT current_user'); skipped"
 say "bench: VACUUM (ANALYZE) and CHECKPOINT in $((SECONDS - start)) s"
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 say "bench: timing, runs per query: $RUNS (about a minute for 3)"
 load_before=$(loadavg)
 start=$SECONDS
-psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"$OUT_DIR/measure.log" ||
+ct_psql "" -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"$OUT_DIR/measure.log" ||
 	{ say "bench: measurement failed:" >&2; cat "$OUT_DIR/report.txt" "$OUT_DIR/measure.log" >&2; exit 1; }
 say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs, load average $load_before before, $(loadavg) after (other work on the machine slows every query)"
 say ""
@@ -98,7 +91,7 @@ cat "$OUT_DIR/report.txt"
 if [ "${BENCH_TRANSFORMS:-1}" = 1 ]; then
 	say ""
 	say "bench: transforms (BENCH_TRANSFORMS=0 skips them)"
-	psql_ -At -f "$BENCH_DIR/transforms.sql" | tee "$OUT_DIR/transforms.txt" ||
+	ct_psql "" -At -f "$BENCH_DIR/transforms.sql" | tee "$OUT_DIR/transforms.txt" ||
 		{ say "bench: transforms failed" >&2; exit 1; }
 	cat "$OUT_DIR/transforms.txt" >>"$OUT_DIR/report.txt"
 fi
@@ -108,7 +101,7 @@ fi
 if [ "${BENCH_DIFF:-1}" = 1 ]; then
 	say ""
 	say "bench: comparing trees (BENCH_DIFF=0 skips it)"
-	psql_ -At -v runs="$RUNS" -f "$BENCH_DIR/diff.sql" | tee "$OUT_DIR/diff.txt" ||
+	ct_psql "" -At -v runs="$RUNS" -f "$BENCH_DIR/diff.sql" | tee "$OUT_DIR/diff.txt" ||
 		{ say "bench: comparing failed" >&2; exit 1; }
 	cat "$OUT_DIR/diff.txt" >>"$OUT_DIR/report.txt"
 fi
@@ -121,7 +114,7 @@ rc=0
 if [ "${BENCH_IMPORTS:-0}" = 1 ]; then
 	say ""
 	say "bench: imports (bench/imports.sh, BENCH_IMPORTS=1)"
-	PSQL="$PSQL" "$BENCH_DIR/imports.sh" || { say "bench: the import benchmark failed" >&2; rc=1; }
+	"$BENCH_DIR/imports.sh" || { say "bench: the import benchmark failed" >&2; rc=1; }
 	[ ! -f "$OUT_DIR/imports.txt" ] || cat "$OUT_DIR/imports.txt" >>"$OUT_DIR/report.txt"
 fi
 

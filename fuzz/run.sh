@@ -50,6 +50,16 @@ write_seeds() {
 	for f in "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof; do
 		[ -r "$f" ] && gzip -dc "$f" >"$work/seeds/pprof/$(basename "$f").raw"
 	done
+	# the OTLP requests of sql/import_otlp.sql: its decode('...' '...', 'hex') literals
+	mkdir -p "$work/seeds/otlp"
+	python3 - "$fuzz_dir/../sql/import_otlp.sql" "$work/seeds/otlp" <<'PY'
+import re
+import sys
+sql = open(sys.argv[1]).read()
+for n, m in enumerate(re.finditer(r"decode\(\s*((?:'[0-9a-f]*'\s*)+), 'hex'\)", sql)):
+    with open(f"{sys.argv[2]}/sql-{n}", "wb") as f:
+        f.write(bytes.fromhex("".join(re.findall(r"'([0-9a-f]*)'", m.group(1)))))
+PY
 	# any bytes choose a profile to encode: the examples' and the pprof files
 	seed pprof_encode "$fuzz_dir"/../examples/*.pprof "$fuzz_dir"/../examples/*.collapsed "$d"/pprof/sample.cpu
 	seed gzip "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof
@@ -73,16 +83,14 @@ write_seeds() {
 	seed firefox "$ss"/Firefox/*/*.json
 	seed trace_events "$ss"/trace-event/*.json "$fuzz_dir"/../test/data/chrome/*.json
 	# and the hand-made Firefox profiles (Gecko, processed, shared tables, threads as strings)
-	if command -v python3 >/dev/null; then
-		python3 - "$fuzz_dir/../test" "$work/seeds/firefox" <<-'EOF'
-			import sys
-			sys.path.insert(0, sys.argv[1])
-			import json_importer_fuzz
-			for name, text in json_importer_fuzz.HAND_MADE:
-			    with open(sys.argv[2] + '/' + name + '.json', 'w', encoding='utf-8') as f:
-			        f.write(text)
-		EOF
-	fi
+	python3 - "$fuzz_dir/../test" "$work/seeds/firefox" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import json_importer_fuzz
+for name, text in json_importer_fuzz.HAND_MADE:
+    with open(f"{sys.argv[2]}/{name}.json", "w", encoding="utf-8") as f:
+        f.write(text)
+PY
 	# the calltree literals of the regression tests, as text inputs (first byte even)
 	mkdir -p "$work/seeds/calltree"
 	grep -ohE "'\{[^']*\}'::([a-z_]+\.)?calltree" "$fuzz_dir"/../sql/*.sql | sort -u |
@@ -134,7 +142,7 @@ build() {
 	CT_PACKAGES=(clang-14 libclang-rt-14-dev zlib1g-dev postgresql-server-dev-15)
 	ct_ensure_packages
 	make -s -C "$fuzz_dir" PG_CONFIG="$PG_CONFIG" BUILD="$build" >"$work/build.log" 2>&1 ||
-		ct_die "building the harnesses failed" "$work/build.log"
+		fail "building the harnesses failed" "$work/build.log"
 }
 
 # fuzz HARNESS: one harness for $seconds; prints its summary line

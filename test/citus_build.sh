@@ -2,8 +2,7 @@
 # Citus for the tests: installed into the PostgreSQL the tests use, built
 # from the vendored source when it is not there yet.
 #
-# Source it (after test/lib.sh or test/script_lib.sh, which set PG_BIN),
-# then call
+# Source it after test/lib.sh (PG_CONFIG, CALLTREE_SHARED), then call
 #   citus_ensure    0: Citus is installed (now); 1: it cannot be (the reason
 #                   is in $citus_missing); exits on a failed build
 #
@@ -23,17 +22,11 @@ citus_missing=""
 
 # The Citus that this PostgreSQL would load
 citus_installed() {
-	local pg_config=$PG_BIN/pg_config
-	[ -f "$("$pg_config" --pkglibdir)/citus.so" ] &&
-		[ -f "$("$pg_config" --sharedir)/extension/citus.control" ]
+	[ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ] &&
+		[ -f "$("$PG_CONFIG" --sharedir)/extension/citus.control" ]
 }
 
-# ../shared/vendor beside the repository (or $CALLTREE_SHARED/vendor), absolute
-CITUS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-citus_vendor_dir() {
-	local shared=${CALLTREE_SHARED:-$CITUS_REPO/../shared}
-	echo "$(cd "$shared" 2>/dev/null && pwd || echo "$shared")/vendor"
-}
+CITUS_VENDOR=$CALLTREE_SHARED/vendor
 
 # citus_run_quietly LOG CMD...: CMD's output to LOG; its tail on failure
 citus_run_quietly() {
@@ -61,13 +54,12 @@ citus_packages() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Builds the vendored Citus against $PG_BIN/pg_config into $CITUS_CACHE.
+# Builds the vendored Citus against $PG_CONFIG into $CITUS_CACHE.
 # The tests' clusters are small: -O1 (CITUS_CFLAGS to change it) compiles
 # Citus's files in about half the time -O2 takes, and with_llvm=no skips the
 # LLVM bitcode that PGXS compiles a second time with clang.
 citus_build() {
-	local vendor src stage log start pg_config=$PG_BIN/pg_config
-	vendor=$(citus_vendor_dir)
+	local vendor=$CITUS_VENDOR src stage log start pg_config=$PG_CONFIG
 	start=$SECONDS
 	citus_packages || return 1
 	src=$(mktemp -d "${TMPDIR:-/tmp}/citus-build.XXXXXX")
@@ -99,7 +91,7 @@ citus_build() {
 
 # Copies the cached files into the server's folders (sudo when they are not ours)
 citus_install_cached() {
-	local pg_config=$PG_BIN/pg_config sudo=() libdir extdir
+	local pg_config=$PG_CONFIG sudo=() libdir extdir
 	libdir=$("$pg_config" --pkglibdir)
 	extdir=$("$pg_config" --sharedir)/extension
 	if [ ! -w "$libdir" ] && [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
@@ -116,8 +108,8 @@ citus_install_cached() {
 citus_ensure() {
 	citus_installed && return 0
 	if [ ! -f "$CITUS_CACHE/lib/citus.so" ]; then
-		if [ ! -f "$(citus_vendor_dir)/citus-$CITUS_VERSION.tar.gz" ]; then
-			citus_missing="Citus is not installed in $("$PG_BIN/pg_config" --pkglibdir), and its source, ../shared/vendor/citus-$CITUS_VERSION.tar.gz, is not at hand"
+		if [ ! -f "$CITUS_VENDOR/citus-$CITUS_VERSION.tar.gz" ]; then
+			citus_missing="Citus is not installed in $("$PG_CONFIG" --pkglibdir), and its source, $CITUS_VENDOR/citus-$CITUS_VERSION.tar.gz, is not at hand"
 			return 1
 		fi
 		citus_build || exit 1

@@ -2,15 +2,17 @@
 # The runner behind `make run`, `make test` and `make bench`.
 #
 #   test/run.sh run      build, install, load examples/perf-vertx.collapsed with bin/calltree-load, print its call tree
-#   test/run.sh test     build with -Werror, install, pg_regress + isolation, test/t_*.sh, test/t/*.pl
+#   test/run.sh test     build with -Werror, install, pg_regress + isolation, test/t_*.sh
 #   test/run.sh bench    build, install, bench/run.sh
 #   test/run.sh shell [CMD...]   build, install, run CMD (default: bash) against the cluster
 #
 # Each mode installs the Debian packages that are missing, builds and installs
 # the extension, and starts a throwaway PostgreSQL 15 cluster (socket only, in
 # a temp folder) that is stopped and removed on exit, failure or ^C.
+# test/lib.sh (the library of every script test) says how.
 set -euo pipefail
 
+CT_NAME=test/run.sh
 # shellcheck source=test/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -41,8 +43,6 @@ on_exit() {
 
 setup() {
 	trap on_exit EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 	ct_ensure_packages
 	ct_make_tmp
 	if [ "$mode" = test ]; then
@@ -52,7 +52,9 @@ setup() {
 		ct_build
 	fi
 	ct_install
-	ct_cluster_start
+	ct_cluster_start "$CT_TMP/main"
+	export PGHOST="$CT_TMP/main" PGPORT="$CT_PORT" PGUSER=postgres PGDATABASE=postgres
+	ct_say "cluster: up (socket $PGHOST, port $PGPORT)"
 }
 
 # ---------------------------------------------------------------- run
@@ -60,13 +62,13 @@ do_run() {
 	local db=calltree example="$CT_REPO/examples/perf-vertx.collapsed" id
 	"$PG_BIN/createdb" "$db"
 	export PGDATABASE=$db
-	ct_psql -c 'CREATE EXTENSION calltree'
+	ct_psql "$db" -c 'CREATE EXTENSION calltree'
 	# The file travels from the client, streamed through psql (no server-side file access needed).
-	id=$(PG_CONFIG="$PG_CONFIG" "$CT_REPO/bin/calltree-load" --name perf-vertx "$example")
+	id=$("$CT_REPO/bin/calltree-load" --name perf-vertx "$example")
 	ct_say "loaded: examples/perf-vertx.collapsed as profile $id" \
-		"($(ct_psql -At -c "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
+		"($(ct_query "$db" "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
 	ct_say "call tree, top 40 nodes:"
-	ct_psql -P pager=off -v id="$id" <<-'SQL'
+	ct_psql "$db" -P pager=off -v id="$id" <<-'SQL'
 		SELECT node, running, running_pct AS "running %", self, self_pct AS "self %", label
 		  FROM calltree.report((SELECT calltree.stack_agg(stack_id, weight)
 		                          FROM calltree.sample WHERE profile_id = :id))
@@ -158,33 +160,6 @@ do_test() {
 		count_result "$rc"
 	done
 
-	local taps=()
-	for t in "$CT_REPO"/test/t/*.pl; do
-		[ -f "$t" ] && taps+=("$t")
-	done
-	ct_say "TAP (test/t/*.pl): ${#taps[@]}"
-	if [ ${#taps[@]} -gt 0 ]; then
-		# PostgreSQL::Test::Cluster runs initdb, which refuses root.
-		local tapdir="$CT_TMP/tap" runner=()
-		mkdir -p "$tapdir"
-		if ct_is_root; then
-			chown postgres: "$tapdir"
-			runner=(runuser -u postgres --)
-		fi
-		for t in "${taps[@]}"; do
-			name=${t#"$CT_REPO"/}
-			printf '%-40s ... ' "$name"
-			rc=0
-			(cd "$CT_REPO" && run_timed "$tapdir/$(basename "$t").log" \
-				${runner[@]+"${runner[@]}"} env \
-				PATH="$PG_BIN:$PATH" TESTDIR="$tapdir" \
-				PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-				PERL5LIB="$PGXS_DIR/src/test/perl${PERL5LIB:+:$PERL5LIB}" \
-				prove "$name") || rc=$?
-			count_result "$rc"
-		done
-	fi
-
 	reported=1
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
@@ -192,7 +167,7 @@ do_test() {
 
 # ---------------------------------------------------------------- bench
 do_bench() {
-	[ -x "$CT_REPO/bench/run.sh" ] || ct_die "bench/run.sh is missing or not executable"
+	[ -x "$CT_REPO/bench/run.sh" ] || fail "bench/run.sh is missing or not executable"
 	ct_say "bench: bench/run.sh"
 	"$CT_REPO/bench/run.sh"
 }

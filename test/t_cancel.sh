@@ -9,8 +9,9 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_cancel
 # the binary copy the server writes and reads back, one per run
@@ -18,11 +19,10 @@ bin=/tmp/calltree_cancel.$$.bin
 nodes=4000000
 SLACK_MS=2000	# a cancel later than this after the fetch came at the operation's end
 
-t_createdb "$db"
-psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+ct_createdb "$db"
 
 # A wide tree: 1,000 roots, each with 4,000 leaves of funcs of their own.
-psql_db -v nodes="$nodes" -v bin="$bin" <<-'SQL'
+ct_psql "$db" -At -v nodes="$nodes" -v bin="$bin" <<-'SQL'
 	CREATE EXTENSION calltree;
 	SET work_mem = '256MB';
 	CREATE TABLE big AS
@@ -31,7 +31,7 @@ psql_db -v nodes="$nodes" -v bin="$bin" <<-'SQL'
 	COPY big TO :'bin' (FORMAT binary);
 	CREATE TABLE big_copy (tree calltree.calltree);
 SQL
-t_at_exit "rm -f $bin"
+ct_at_exit "rm -f $bin"
 
 # the statements, one a line
 cases=$(
@@ -51,7 +51,7 @@ cases=${cases//\/tmp\/calltree_cancel.bin/$bin}
 elapsed() {
 	local start
 	start=$(date +%s%N)
-	"$PG_BIN/psql" -X -q -At -d "$db" -c "$1" >/dev/null 2>&1 || true
+	ct_query "$db" "$1" >/dev/null 2>&1 || true
 	echo $((($(date +%s%N) - start) / 1000000))
 }
 
@@ -65,7 +65,7 @@ failures=()
 while IFS= read -r statement; do
 	[ -n "$statement" ] || continue
 	start=$(date +%s%N)
-	out=$("$PG_BIN/psql" -X -q -At -d "$db" 2>&1 <<-SQL || true
+	out=$(ct_psql "$db" -At -v ON_ERROR_STOP=0 2>&1 <<-SQL || true
 		\set VERBOSITY sqlstate
 		SET statement_timeout = '1s';
 		$statement;

@@ -35,12 +35,11 @@
 # With names, only those same/ and expect/ files run, and no operations.
 # CITUS_KEEP=1 leaves the nodes running and prints how to reach them.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 # shellcheck source=test/citus_build.sh
 . "$(dirname "${BASH_SOURCE[0]}")/citus_build.sh"
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 if ! citus_ensure; then
 	echo "t_citus: SKIP: $citus_missing"
@@ -56,74 +55,43 @@ phase() {
 }
 single=calltree_citus_single
 db=postgres          # on every node of the Citus cluster
-port=${CT_PORT:-54329}
-# The nodes' folders: readable by postgres when we are root ($work is not)
-nodes_dir=$(mktemp -d "${TMPDIR:-/tmp}/ct-citus.XXXXXX")
+port=$CT_PORT
+# The nodes: clusters of test/lib.sh in the scratch folder, each with its
+# socket in $nodes_dir/NAME
+nodes_dir=$work
 nodes_up=()
-if [ "$(id -u)" -eq 0 ]; then
-	chown postgres: "$nodes_dir"
-fi
-
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd "$nodes_dir" && runuser -u postgres -- "$@")
-	else
-		"$@"
-	fi
-}
-
-nodes_stop() {
-	local node
-	for node in ${nodes_up[@]+"${nodes_up[@]}"}; do
-		as_pg "$PG_BIN/pg_ctl" -D "$nodes_dir/$node/data" -m immediate -w stop >/dev/null 2>&1 || true
-	done
-	nodes_up=()
-	rm -rf "$nodes_dir"
-}
-if [ "${CITUS_KEEP:-0}" != 1 ]; then
-	t_at_exit nodes_stop
+if [ "${CITUS_KEEP:-0}" = 1 ]; then
+	ct_keep
 fi
 
 # node_init NAME: a new node's data folder, its socket in $nodes_dir/NAME
 node_init() {
 	local dir="$nodes_dir/$1"
-	as_pg mkdir -p "$dir"
-	as_pg "$PG_BIN/initdb" -D "$dir/data" --auth=trust -U postgres --no-sync -E UTF8 --locale=C \
-		>"$work/initdb-$1.log" 2>&1 || fail "initdb of $1 failed: $(tail -n 5 "$work/initdb-$1.log")"
-	as_pg tee -a "$dir/data/postgresql.conf" >/dev/null <<-EOF
-
-		# a node of test/t_citus.sh
-		listen_addresses = ''
-		unix_socket_directories = '$dir'
-		port = $port
-		fsync = off
-		shared_preload_libraries = 'citus'
-		max_connections = 60
-		max_worker_processes = 8
-		max_parallel_workers_per_gather = 0
-		citus.node_conninfo = 'sslmode=disable'
-		# how its background tasks (the rebalancer) reach the node itself
-		citus.local_hostname = '$dir'
-		citus.max_background_task_executors_per_node = 2
-		citus.background_task_queue_interval = '200ms'
-	EOF
+	ct_cluster_init "$dir" \
+		"# a node of test/t_citus.sh" \
+		"shared_preload_libraries = 'citus'" \
+		"max_connections = 60" \
+		"max_parallel_workers_per_gather = 0" \
+		"citus.node_conninfo = 'sslmode=disable'" \
+		"# how its background tasks (the rebalancer) reach the node itself" \
+		"citus.local_hostname = '$dir'" \
+		"citus.max_background_task_executors_per_node = 2" \
+		"citus.background_task_queue_interval = '200ms'"
 }
 
 # node_start NAME: the node of node_init up, with Citus in its database
 node_start() {
-	local dir="$nodes_dir/$1"
-	[ -d "$dir/data" ] || node_init "$1"
-	as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null 2>&1 ||
-		fail "node $1 did not start: $(tail -n 5 "$dir/server.log")"
+	[ -d "$nodes_dir/$1/data" ] || node_init "$1"
+	ct_cluster_start "$nodes_dir/$1"
 	nodes_up+=("$1")
-	on "$1" -c 'CREATE EXTENSION citus' >/dev/null
+	on "$1" ct_query "$db" 'CREATE EXTENSION citus' >/dev/null
 }
 
-# on NODE PSQL-ARGS...: psql on that node's database
+# on NODE CMD...: CMD with that node as libpq's default server
 on() {
 	local node=$1
 	shift
-	"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$nodes_dir/$node" -p "$port" -U postgres -d "$db" "$@"
+	ct_on "$nodes_dir/$node" "$@"
 }
 # run_file TARGET FILE [PSQL-ARGS...]: a file on the coordinator (TARGET
 # citus) or the single node (TARGET single)
@@ -134,7 +102,7 @@ run_file() {
 	if [[ $file == *.sh ]]; then
 		(
 			cd "$repo"
-			export PATH="$PG_BIN:$PATH" PG_CONFIG="$PG_BIN/pg_config"
+			export PATH="$PG_BIN:$PATH"
 			if [ "$target" = citus ]; then
 				export PGHOST="$nodes_dir/coordinator" PGPORT="$port" PGDATABASE="$db"
 			else
@@ -143,9 +111,9 @@ run_file() {
 			bash -e "$file"
 		)
 	elif [ "$target" = citus ]; then
-		(cd "$repo" && on coordinator "${vars[@]}" "$@" <"$file")
+		(cd "$repo" && on coordinator ct_psql "$db" "${vars[@]}" "$@" <"$file")
 	else
-		(cd "$repo" && "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$single" "${vars[@]}" "$@" <"$file")
+		(cd "$repo" && ct_psql "$single" "${vars[@]}" "$@" <"$file")
 	fi
 }
 
@@ -173,15 +141,15 @@ done
 node_start coordinator
 node_start worker1
 node_start worker2
-on coordinator >/dev/null <<-SQL
+on coordinator ct_psql "$db" >/dev/null <<-SQL
 	SELECT citus_set_coordinator_host('$nodes_dir/coordinator', $port);
 	SELECT citus_add_node('$nodes_dir/worker1', $port);
 	SELECT citus_add_node('$nodes_dir/worker2', $port);
 	CREATE EXTENSION calltree;
 	SELECT calltree.distribute(shard_count => 8);
 SQL
-t_createdb "$single"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$single" -c 'CREATE EXTENSION calltree'
+ct_createdb "$single"
+ct_psql "$single" -c 'CREATE EXTENSION calltree'
 
 phase "three nodes, distribute()"
 for f in "$repo"/test/citus/load/*; do
@@ -239,25 +207,22 @@ expect_outputs() {
 }
 
 # ---------------------------------------------------------------- operations
-q_citus() { on coordinator -At -c "$1"; }
-q_single() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$single" -c "$1"; }
-
 # Where the rows are: every sample in a shard on a worker, as many as one
 # node holds; nothing in the heaps of the coordinator's own tables, which
 # Citus keeps as empty shells (a direct write would land there)
 check_placement() {
 	local n
 	# (citus_shards leaves out the tables of extensions)
-	n=$(q_citus "SELECT count(DISTINCT n.nodename) FILTER (WHERE n.nodename LIKE '%/worker%') || ' '
+	n=$(on coordinator ct_query "$db" "SELECT count(DISTINCT n.nodename) FILTER (WHERE n.nodename LIKE '%/worker%') || ' '
 	                    || count(*) FILTER (WHERE n.nodename NOT LIKE '%/worker%')
 	               FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	               JOIN pg_dist_node n ON n.groupid = p.groupid
 	              WHERE s.logicalrelid = 'calltree.sample'::regclass")
 	[ "$n" = "2 0" ] || fail "placement: the samples' shards are not all on the two workers (workers, shards elsewhere: $n)"
-	[ "$(q_citus "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample', 'SELECT count(*) FROM %s')")" = \
-		"$(q_single "SELECT count(*) FROM calltree.sample")" ] ||
+	[ "$(on coordinator ct_query "$db" "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample', 'SELECT count(*) FROM %s')")" = \
+		"$(ct_query "$single" "SELECT count(*) FROM calltree.sample")" ] ||
 		fail "placement: the shards of sample do not hold one node's samples"
-	n=$(q_citus "SELECT string_agg(c.relname, ' ') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	n=$(on coordinator ct_query "$db" "SELECT string_agg(c.relname, ' ') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	              WHERE n.nspname = 'calltree' AND c.relkind = 'r' AND pg_relation_size(c.oid) > 0
 	                AND c.relname IN ('profile', 'sample_0', 'sample_default', 'event', 'func', 'frame', 'stack', 'labels', 'symbol')")
 	[ -z "$n" ] || fail "placement: rows were written into the coordinator's shells: $n"
@@ -266,13 +231,13 @@ check_placement() {
 # on_all TABLE SQL: SQL (%s for the table) on every placement of a Citus
 # table, one result a line
 on_all() {
-	q_citus "SELECT result FROM run_command_on_placements('calltree.$1', \$q\$$2\$q\$) ORDER BY nodename, shardid"
+	on coordinator ct_query "$db" "SELECT result FROM run_command_on_placements('calltree.$1', \$q\$$2\$q\$) ORDER BY nodename, shardid"
 }
 
 # What the failed imports must not leave: profiles, samples, funcs
 footprint() {
-	echo "profiles $(q_citus "SELECT count(*) FROM calltree.profile")"
-	echo "samples $(q_citus "SELECT count(*) FROM calltree.sample")"
+	echo "profiles $(on coordinator ct_query "$db" "SELECT count(*) FROM calltree.profile")"
+	echo "samples $(on coordinator ct_query "$db" "SELECT count(*) FROM calltree.sample")"
 	echo "funcs $(on_all func "SELECT count(*) FROM %s WHERE name LIKE 'ct\_%%'" | tr '\n' ' ')"
 }
 
@@ -290,8 +255,7 @@ collapsed() {
 }
 
 load_citus() {
-	PGHOST="$nodes_dir/coordinator" PGPORT=$port PGDATABASE=$db PG_CONFIG="$PG_BIN/pg_config" \
-		"$repo/bin/calltree-load" "$@"
+	PGDATABASE=$db on coordinator "$repo/bin/calltree-load" "$@"
 }
 
 # An import that fails after it wrote samples (more than a batch of them,
@@ -325,7 +289,7 @@ check_failed_import() {
 samples_inserted() {
 	local w total=0 n
 	for w in worker1 worker2; do
-		n=$(on "$w" -At -c "SET citus.show_shards_for_app_name_prefixes = '*'" \
+		n=$(on "$w" ct_query "$db" "SET citus.show_shards_for_app_name_prefixes = '*'" \
 			-c "SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname LIKE 'sample%'")
 		total=$((total + n))
 	done
@@ -358,7 +322,7 @@ check_concurrent_imports() {
 	[ "$bad" = 0 ] || fail "concurrent imports failed"
 	# per table: the distinct counts of keys twice, over its placements,
 	# and how many different copies of it the nodes hold
-	dups=$(q_citus "SELECT string_agg(t || ' ' || (SELECT string_agg(DISTINCT r.result, ',')
+	dups=$(on coordinator ct_query "$db" "SELECT string_agg(t || ' ' || (SELECT string_agg(DISTINCT r.result, ',')
 	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT count(*) - count(DISTINCT ' || k || ') FROM %s') r)
 	                                 || ' ' || (SELECT count(DISTINCT r.result)
 	                                      FROM run_command_on_placements('calltree.' || t, 'SELECT md5(string_agg(x::text, '','' ORDER BY x::text)) FROM %s x') r),
@@ -368,7 +332,7 @@ check_concurrent_imports() {
 	                               ('stack', 'ROW(prefix_id, frame_id)')) AS v(t, k)")
 	[ "$dups" = "frame 0 1; func 0 1; stack 0 1" ] ||
 		fail "concurrent imports: keys twice, or copies that differ (table, keys twice, copies): $dups"
-	PGDATABASE=$single PG_CONFIG="$PG_BIN/pg_config" "$repo/bin/calltree-load" \
+	PGDATABASE=$single "$repo/bin/calltree-load" \
 		"$work"/ct_conc1 "$work"/ct_conc2 "$work"/ct_conc3 "$work"/ct_conc4 >/dev/null
 	# (by names: the funcs' ids, and so the order of siblings, depend on
 	# which import interned them first)
@@ -378,24 +342,24 @@ check_concurrent_imports() {
 	                    WHERE p.name LIKE 'ct_conc%' GROUP BY p.name) t,
 	                  regexp_split_to_table(t.c, E'\\n') AS l
 	            GROUP BY t.name ORDER BY t.name"
-	[ "$(q_citus "$sql")" = "$(q_single "$sql")" ] ||
+	[ "$(on coordinator ct_query "$db" "$sql")" = "$(ct_query "$single" "$sql")" ] ||
 		fail "concurrent imports: their trees are not those of one node"
 	# then gone again, on both: DELETE cascades to the samples, and
 	# collect_garbage() deletes the funcs, frames and stacks left unused
-	q_citus "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
-	q_single "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
-	[ "$(q_citus "SELECT * FROM calltree.collect_garbage()")" = "$(q_single "SELECT * FROM calltree.collect_garbage()")" ] ||
+	on coordinator ct_query "$db" "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
+	ct_query "$single" "DELETE FROM calltree.profile WHERE name LIKE 'ct_conc%'" >/dev/null
+	[ "$(on coordinator ct_query "$db" "SELECT * FROM calltree.collect_garbage()")" = "$(ct_query "$single" "SELECT * FROM calltree.collect_garbage()")" ] ||
 		fail "collect_garbage() deleted other rows on Citus than on one node"
 }
 
 # A third worker, and the shards rebalanced onto it: same results
 check_rebalance() {
 	node_start worker3
-	q_citus "SELECT citus_add_node('$nodes_dir/worker3', $port)" >/dev/null
-	q_citus "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" >/dev/null
-	q_citus "SELECT citus_rebalance_wait()" >/dev/null
+	on coordinator ct_query "$db" "SELECT citus_add_node('$nodes_dir/worker3', $port)" >/dev/null
+	on coordinator ct_query "$db" "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" >/dev/null
+	on coordinator ct_query "$db" "SELECT citus_rebalance_wait()" >/dev/null
 	local n
-	n=$(q_citus "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+	n=$(on coordinator ct_query "$db" "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	              JOIN pg_dist_node n ON n.groupid = p.groupid
 	             WHERE s.logicalrelid = 'calltree.sample'::regclass AND n.nodename LIKE '%/worker3'")
 	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample moved to the third worker"
@@ -404,8 +368,8 @@ check_rebalance() {
 
 # A worker down: a clear error, never a partial tree
 check_worker_down() {
-	as_pg "$PG_BIN/pg_ctl" -D "$nodes_dir/worker2/data" -m fast -w stop >/dev/null
-	if q_citus "SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample" >"$work/down.out" 2>&1; then
+	ct_cluster_ctl "$nodes_dir/worker2" -m fast stop >/dev/null
+	if on coordinator ct_query "$db" "SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample" >"$work/down.out" 2>&1; then
 		fail "worker down: a tree came back without worker2: $(cat "$work/down.out")"
 	fi
 	grep -q "worker2" "$work/down.out" ||

@@ -13,8 +13,9 @@
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
 # scratch database.  Needs python3.  CALLTREE_SHARED defaults to ../shared.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_collapsed_reference
 dir=speedscope-samples/stackcollapse
@@ -29,11 +30,8 @@ files=(
 	tall.txt
 	perf-vertx-stacks-01-collapsed-all.txt
 )
-# the loader finds psql through PG_CONFIG
-export PG_CONFIG=$PG_BIN/pg_config
-
-t_createdb "$db"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_psql "$db" -c 'CREATE EXTENSION calltree'
 [ "$(ls "$shared/data/$dir" | wc -l)" = "${#files[@]}" ] ||
 	fail "$dir holds files this test does not list: $(ls "$shared/data/$dir" | tr '\n' ' ')"
 
@@ -46,7 +44,7 @@ import() {
 		import_collapsed | import_profile)
 			local read=pg_read_file
 			[ "$1" = import_collapsed ] || read=pg_read_binary_file
-			"$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c 'SET client_min_messages = notice' \
+			ct_psql "$db" -At -c 'SET client_min_messages = notice' \
 				-c "SELECT calltree.$1($read('$path'), name => '$2', strict => $strict)"
 			;;
 		calltree-load)
@@ -77,7 +75,7 @@ for importer in import_collapsed import_profile calltree-load; do
 		fi >>"$work/database.txt"
 		id=$(import "$importer" "$f" lenient) || fail "$f ($importer): the lenient import failed: $(cat "$work/messages")"
 		echo "  lenient: $(message NOTICE none)" >>"$work/database.txt"
-		"$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" -f "$repo/test/reference/helpers.sql" \
+		ct_psql "$db" -At -f "$repo/test/reference/helpers.sql" \
 			-c "SELECT * FROM pg_temp.collapsed_summary($id)" >>"$work/database.txt"
 	done
 done

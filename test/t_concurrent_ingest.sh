@@ -16,21 +16,20 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 seconds=${CALLTREE_INGEST_SECONDS:-120}
 importers=8
 readers=4
 files=${CALLTREE_INGEST_FILES:-48}     # per importer; imported again (all known) when all are done
 db=calltree_ingest
-export PGDATABASE=$db PG_CONFIG=$PG_BIN/pg_config
+export PGDATABASE=$db
 unset PGAPPNAME
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
-
-t_createdb "$db"
-q 'CREATE EXTENSION calltree' >/dev/null
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree' >/dev/null
 
 for ((i = 0; i < importers; i++)); do
 	python3 "$repo/test/concurrent_ingest.py" "$work/imp$i" "$i" "$files" 20261126 &
@@ -64,7 +63,7 @@ import_file() {
 	pprof | profile) printf '\\set d `base64 -w0 %s`\n' "$path" ;;
 	*) printf '\\set d `cat %s`\n' "$path" ;;
 	esac | cat - <(printf 'SELECT %s;\n' "$call") |
-		"$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v n="$name" >/dev/null
+		ct_psql "$db" -At -v n="$name" >/dev/null
 }
 
 # importer I: its files in order, again and again, until the deadline; one
@@ -99,7 +98,7 @@ reader() {
 	)
 	tree="(SELECT calltree.stack_agg(s.stack_id, s.weight) FROM calltree.sample s WHERE s.profile_id = (SELECT p.id FROM calltree.profile p ORDER BY random() LIMIT 1))"
 	while [ "$SECONDS" -lt "$deadline" ]; do
-		if ! q "${reads[RANDOM % ${#reads[@]}]//:tree/$tree}" >/dev/null 2>>"$work/reader$i.errors"; then
+		if ! ct_query "$db" "${reads[RANDOM % ${#reads[@]}]//:tree/$tree}" >/dev/null 2>>"$work/reader$i.errors"; then
 			echo "reader $i: query failed" >>"$work/reader$i.errors"
 		fi
 		queries=$((queries + 1))
@@ -130,7 +129,7 @@ cat "$work"/imp*/imported.tsv >"$work/imported.tsv"
 imported=$(wc -l <"$work/imported.tsv")
 [ "$imported" -gt 0 ] || fail "nothing was imported in $seconds s"
 # every profile as its file: sample count and total weight
-incomplete=$("$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 <<-SQL
+incomplete=$(ct_psql "$db" -At <<-SQL
 	CREATE TEMP TABLE expected (name text, kind text, samples bigint, total numeric);
 	\copy expected FROM '$work/imported.tsv'
 	SELECT count(*) || ' incomplete, for example ' || coalesce(min(e.name || ' (' || e.kind || '): '
@@ -149,7 +148,7 @@ SQL
 )
 [ -z "$incomplete" ] || fail "$incomplete"
 
-duplicates=$(q "SELECT concat_ws(', ',
+duplicates=$(ct_query "$db" "SELECT concat_ws(', ',
 	(SELECT count(*) || ' funcs' FROM (SELECT FROM calltree.func GROUP BY name, file, resource HAVING count(*) > 1) d HAVING count(*) > 0),
 	(SELECT count(*) || ' frames' FROM (SELECT FROM calltree.frame GROUP BY func_id, address, line, col, implementation HAVING count(*) > 1) d HAVING count(*) > 0),
 	(SELECT count(*) || ' stacks' FROM (SELECT FROM calltree.stack GROUP BY prefix_id, frame_id HAVING count(*) > 1) d HAVING count(*) > 0),
@@ -157,6 +156,6 @@ duplicates=$(q "SELECT concat_ws(', ',
 [ -z "$duplicates" ] || fail "duplicate interned rows: $duplicates"
 
 echo "$imported profiles in $seconds s ($(cut -f2 "$work/imported.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')),"\
-	"$(cat "$work"/reader*.count | awk '{n += $1} END {print n}') reads; $(q "SELECT count(*) || ' funcs, ' ||
+	"$(cat "$work"/reader*.count | awk '{n += $1} END {print n}') reads; $(ct_query "$db" "SELECT count(*) || ' funcs, ' ||
 	(SELECT count(*) FROM calltree.stack) || ' stacks, ' || (SELECT count(*) FROM calltree.labels) || ' label sets'
 	FROM calltree.func")"

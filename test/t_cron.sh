@@ -11,47 +11,30 @@
 # imported afterwards, is taken by the next run (another restart).
 #
 # Runs beside the cluster of test/run.sh (its programs, PG_BIN); the
-# cluster here is its own, in the scratch folder, socket only.
+# cluster here is its own (ct_cluster_start), in the scratch folder, socket
+# only, and every query below goes to it.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
-pkglibdir=$("$PG_BIN/pg_config" --pkglibdir)
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
 [ -f "$pkglibdir/pg_cron.so" ] ||
 	fail "pg_cron is not installed in $pkglibdir (Debian: apt-get install postgresql-15-cron)"
 
-# The cluster: owned by postgres when we are root, as test/run.sh's.
-data=$work/cron/data
-sock=$work/cron
-mkdir -p "$sock"
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" -ne 0 ] || chown -R postgres: "$work"
-as_owner "$PG_BIN/initdb" -D "$data" --auth=trust -U postgres --no-sync -E UTF8 --locale=C >"$work/initdb.log" 2>&1 ||
-	fail "initdb failed: $(tail -5 "$work/initdb.log")"
-cat >>"$data/postgresql.conf" <<EOF
-listen_addresses = ''
-unix_socket_directories = '$sock'
-port = $PGPORT
-fsync = off
-shared_preload_libraries = 'pg_cron'
-cron.database_name = 'postgres'
+cron=$work/cron
 # jobs run in background workers: no connection through a host name
-cron.use_background_workers = on
-max_worker_processes = 8
-EOF
-server() { as_owner "$PG_BIN/pg_ctl" -D "$data" -l "$work/server.log" -w -t 60 "$@" >/dev/null 2>&1; }
-server start || fail "the pg_cron cluster did not start: $(tail -5 "$work/server.log")"
-t_at_exit "as_owner '$PG_BIN/pg_ctl' -D '$data' -m immediate -w stop"
+ct_cluster_start "$cron" "shared_preload_libraries = 'pg_cron'" "cron.database_name = 'postgres'" \
+	"cron.use_background_workers = on"
+export PGHOST=$cron PGPORT=$CT_PORT
 
-q() { "$PG_BIN/psql" -h "$sock" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-
-q postgres 'CREATE EXTENSION pg_cron'
-"$PG_BIN/createdb" -h "$sock" reports
-q reports 'CREATE EXTENSION calltree'
+ct_query postgres 'CREATE EXTENSION pg_cron'
+"$PG_BIN/createdb" reports
+ct_query reports 'CREATE EXTENSION calltree'
 
 # import NAME SERVICE STARTED COLLAPSED
 import() {
-	q reports "SELECT calltree.import_collapsed(E'$4', '$1', jsonb_build_object('service', '$2')) IS NOT NULL;
+	ct_query reports "SELECT calltree.import_collapsed(E'$4', '$1', jsonb_build_object('service', '$2')) IS NOT NULL;
 	           UPDATE calltree.profile SET started_at = '$3' WHERE name = '$1'" >/dev/null
 }
 import cron-1 checkout '2031-03-03 09:15+00' 'main;a 3\nmain;b 1\n'
@@ -60,16 +43,16 @@ import cron-3 search '2031-03-03 10:20+00' 'main;s 7\n'
 
 # The command of the documented job: hours from samples, days from hours.
 command="SELECT calltree.rollup('1 hour'); SELECT calltree.rollup('1 day')"
-q postgres "SELECT cron.schedule_in_database('calltree-rollup', '@reboot', \$\$$command\$\$, 'reports')" >/dev/null
+ct_query postgres "SELECT cron.schedule_in_database('calltree-rollup', '@reboot', \$\$$command\$\$, 'reports')" >/dev/null
 
 # run_job N: restart the server and wait (at most 30 s) for the job's Nth run.
 run_job() {
-	server restart || fail "the pg_cron cluster did not restart: $(tail -5 "$work/server.log")"
+	ct_cluster_ctl "$cron" restart >/dev/null 2>&1 || fail "the pg_cron cluster did not restart" "$cron/server.log"
 	local i status
 	for i in $(seq 60); do
-		status=$(q postgres "SELECT string_agg(status, ' ' ORDER BY runid) FROM cron.job_run_details")
+		status=$(ct_query postgres "SELECT string_agg(status, ' ' ORDER BY runid) FROM cron.job_run_details")
 		case "$status" in
-		*failed*) fail "the job failed: $(q postgres "SELECT return_message FROM cron.job_run_details WHERE status = 'failed'")" ;;
+		*failed*) fail "the job failed: $(ct_query postgres "SELECT return_message FROM cron.job_run_details WHERE status = 'failed'")" ;;
 		esac
 		[ "$(wc -w <<<"$status")" -ge "$1" ] && [ "$(awk '{print $NF}' <<<"$status")" = succeeded ] && return
 		sleep 0.5
@@ -81,7 +64,7 @@ run_job() {
 # samples of its profiles, and every profile is in one row of the level.
 check() {
 	local got
-	got=$(q reports "
+	got=$(ct_query reports "
 		SELECT count(*) || ' rows, ' || count(*) FILTER (WHERE r.tree OPERATOR(calltree.=) (
 		         SELECT calltree.stack_agg(s.stack_id, s.weight)
 		           FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
@@ -96,7 +79,7 @@ check() {
 run_job 1
 check '1 hour' '3 rows, 3 equal, 3 of 3 profiles'
 check '1 day' '2 rows, 2 equal, 3 of 3 profiles'
-[ "$(q reports "SELECT calltree.to_collapsed(calltree.tree_between('{\"service\": \"checkout\"}', '2031-03-03', '2031-03-04'))")" = \
+[ "$(ct_query reports "SELECT calltree.to_collapsed(calltree.tree_between('{\"service\": \"checkout\"}', '2031-03-03', '2031-03-04'))")" = \
 	"$(printf 'main;a 5\nmain;a;c 4\nmain;b 1')" ] || fail "tree_between over the job's rollups is not the raw tree"
 
 # A profile imported after the run: the next run takes it.
@@ -105,4 +88,4 @@ run_job 2
 check '1 hour' '3 rows, 3 equal, 4 of 4 profiles'
 check '1 day' '2 rows, 2 equal, 4 of 4 profiles'
 
-echo "t_cron: ok (pg_cron $(q postgres "SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'") ran rollup twice; hourly and daily trees equal stack_agg)"
+echo "t_cron: ok (pg_cron $(ct_query postgres "SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'") ran rollup twice; hourly and daily trees equal stack_agg)"

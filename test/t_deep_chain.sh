@@ -14,8 +14,9 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_deep_chain
 # the binary copy the server writes and reads back, one per run
@@ -25,11 +26,10 @@ MEMORY_BUDGET_KB=400000		# the chain is 16 MB stored; a builder of it about 60 M
 TEMP_BUDGET=64MB
 TIMEOUT=20s
 
-t_createdb "$db"
-psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+ct_createdb "$db"
 
 # The chain as text: func i at depth i - 1, running depth - i + 1, self 1.
-psql_db -v depth="$depth" -v bin="$bin" <<-'SQL'
+ct_psql "$db" -At -v depth="$depth" -v bin="$bin" <<-'SQL'
 	CREATE EXTENSION calltree;
 	CREATE TABLE deep (tree calltree.calltree, path int4[]);
 	INSERT INTO deep
@@ -48,9 +48,9 @@ psql_db -v depth="$depth" -v bin="$bin" <<-'SQL'
 	COPY (SELECT tree FROM deep) TO :'bin' (FORMAT binary);
 	CREATE TABLE deep_copy (tree calltree.calltree);
 SQL
-t_at_exit "rm -f $bin"
+ct_at_exit "rm -f $bin"
 
-[ "$(psql_db -c "SELECT calltree.total(tree) FROM deep")" = "$depth" ] ||
+[ "$(ct_query "$db" "SELECT calltree.total(tree) FROM deep")" = "$depth" ] ||
 	fail "the chain was not built"
 
 # expected outcome (ok or 54000), a tab, the memory budget in kB (-:
@@ -108,7 +108,7 @@ while IFS=$'\t' read -r expected budget statement; do
 	start=$(date +%s%N)
 	# VERBOSITY sqlstate: an error prints as "ERROR:  <code>"; the memory
 	# line comes last, from the same backend, whatever the case did
-	out=$("$PG_BIN/psql" -X -q -At -d "$db" 2>&1 <<-SQL || true
+	out=$(ct_psql "$db" -At -v ON_ERROR_STOP=0 2>&1 <<-SQL || true
 		\set VERBOSITY sqlstate
 		SET temp_file_limit = '$TEMP_BUDGET';
 		SET statement_timeout = '$TIMEOUT';
@@ -129,17 +129,17 @@ while IFS=$'\t' read -r expected budget statement; do
 done <<<"$cases"
 
 # the refusal says which setting to change, and it can be changed
-msg=$(psql_db -c "SET temp_file_limit = '$TEMP_BUDGET'; SET statement_timeout = '$TIMEOUT'" \
+msg=$(ct_query "$db" "SET temp_file_limit = '$TEMP_BUDGET'; SET statement_timeout = '$TIMEOUT'" \
 	-c "SELECT count(*) FROM deep, calltree.nodes(deep.tree)" 2>&1 || true)
 case "$msg" in
 *"more than calltree.max_path_output"*"HINT:"*"raise calltree.max_path_output"*) ;;
 *) failures+=("the refusal does not name the setting with a hint: $msg") ;;
 esac
-[ "$(psql_db -c "SET calltree.max_path_output = 1000; SELECT count(*) FROM calltree.nodes('{1:1/0 {2:1/0 {3:1/1}}}')")" = 3 ] ||
+[ "$(ct_query "$db" "SET calltree.max_path_output = 1000; SELECT count(*) FROM calltree.nodes('{1:1/0 {2:1/0 {3:1/1}}}')")" = 3 ] ||
 	failures+=("a small tree is refused")
 
 # the binary copy came back equal
-[ "$(psql_db -c "SELECT d.tree OPERATOR(calltree.=) c.tree FROM deep d, deep_copy c")" = t ] ||
+[ "$(ct_query "$db" "SELECT d.tree OPERATOR(calltree.=) c.tree FROM deep d, deep_copy c")" = t ] ||
 	failures+=("the binary copy of the chain differs")
 
 if [ "${#failures[@]}" -gt 0 ]; then

@@ -10,21 +10,21 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 #   test/t_diff_reference.sh [SEED [PAIRS]]
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 seed=${1:-20261126}
 pairs=${2:-300}
 db=calltree_diff_reference
 reference=$repo/test/reference/diff_reference.py
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 python3 "$reference" generate "$seed" "$pairs" >"$work/samples.tsv"
 
-q <<SQL
+ct_psql "$db" -At <<SQL
 CREATE TABLE samples (pair int, side text, path int4[], weight bigint, min_share float8);
 \\copy samples FROM '$work/samples.tsv'
 CREATE TABLE pairs AS
@@ -33,9 +33,9 @@ SELECT pair, min(min_share) AS min_share,
        coalesce(calltree.calltree_agg(path, weight) FILTER (WHERE side = 't'), '{}') AS test
   FROM samples GROUP BY pair;
 SQL
-[ "$(q -c 'SELECT count(*) FROM pairs')" = "$pairs" ] || fail "not $pairs pairs loaded"
+[ "$(ct_query "$db" 'SELECT count(*) FROM pairs')" = "$pairs" ] || fail "not $pairs pairs loaded"
 
-out() { q -F '|' -c "$1" >"$work/$2"; }
+out() { ct_psql "$db" -At -F '|' -c "$1" >"$work/$2"; }
 out "SELECT p.pair, 'b', n.path, n.running, n.self, p.min_share FROM pairs p, calltree.nodes(p.base) n
      UNION ALL
      SELECT p.pair, 't', n.path, n.running, n.self, p.min_share FROM pairs p, calltree.nodes(p.test) n

@@ -21,7 +21,7 @@
 #    A bare block right after one is its expected stdout, compared the
 #    same way.
 #    Both run with PGTZ=UTC, so that timestamps print as shown, and with
-#    client_min_messages=warning (test/script_lib.sh sets PGOPTIONS).
+#    client_min_messages=warning (ct_script_init of test/lib.sh sets PGOPTIONS).
 # 5. psql and sh blocks run in a scratch folder in which examples and bin
 #    are links to the repository's folders: `bin/calltree-load
 #    examples/x` works, and files the examples write (\copy ... TO
@@ -43,8 +43,9 @@
 #   test/run.sh shell test/t_docs.sh [PAGE.md ...]
 # Without arguments it runs README.md and every docs/*.md.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 pages=()
 if [ $# -gt 0 ]; then
@@ -64,7 +65,7 @@ for page in "${pages[@]}"; do
 	n=$((n + 1))
 	db=calltree_docs_$n
 	scratch=$work/page$n
-	t_createdb "$db"
+	ct_createdb "$db"
 	mkdir "$scratch"
 	ln -s "$repo/examples" "$scratch/examples"
 	ln -s "$repo/bin" "$scratch/bin"

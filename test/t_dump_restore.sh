@@ -5,14 +5,14 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 src=calltree_dump_src
 dst=calltree_dump_dst
 
 # q DB SQL: one query, unaligned, tuples only.
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
 tables=(profile func frame stack sample labels rollup_level rollup)
 
@@ -20,15 +20,15 @@ tables=(profile func frame stack sample labels rollup_level rollup)
 snapshot() {
 	local t
 	for t in "${tables[@]}"; do
-		q "$1" "SELECT '$t ' || count(*) || ' ' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '-')
+		ct_query "$1" "SELECT '$t ' || count(*) || ' ' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '-')
 		          FROM calltree.$t AS x"
 	done
 }
 
-t_createdb "$src"
-q "$src" 'CREATE EXTENSION calltree'
+ct_createdb "$src"
+ct_query "$src" 'CREATE EXTENSION calltree'
 
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" <<'SQL'
+ct_psql "$src" <<'SQL'
 INSERT INTO calltree.profile (name, format, weight_unit, meta)
 VALUES ('dump-a', 'collapsed', 'samples', '{"commit": "abc123", "service": "api"}'),
        ('dump-b', 'collapsed', 'nanoseconds', '{"commit": "def456"}');
@@ -57,19 +57,19 @@ SQL
 tree_sql="SELECT calltree.stack_agg(stack_id, weight)::text FROM calltree.sample"
 max_sql="SELECT (SELECT max(id) FROM calltree.func) || ' ' || (SELECT max(id) FROM calltree.frame)
             || ' ' || (SELECT max(id) FROM calltree.stack) || ' ' || (SELECT max(id) FROM calltree.profile)"
-tree_before=$(q "$src" "$tree_sql")
+tree_before=$(ct_query "$src" "$tree_sql")
 snap_before=$(snapshot "$src")
-read -r max_func max_frame max_stack max_profile <<<"$(q "$src" "$max_sql")"
+read -r max_func max_frame max_stack max_profile <<<"$(ct_query "$src" "$max_sql")"
 [ -n "$tree_before" ] || fail "stack_agg gave an empty tree before the dump"
-[ "$(q "$src" 'SELECT count(*) FROM calltree.rollup')" -gt 0 ] || fail "rollup wrote no rows before the dump"
+[ "$(ct_query "$src" 'SELECT count(*) FROM calltree.rollup')" -gt 0 ] || fail "rollup wrote no rows before the dump"
 
 "$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump failed: $(cat "$work/pg_dump.err")"
-t_createdb "$dst"
+ct_createdb "$dst"
 "$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
 
-tree_after=$(q "$dst" "$tree_sql")
+tree_after=$(ct_query "$dst" "$tree_sql")
 snap_after=$(snapshot "$dst")
 
 [ "$snap_before" = "$snap_after" ] ||
@@ -79,19 +79,19 @@ $snap_before
 after:
 $snap_after"
 parts_sql="SELECT string_agg(partition || ' ' || coalesce(first_id::text, '-'), ', ') FROM calltree.sample_partitions()"
-[ "$(q "$src" "$parts_sql")" = "$(q "$dst" "$parts_sql")" ] ||
-	fail "the partitions of sample differ after restore: $(q "$dst" "$parts_sql")"
+[ "$(ct_query "$src" "$parts_sql")" = "$(ct_query "$dst" "$parts_sql")" ] ||
+	fail "the partitions of sample differ after restore: $(ct_query "$dst" "$parts_sql")"
 [ "$tree_before" = "$tree_after" ] ||
 	fail "stack_agg differs after restore:
 before: $tree_before
 after:  $tree_after"
 
 # Sequences: new funcs, frames, a stack and a profile get ids above the old ones.
-new_stack=$(q "$dst" "SELECT calltree.intern_stack(ARRAY['main', 'restored', 'leaf'])") ||
+new_stack=$(ct_query "$dst" "SELECT calltree.intern_stack(ARRAY['main', 'restored', 'leaf'])") ||
 	fail "interning a new stack after restore failed (sequences not restored?)"
-new_profile=$(q "$dst" "INSERT INTO calltree.profile (name) VALUES ('after-restore') RETURNING id") ||
+new_profile=$(ct_query "$dst" "INSERT INTO calltree.profile (name) VALUES ('after-restore') RETURNING id") ||
 	fail "inserting a profile after restore failed (profile_id_seq not restored?)"
-read -r new_func new_frame _ _ <<<"$(q "$dst" "$max_sql")"
+read -r new_func new_frame _ _ <<<"$(ct_query "$dst" "$max_sql")"
 [ "$new_stack" -gt "$max_stack" ] || fail "new stack id $new_stack is not above $max_stack: stack_id_seq not restored"
 [ "$new_func" -gt "$max_func" ] || fail "new func id $new_func is not above $max_func: func_id_seq not restored"
 [ "$new_frame" -gt "$max_frame" ] || fail "new frame id $new_frame is not above $max_frame: frame_id_seq not restored"

@@ -14,29 +14,25 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 src=calltree_dump_rls_src
 reader=dumprls_reader writer=dumprls_writer tess=dumprls_tess tom=dumprls_tom gone=dumprls_gone
 roles="$tess, $tom, $gone, $writer, $reader"
 
-# q DB SQL: one query, unaligned, tuples only.
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-# script DB: a script on stdin, with the role names as psql variables.
-script() {
-	"$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v reader="$reader" -v writer="$writer" \
-		-v tess="$tess" -v tom="$tom" -v gone="$gone" -d "$1"
-}
+# the role names as psql variables, for the scripts below
+role_vars=(-v reader="$reader" -v writer="$writer" -v tess="$tess" -v tom="$tom" -v gone="$gone")
 
 drop_roles() {
-	"$PG_BIN/psql" -X -q -d postgres -c "DROP ROLE IF EXISTS $roles" >/dev/null 2>&1 || true
+	ct_psql postgres -c "DROP ROLE IF EXISTS $roles" >/dev/null 2>&1 || true
 }
 drop_roles
-t_at_exit drop_roles
+ct_at_exit drop_roles
 
-t_createdb "$src"
-script "$src" >/dev/null <<'SQL'
+ct_createdb "$src"
+ct_psql "$src" -At "${role_vars[@]}" >/dev/null <<'SQL'
 CREATE EXTENSION calltree;
 
 -- Roles (docs/operations.md)
@@ -104,11 +100,11 @@ CREATE TEMP TABLE scratch (x int);
 RESET ROLE;
 CREATE TABLE public.notes (x int);
 SQL
-q "$src" 'CREATE INDEX CONCURRENTLY notes_x ON public.notes (x)'
+ct_query "$src" 'CREATE INDEX CONCURRENTLY notes_x ON public.notes (x)'
 
 # What each role sees; the tables' flags and policies.
 seen_by() {
-	script "$1" <<SQL
+	ct_psql "$1" -At "${role_vars[@]}" <<SQL
 SET ROLE $2;
 SELECT 'profiles ' || coalesce(string_agg(name, ',' ORDER BY name), '-') FROM calltree.profile;
 SELECT 'samples ' || count(*) || ' weight ' || coalesce(sum(weight), 0) FROM calltree.sample;
@@ -117,9 +113,9 @@ SELECT 'events ' || count(*) FROM calltree.event;
 SQL
 }
 security() {
-	q "$1" "SELECT string_agg(relname || ' ' || relrowsecurity || ' ' || relforcerowsecurity, E'\n' ORDER BY relname)
+	ct_query "$1" "SELECT string_agg(relname || ' ' || relrowsecurity || ' ' || relforcerowsecurity, E'\n' ORDER BY relname)
 	          FROM pg_class WHERE relnamespace = 'calltree'::regnamespace AND relkind IN ('r', 'p')"
-	q "$1" "SELECT string_agg(concat_ws(' ', tablename, policyname, permissive, roles, cmd, qual, with_check), E'\n'
+	ct_query "$1" "SELECT string_agg(concat_ws(' ', tablename, policyname, permissive, roles, cmd, qual, with_check), E'\n'
 	                          ORDER BY tablename, policyname)
 	          FROM pg_policies WHERE schemaname = 'calltree'"
 }
@@ -147,14 +143,14 @@ if ! grep -q '^profile true false$' "$work/security.src" || ! grep -q '^event tr
 	fail "the source database is not as set up: $(cat "$work/security.src")"
 fi
 for r in "$tess" "$tom"; do seen_by "$src" "$r" >"$work/seen.src.$r"; done
-[ "$(q "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 6 ] ||
-	fail "the record holds $(q "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 6"
+[ "$(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 6 ] ||
+	fail "the record holds $(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 6"
 
 # restored DB HOW: the restored database has the source's flags, policies,
 # rows and what each tenant sees.
 restored() {
-	[ "$(q "$1" 'SELECT count(*) FROM calltree.sample')" = "$(q "$src" 'SELECT count(*) FROM calltree.sample')" ] ||
-		fail "$2: $(q "$1" 'SELECT count(*) FROM calltree.sample') samples restored of $(q "$src" 'SELECT count(*) FROM calltree.sample')"
+	[ "$(ct_query "$1" 'SELECT count(*) FROM calltree.sample')" = "$(ct_query "$src" 'SELECT count(*) FROM calltree.sample')" ] ||
+		fail "$2: $(ct_query "$1" 'SELECT count(*) FROM calltree.sample') samples restored of $(ct_query "$src" 'SELECT count(*) FROM calltree.sample')"
 	expect_tenants "$1"
 	security "$1" >"$work/security.$1"
 	diff -u "$work/security.src" "$work/security.$1" >&2 ||
@@ -163,13 +159,13 @@ restored() {
 		seen_by "$1" "$r" | diff -u "$work/seen.src.$r" - >&2 || fail "$2: $r sees other rows after the restore"
 	done
 	# the restored record is the catalog, and follows it
-	q "$1" 'CREATE POLICY late ON calltree.symbol USING (true)'
-	[ "$(q "$1" "SELECT count(*) FROM calltree.row_security_policy WHERE policy_name = 'late'")" = 1 ] ||
+	ct_query "$1" 'CREATE POLICY late ON calltree.symbol USING (true)'
+	[ "$(ct_query "$1" "SELECT count(*) FROM calltree.row_security_policy WHERE policy_name = 'late'")" = 1 ] ||
 		fail "$2: a policy made after the restore is not recorded"
 }
 
 "$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" || fail "pg_dump failed: $(cat "$work/pg_dump.err")"
-t_createdb calltree_dump_rls_dst
+ct_createdb calltree_dump_rls_dst
 "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_dst "$work/dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
 restored calltree_dump_rls_dst "pg_dump -Fc, pg_restore"
@@ -178,22 +174,22 @@ restored calltree_dump_rls_dst "pg_dump -Fc, pg_restore"
 # sample, before their stacks.
 "$PG_BIN/pg_dump" --load-via-partition-root -f "$work/root.sql" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump --load-via-partition-root failed: $(cat "$work/pg_dump.err")"
-t_createdb calltree_dump_rls_root
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d calltree_dump_rls_root -f "$work/root.sql" >/dev/null 2>"$work/psql.err" ||
+ct_createdb calltree_dump_rls_root
+ct_psql calltree_dump_rls_root -f "$work/root.sql" >/dev/null 2>"$work/psql.err" ||
 	fail "restoring the dump made with --load-via-partition-root failed: $(cat "$work/psql.err")"
 restored calltree_dump_rls_root "pg_dump --load-via-partition-root, psql"
 # and in custom format, with pg_restore
 "$PG_BIN/pg_dump" -Fc --load-via-partition-root -f "$work/root.dump" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump -Fc --load-via-partition-root failed: $(cat "$work/pg_dump.err")"
-t_createdb calltree_dump_rls_root_fc
+ct_createdb calltree_dump_rls_root_fc
 "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_root_fc "$work/root.dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore of the dump made with --load-via-partition-root failed: $(cat "$work/pg_restore.err")"
 restored calltree_dump_rls_root_fc "pg_dump -Fc --load-via-partition-root, pg_restore"
 
 # A restore into a cluster without a role that a policy names: an error that
 # says so, and the table's row-level security on, without the policy.
-t_createdb calltree_dump_rls_gone
-script calltree_dump_rls_gone <<'SQL'
+ct_createdb calltree_dump_rls_gone
+ct_psql calltree_dump_rls_gone -At "${role_vars[@]}" <<'SQL'
 CREATE EXTENSION calltree;
 CREATE ROLE :gone;
 ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
@@ -202,8 +198,8 @@ INSERT INTO calltree.profile (name) VALUES ('hidden');
 SQL
 "$PG_BIN/pg_dump" -Fc -f "$work/gone.dump" calltree_dump_rls_gone
 "$PG_BIN/dropdb" calltree_dump_rls_gone
-q postgres "DROP ROLE $gone"
-t_createdb calltree_dump_rls_gone_dst
+ct_query postgres "DROP ROLE $gone"
+ct_createdb calltree_dump_rls_gone_dst
 if "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_gone_dst "$work/gone.dump" 2>"$work/pg_restore.err"; then
 	fail "a restore whose policy names a missing role succeeded"
 fi
@@ -212,15 +208,15 @@ if ! grep -q "policy for_gone on calltree.profile is for role \"$gone\", which d
 	! grep -q 'HINT:  Restore the roles first (pg_dumpall --roles-only), then the database.' "$work/pg_restore.err"; then
 	fail "a restore whose policy names a missing role failed with: $(cat "$work/pg_restore.err")"
 fi
-[ "$(q calltree_dump_rls_gone_dst "SELECT relrowsecurity FROM pg_class WHERE oid = 'calltree.profile'::regclass")" = t ] ||
+[ "$(ct_query calltree_dump_rls_gone_dst "SELECT relrowsecurity FROM pg_class WHERE oid = 'calltree.profile'::regclass")" = t ] ||
 	fail "a restore that could not make a policy left row-level security off"
-[ "$(q calltree_dump_rls_gone_dst "SELECT count(*) FROM calltree.profile")" = 1 ] ||
+[ "$(ct_query calltree_dump_rls_gone_dst "SELECT count(*) FROM calltree.profile")" = 1 ] ||
 	fail "a restore that could not make a policy lost the rows"
 
 # Row-level security set up under version 0.2 is recorded by the update to
 # the current version, and so restored.
-t_createdb calltree_dump_rls_old
-script calltree_dump_rls_old >/dev/null <<'SQL'
+ct_createdb calltree_dump_rls_old
+ct_psql calltree_dump_rls_old -At "${role_vars[@]}" >/dev/null <<'SQL'
 CREATE EXTENSION calltree VERSION '0.2';
 ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
 ALTER TABLE calltree.profile FORCE ROW LEVEL SECURITY;
@@ -231,7 +227,7 @@ security calltree_dump_rls_old >"$work/security.old"
 grep -q "^profile from_old PERMISSIVE {$tess} ALL (name = 'old'::text)$" "$work/security.old" ||
 	fail "the policy made under 0.2 is not as expected: $(cat "$work/security.old")"
 "$PG_BIN/pg_dump" -Fc -f "$work/old.dump" calltree_dump_rls_old
-t_createdb calltree_dump_rls_old_dst
+ct_createdb calltree_dump_rls_old_dst
 "$PG_BIN/pg_restore" --exit-on-error -d calltree_dump_rls_old_dst "$work/old.dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore of a database updated from 0.2 failed: $(cat "$work/pg_restore.err")"
 security calltree_dump_rls_old_dst | diff -u "$work/security.old" - >&2 ||
@@ -239,8 +235,8 @@ security calltree_dump_rls_old_dst | diff -u "$work/security.old" - >&2 ||
 
 # A row of the record applies as the role that inserts it, and only as one
 # statement on a table of calltree's; the extension drops and comes back.
-t_createdb calltree_dump_rls_apply
-out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+ct_createdb calltree_dump_rls_apply
+out=$(ct_psql calltree_dump_rls_apply -At "${role_vars[@]}" 2>&1 <<'SQL' || true
 CREATE EXTENSION calltree;
 GRANT USAGE ON SCHEMA calltree TO :tess;
 GRANT INSERT ON calltree.row_security_flags, calltree.row_security_policy TO :tess;
@@ -249,36 +245,36 @@ INSERT INTO calltree.row_security_flags VALUES ('profile', true, true);
 SQL
 )
 grep -q 'ERROR:  must be owner of table profile' <<<"$out" || fail "a non-owner's row of the record applied: $out"
-out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+out=$(ct_psql calltree_dump_rls_apply -At "${role_vars[@]}" 2>&1 <<'SQL' || true
 INSERT INTO calltree.row_security_policy VALUES ('profile', 'sneaky', 'PERMISSIVE', 'ALL', '{public}', 'true); DROP TABLE calltree.symbol; --', NULL);
 SQL
 )
 grep -q 'ERROR:  the expressions of policy sneaky on calltree.profile in calltree.row_security_policy are not single expressions' <<<"$out" ||
 	fail "a row of the record with two statements: $out"
-out=$(script calltree_dump_rls_apply 2>&1 <<'SQL' || true
+out=$(ct_psql calltree_dump_rls_apply -At "${role_vars[@]}" 2>&1 <<'SQL' || true
 CREATE TABLE public.mine (x int);
 INSERT INTO calltree.row_security_flags VALUES ('mine', true, false);
 SQL
 )
 grep -q 'ERROR:  "mine" is not a table of calltree whose row-level security is recorded' <<<"$out" ||
 	fail "a row of the record for another table: $out"
-q calltree_dump_rls_apply "INSERT INTO calltree.row_security_policy
+ct_query calltree_dump_rls_apply "INSERT INTO calltree.row_security_policy
                             VALUES ('symbol', 'by_hand', 'RESTRICTIVE', 'SELECT', '{public}', '(start > 0)', NULL)"
-[ "$(q calltree_dump_rls_apply "SELECT permissive || ' ' || cmd || ' ' || qual FROM pg_policies WHERE policyname = 'by_hand'
+[ "$(ct_query calltree_dump_rls_apply "SELECT permissive || ' ' || cmd || ' ' || qual FROM pg_policies WHERE policyname = 'by_hand'
                                UNION ALL SELECT count(*)::text FROM calltree.row_security_policy")" = "RESTRICTIVE SELECT (start > 0)
 1" ] || fail "a row of the record inserted by hand did not make its policy, or was not recorded"
-script calltree_dump_rls_apply >/dev/null <<'SQL'
+ct_psql calltree_dump_rls_apply -At "${role_vars[@]}" >/dev/null <<'SQL'
 DROP EXTENSION calltree;
 CREATE TABLE public.after_drop (x int);
 ALTER TABLE public.after_drop ADD COLUMN y int;
 CREATE EXTENSION calltree;
 SQL
-[ "$(q calltree_dump_rls_apply "SELECT count(*) FROM calltree.row_security_policy")" = 0 ] ||
+[ "$(ct_query calltree_dump_rls_apply "SELECT count(*) FROM calltree.row_security_policy")" = 0 ] ||
 	fail "the record of a new install holds policies"
 
 # A writer with the settings of a restore is still checked.
-t_createdb calltree_dump_rls_checks
-out=$(script calltree_dump_rls_checks 2>&1 <<'SQL' || true
+ct_createdb calltree_dump_rls_checks
+out=$(ct_psql calltree_dump_rls_checks -At "${role_vars[@]}" 2>&1 <<'SQL' || true
 CREATE EXTENSION calltree;
 GRANT USAGE ON SCHEMA calltree TO :writer;
 GRANT SELECT, INSERT ON calltree.profile, calltree.sample, calltree.stack TO :writer;
@@ -293,4 +289,4 @@ SQL
 grep -q 'a new sample refers to stack 424242, which does not exist' <<<"$out" ||
 	fail "a writer with check_function_bodies and row_security off wrote a sample of a missing stack: $out"
 
-echo "t_dump_rls: ok (flags and $(q "$src" 'SELECT count(*) FROM pg_policies WHERE schemaname = $$calltree$$') policies restored by pg_restore and by psql with --load-via-partition-root; missing role fails closed)"
+echo "t_dump_rls: ok (flags and $(ct_query "$src" 'SELECT count(*) FROM pg_policies WHERE schemaname = $$calltree$$') policies restored by pg_restore and by psql with --load-via-partition-root; missing role fails closed)"

@@ -18,8 +18,9 @@
 #
 #   test/t_flamegraph_browser.sh [SCREENSHOT.png]    also save a screenshot
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 js="$repo/test/js"
 db=calltree_flamegraph_browser
@@ -33,13 +34,12 @@ if [ ! -d "$js/node_modules/playwright-core" ]; then
 		fail "npm ci in test/js failed: $(tail -n 20 "$work/npm.log")"
 fi
 
-psql_db() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-psql_db -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_psql "$db" -c 'CREATE EXTENSION calltree'
 
 # The two trees, each with a box to zoom on and search terms.
-psql_db -v vertx_file="$repo/examples/perf-vertx.collapsed" <<'SQL'
+ct_psql "$db" -v vertx_file="$repo/examples/perf-vertx.collapsed" <<'SQL'
 SET search_path = calltree, public;
 \set vertx `cat :'vertx_file'`
 -- tree is what the widths come from; base, for a differential graph, the
@@ -125,7 +125,7 @@ UPDATE graph AS g
 SQL
 
 # The zoom target's path as func ids, for the prefix tests below.
-psql_db -At -o "$work/spec.json" <<'SQL'
+ct_psql "$db" -At -o "$work/spec.json" <<'SQL'
 SET search_path = calltree, public;
 WITH target AS (
     SELECT b.* FROM graph AS g JOIN box AS b ON b.graph = g.name
@@ -173,7 +173,7 @@ SELECT json_agg(json_build_object(
 SQL
 
 for name in seed seed-icicle perf-vertx seed-diff perf-vertx-diff; do
-	psql_db -At -o "$work/$name.svg" -v name="$name" <<-'SQL'
+	ct_psql "$db" -At -o "$work/$name.svg" -v name="$name" <<-'SQL'
 		SELECT CASE WHEN base IS NULL THEN calltree.flamegraph(tree, 'calltree: ' || name, icicle)
 		            ELSE calltree.flamegraph_diff(base, tree, 'calltree: ' || name, icicle) END
 		  FROM calltree.graph WHERE name = :'name'

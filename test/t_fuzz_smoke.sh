@@ -10,19 +10,18 @@
 # that the stored inputs are never silently left unplayed.  It does not use
 # the cluster of test/run.sh.
 set -euo pipefail
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init --no-cluster
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 clang=$(command -v clang-14 || command -v clang || true)
 if [ -z "$clang" ] || [ ! -f "$("$clang" -print-file-name=libclang_rt.fuzzer-x86_64.a)" ]; then
 	echo "t_fuzz_smoke: no clang with libFuzzer (apt-get install clang-14 libclang-rt-14-dev)" >&2
 	exit 1
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 FUZZ_WORK=$work "$repo/fuzz/run.sh" seeds
-make -s -j"$(nproc)" -C "$repo/fuzz" PG_CONFIG="$PG_BIN/pg_config" CLANG="$clang" >"$work/build.log" 2>&1 || {
+make -s -j"$(nproc)" -C "$repo/fuzz" PG_CONFIG="$PG_CONFIG" CLANG="$clang" >"$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	echo "t_fuzz_smoke: building the harnesses failed" >&2
 	exit 1

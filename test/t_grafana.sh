@@ -14,18 +14,18 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 dashboard=$repo/examples/grafana/calltree-dashboard.json
 db=calltree_grafana
-t_createdb "$db"
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
 # Two days of checkout profiles, one every 20 minutes, rolled up by the
 # hour; parse takes twice as long on the second day.
-q >/dev/null <<'SQL'
+ct_psql "$db" -At >/dev/null <<'SQL'
 SELECT calltree.import_collapsed(
          CASE WHEN i % 3 = 0 THEN format(E'main;handle;parse %s\nmain;handle 1\n', CASE WHEN i >= 72 THEN 6 ELSE 3 END)
               ELSE E'main;handle;render 2\nmain;gc 1\n' END,
@@ -72,7 +72,7 @@ print(next(v["current"]["value"] for v in json.load(open(sys.argv[1]))["templati
 n=0
 while IFS=$'\t' read -r where sql; do
 	sql=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1]))' "$sql")
-	rows=$(q -c "SELECT count(*) FROM ($sql) AS query") || fail "$where: the query fails"
+	rows=$(ct_query "$db" "SELECT count(*) FROM ($sql) AS query") || fail "$where: the query fails"
 	[ "$rows" -gt 0 ] || fail "$where: no rows"
 	n=$((n + 1))
 	if [[ "$sql" == *grafana_flamegraph_diff* ]]; then
@@ -85,9 +85,9 @@ while IFS=$'\t' read -r where sql; do
 			else
 				cols='"valueRight", "selfRight"' since="timestamptz '$from'" until="timestamptz '$to'"
 			fi
-			got=$(q -c "SELECT string_agg(concat_ws(' ', level, v, s, label), ', ' ORDER BY level, label, v, s)
+			got=$(ct_query "$db" "SELECT string_agg(concat_ws(' ', level, v, s, label), ', ' ORDER BY level, label, v, s)
 			              FROM (SELECT level, label, $cols FROM ($sql) AS query) AS r(level, label, v, s) WHERE v > 0")
-			want=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ' ORDER BY level, label, value, self)
+			want=$(ct_query "$db" "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ' ORDER BY level, label, value, self)
 			               FROM calltree.grafana_flamegraph((SELECT calltree.stack_agg(s.stack_id, s.weight)
 			                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
 			                     WHERE p.started_at >= $since AND p.started_at < $until))")
@@ -95,15 +95,15 @@ while IFS=$'\t' read -r where sql; do
 		done
 	elif [[ "$sql" == *grafana_flamegraph* ]]; then
 		# The flame graph of the range equals the tree of the raw samples.
-		got=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ') FROM ($sql) AS query")
-		want=$(q -c "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ')
+		got=$(ct_query "$db" "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ') FROM ($sql) AS query")
+		want=$(ct_query "$db" "SELECT string_agg(concat_ws(' ', level, value, self, label), ', ')
 		               FROM calltree.grafana_flamegraph((SELECT calltree.stack_agg(s.stack_id, s.weight)
 		                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
 		                     WHERE p.started_at >= '$from' AND p.started_at < '$to'))")
 		[ "$got" = "$want" ] || fail "$where: the flame graph is $got, the raw samples give $want"
 	elif [[ "$sql" == *calltree.regressions* ]]; then
 		# parse grew (twice the time on the second day): it comes first
-		first=$(q -c "SELECT function FROM ($sql) AS query LIMIT 1")
+		first=$(ct_query "$db" "SELECT function FROM ($sql) AS query LIMIT 1")
 		[ "$first" = parse ] || fail "$where: the function that grew most is $first, not parse"
 	fi
 done <"$work/queries"

@@ -13,8 +13,9 @@
 # Starts nothing: uses the runner's cluster (PGHOST, PGPORT, PGUSER) and a
 # scratch database.  Needs python3.  CALLTREE_SHARED defaults to ../shared.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_json_reference
 
@@ -39,8 +40,8 @@ repo_files=(
 	chrome/chrome116-parent-and-children.json
 )
 
-t_createdb "$db"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_psql "$db" -c 'CREATE EXTENSION calltree'
 
 {
 	(cd "$shared/data" && python3 "$repo/test/reference/json_profiles.py" "${files[@]}")
@@ -70,7 +71,7 @@ check_lines() {
 	check_lines "$shared/data" "${files[@]}"
 	check_lines "$repo/test/data" "${repo_files[@]}"
 } >"$work/check.sql"
-"$PG_BIN/psql" -X -q -At -d "$db" -f "$work/check.sql" >"$work/database.txt"
+ct_psql "$db" -At -v ON_ERROR_STOP=0 -f "$work/check.sql" >"$work/database.txt"
 
 if ! diff -u "$work/reference.txt" "$work/database.txt"; then
 	echo "t_json_reference: the database disagrees with test/reference/json_profiles.py" >&2

@@ -18,8 +18,9 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN);
 # CALLTREE_SHARED is the shared folder (default: ../shared of the repo).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 loader=$repo/bin/calltree-load
 big_mb=${CALLTREE_LOAD_BIG_MB:-1100}
@@ -28,23 +29,20 @@ many_mb=${CALLTREE_LOAD_MANY_MB:-40}
 limit_kb=$((500 * 1024))
 db=calltree_load
 role=calltree_load_user
-# the loader finds psql through PG_CONFIG; its backend is told apart by name
-export PG_CONFIG=$PG_BIN/pg_config PGDATABASE=$db
+# the loader connects to PGDATABASE; its backend is told apart by name
+export PGDATABASE=$db
 unset PGAPPNAME
-
-# q SQL: one query, unaligned, tuples only.
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
 
 # profile ID: "name|format|meta|samples|total weight"
 profile() {
-	q "SELECT concat_ws('|', coalesce(p.name, '<null>'), p.format, p.meta::text, count(s.*), sum(s.weight))
+	ct_query "$db" "SELECT concat_ws('|', coalesce(p.name, '<null>'), p.format, p.meta::text, count(s.*), sum(s.weight))
 	     FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
 	    WHERE p.id = $1 GROUP BY p.id"
 }
 
 # same_tree ID ID: the two profiles have the same call tree
 same_tree() {
-	[ "$(q "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
+	[ "$(ct_query "$db" "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
 	             OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $2)")" = t ] ||
 		fail "profiles $1 and $2 should have the same call tree"
 }
@@ -53,9 +51,9 @@ expect() { # expect WHAT ACTUAL EXPECTED
 	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
 }
 
-t_createdb "$db"
-t_at_exit "\"\$PG_BIN/psql\" -X -q -d postgres -c 'DROP ROLE IF EXISTS $role'"
-q 'CREATE EXTENSION calltree' >/dev/null
+ct_createdb "$db"
+ct_at_exit "ct_query postgres 'DROP ROLE IF EXISTS $role'"
+ct_query "$db" 'CREATE EXTENSION calltree' >/dev/null
 
 # ---------------------------------------------------------------- small files
 example=$repo/examples/perf-vertx.collapsed
@@ -65,7 +63,7 @@ gzip -c "$example" >"$work/vertx.collapsed.gz"
 plain=$("$loader" "$work/vertx.collapsed" 2>"$work/err") || fail "loading a file failed: $(cat "$work/err")"
 expect "a collapsed file" "$(profile "$plain")" 'vertx.collapsed|collapsed|{}|199|285'
 # the same as import_collapsed of the whole text
-whole=$("$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v file="$example" <<-'SQL'
+whole=$(ct_psql "$db" -At -v file="$example" <<-'SQL'
 	\set data `cat :'file'`
 	SELECT calltree.import_collapsed(:'data');
 SQL
@@ -100,7 +98,7 @@ forced=$("$loader" --format collapsed "$example")
 same_tree "$plain" "$forced"
 
 # ---------------------------------------------------------------- failures
-before=$(q 'SELECT count(*) FROM calltree.profile')
+before=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')
 printf 'main;a 1\nmain;b 2\nmain;c three\nmain;d 4\n' >"$work/bad.collapsed"
 rc=0
 "$loader" "$example" "$work/bad.collapsed" "$example" >"$work/out" 2>"$work/err" || rc=$?
@@ -108,8 +106,8 @@ rc=0
 grep -q 'malformed collapsed stack at line 3' "$work/err" || fail "psql's error should be shown: $(cat "$work/err")"
 grep -q '1 more file(s) not loaded' "$work/err" || fail "the files not loaded should be told: $(cat "$work/err")"
 expect "ids printed before the failure" "$(wc -l <"$work/out")" 1
-expect "profiles after the failure" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
-expect "the failed file's profile" "$(q "SELECT count(*) FROM calltree.profile WHERE name = 'bad.collapsed'")" 0
+expect "profiles after the failure" "$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
+expect "the failed file's profile" "$(ct_query "$db" "SELECT count(*) FROM calltree.profile WHERE name = 'bad.collapsed'")" 0
 rc=0
 "$loader" --format pprof "$example" >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" -ne 0 ] || fail "--format pprof of a text file should fail"
@@ -121,7 +119,7 @@ head -c 2000 "$work/vertx.collapsed.gz" >"$work/cut.collapsed.gz"
 rc=0
 "$loader" "$work/cut.collapsed.gz" >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'cut.collapsed.gz: reading failed' "$work/err" || fail "a truncated .gz: $(cat "$work/err")"
-expect "profiles after the failures" "$(q 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
+expect "profiles after the failures" "$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')" "$((before + 1))"
 
 # ---------------------------------------------------------------- in the user's terms
 # an unknown --format is refused by the loader itself, before psql starts
@@ -151,10 +149,10 @@ grep -q 'HINT:  --option source=events imports the events instead.' "$work/err" 
 	fail "the trace hint should name --option source=events: $(cat "$work/err")"
 expect "a Chrome 66 trace: its CPU samples" "$(profile "$samples" | cut -d'|' -f4,5)" '10|850000'
 events=$("$loader" --option source=events "$chrome66" 2>/dev/null)
-expect "--option source=events" "$(q "SELECT count(*) FROM calltree.event WHERE profile_id = $events")" 6
+expect "--option source=events" "$(ct_query "$db" "SELECT count(*) FROM calltree.event WHERE profile_id = $events")" 6
 # a database without the extension: said so, nothing sent
 "$PG_BIN/dropdb" --if-exists calltree_load_bare >/dev/null
-t_createdb calltree_load_bare
+ct_createdb calltree_load_bare
 rc=0
 PGDATABASE=calltree_load_bare "$loader" "$example" "$example" >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'database "calltree_load_bare" has no calltree extension' "$work/err" &&
@@ -170,13 +168,13 @@ start_ns=$(date +%s%N)
 batch_ms=$((($(date +%s%N) - start_ns) / 1000000))
 expect "ids for 40 small files" "$(wc -l <"$work/ids")" 40
 expect "their names and weights, in order" \
-	"$(q "SELECT string_agg(p.name || '=' || s.weight, ' ' ORDER BY p.id) FROM calltree.profile p
+	"$(ct_query "$db" "SELECT string_agg(p.name || '=' || s.weight, ' ' ORDER BY p.id) FROM calltree.profile p
 	       JOIN calltree.sample s ON s.profile_id = p.id WHERE p.id BETWEEN $(head -1 "$work/ids") AND $(tail -1 "$work/ids")")" \
 	"$(for i in $(seq 1 40); do printf 'small_%d.collapsed=%d ' "$i" "$i"; done | sed 's/ $//')"
 
 # ---------------------------------------------------------------- no superuser
 # a role with the rights of the calltree tables only: no file access
-q "DROP ROLE IF EXISTS $role; CREATE ROLE $role LOGIN;
+ct_query "$db" "DROP ROLE IF EXISTS $role; CREATE ROLE $role LOGIN;
    GRANT USAGE ON SCHEMA calltree TO $role;
    GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA calltree TO $role;
    GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO $role" >/dev/null
@@ -210,7 +208,7 @@ load_measured() {
 	server_kb=0 private_kb=0
 	while kill -0 "$client" 2>/dev/null; do
 		if [ -z "$backend" ]; then
-			backend=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'calltree-load'" 2>/dev/null || true)
+			backend=$(ct_query "$db" "SELECT pid FROM pg_stat_activity WHERE application_name = 'calltree-load'" 2>/dev/null || true)
 		fi
 		if [ -n "$backend" ]; then
 			read -r kb anon < <(awk '/^VmHWM:/ { h = $2 } /^RssAnon:/ { a = $2 } END { print h + 0, a + 0 }' \
@@ -257,7 +255,7 @@ if [ "$big_mb" -gt 0 ]; then
 	rm "$work/block"
 	load_measured "$work/big.collapsed" big.collapsed
 	expect "the big collapsed file" "$(profile "$id")" "big.collapsed|collapsed|{}|$((reps * 64 * 8))|$((reps * 64 * 36))"
-	expect "its distinct stacks" "$(q "SELECT count(DISTINCT stack_id) FROM calltree.sample WHERE profile_id = $id")" 8
+	expect "its distinct stacks" "$(ct_query "$db" "SELECT count(DISTINCT stack_id) FROM calltree.sample WHERE profile_id = $id")" 8
 	report+=("collapsed $(figures "$work/big.collapsed")")
 	rm "$work/big.collapsed"
 fi
@@ -269,7 +267,7 @@ if [ "$perf_mb" -gt 0 ]; then
 	for _ in $(seq "$reps"); do cat "$perf"; done >"$work/big.perf"
 	load_measured "$work/big.perf" big.perf
 	expect "the big perf script" "$(profile "$id")" "big.perf|perf script|{}|$((reps * 561))|$((reps * 561561561))"
-	expect "its threads" "$(q "SELECT count(DISTINCT thread) FROM calltree.sample WHERE profile_id = $id")" 4
+	expect "its threads" "$(ct_query "$db" "SELECT count(DISTINCT thread) FROM calltree.sample WHERE profile_id = $id")" 4
 	report+=("perf script $(figures "$work/big.perf")")
 	rm "$work/big.perf"
 fi
@@ -281,13 +279,13 @@ fi
 # with the default 128MB).
 if [ "$many_mb" -gt 0 ]; then
 	python3 "$repo/bench/gen_collapsed.py" "$work/many.collapsed" "$many_mb" 60000
-	stacks_before=$(q "SELECT count(*) FROM calltree.stack")
+	stacks_before=$(ct_query "$db" "SELECT count(*) FROM calltree.stack")
 	PGOPTIONS="$PGOPTIONS -c calltree.import_work_mem=16MB" load_measured "$work/many.collapsed" many.collapsed
 	facts=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))
 print("%d|%d %d %d" % (e["samples"], e["total_weight"], e["distinct_stacks"], e["stack_rows"]))' "$work/many.collapsed.expect.json")
 	expect "the file of many stacks" "$(profile "$id")" "many.collapsed|collapsed|{}|${facts%% *}"
 	expect "its distinct stacks and new stack rows" \
-		"$(q "SELECT count(DISTINCT stack_id) FROM calltree.sample WHERE profile_id = $id") $(($(q "SELECT count(*) FROM calltree.stack") - stacks_before))" \
+		"$(ct_query "$db" "SELECT count(DISTINCT stack_id) FROM calltree.sample WHERE profile_id = $id") $(($(ct_query "$db" "SELECT count(*) FROM calltree.stack") - stacks_before))" \
 		"${facts#* }"
 	[ "$private_kb" -lt $((100 * 1024)) ] ||
 		fail "many.collapsed: the backend's private memory peaked at $((private_kb / 1024)) MB with calltree.import_work_mem = 16MB"

@@ -21,13 +21,13 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_memory_bounds
-t_createdb "$db"
-psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-psql_db -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 # the server reads the inputs with pg_read_binary_file
 chmod a+rx "$work"
 
@@ -45,7 +45,7 @@ report=()
 # must fail with it, else succeed.
 measure() {
 	local name=$1 budget=$2 sql=$3 state=${4:-} out before after grown
-	out=$("$PG_BIN/psql" -X -q -At -d "$db" -v file="$work/$name.in" 2>&1 <<-SQL
+	out=$(ct_psql "$db" -At -v ON_ERROR_STOP=0 -v file="$work/$name.in" 2>&1 <<-SQL
 		\\set VERBOSITY sqlstate
 		SET calltree.import_work_mem = '8MB';
 		LOAD 'calltree';
@@ -61,15 +61,15 @@ measure() {
 	fi
 	if [ -n "$state" ]; then
 		grep -qx "ERROR:  $state" <<<"$out" ||
-			{ echo "$t_name: $name: expected error $state, got: $out" >&2; failures=$((failures + 1)); }
+			{ echo "$CT_NAME: $name: expected error $state, got: $out" >&2; failures=$((failures + 1)); }
 	elif grep -q '^ERROR' <<<"$out"; then
-		echo "$t_name: $name: $out" >&2
+		echo "$CT_NAME: $name: $out" >&2
 		failures=$((failures + 1))
 	fi
 	grown=$(((after - before) / 1024))
 	report+=("$name ${grown}MB (budget ${budget}MB)")
 	if [ "$grown" -gt "$budget" ]; then
-		echo "$t_name: $name: the backend grew by $grown MB, more than $budget MB" >&2
+		echo "$CT_NAME: $name: the backend grew by $grown MB, more than $budget MB" >&2
 		failures=$((failures + 1))
 	fi
 }
@@ -94,7 +94,7 @@ fi
 # a stream whose every batch of samples adds a new stack 1,000 deep
 if want stream_batches; then
 	bomb stream_batches 20
-	psql_db -v file="$work/stream_batches.in" <<-SQL
+	ct_psql "$db" -At -v file="$work/stream_batches.in" <<-SQL
 	CREATE TABLE chunks (seq bigserial, chunk text);
 	INSERT INTO chunks (chunk)
 	SELECT pg_catalog.encode(pg_catalog.substr(d, o, 65536), 'base64')
@@ -127,6 +127,6 @@ if want gzip_collapsed; then
 	measure gzip_collapsed 32 "SELECT calltree.import_profile($bytes) > 0"
 fi
 
-printf "$t_name: %s\n" "${report[@]}"
+printf "$CT_NAME: %s\n" "${report[@]}"
 [ "$failures" = 0 ] || fail "$failures case(s) failed"
-echo "$t_name: ok"
+echo "$CT_NAME: ok"

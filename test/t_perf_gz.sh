@@ -10,8 +10,9 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN);
 # CALLTREE_SHARED is the shared folder (default: ../shared of the repo).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 gz=$shared/data/firefox-profiler/test.perf.gz
 db=calltree_perf_gz
@@ -20,9 +21,8 @@ db=calltree_perf_gz
 gunzip -c "$gz" >"$work/test.perf"
 python3 "$repo/test/reference/perf_script_reference.py" "$work/test.perf" >"$work/expected"
 
-t_createdb "$db"
-psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-psql_db -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
 # the text goes in as a psql variable read from the decompressed stream
 {
@@ -32,7 +32,7 @@ psql_db -c 'CREATE EXTENSION calltree'
 	printf "SELECT pg_temp.perf_facts(:id, string_to_array(%s, E'\\\\n'));\n" \
 		"\$facts\$$(cat "$work/expected")\$facts\$"
 } >"$work/check.sql"
-psql_db -f "$work/check.sql" >"$work/actual" 2>"$work/stderr" ||
+ct_psql "$db" -At -f "$work/check.sql" >"$work/actual" 2>"$work/stderr" ||
 	fail "import failed: $(cat "$work/stderr")"
 
 diff -u "$work/expected" "$work/actual" >"$work/diff" ||
@@ -40,7 +40,7 @@ diff -u "$work/expected" "$work/actual" >"$work/diff" ||
 $(cat "$work/diff")"
 
 # event => 'cycles' matches cycles:uppp and cycles:ppp: an error naming the line
-if psql_db -c "SELECT calltree.import_perf_script(\$\$$(cat "$work/test.perf")\$\$, 'cycles')" >/dev/null 2>"$work/err"; then
+if ct_query "$db" "SELECT calltree.import_perf_script(\$\$$(cat "$work/test.perf")\$\$, 'cycles')" >/dev/null 2>"$work/err"; then
 	fail "event => 'cycles' should be an error"
 fi
 grep -q 'matches two events of the perf script, "cycles:uppp" and "cycles:ppp" (line 796)' "$work/err" ||

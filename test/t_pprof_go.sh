@@ -13,20 +13,20 @@
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN, CALLTREE_SHARED).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_pprof_go
-t_use_go
+ct_use_go
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
 # The trees under test, in a table: sample.cpu by sample count, and a tree
 # of named paths with recursion.
-q -v file="$shared/data/pprof/sample.cpu" <<'SQL'
+ct_psql "$db" -At -v file="$shared/data/pprof/sample.cpu" <<'SQL'
 CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
 SELECT calltree.import_pprof(pg_read_binary_file(:'file'), 'samples') AS id \gset
 INSERT INTO trees
@@ -51,7 +51,7 @@ top_from_go() {
 
 # top_from_sql NAME: the same lines from functions()
 top_from_sql() {
-	q -F ' ' -v name="$1" <<'SQL' | LC_ALL=C sort
+	ct_psql "$db" -At -F ' ' -v name="$1" <<'SQL' | LC_ALL=C sort
 SELECT f.name, fn.self, fn.running
   FROM trees t, calltree.functions(t.tree) fn JOIN calltree.func f ON f.id = fn.func
  WHERE t.name = :'name' AND fn.running <> 0;
@@ -60,7 +60,7 @@ SQL
 
 checked=0
 for name in sample.cpu recursive; do
-	q -v name="$name" <<<"SELECT encode(calltree.to_pprof(tree), 'base64') FROM trees WHERE name = :'name'" |
+	ct_psql "$db" -At -v name="$name" <<<"SELECT encode(calltree.to_pprof(tree), 'base64') FROM trees WHERE name = :'name'" |
 		base64 -d >"$work/$name.pb.gz"
 	[ -s "$work/$name.pb.gz" ] || fail "$name: to_pprof gave nothing"
 	top_from_go "$work/$name.pb.gz" >"$work/$name.go"
@@ -78,7 +78,7 @@ done
 # The mixed-build heap profile, imported by alloc_objects and alloc_space.
 python3 "$repo/test/mixed_builds_pprof.py" "$work/mixed.pb.gz"
 for sample_type in alloc_objects alloc_space; do
-	q -v data="$(base64 -w0 "$work/mixed.pb.gz")" -v type="$sample_type" <<'SQL'
+	ct_psql "$db" -At -v data="$(base64 -w0 "$work/mixed.pb.gz")" -v type="$sample_type" <<'SQL'
 SELECT calltree.import_pprof(decode(:'data', 'base64'), :'type') AS id \gset
 INSERT INTO trees
 SELECT 'mixed ' || :'type', calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = :id;
@@ -89,7 +89,7 @@ done
 # tree itself when BY is empty), as top_from_go prints it; 'file' names a
 # function by name and file, as -filefunctions does
 top_of_mixed() {
-	q -F ' ' -v name="mixed $1" -v by="$2" <<'SQL' | LC_ALL=C sort
+	ct_psql "$db" -At -F ' ' -v name="mixed $1" -v by="$2" <<'SQL' | LC_ALL=C sort
 SELECT CASE WHEN :'by' = 'file' THEN f.name || ' ' || f.file ELSE f.name END, fn.self, fn.running
   FROM trees t,
        calltree.functions(CASE WHEN :'by' = '' THEN t.tree ELSE calltree.unify_funcs(t.tree, :'by') END) fn
@@ -103,7 +103,7 @@ in_units() {
 	awk '{ sub(/B$/, "", $NF); sub(/B$/, "", $(NF - 1)); print }'
 }
 
-[ "$(q -c "SELECT count(*) FROM calltree.func WHERE name = 'main.handle'")" = 2 ] ||
+[ "$(ct_query "$db" "SELECT count(*) FROM calltree.func WHERE name = 'main.handle'")" = 2 ] ||
 	fail "mixed builds: main.handle should be two funcs, one per build"
 for sample_type in alloc_objects alloc_space; do
 	top_from_go "$work/mixed.pb.gz" -sample_index="$sample_type" -unit=B | in_units >"$work/$sample_type.go"

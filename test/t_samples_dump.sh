@@ -7,14 +7,14 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 src=samples_src
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-t_createdb "$src"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" <<'SQL'
+ct_createdb "$src"
+ct_psql "$src" <<'SQL'
 CREATE EXTENSION calltree;
 CREATE TABLE sets (id int PRIMARY KEY, v calltree.samples);
 INSERT INTO sets VALUES
@@ -31,24 +31,24 @@ SELECT 10 + g % 7, calltree.samples_agg(g % 500, (g % 11 - 3) * 1000,
 INSERT INTO sets SELECT 100, calltree.samples_agg(g * 31 % 100003, -g, g * 7) FROM generate_series(1, 300000) AS g;
 SQL
 
-big=$(q "$src" "SELECT octet_length(calltree.samples_send(v)) > 8192 FROM sets WHERE id = 100")
+big=$(ct_query "$src" "SELECT octet_length(calltree.samples_send(v)) > 8192 FROM sets WHERE id = 100")
 [ "$big" = t ] || fail "the large value is not large enough to be TOASTed"
 digest="SELECT count(*) || ' ' || md5(string_agg(id || ' ' || v::text || ' ' || calltree.samples_send(v)::text, ',' ORDER BY id))
           FROM sets"
-before=$(q "$src" "$digest")
+before=$(ct_query "$src" "$digest")
 for format in custom plain; do
 	dst=samples_$format
 	"$PG_BIN/pg_dump" --format="$format" -f "$work/dump.$format" "$src" 2>"$work/pg_dump.err" ||
 		fail "pg_dump --format=$format failed: $(cat "$work/pg_dump.err")"
-	t_createdb "$dst"
+	ct_createdb "$dst"
 	if [ "$format" = custom ]; then
 		"$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump.$format" 2>"$work/restore.err" ||
 			fail "pg_restore failed: $(cat "$work/restore.err")"
 	else
-		"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$dst" -f "$work/dump.$format" >/dev/null 2>"$work/restore.err" ||
+		ct_psql "$dst" -f "$work/dump.$format" >/dev/null 2>"$work/restore.err" ||
 			fail "restoring the plain dump failed: $(cat "$work/restore.err")"
 	fi
-	after=$(q "$dst" "$digest")
+	after=$(ct_query "$dst" "$digest")
 	[ "$before" = "$after" ] || fail "$format dump: rows differ after restore: before $before, after $after"
 done
 

@@ -9,18 +9,18 @@
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN, CALLTREE_SHARED).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 db=calltree_signed_pprof_go
-t_use_go
+ct_use_go
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-q -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
-q -v file="$shared/data/pprof/sample.cpu" <<'SQL'
+ct_psql "$db" -At -v file="$shared/data/pprof/sample.cpu" <<'SQL'
 SET search_path = public, calltree;
 CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
 CREATE FUNCTION named(names text[], weight bigint, OUT path int4[], OUT weight bigint) LANGUAGE sql AS $$
@@ -56,7 +56,7 @@ top_from_go() {
 # top_from_sql NAME: the same lines from functions(); pprof leaves out the
 # functions whose weights are all zero
 top_from_sql() {
-	q -F ' ' -v name="$1" <<'SQL' | LC_ALL=C sort
+	ct_psql "$db" -At -F ' ' -v name="$1" <<'SQL' | LC_ALL=C sort
 SELECT f.name, fn.self, fn.running
   FROM trees t, calltree.functions(t.tree) fn JOIN calltree.func f ON f.id = fn.func
  WHERE t.name = :'name' AND (fn.running <> 0 OR fn.self <> 0);
@@ -65,9 +65,9 @@ SQL
 
 checked=0
 for name in sample.cpu recursive; do
-	negative=$(q -v name="$name" <<<"SELECT count(*) FROM trees, calltree.functions(tree) WHERE name = :'name' AND running < 0")
+	negative=$(ct_psql "$db" -At -v name="$name" <<<"SELECT count(*) FROM trees, calltree.functions(tree) WHERE name = :'name' AND running < 0")
 	[ "$negative" -gt 0 ] || fail "$name: the difference has no negative weight to check"
-	q -v name="$name" <<<"SELECT encode(calltree.to_pprof(tree), 'base64') FROM trees WHERE name = :'name'" |
+	ct_psql "$db" -At -v name="$name" <<<"SELECT encode(calltree.to_pprof(tree), 'base64') FROM trees WHERE name = :'name'" |
 		base64 -d >"$work/$name.pb.gz"
 	[ -s "$work/$name.pb.gz" ] || fail "$name: to_pprof gave nothing"
 	top_from_go "$work/$name.pb.gz" >"$work/$name.go"

@@ -9,8 +9,9 @@
 # test/js (the runner does `npm ci --prefix test/js`; see test/js/package.json).
 # CALLTREE_SHARED (default ../shared) holds the real profiles, under data/.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 js=$repo/test/js
 db=calltree_speedscope_schema
@@ -19,13 +20,12 @@ schema=$js/node_modules/speedscope/dist/release/file-format-schema.json
 [ -f "$schema" ] || fail "no $schema: run npm ci --prefix test/js"
 [ -d "$js/node_modules/ajv" ] || fail "no ajv in test/js/node_modules: run npm ci --prefix test/js"
 
-psql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
-t_createdb "$db"
-psql_db -c 'CREATE EXTENSION calltree'
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
 
 # The trees: a small one of three samples, real profiles, odd names, unknown func ids.
-psql_db -v dir="$shared/data" <<'SQL'
+ct_psql "$db" -At -v dir="$shared/data" <<'SQL'
 CREATE TABLE trees (name text PRIMARY KEY, tree calltree.calltree);
 -- three samples, F under C and under H: A→B→C→D→E, A→B→C→F→G, A→B→H→F
 CREATE TEMP TABLE seed AS
@@ -48,9 +48,9 @@ INSERT INTO trees SELECT 'odd-names', calltree.stack_agg(stack_id, w) FROM odd;
 INSERT INTO trees SELECT 'unknown-funcs', calltree.calltree_agg(p) FROM (VALUES (ARRAY[2147483000, 2147483001])) AS v(p);
 SQL
 
-names=$(psql_db -c "SELECT name FROM trees ORDER BY name")
+names=$(ct_query "$db" "SELECT name FROM trees ORDER BY name")
 for name in $names; do
-	psql_db -c "SELECT calltree.to_speedscope(tree, name) FROM trees WHERE name = '$name'" >"$work/$name.json"
+	ct_query "$db" "SELECT calltree.to_speedscope(tree, name) FROM trees WHERE name = '$name'" >"$work/$name.json"
 done
 
 NODE_PATH=$js/node_modules node - "$schema" "$work"/*.json <<'JS'

@@ -6,14 +6,14 @@
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 src=stack_weights_src
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-t_createdb "$src"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" <<'SQL'
+ct_createdb "$src"
+ct_psql "$src" <<'SQL'
 CREATE EXTENSION calltree;
 CREATE AGGREGATE stack_state(bigint, bigint) (
     SFUNC = calltree.stack_agg_transfn, STYPE = calltree.stack_weights,
@@ -27,20 +27,20 @@ SQL
 
 digest="SELECT count(*) || ' ' || md5(string_agg(id || ' ' || v::text || ' ' || calltree.stack_weights_send(v)::text, ',' ORDER BY id))
           FROM states"
-before=$(q "$src" "$digest")
+before=$(ct_query "$src" "$digest")
 for format in custom plain; do
 	dst=stack_weights_$format
 	"$PG_BIN/pg_dump" --format="$format" -f "$work/dump.$format" "$src" 2>"$work/pg_dump.err" ||
 		fail "pg_dump --format=$format failed: $(cat "$work/pg_dump.err")"
-	t_createdb "$dst"
+	ct_createdb "$dst"
 	if [ "$format" = custom ]; then
 		"$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump.$format" 2>"$work/restore.err" ||
 			fail "pg_restore failed: $(cat "$work/restore.err")"
 	else
-		"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$dst" -f "$work/dump.$format" >/dev/null 2>"$work/restore.err" ||
+		ct_psql "$dst" -f "$work/dump.$format" >/dev/null 2>"$work/restore.err" ||
 			fail "restoring the plain dump failed: $(cat "$work/restore.err")"
 	fi
-	after=$(q "$dst" "$digest")
+	after=$(ct_query "$dst" "$digest")
 	[ "$before" = "$after" ] || fail "$format dump: rows differ after restore: before $before, after $after"
 done
 

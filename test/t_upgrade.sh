@@ -14,8 +14,9 @@
 #
 # Runs against the cluster of test/run.sh.
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 # Released scripts are frozen: each is as it was released.
 (cd "$repo/src/releases" && sha256sum --quiet -c SHA256SUMS) >&2 ||
@@ -28,12 +29,10 @@ done
 current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$repo/calltree.control")
 [ -n "$current" ] || fail "no default_version in calltree.control"
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-run_sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v shared="$shared" -d "$1"; }
 
 # The profiles every old version can import.
 load_profiles() {
-	run_sql "$1" <<'SQL'
+	ct_psql "$1" -At -v shared="$shared" <<'SQL'
 SET client_min_messages = warning;
 SELECT calltree.import_collapsed(pg_read_file(:'shared' || '/data/speedscope-samples/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt'), 'collapsed');
 SELECT calltree.import_pprof(pg_read_binary_file(:'shared' || '/data/pprof/sample.cpu'), name => 'pprof');
@@ -51,7 +50,7 @@ SQL
 
 # Every table's rows and the results of the main readers, one line each.
 results() {
-	run_sql "$1" <<'SQL'
+	ct_psql "$1" -At -v shared="$shared" <<'SQL'
 SELECT t || ' ' || (xpath('/row/c/text()', query_to_xml(format(
          'SELECT count(*) || '' '' || coalesce(md5(string_agg(x::text, '','' ORDER BY x::text)), ''-'') AS c FROM calltree.%I AS x', t),
          false, true, '')))[1]::text
@@ -69,7 +68,7 @@ SQL
 
 # The extension's objects as the catalog describes them.
 catalog() {
-	run_sql "$1" <<'SQL'
+	ct_psql "$1" -At -v shared="$shared" <<'SQL'
 -- the tables marked for dump, in name order: the order they were marked in means nothing
 SELECT 'version ' || extversion || ' ' || coalesce((SELECT string_agg(c::regclass || ' ' || w, ',' ORDER BY c::regclass::text)
                                                      FROM unnest(extconfig, extcondition) AS u(c, w)), '')
@@ -124,13 +123,13 @@ SQL
 dump_restore() {
 	"$PG_BIN/pg_dump" -Fc -f "$work/$1.dump" "$1" 2>"$work/pg_dump.err" ||
 		fail "pg_dump of $1 failed: $(cat "$work/pg_dump.err")"
-	t_createdb "$2"
+	ct_createdb "$2"
 	"$PG_BIN/pg_restore" --exit-on-error -d "$2" "$work/$1.dump" 2>"$work/pg_restore.err" ||
 		fail "pg_restore of $1 into $2 failed: $(cat "$work/pg_restore.err")"
 }
 
-t_createdb calltree_upgrade_fresh
-q calltree_upgrade_fresh 'CREATE EXTENSION calltree'
+ct_createdb calltree_upgrade_fresh
+ct_query calltree_upgrade_fresh 'CREATE EXTENSION calltree'
 catalog calltree_upgrade_fresh >"$work/catalog.fresh"
 
 versions=0
@@ -142,21 +141,21 @@ for script in "$repo"/src/releases/calltree--*.sql; do
 	versions=$((versions + 1))
 	db=calltree_upgrade_$(tr -c 'a-z0-9\n' _ <<<"$old")
 
-	t_createdb "$db"
-	q "$db" "CREATE EXTENSION calltree VERSION '$old'"
+	ct_createdb "$db"
+	ct_query "$db" "CREATE EXTENSION calltree VERSION '$old'"
 	load_profiles "$db" >/dev/null
 	results "$db" >"$work/results.before"
 	[ "$(grep -c '^sample 0 ' "$work/results.before")" = 0 ] || fail "$old: the imports left no samples"
 
 	# The old version's dump, restored into the current version.
 	dump_restore "$db" "${db}_restored_old"
-	q "${db}_restored_old" 'SELECT extversion FROM pg_extension WHERE extname = $$calltree$$' |
+	ct_query "${db}_restored_old" 'SELECT extversion FROM pg_extension WHERE extname = $$calltree$$' |
 		grep -qx "$current" || fail "$old: a restored dump did not install version $current"
 	results "${db}_restored_old" >"$work/results.restored_old"
 	diff -u "$work/results.before" "$work/results.restored_old" >&2 ||
 		fail "$old: the dump of version $old restored into $current gives other rows or results"
 
-	q "$db" 'ALTER EXTENSION calltree UPDATE'
+	ct_query "$db" 'ALTER EXTENSION calltree UPDATE'
 	results "$db" >"$work/results.after"
 	diff -u "$work/results.before" "$work/results.after" >&2 ||
 		fail "$old -> $current: the update changed stored rows or query results"
@@ -170,7 +169,7 @@ for script in "$repo"/src/releases/calltree--*.sql; do
 	diff -u "$work/results.before" "$work/results.restored_new" >&2 ||
 		fail "$old -> $current: the dump of the updated database restores other rows or results"
 	# Imports still work after the update.
-	run_sql "$db" >"$work/after.txt" <<-'SQL'
+	ct_psql "$db" -At -v shared="$shared" >"$work/after.txt" <<-'SQL'
 		SELECT calltree.import_collapsed(E'upgraded;now 3\n', 'after update') AS id \gset
 		SELECT calltree.stack_agg(stack_id, weight)::text FROM calltree.sample WHERE profile_id = :id;
 	SQL

@@ -10,18 +10,18 @@
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 #   test/t_values_dump.sh [SEED [COUNT]]
 set -euo pipefail
-# shellcheck source=test/script_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/script_lib.sh"
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
 
 seed=${1:-20260318}
 count=${2:-500}
 src=calltree_values_src
 dst=calltree_values_dst
 
-q() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-t_createdb "$src"
-q "$src" 'CREATE EXTENSION calltree'
+ct_createdb "$src"
+ct_query "$src" 'CREATE EXTENSION calltree'
 counts=$(python3 "$repo/test/calltree_values.py" "$src" "$seed" "$count") ||
 	fail "the property test failed (seed $seed)"
 read -r accepted refused <<<"$counts"
@@ -30,13 +30,13 @@ read -r accepted refused <<<"$counts"
 
 digest="SELECT count(*) || ' ' || md5(string_agg(id || ' ' || v::text || ' ' || calltree.calltree_send(v)::text, ',' ORDER BY id))
           FROM calltree_values"
-before=$(q "$src" "$digest")
+before=$(ct_query "$src" "$digest")
 "$PG_BIN/pg_dump" -Fc -f "$work/dump" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump failed: $(cat "$work/pg_dump.err")"
-t_createdb "$dst"
+ct_createdb "$dst"
 "$PG_BIN/pg_restore" --exit-on-error -d "$dst" "$work/dump" 2>"$work/pg_restore.err" ||
 	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
-after=$(q "$dst" "$digest")
+after=$(ct_query "$dst" "$digest")
 [ "$before" = "$after" ] || fail "rows differ after restore: before $before, after $after"
 
 echo "t_values_dump: ok (seed $seed: $accepted values accepted and restored, $refused inputs refused)"

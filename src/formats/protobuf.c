@@ -21,6 +21,13 @@ pb_reader_init(PbReader *reader, const uint8 *data, size_t len,
 	reader->field_at = 0;
 }
 
+/* "an" before the names of formats and messages that start with a vowel: OTLP, AnyValue */
+static const char *
+article(const char *name)
+{
+	return name[0] != '\0' && strchr("AEIOU", name[0]) ? "an" : "a";
+}
+
 void
 pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 {
@@ -33,8 +40,9 @@ pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("invalid %s data at byte %zu", reader->format, at),
-			 errdetail("In a %s message: %s", reader->message, detail),
-			 errhint("The data may be truncated or corrupt, or not a %s profile.", reader->format)));
+			 errdetail("In %s %s message: %s", article(reader->message), reader->message, detail),
+			 errhint("The data may be truncated or corrupt, or not %s %s profile.",
+					 article(reader->format), reader->format)));
 	pg_unreachable();
 }
 

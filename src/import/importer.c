@@ -22,6 +22,7 @@ static const Importer *const importers[] = {
 	&speedscope_importer,
 	&firefox_importer,
 	&trace_events_importer,
+	&otlp_importer,
 };
 
 const Importer *

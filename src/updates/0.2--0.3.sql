@@ -99,3 +99,6 @@ COMMENT ON TABLE row_security_policy IS 'the policies on the tables of calltree,
 
 SELECT pg_catalog.pg_extension_config_dump('row_security_flags', '');
 SELECT pg_catalog.pg_extension_config_dump('row_security_policy', '');
+
+-- Fleet ingest (calltree-receiver): the index that finds a Push's sample ID
+CREATE INDEX profile_push_id_idx ON profile USING hash ((meta OPERATOR(pg_catalog.->>) 'push_id'));

@@ -58,6 +58,17 @@ AS 'MODULE_PATHNAME', 'calltree_import_trace_events'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_trace_events(text, text, jsonb, text) IS 'imports Chrome trace-event JSON: its CPU samples (Profile/ProfileChunk or CpuProfile events, Hermes samples), a thread per profile, into calltree.sample, or its B/E and X events into calltree.event (source => ''samples'' or ''events''; NULL: the samples when there are any); returns the profile id';
 
+-- One OTLP request carries many profiles (of several resources and
+-- scopes): each becomes a profile, and every id is returned, in the
+-- request's order ('{}' for a request without profiles).  OTLP protobuf
+-- has no mark of its own, so import_profile does not recognize it:
+-- import_otlp, or import_stream with format => 'otlp'.
+CREATE OR REPLACE FUNCTION import_otlp(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'calltree_import_otlp'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_otlp(bytea, text, jsonb) IS 'imports an OpenTelemetry ExportProfilesServiceRequest (OTLP profiles v1development, protobuf, gzip-compressed or not), one profile per OTLP Profile, named by the resource''s service.name unless name is given; returns every profile id';
+
 CREATE OR REPLACE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                strict boolean DEFAULT NULL, event text DEFAULT NULL,
                                sample_type text DEFAULT NULL)

@@ -19,6 +19,10 @@ CREATE TABLE profile (
 );
 ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
+-- calltree-receiver stores each sample ID of a Pyroscope Push once, kept
+-- in meta->>'push_id' and looked up before every import (docs/ingest.md).
+-- A hash index: an ID of any length is a hash code in it.
+CREATE INDEX profile_push_id_idx ON profile USING hash ((meta OPERATOR(pg_catalog.->>) 'push_id'));
 
 -- The keys of interned funcs and frames, as one value each.  A btree
 -- entry holds the whole key and fails past about 2.7kB (C++ and Rust

@@ -1,0 +1,341 @@
+/*
+ * db_import.c
+ *	  One push, one transaction (db_import.h).
+ *
+ * pprof goes to import_pprof, which reads gzip itself.  The other formats
+ * go through import_stream, the only importer that takes the format by
+ * name (so that format=folded is read as collapsed stacks and nothing
+ * else) and unwraps gzip: the body is one base64 chunk in the temporary
+ * table each connection made (db_pool.c).  Every value from the request is
+ * a parameter, the body a binary one; the role is set with set_config, not
+ * spliced into SQL.
+ */
+#include "db_import.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "db_pool.h"
+#include "metrics.h"
+
+#define BYTEA_OID 17
+
+/* pg_advisory_xact_lock's first key for push ids: "ct" "pu" */
+#define PUSH_ID_LOCK_CLASS "1668574325"
+
+/*
+ * The status of a failed statement: bad input is the client's (4xx: data
+ * exceptions and broken references 400, a feature not supported 415, a
+ * limit of the importers 413, no right 403), a lost connection, a conflict
+ * or an overloaded or stopping server is worth a retry (503).
+ */
+static int
+status_of_sqlstate(const char *sqlstate, PGconn *conn)
+{
+	if (PQstatus(conn) != CONNECTION_OK || sqlstate == NULL)
+		return 503;
+	if (strcmp(sqlstate, "42501") == 0)
+		return 403;
+	if (strncmp(sqlstate, "22", 2) == 0 || strncmp(sqlstate, "23", 2) == 0 ||
+		strcmp(sqlstate, "XX001") == 0 ||
+		strcmp(sqlstate, "42704") == 0 || strncmp(sqlstate, "02", 2) == 0)
+		return 400;
+	if (strncmp(sqlstate, "0A", 2) == 0)
+		return 415;
+	if (strncmp(sqlstate, "54", 2) == 0)
+		return 413;
+	if (strncmp(sqlstate, "08", 2) == 0 || strncmp(sqlstate, "40", 2) == 0 ||
+		strncmp(sqlstate, "53", 2) == 0 || strncmp(sqlstate, "57", 2) == 0)
+		return 503;
+	return 500;
+}
+
+/* The reply to a failed statement: its status and the database's words */
+static void
+reply_db_error(Reply *reply, PGconn *conn, const PGresult *res)
+{
+	const char *sqlstate = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *message = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	int			status = status_of_sqlstate(sqlstate, conn);
+
+	if (status == 503 && (sqlstate == NULL || strncmp(sqlstate, "08", 2) == 0))
+	{
+		db_reply_unavailable(reply, false, PQerrorMessage(conn));
+		return;
+	}
+	reply_text(reply, status, "%s%s%s%s%s", message ? message : PQerrorMessage(conn),
+			   detail ? "\nDETAIL: " : "", detail ? detail : "",
+			   hint ? "\nHINT: " : "", hint ? hint : "");
+	if (status == 503)
+		reply->retry_after = 1;
+}
+
+void
+db_reply_unavailable(Reply *reply, bool busy, const char *why)
+{
+	if (busy)
+	{
+		reply_text(reply, 429, "every database connection is busy; retry later");
+		reply->retry_after = 1;
+		metrics_count_refusal("busy");
+	}
+	else
+	{
+		reply_text(reply, 503, "the database is unavailable; retry later: %s", why ? why : "");
+		reply->retry_after = 5;
+		metrics_count_refusal("database_down");
+	}
+}
+
+/*
+ * Runs one statement, text parameters but for a binary first one when
+ * binary_len >= 0; its result, or NULL after filling the reply.  The
+ * caller clears the result.
+ */
+static PGresult *
+run(PGconn *conn, Reply *reply, const char *sql, int nparams, const char *const *values,
+	long binary_len)
+{
+	Oid			types[8] = {0};
+	int			lengths[8] = {0};
+	int			formats[8] = {0};
+	PGresult   *res;
+	ExecStatusType status;
+
+	if (binary_len >= 0)
+	{
+		types[0] = BYTEA_OID;
+		lengths[0] = (int) binary_len;
+		formats[0] = 1;
+	}
+	res = PQexecParams(conn, sql, nparams, types, values, lengths, formats, 0);
+	status = PQresultStatus(res);
+	if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+		return res;
+	reply_db_error(reply, conn, res);
+	PQclear(res);
+	return NULL;
+}
+
+static bool
+run_command(PGconn *conn, Reply *reply, const char *sql, int nparams, const char *const *values)
+{
+	PGresult   *res = run(conn, reply, sql, nparams, values, -1);
+
+	PQclear(res);
+	return res != NULL;
+}
+
+/* Whether a profile of this push id is stored (locking the id till commit) */
+static bool
+push_id_stored(PGconn *conn, Reply *reply, const char *push_id, bool *stored)
+{
+	const char *values[1] = {push_id};
+	PGresult   *res;
+
+	if (!run_command(conn, reply,
+					 "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
+					 1, values))
+		return false;
+	res = run(conn, reply,
+			  "SELECT 1 FROM calltree.profile"
+			  " WHERE meta OPERATOR(pg_catalog.->>) 'push_id' OPERATOR(pg_catalog.=) $1 LIMIT 1",
+			  1, values, -1);
+	if (res == NULL)
+		return false;
+	*stored = PQntuples(res) > 0;
+	PQclear(res);
+	return true;
+}
+
+/* Imports one item; its profile id (text, malloc'd), or NULL after filling the reply */
+static char *
+import_item(PGconn *conn, Reply *reply, const ImportItem *item)
+{
+	PGresult   *res;
+	char	   *id;
+
+	if (item->format != NULL && strcmp(item->format, "pprof") == 0)
+	{
+		const char *values[3] = {item->data, item->name, item->meta};
+
+		res = run(conn, reply,
+				  "SELECT calltree.import_pprof($1, NULL, $2::pg_catalog.text, $3::pg_catalog.jsonb)",
+				  3, values, (long) item->len);
+	}
+	else
+	{
+		const char *chunk[1] = {item->data};
+		const char *values[3] = {item->name, item->meta, item->format};
+
+		if (!run_command(conn, reply, "DELETE FROM pg_temp.calltree_receiver_chunks", 0, NULL))
+			return NULL;
+		res = run(conn, reply,
+				  "INSERT INTO pg_temp.calltree_receiver_chunks (seq, chunk)"
+				  " VALUES (1, pg_catalog.encode($1, 'base64'))",
+				  1, chunk, (long) item->len);
+		if (res == NULL)
+			return NULL;
+		PQclear(res);
+		res = run(conn, reply,
+				  "SELECT calltree.import_stream('pg_temp.calltree_receiver_chunks'::pg_catalog.regclass,"
+				  " $1::pg_catalog.text, $2::pg_catalog.jsonb, $3::pg_catalog.text)",
+				  3, values, -1);
+	}
+	if (res == NULL)
+		return NULL;
+	id = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return id;
+}
+
+/* Sets started_at of the new profile from the push's time */
+static bool
+set_started_at(PGconn *conn, Reply *reply, const char *id, const char *started_at)
+{
+	const char *values[2] = {id, started_at};
+
+	return run_command(conn, reply,
+					   "UPDATE calltree.profile SET started_at = pg_catalog.to_timestamp($2::pg_catalog.float8)"
+					   " WHERE id OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
+					   2, values);
+}
+
+static bool
+import_all(PGconn *conn, const char *role, const ImportItem *items, int n, Reply *reply,
+		   ImportCounts *counts)
+{
+	if (role != NULL)
+	{
+		const char *values[1] = {role};
+
+		if (!run_command(conn, reply, "SELECT pg_catalog.set_config('role', $1, true)", 1, values))
+			return false;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		bool		stored = false;
+		char	   *id;
+		bool		ok;
+
+		if (items[i].push_id != NULL && !push_id_stored(conn, reply, items[i].push_id, &stored))
+			return false;
+		if (stored)
+		{
+			counts->duplicates++;
+			continue;
+		}
+		id = import_item(conn, reply, &items[i]);
+		if (id == NULL)
+			return false;
+		ok = items[i].started_at == NULL || set_started_at(conn, reply, id, items[i].started_at);
+		free(id);
+		if (!ok)
+			return false;
+		counts->imported++;
+	}
+	return run_command(conn, reply, "COMMIT", 0, NULL);
+}
+
+/*
+ * BEGIN, on a connection that answers: one the server closed since it was
+ * last used (a restart) is made again, once.
+ */
+static PGconn *
+begin(struct DbPool *pool, Reply *reply)
+{
+	for (int attempt = 0; attempt < 2; attempt++)
+	{
+		PGconn	   *conn;
+		char	   *error;
+		DbAcquire	got = db_acquire(pool, &conn, &error);
+		PGresult   *res;
+
+		if (got != DB_ACQUIRED)
+		{
+			db_reply_unavailable(reply, got == DB_BUSY, error);
+			free(error);
+			return NULL;
+		}
+		res = PQexec(conn, "BEGIN");
+		if (PQresultStatus(res) == PGRES_COMMAND_OK)
+		{
+			PQclear(res);
+			return conn;
+		}
+		if (PQstatus(conn) == CONNECTION_OK || attempt == 1)
+		{
+			reply_db_error(reply, conn, res);
+			PQclear(res);
+			db_release(pool, conn);
+			return NULL;
+		}
+		PQclear(res);
+		db_release(pool, conn);
+	}
+	db_reply_unavailable(reply, false, "the connection was lost twice");
+	return NULL;
+}
+
+static double
+seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double) (now.tv_sec - start->tv_sec) + (double) (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+bool
+db_import(struct DbPool *pool, const char *role, const ImportItem *items, int n, Reply *reply,
+		  ImportCounts *counts)
+{
+	struct timespec start;
+	PGconn	   *conn;
+	bool		committed;
+
+	memset(counts, 0, sizeof(ImportCounts));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	conn = begin(pool, reply);
+	if (conn == NULL)
+		return false;
+	committed = import_all(conn, role, items, n, reply, counts);
+	if (!committed && PQstatus(conn) == CONNECTION_OK)
+		PQclear(PQexec(conn, "ROLLBACK"));
+	db_release(pool, conn);
+	if (committed)
+		metrics_observe_import(seconds_since(&start), counts->imported);
+	return committed;
+}
+
+void
+db_check_ready(struct DbPool *pool, Reply *reply)
+{
+	PGconn	   *conn;
+	char	   *error;
+	DbAcquire	got = db_acquire(pool, &conn, &error);
+	PGresult   *res;
+
+	if (got != DB_ACQUIRED)
+	{
+		db_reply_unavailable(reply, got == DB_BUSY, error);
+		free(error);
+		return;
+	}
+	res = PQexec(conn, "SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'calltree'");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		reply_db_error(reply, conn, res);
+	else if (PQntuples(res) == 0)
+		reply_text(reply, 503, "the database has no extension calltree");
+	else
+		reply_text(reply, 200, "ready");
+	PQclear(res);
+	db_release(pool, conn);
+}

@@ -1,0 +1,84 @@
+/*
+ * protobuf.c
+ *	  A reader of protobuf's wire format (protobuf.h).  Every length is
+ *	  checked against what is left of the message; groups (wire types 3
+ *	  and 4, deprecated) are malformed here.
+ */
+#include "protobuf.h"
+
+#include <string.h>
+
+void
+pb_reader_init(PbReader *r, const void *data, size_t len)
+{
+	r->p = data;
+	r->end = r->p + len;
+}
+
+static bool
+read_varint(PbReader *r, uint64_t *value)
+{
+	uint64_t	v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7)
+	{
+		uint8_t		byte;
+
+		if (r->p >= r->end)
+			return false;
+		byte = *r->p++;
+		v |= (uint64_t) (byte & 0x7F) << shift;
+		if ((byte & 0x80) == 0)
+		{
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+read_fixed(PbReader *r, size_t size, uint64_t *value)
+{
+	uint64_t	v = 0;
+
+	if ((size_t) (r->end - r->p) < size)
+		return false;
+	for (size_t i = 0; i < size; i++)
+		v |= (uint64_t) r->p[i] << (8 * i);
+	r->p += size;
+	*value = v;
+	return true;
+}
+
+int
+pb_next(PbReader *r, PbField *field)
+{
+	uint64_t	key;
+	uint64_t	len;
+
+	if (r->p >= r->end)
+		return 0;
+	memset(field, 0, sizeof(PbField));
+	if (!read_varint(r, &key) || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF)
+		return -1;
+	field->number = (uint32_t) (key >> 3);
+	field->wire_type = (PbWireType) (key & 7);
+	switch (field->wire_type)
+	{
+		case PB_VARINT:
+			return read_varint(r, &field->value) ? 1 : -1;
+		case PB_FIXED64:
+			return read_fixed(r, 8, &field->value) ? 1 : -1;
+		case PB_FIXED32:
+			return read_fixed(r, 4, &field->value) ? 1 : -1;
+		case PB_LEN:
+			if (!read_varint(r, &len) || len > (uint64_t) (r->end - r->p))
+				return -1;
+			field->data = (const char *) r->p;
+			field->len = (size_t) len;
+			r->p += len;
+			return 1;
+	}
+	return -1;
+}

@@ -1,0 +1,42 @@
+/*
+ * protobuf.h
+ *	  A reader of protobuf's wire format: the fields of one message, in
+ *	  order, each a varint, a fixed number or a length-delimited slice of
+ *	  the message (bytes, a string or an embedded message, read in turn).
+ */
+#ifndef RECEIVER_PROTOBUF_H
+#define RECEIVER_PROTOBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum PbWireType
+{
+	PB_VARINT = 0,
+	PB_FIXED64 = 1,
+	PB_LEN = 2,
+	PB_FIXED32 = 5
+} PbWireType;
+
+typedef struct PbReader
+{
+	const uint8_t *p;
+	const uint8_t *end;
+} PbReader;
+
+typedef struct PbField
+{
+	uint32_t	number;
+	PbWireType	wire_type;
+	uint64_t	value;			/* varint and fixed fields */
+	const char *data;			/* length-delimited fields */
+	size_t		len;
+} PbField;
+
+extern void pb_reader_init(PbReader *r, const void *data, size_t len);
+
+/* The next field: 1, 0 at the end of the message, -1 if it is malformed */
+extern int	pb_next(PbReader *r, PbField *field);
+
+#endif

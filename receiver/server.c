@@ -1,0 +1,285 @@
+/*
+ * server.c
+ *	  The HTTP server (server.h).
+ *
+ * libmicrohttpd calls on_request several times per request: first with
+ * the headers only, then with each piece of the body, then once more with
+ * none, when the reply is due.  The body is kept up to --max-body; a body
+ * declared larger is refused at once (413, before it is read), one that
+ * turns out larger is read on and dropped, then refused.  A client that
+ * stays silent --timeout seconds is dropped by libmicrohttpd, one that
+ * takes longer than --request-timeout for the whole request by us.
+ */
+#include "server.h"
+
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "metrics.h"
+#include "request.h"
+#include "router.h"
+
+typedef struct RequestState
+{
+	Request		req;
+	bool		too_large;
+	time_t		started;
+} RequestState;
+
+static atomic_bool draining;
+
+const char *
+request_header(const Request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
+}
+
+const char *
+request_param(const Request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void
+reply_text(Reply *reply, int status, const char *fmt,...)
+{
+	va_list		args;
+
+	reply->status = status;
+	reply->content_type = "text/plain; charset=utf-8";
+	buf_free(&reply->body);
+	va_start(args, fmt);
+	buf_vprintf(&reply->body, fmt, args);
+	va_end(args);
+	buf_append(&reply->body, "\n", 1);
+}
+
+static enum MHD_Result
+send_reply(struct MHD_Connection *connection, Reply *reply, size_t body_bytes, bool close)
+{
+	struct MHD_Response *response;
+	enum MHD_Result ret;
+
+	response = MHD_create_response_from_buffer(reply->body.len, reply->body.data ? reply->body.data : "",
+											   MHD_RESPMEM_MUST_COPY);
+	if (response == NULL)
+		return MHD_NO;
+	if (reply->content_type != NULL)
+		MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, reply->content_type);
+	if (reply->retry_after > 0)
+	{
+		char		seconds[16];
+
+		snprintf(seconds, sizeof(seconds), "%d", reply->retry_after);
+		MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+	}
+	if (close)
+		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(connection, (unsigned int) reply->status, response);
+	MHD_destroy_response(response);
+	metrics_count_request(reply->endpoint ? reply->endpoint : "other", reply->status, body_bytes);
+	buf_free(&reply->body);
+	return ret;
+}
+
+static enum MHD_Result
+refuse_now(struct MHD_Connection *connection, const char *path, int status, const char *reason,
+		   const char *message)
+{
+	Reply		reply = {0};
+
+	reply.endpoint = route_endpoint(path);
+	reply_text(&reply, status, "%s", message);
+	if (status == 503)
+		reply.retry_after = 5;
+	if (strcmp(reply.endpoint, "push") == 0)
+		reply_connect_error(&reply);
+	metrics_count_refusal(reason);
+	return send_reply(connection, &reply, 0, true);
+}
+
+/* The headers are in: a new request, or a refusal before its body is read */
+static enum MHD_Result
+begin_request(Receiver *receiver, struct MHD_Connection *connection, const char *url,
+			  const char *method, void **con_cls)
+{
+	RequestState *state = calloc(1, sizeof(RequestState));
+	const char *length;
+
+	if (state == NULL)
+		return MHD_NO;
+	state->req.receiver = receiver;
+	state->req.connection = connection;
+	state->req.method = method;
+	state->req.path = url;
+	state->started = time(NULL);
+	*con_cls = state;
+	atomic_fetch_add(&receiver->in_flight, 1);
+
+	if (atomic_load(&draining))
+		return refuse_now(connection, url, 503, "draining", "the receiver is shutting down; retry later");
+	length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (length != NULL && strtoull(length, NULL, 10) > receiver->options.max_body)
+	{
+		char		message[128];
+
+		snprintf(message, sizeof(message), "the body is larger than the limit of %zu bytes",
+				 receiver->options.max_body);
+		return refuse_now(connection, url, 413, "too_large", message);
+	}
+	return MHD_YES;
+}
+
+/* A piece of the body: kept, or dropped once the body is too large */
+static enum MHD_Result
+take_body(RequestState *state, const char *data, size_t *size)
+{
+	const Options *options = &state->req.receiver->options;
+
+	if (time(NULL) - state->started > options->request_timeout)
+	{
+		log_message("dropped a client that took over %d s to send its request", options->request_timeout);
+		metrics_count_refusal("timeout");
+		return MHD_NO;
+	}
+	if (!state->too_large && state->req.body.len + *size > options->max_body)
+	{
+		state->too_large = true;
+		buf_free(&state->req.body);
+	}
+	if (!state->too_large && !buf_append(&state->req.body, data, *size))
+		return MHD_NO;
+	*size = 0;
+	return MHD_YES;
+}
+
+static enum MHD_Result
+finish_request(RequestState *state)
+{
+	Request    *req = &state->req;
+	Reply		reply = {0};
+	enum MHD_Result ret;
+
+	if (state->too_large)
+	{
+		char		message[128];
+
+		snprintf(message, sizeof(message), "the body is larger than the limit of %zu bytes",
+				 req->receiver->options.max_body);
+		return refuse_now(req->connection, req->path, 413, "too_large", message);
+	}
+	route(req, &reply);
+	if (req->receiver->options.verbose)
+		log_message("%s %s: %d (%zu bytes)", req->method, req->path, reply.status, req->body.len);
+	ret = send_reply(req->connection, &reply, req->body.len, atomic_load(&draining));
+	buf_free(&req->body);
+	return ret;
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+		   const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	RequestState *state = *con_cls;
+
+	(void) version;
+	if (state == NULL)
+		return begin_request((Receiver *) cls, connection, url, method, con_cls);
+	if (*upload_data_size > 0)
+		return take_body(state, upload_data, upload_data_size);
+	return finish_request(state);
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	Receiver   *receiver = cls;
+	RequestState *state = *con_cls;
+
+	(void) connection;
+	(void) toe;
+	if (state == NULL)
+		return;
+	buf_free(&state->req.body);
+	free(state);
+	*con_cls = NULL;
+	atomic_fetch_sub(&receiver->in_flight, 1);
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list args) __attribute__((format(printf, 2, 0)));
+
+static void
+log_mhd(void *cls, const char *fmt, va_list args)
+{
+	char		message[512];
+
+	(void) cls;
+	vsnprintf(message, sizeof(message), fmt, args);
+	message[strcspn(message, "\n")] = '\0';
+	log_message("http: %s", message);
+}
+
+struct MHD_Daemon *
+server_start(Receiver *receiver, int *port)
+{
+	const Options *options = &receiver->options;
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *addr;
+	char		service[16];
+	struct MHD_Daemon *daemon;
+	const union MHD_DaemonInfo *info;
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+		MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	int			rc;
+
+	snprintf(service, sizeof(service), "%d", options->listen_port);
+	rc = getaddrinfo(options->listen_host, service, &hints, &addr);
+	if (rc != 0)
+	{
+		log_message("--listen: \"%s\" is not a numeric IP address: %s", options->listen_host, gai_strerror(rc));
+		return NULL;
+	}
+	if (addr->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	daemon = MHD_start_daemon(flags, (uint16_t) options->listen_port, NULL, NULL, on_request, receiver,
+							  MHD_OPTION_SOCK_ADDR, addr->ai_addr,
+							  MHD_OPTION_CONNECTION_LIMIT, (unsigned int) options->max_clients,
+							  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) options->timeout,
+							  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
+							  MHD_OPTION_NOTIFY_COMPLETED, on_completed, receiver,
+							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+							  MHD_OPTION_END);
+	freeaddrinfo(addr);
+	if (daemon == NULL)
+	{
+		log_message("cannot listen on %s:%d", options->listen_host, options->listen_port);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+	*port = info ? info->port : options->listen_port;
+	return daemon;
+}
+
+void
+server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver)
+{
+	time_t		deadline = time(NULL) + receiver->options.drain_timeout;
+
+	atomic_store(&draining, true);
+	MHD_quiesce_daemon(daemon);
+	while (atomic_load(&receiver->in_flight) > 0 && time(NULL) < deadline)
+		usleep(50 * 1000);
+	if (atomic_load(&receiver->in_flight) > 0)
+		log_message("stopping with %d requests unfinished after %d s",
+					atomic_load(&receiver->in_flight), receiver->options.drain_timeout);
+	MHD_stop_daemon(daemon);
+}

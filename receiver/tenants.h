@@ -1,0 +1,31 @@
+/*
+ * tenants.h
+ *	  Credentials to PostgreSQL roles, from a file of lines
+ *	      bearer TOKEN ROLE
+ *	      basic USER:PASSWORD ROLE
+ *	      orgid ORG_ID ROLE
+ *	  ('#' starts a comment).  A push is imported as the role its
+ *	  Authorization header (Bearer or Basic) names, else as the role of its
+ *	  X-Scope-OrgID.  Without a file, every push is imported as the login
+ *	  role and nothing is asked.
+ */
+#ifndef RECEIVER_TENANTS_H
+#define RECEIVER_TENANTS_H
+
+#include <stdbool.h>
+
+#include "request.h"
+
+typedef struct Tenants Tenants;
+
+/* The file's tenants; NULL after printing what is wrong with it */
+extern Tenants *tenants_load(const char *path, int *count);
+
+/*
+ * The role of the push's credentials (*role NULL when tenants is NULL), or
+ * false after filling a 401 reply.
+ */
+extern bool tenants_authenticate(const Tenants *tenants, const Request *req, const char **role,
+								 Reply *reply);
+
+#endif

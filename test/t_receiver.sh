@@ -1,0 +1,432 @@
+#!/usr/bin/env bash
+# calltree-receiver end to end: real pprof, collapsed and speedscope files
+# pushed to POST /ingest (raw, gzipped, multipart) and in PushRequests to
+# POST /push.v1.PusherService/Push, each stored once with the name, meta,
+# start and call tree that importing the same file in SQL gives; bad
+# requests of every kind refused with their status and nothing written;
+# 413 over the size limit; a retried or concurrent Push of one sample ID
+# stored once; tenants: credentials to roles under row-level security,
+# unknown credentials refused; then the receiver's sessions ended and the
+# database refusing connections (503 with Retry-After, then recovery),
+# every connection busy (429), a slow client dropped, and SIGTERM draining a push in flight;
+# a load of 8 clients through those faults and a SIGKILL of the receiver;
+# and Pyroscope's Node.js SDK pushing with a token.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
+
+db=calltree_receiver
+login=calltree_receiver_login
+receiver=$PG_BIN/calltree-receiver
+[ -x "$receiver" ] || fail "$receiver is not installed (make install)"
+pprof=$shared/data/pprof/sample.cpu
+collapsed=$shared/data/speedscope-samples/stackcollapse/simple.txt
+speedscope=$shared/data/speedscope-samples/speedscope/0.6.0/two-sampled.speedscope.json
+export PGDATABASE=$db
+
+
+expect() { # expect WHAT ACTUAL EXPECTED
+	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_receiver VAR OPTIONS...: a receiver on a free port of 127.0.0.1;
+# VAR gets its base URL, VAR_pid its process id.  Waits for /ready.
+start_receiver() {
+	local var=$1 port pid i
+	shift
+	port=$(free_port)
+	"$receiver" --listen "127.0.0.1:$port" "$@" >>"$work/receiver.log" 2>&1 &
+	pid=$!
+	ct_at_exit "kill $pid"
+	for i in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/ready")" = 200 ] && break
+		kill -0 "$pid" 2>/dev/null || fail "the receiver did not start: $(tail -n 5 "$work/receiver.log")"
+		[ "$i" -lt 100 ] || fail "the receiver was not ready after 10 s: $(tail -n 5 "$work/receiver.log")"
+		sleep 0.1
+	done
+	printf -v "$var" 'http://127.0.0.1:%s' "$port"
+	printf -v "${var}_pid" '%s' "$pid"
+}
+
+# post URL [CURL ARGS...]: the status; the reply's body in $work/body, headers in $work/headers
+post() {
+	local url=$1
+	shift
+	curl -sg -o "$work/body" -D "$work/headers" -w '%{http_code}' "$@" "$url"
+}
+
+profiles() { ct_query "" 'SELECT count(*) FROM calltree.profile'; }
+
+# same_tree ID ID: the two profiles have the same call tree and total
+same_tree() {
+	expect "tree of $1 vs $2" "$(ct_query "" "SELECT (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $1)
+	     OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = $2)")" t
+}
+
+last_id() { ct_query "" 'SELECT max(id) FROM calltree.profile'; }
+
+ct_createdb "$db"
+ct_query "" 'CREATE EXTENSION calltree'
+start_receiver url --dbname "dbname=$db" --max-body 200000
+ingest=$url/ingest
+
+# ---------------------------------------------------------------- good pushes
+# pprof as the Go and Node.js SDKs send it: gzipped, raw in the body
+expect "pprof push" "$(post "$ingest?name=shop{region=eu,host=h1}&from=1700000000&until=1700000010&format=pprof&sampleRate=100&spyName=gospy&units=samples&aggregationType=sum" \
+	-H 'Content-Type: application/octet-stream' --data-binary "@$pprof")" 200
+id=$(last_id)
+expect "pprof push stored once" "$(profiles)" 1
+expect "pprof push: name, start, meta" "$(ct_query "" "SELECT concat_ws('|', name, format, started_at = to_timestamp(1700000000),
+        meta = '{\"region\": \"eu\", \"host\": \"h1\", \"spyName\": \"gospy\", \"sampleRate\": 100, \"units\": \"samples\",
+                 \"aggregationType\": \"sum\", \"duration\": 10, \"sample_type\": \"cpu\"}') FROM calltree.profile WHERE id = $id")" "shop|pprof|t|t"
+direct=$(ct_query "" "SELECT calltree.import_pprof(pg_read_binary_file('$pprof'), name => 'direct')")
+same_tree "$id" "$direct"
+expect "pprof total" "$(ct_query "" "SELECT sum(weight) FROM calltree.sample WHERE profile_id = $id")" 1760000000
+
+# multipart/form-data with the part profile (and one the receiver ignores);
+# from in milliseconds
+expect "multipart push" "$(post "$ingest?name=shop&from=1700000000000&until=1700000015000" \
+	-F "profile=@$pprof;filename=profile.pprof" -F 'sample_type_config={};filename=sample_type_config.json')" 200
+id=$(last_id)
+same_tree "$id" "$direct"
+expect "multipart meta and start" "$(ct_query "" "SELECT meta->>'duration' || '|' || (started_at = to_timestamp(1700000000)) FROM calltree.profile WHERE id = $id")" "15|true"
+
+# collapsed stacks, as folded, as lines, and gzipped
+direct=$(ct_query "" "SELECT calltree.import_collapsed(pg_read_file('$collapsed'), 'direct')")
+for format in folded lines; do
+	expect "$format push" "$(post "$ingest?name=app.cpu{pod=p1}&format=$format" --data-binary "@$collapsed")" 200
+	same_tree "$(last_id)" "$direct"
+done
+gzip -c "$collapsed" >"$work/collapsed.gz"
+expect "gzipped folded push" "$(post "$ingest?name=app.cpu&format=folded" --data-binary "@$work/collapsed.gz")" 200
+same_tree "$(last_id)" "$direct"
+expect "collapsed meta" "$(ct_query "" "SELECT string_agg(name || ' ' || format || ' ' || meta::text, ', ' ORDER BY id) FROM calltree.profile WHERE name = 'app.cpu'")" \
+	'app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {"pod": "p1"}, app.cpu collapsed {}'
+
+# speedscope
+direct=$(ct_query "" "SELECT calltree.import_speedscope(pg_read_file('$speedscope'), 'direct')")
+expect "speedscope push" "$(post "$ingest?name=web&format=speedscope" --data-binary "@$speedscope")" 200
+same_tree "$(last_id)" "$direct"
+ct_query "" "DELETE FROM calltree.profile WHERE name = 'direct'"
+
+# ---------------------------------------------------------------- bad requests
+before=$(profiles)
+head -c 1000 "$pprof" >"$work/truncated.gz"
+gzip -dc "$pprof" | head -c 2000 >"$work/truncated.pprof"
+printf 'main;caf\xe9 1\n' >"$work/latin1.txt"
+printf -- '--XX\r\nContent-Disposition: form-data; name="profile"\r\n\r\nabc' >"$work/cut.multipart"
+# bad_request STATUS MESSAGE-PART URL [CURL ARGS...]
+bad_request() {
+	local status=$1 message=$2 got
+	shift 2
+	got=$(post "$@")
+	[ "$got" = "$status" ] || fail "$* gave $got, not $status: $(cat "$work/body")"
+	grep -qF -- "$message" "$work/body" || fail "$*: the reply does not say \"$message\": $(cat "$work/body")"
+	expect "profiles after $*" "$(profiles)" "$before"
+}
+bad_request 400 'invalid pprof data' "$ingest?name=x&format=pprof" --data-binary 'garbage'
+bad_request 400 'gzip' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.gz"
+bad_request 400 'pprof' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.pprof"
+bad_request 400 'invalid byte sequence for encoding "UTF8"' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
+bad_request 400 'unknown format "svg"' "$ingest?name=x&format=svg" --data-binary "@$pprof"
+bad_request 415 'format=jfr is not yet supported' "$ingest?name=x&format=jfr" --data-binary "@$pprof"
+bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof"
+bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{region}&format=pprof" --data-binary "@$pprof"
+bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{a=b&format=pprof" --data-binary "@$pprof"
+bad_request 400 'from "yesterday" is not a Unix time' "$ingest?name=x&from=yesterday" --data-binary "@$pprof"
+bad_request 400 'until "99999999999" is not a Unix time' "$ingest?name=x&until=99999999999" --data-binary "@$pprof"
+bad_request 400 'from " 5" is not a Unix time' "$ingest?name=x&from=%205" --data-binary "@$pprof"
+bad_request 400 'until (1) is before from (2)' "$ingest?name=x&from=2&until=1" --data-binary "@$pprof"
+bad_request 400 'sampleRate "-5"' "$ingest?name=x&sampleRate=-5" --data-binary "@$pprof"
+bad_request 400 'the profile is empty' "$ingest?name=x&format=pprof" --data-binary ''
+bad_request 400 'no closing boundary' "$ingest?name=x" -H 'Content-Type: multipart/form-data; boundary=XX' --data-binary "@$work/cut.multipart"
+bad_request 400 'without a boundary' "$ingest?name=x" -H 'Content-Type: multipart/form-data' --data-binary "@$work/cut.multipart"
+bad_request 400 'no part named "profile"' "$ingest?name=x" -F "jfr=@$pprof"
+bad_request 415 'Content-Encoding "br"' "$ingest?name=x" -H 'Content-Encoding: br' --data-binary "@$pprof"
+bad_request 405 '/ingest takes POST' "$ingest?name=x" -G
+bad_request 404 'no such endpoint' "$url/api/v1/nothing" --data-binary x
+bad_request 501 'OTLP profiles are not yet supported' "$url/v1development/profiles" --data-binary x
+# over the limit: declared (refused before the body is read) and chunked
+head -c 300000 /dev/urandom >"$work/big"
+bad_request 413 'larger than the limit of 200000 bytes' "$ingest?name=x&format=pprof" --data-binary "@$work/big"
+bad_request 413 'larger than the limit of 200000 bytes' "$ingest?name=x&format=pprof" -H 'Transfer-Encoding: chunked' --data-binary "@$work/big"
+# the receiver still serves after all that
+expect "a push after the refusals" "$(post "$ingest?name=after&format=pprof" --data-binary "@$pprof")" 200
+before=$(profiles)
+
+# ---------------------------------------------------------------- Push (Connect)
+push() { # push FILE [CURL ARGS...]: the status of POSTing FILE as a PushRequest
+	local file=$1
+	shift
+	post "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' -H 'Connect-Protocol-Version: 1' \
+		--data-binary "@$file" "$@"
+}
+pushreq() { python3 "$repo/test/receiver_push.py" "$@"; }
+pushreq --series 'service_name=cart,__name__=process_cpu,region=us' --sample "$pprof:id-1" --sample "$pprof:id-2" \
+	--series '__name__=memory,pod=p9' --sample "$pprof:id-3" >"$work/push1"
+expect "Push" "$(push "$work/push1")" 200
+expect "Push's reply" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(wc -c <"$work/body")" "Content-Type: application/proto|0"
+expect "Push stored" "$(ct_query "" "SELECT string_agg(name || ' ' || (meta - 'sample_type')::text, ', ' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" \
+	'cart {"region": "us", "push_id": "id-1", "__name__": "process_cpu"}, cart {"region": "us", "push_id": "id-2", "__name__": "process_cpu"}, memory {"pod": "p9", "push_id": "id-3"}'
+same_tree "$(last_id)" "$(ct_query "" "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
+# retried: stored once; a retry with one new sample stores that one
+expect "Push retried" "$(push "$work/push1")" 200
+pushreq --series 'service_name=cart' --sample "$pprof:id-1" --sample "$pprof:id-4" >"$work/push2"
+expect "Push with one new sample" "$(push "$work/push2")" 200
+expect "Push IDs stored once" "$(ct_query "" "SELECT string_agg(meta->>'push_id', ',' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" "id-1,id-2,id-3,id-4"
+# the same new ID pushed by 4 clients at once: stored once
+pushreq --series 'service_name=race' --sample "$pprof:id-race" >"$work/push3"
+racers=()
+for i in 1 2 3 4; do
+	push "$work/push3" -o /dev/null >"$work/race.$i" &
+	racers+=($!)
+done
+wait "${racers[@]}"
+expect "concurrent Push statuses" "$(cat "$work"/race.*)" 200200200200
+expect "concurrent Push stored once" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' = 'id-race'")" 1
+# gzip Content-Encoding
+pushreq --series 'service_name=zipped' --sample "$pprof:id-zip" | gzip -c >"$work/push4"
+expect "gzipped Push" "$(push "$work/push4" -H 'Content-Encoding: gzip')" 200
+expect "gzipped Push stored" "$(ct_query "" "SELECT name FROM calltree.profile WHERE meta->>'push_id' = 'id-zip'")" zipped
+# the JSON codec: names as protobuf's JSON mapping writes them, escapes, null, unknown fields
+python3 - "$pprof" >"$work/push.json" <<'PY'
+import base64, json, sys
+raw = base64.b64encode(open(sys.argv[1], "rb").read()).decode()
+print(json.dumps({"series": [{"labels": [{"name": "service_name", "value": "json\u00e9"},
+                                         {"name": "quote", "value": "a\"b\\c\n"}, {"name": "empty", "value": None}],
+                              "samples": [{"rawProfile": raw, "ID": "id-json"}], "unknown": [1, {"x": True}]}]}))
+PY
+expect "JSON Push" "$(post "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary "@$work/push.json")" 200
+expect "JSON Push's reply" "$(cat "$work/body")" "{}"
+expect "JSON Push stored" "$(ct_query "" "SELECT name || ' ' || (meta - 'sample_type')::text FROM calltree.profile WHERE meta->>'push_id' = 'id-json'")" \
+	'jsoné {"empty": "", "quote": "a\"b\\c\n", "push_id": "id-json"}'
+same_tree "$(last_id)" "$(ct_query "" "SELECT min(id) FROM calltree.profile WHERE meta->>'push_id' = 'id-1'")"
+before=$(profiles)
+# bad Pushes: a Connect error, nothing written (not even a good sample beside a bad one)
+bad_push() { # bad_push STATUS CODE MESSAGE-PART FILE [CURL ARGS...]
+	local status=$1 code=$2 message=$3
+	shift 3
+	bad_request "$status" "\"code\":\"$code\"" "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$@"
+	grep -qF -- "$message" "$work/body" || fail "bad Push $*: the reply does not say \"$message\": $(cat "$work/body")"
+}
+pushreq --series 'service_name=half' --sample "$pprof:id-good" --garbage-sample "x:id-bad" >"$work/half"
+bad_push 400 invalid_argument 'invalid pprof data' "$work/half"
+pushreq --series 'region=eu' --sample "$pprof:id-noname" >"$work/noname"
+bad_push 400 invalid_argument 'neither a label service_name nor __name__' "$work/noname"
+printf '\x0a\xff\x01' >"$work/malformed"
+bad_push 400 invalid_argument 'protobuf is malformed' "$work/malformed"
+bad_push 400 invalid_argument 'not valid gzip' "$work/push1" -H 'Content-Encoding: gzip'
+bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'Content-Type: text/plain' --data-binary '{}'
+bad_request 413 '"code":"resource_exhausted"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/big"
+bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
+bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
+expect "nothing of the bad Pushes" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
+
+# ---------------------------------------------------------------- metrics
+expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
+	'calltree_receiver_requests_total{endpoint="push",status="200"} 9
+calltree_receiver_refusals_total{reason="too_large"} 3
+calltree_receiver_db_connections 4'
+
+# ---------------------------------------------------------------- tenants
+# The row-level-security recipe of docs/operations.md; the receiver logs in
+# as a role that may become the tenants' roles, and nothing else.
+writer=calltree_receiver_writer
+tess=calltree_receiver_tess
+tom=calltree_receiver_tom
+eve=calltree_receiver_eve
+ct_at_exit "ct_query postgres 'DROP ROLE IF EXISTS $tess, $tom, $eve, $login, $writer'"
+ct_psql "" -At <<SQL
+CREATE ROLE $writer NOLOGIN;
+GRANT USAGE ON SCHEMA calltree TO $writer;
+GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO $writer;
+GRANT INSERT ON calltree.profile, calltree.sample, calltree.event, calltree.func,
+                calltree.frame, calltree.stack, calltree.labels, calltree.symbol TO $writer;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO $writer;
+GRANT UPDATE (weight_unit, started_at) ON calltree.profile TO $writer;
+GRANT UPDATE (id) ON calltree.labels TO $writer;
+ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_profiles ON calltree.profile
+    USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
+CREATE POLICY tenant_samples ON calltree.sample
+    USING (profile_id IN (SELECT id FROM calltree.profile));
+CREATE ROLE $tess NOLOGIN IN ROLE $writer;
+CREATE ROLE $tom NOLOGIN IN ROLE $writer;
+CREATE ROLE $eve NOLOGIN IN ROLE $writer;
+CREATE ROLE $login LOGIN;
+GRANT $tess, $tom TO $login;
+SQL
+cat >"$work/tenants" <<CONF
+# kind   credential   role
+bearer   tok-tess     $tess
+basic    bob:s3cret   $tom
+orgid    org-tess     $tess
+bearer   tok-eve      $eve     # a role the receiver may not become
+CONF
+start_receiver turl --dbname "dbname=$db user=$login" --tenants "$work/tenants"
+before=$(profiles)
+tenant_of_last() { ct_query "" "SELECT meta->>'tenant' FROM calltree.profile WHERE id = (SELECT max(id) FROM calltree.profile)"; }
+# a label cannot claim another tenant: the receiver's key comes last
+expect "bearer" "$(post "$turl/ingest?name=shop{tenant=$tom}&format=pprof" -H 'Authorization: Bearer tok-tess' --data-binary "@$pprof")" 200
+expect "bearer's tenant" "$(tenant_of_last)" "$tess"
+expect "basic" "$(post "$turl/ingest?name=shop&format=pprof" -u bob:s3cret --data-binary "@$pprof")" 200
+expect "basic's tenant" "$(tenant_of_last)" "$tom"
+expect "X-Scope-OrgID" "$(post "$turl/ingest?name=shop&format=folded" -H 'X-Scope-OrgID: org-tess' --data-binary "@$collapsed")" 200
+expect "X-Scope-OrgID's tenant" "$(tenant_of_last)" "$tess"
+pushreq --series 'service_name=cart' --sample "$pprof:id-tenant" >"$work/push5"
+expect "Push as a tenant" "$(post "$turl/push.v1.PusherService/Push" -H 'Content-Type: application/proto' -H 'Authorization: Bearer tok-tess' --data-binary "@$work/push5")" 200
+expect "Push's tenant" "$(tenant_of_last)" "$tess"
+expect "each tenant sees its own" "$(ct_query "" "SET ROLE $tess" -c 'SELECT count(*) FROM calltree.profile' -c "SET ROLE $tom" -c 'SELECT count(*) FROM calltree.profile')" "3
+1"
+before=$(profiles)
+bad_request 401 'credentials are required' "$turl/ingest?name=x&format=pprof" --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-nobody' --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -u bob:wrong --data-binary "@$pprof"
+bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -H 'X-Scope-OrgID: org-nobody' --data-binary "@$pprof"
+bad_request 401 '"code":"unauthenticated"' "$turl/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/push5"
+bad_request 403 'permission denied to set role' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-eve' --data-binary "@$pprof"
+kill -TERM "$turl_pid"
+wait "$turl_pid" || fail "the tenants' receiver exited with status $? on SIGTERM"
+
+# ---------------------------------------------------------------- faults
+ct_query "" 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample DISABLE ROW LEVEL SECURITY'
+start_receiver furl --dbname "dbname=$db" --connections 1 --queue-wait 300 --timeout 1 --drain-timeout 20
+fingest=$furl/ingest
+# hold_profile SECONDS: a session holding calltree.profile locked that long, in the background
+hold_profile() {
+	ct_query "" 'BEGIN' -c 'LOCK TABLE calltree.profile IN ACCESS EXCLUSIVE MODE' -c "SELECT pg_sleep($1)" -c 'COMMIT' >/dev/null &
+	holder=$!
+	sleep 0.3
+}
+
+# the receiver's sessions ended (as by a restart): the next push reconnects
+ct_query "" "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity WHERE application_name = 'calltree-receiver'" >/dev/null
+sleep 0.2
+expect "a push after the sessions ended" "$(post "$fingest?name=again&format=pprof" --data-binary "@$pprof")" 200
+
+# the database refuses connections: 503 with Retry-After, nothing written; then it comes back
+before=$(profiles)
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
+sleep 0.2
+expect "push while the database is down" "$(post "$fingest?name=down&format=pprof" --data-binary "@$pprof")" 503
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 503 without Retry-After: $(cat "$work/headers")"
+expect "ready while the database is down" "$(post "$furl/ready" -G)" 503
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS true"
+expect "nothing written while down" "$(profiles)" "$before"
+sleep 1.1 # the receiver tries again a second after a failed attempt
+expect "push once the database is back" "$(post "$fingest?name=back&format=pprof" --data-binary "@$pprof")" 200
+
+# the one connection busy: 429 with Retry-After, and the waiting push goes through
+hold_profile 2
+post "$fingest?name=first&format=pprof" --data-binary "@$pprof" -o "$work/first.body" >"$work/first.status" &
+first=$!
+sleep 0.3
+expect "push while every connection is busy" "$(post "$fingest?name=second&format=pprof" --data-binary "@$pprof")" 429
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 429 without Retry-After: $(cat "$work/headers")"
+wait "$first" "$holder"
+expect "the push that waited for the lock" "$(cat "$work/first.status")" 200
+expect "busy: stored once" "$(ct_query "" "SELECT string_agg(name, ',') FROM calltree.profile WHERE name IN ('first', 'second')")" first
+
+# a client that stops sending is dropped after --timeout
+expect "slow client dropped" "$(python3 - "${furl##*:}" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"POST /ingest?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+s.settimeout(10)
+start = time.monotonic()
+data = s.recv(100)
+print("closed" if data == b"" and time.monotonic() - start < 5 else f"not closed: {data!r}")
+PY
+)" closed
+
+# SIGTERM: the push in flight completes, new connections are refused, the receiver exits 0
+hold_profile 2
+post "$fingest?name=drained&format=pprof" --data-binary "@$pprof" -o "$work/drained.body" >"$work/drained.status" &
+first=$!
+sleep 0.3
+kill -TERM "$furl_pid"
+sleep 0.3
+expect "a new connection while draining" "$(post "$furl/ready" -G || true)" 000
+wait "$first" "$holder"
+expect "the push drained" "$(cat "$work/drained.status")" 200
+wait "$furl_pid" || fail "the receiver exited with status $? on SIGTERM"
+expect "drained: stored" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'drained'")" 1
+grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
+
+# ---------------------------------------------------------------- load and faults
+# 8 clients push for CALLTREE_RECEIVER_LOAD_SECONDS (default 12), each push
+# a sample with an ID of its own, retried until answered 200.  Meanwhile the
+# receiver's sessions are ended and the database refuses connections for a
+# second, and the receiver is killed (SIGKILL) and started again on the same
+# port.  Every ID answered 200 is stored exactly once, every profile is
+# whole, and the receiver's peak memory stays within its limits.
+load_seconds=${CALLTREE_RECEIVER_LOAD_SECONDS:-12}
+port=$(free_port)
+lurl=http://127.0.0.1:$port
+load_options=(--listen "127.0.0.1:$port" --dbname "dbname=$db" --connections 3 --max-clients 16 --max-body 200000)
+"$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
+lpid=$!
+ct_at_exit "kill $lpid"
+python3 "$repo/test/receiver_load.py" "$lurl" "$pprof" 8 "$load_seconds" >"$work/acked" 2>"$work/load.err" &
+loader=$!
+sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
+sleep 1
+ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS true" >/dev/null
+sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
+kill -KILL "$lpid"
+{ wait "$lpid"; } 2>/dev/null || true
+"$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
+lpid=$!
+ct_at_exit "kill $lpid"
+wait "$loader" || fail "the load failed: $(cat "$work/load.err")"
+peak_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$lpid/status")
+kill -TERM "$lpid"
+wait "$lpid" || fail "the load's receiver exited with status $? on SIGTERM"
+acked=$(wc -l <"$work/acked")
+[ "$acked" -ge 20 ] || fail "only $acked pushes were answered 200 in $load_seconds s"
+sort "$work/acked" >"$work/acked.sorted"
+ct_query "" "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
+cmp -s "$work/acked.sorted" "$work/stored" ||
+	fail "the IDs stored are not those answered 200, once each: $(diff "$work/acked.sorted" "$work/stored" | head -n 5)"
+expect "the load's profiles are whole" "$(ct_query "" "SELECT count(*) FROM calltree.profile p
+        WHERE name = 'load' AND (SELECT sum(weight) FROM calltree.sample s WHERE s.profile_id = p.id) IS DISTINCT FROM 1760000000")" 0
+# (2 x max-clients + connections) x max-body is 7 MB; the rest is the program, libpq and libmicrohttpd
+[ "$peak_kb" -lt 40000 ] || fail "the receiver's peak memory was $peak_kb kB"
+
+# ---------------------------------------------------------------- a real agent
+# Pyroscope's Node.js SDK (test/js, npm ci by test/run.sh) profiles a
+# program busy in burnCpu for 4 s and pushes every second, with a token:
+# every push it got a 200 for is stored once, with its tags, and burnCpu
+# leads the wall-clock trees.
+[ -d "$repo/test/js/node_modules/@pyroscope/nodejs" ] || fail "test/js has no @pyroscope/nodejs: run npm ci in test/js"
+start_receiver aurl --dbname "dbname=$db user=$login" --tenants "$work/tenants" --verbose
+before=$(profiles)
+DEBUG=pyroscope node "$repo/test/js/receiver_agent.js" "$aurl" 4 tok-tess 2>"$work/agent.log" ||
+	fail "the Node.js agent failed: $(tail -n 5 "$work/agent.log")"
+kill -TERM "$aurl_pid"
+wait "$aurl_pid" || fail "the agent's receiver exited with status $? on SIGTERM"
+pushed=$(grep -c 'POST /ingest: 200' "$work/receiver.log" || true)
+! grep -q 'Server rejected\|Error sending' "$work/agent.log" || fail "the receiver refused a push of the agent: $(grep -A1 'rejected\|Error sending' "$work/agent.log" | head -n 4)"
+stored=$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'nodeagent'")
+[ "$pushed" -ge 4 ] || fail "the agent pushed $pushed profiles in 4 s"
+# the receivers before this one logged no request (no --verbose)
+expect "agent's pushes stored once" "$stored" "$pushed"
+expect "agent's meta" "$(ct_query "" "SELECT DISTINCT concat_ws(' ', meta->>'env', meta->>'region', meta->>'spyName', meta->>'tenant', meta->>'process.runtime.name')
+                                FROM calltree.profile WHERE name = 'nodeagent'")" "test eu nodespy $tess nodejs"
+hot=$(ct_query "" "SELECT f.name FROM calltree.functions((SELECT calltree.stack_agg(s.stack_id, s.weight)
+           FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
+          WHERE p.name = 'nodeagent' AND p.meta->>'sample_type' = 'wall')) AS fn JOIN calltree.func f ON f.id = fn.func
+         ORDER BY fn.self DESC LIMIT 1")
+# the SDK names a function FILE:NAME:LINE
+[[ $hot == *receiver_agent.js:burnCpu:* ]] || fail "the agent's hottest function is $hot, not burnCpu"
