@@ -12,6 +12,9 @@
  *	    4  base64_decode
  *	    5  gunzip, within a limit of 4096 bytes
  *	    6  the protobuf writer: a Status written and read back
+ *	    7  tenants_authenticate, with the tenants of TENANTS: the Authorization
+ *	       header up to the first newline, then X-Scope-OrgID ("-": not sent)
+ *	    8  tenants_load: the input as a tenants file
  *	  Besides the sanitizers it checks that every slice handed out lies in
  *	  the input, that the JSON the receiver builds for meta is JSON, and
  *	  that what the writer writes reads back the same.
@@ -21,15 +24,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../receiver/base64.h"
 #include "../receiver/buffer.h"
 #include "../receiver/gunzip.h"
 #include "../receiver/ingest_params.h"
 #include "../receiver/json_reader.h"
+#include "../receiver/metrics.h"
 #include "../receiver/multipart.h"
 #include "../receiver/protobuf.h"
 #include "../receiver/push_request.h"
+#include "../receiver/tenants.h"
 
 extern int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,12 +60,24 @@ request_param(const Request *req, const char *name)
 	return NULL;
 }
 
+static const char *authorization_header;
+static const char *orgid_header;
+
 const char *
 request_header(const Request *req, const char *name)
 {
 	(void) req;
-	(void) name;
+	if (strcmp(name, "Authorization") == 0)
+		return authorization_header;
+	if (strcmp(name, "X-Scope-OrgID") == 0)
+		return orgid_header;
 	return NULL;
+}
+
+void
+metrics_count_refusal(const char *reason)
+{
+	(void) reason;
 }
 
 void
@@ -75,6 +93,9 @@ reply_text(Reply *reply, int status, const char *fmt,...)
 }
 
 /* ---- the checks */
+
+/* What tenants_authenticate knows: each kind once, with roles that say which */
+#define TENANTS "bearer tok-1 role_bearer\nbasic bob:s3cret role_basic\norgid org-1 role_orgid # comment\n"
 
 static bool
 inside(const char *p, size_t len, const char *data, size_t size)
@@ -236,6 +257,89 @@ fuzz_pb_writer(const char *data, size_t size)
 	buf_free(&out);
 }
 
+/* The input written to a file of this process's own; its path */
+static const char *
+as_file(const char *data, size_t size)
+{
+	static char path[64];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "/tmp/fuzz_receiver.%d", (int) getpid());
+	f = fopen(path, "wb");
+	check(f != NULL && fwrite(data, 1, size, f) == size && fclose(f) == 0);
+	return path;
+}
+
+/* Whether base64 text decodes to the string */
+static bool
+decodes_to(const char *text, const char *expected)
+{
+	size_t		len = strlen(text);
+	char	   *out = malloc(len * 3 / 4 + 3);
+	size_t		n = 0;
+	bool		same = base64_decode(text, len, out, &n) && n == strlen(expected) &&
+		memcmp(out, expected, n) == 0;
+
+	free(out);
+	return same;
+}
+
+static void
+fuzz_authenticate(const char *data, size_t size)
+{
+	static Tenants *tenants;
+	char	   *text = strndup(data, size);
+	char	   *newline = strchr(text, '\n');
+	const char *role = NULL;
+	Reply		reply = {0};
+	Request		req = {0};
+	int			count;
+
+	if (tenants == NULL)
+	{
+		const char *path = as_file(TENANTS, strlen(TENANTS));
+
+		tenants = tenants_load(path, &count);
+		check(tenants != NULL && count == 3);
+		unlink(path);
+	}
+	if (newline != NULL)
+		*newline = '\0';
+	authorization_header = strcmp(text, "-") == 0 ? NULL : text;
+	orgid_header = newline == NULL || strcmp(newline + 1, "-") == 0 ? NULL : newline + 1;
+	if (tenants_authenticate(tenants, &req, &role, &reply))
+	{
+		/* a role only for the exact credential of its line */
+		check(role != NULL && reply.status == 0);
+		if (strcmp(role, "role_bearer") == 0)
+			check(authorization_header != NULL && strcmp(authorization_header + 7, "tok-1") == 0);
+		else if (strcmp(role, "role_basic") == 0)
+			check(authorization_header != NULL && decodes_to(authorization_header + 6, "bob:s3cret"));
+		else
+			check(strcmp(role, "role_orgid") == 0 && authorization_header == NULL &&
+				  strcmp(orgid_header, "org-1") == 0);
+	}
+	else
+		check(reply.status == 401 && role == NULL);
+	authorization_header = orgid_header = NULL;
+	buf_free(&reply.body);
+	free(text);
+}
+
+static void
+fuzz_tenants_load(const char *data, size_t size)
+{
+	const char *path = as_file(data, size);
+	int			count = 0;
+	Tenants    *tenants;
+
+	/* a bad file is reported on stderr: keep libFuzzer's output readable */
+	tenants = tenants_load(path, &count);
+	check(tenants == NULL || count > 0);
+	tenants_free(tenants);
+	unlink(path);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 {
@@ -244,7 +348,7 @@ LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 	if (size == 0)
 		return 0;
 	size--;
-	switch (bytes[0] % 7)
+	switch (bytes[0] % 9)
 	{
 		case 0: fuzz_push(data, size, false); break;
 		case 1: fuzz_push(data, size, true); break;
@@ -253,6 +357,8 @@ LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 		case 4: fuzz_base64(data, size); break;
 		case 5: fuzz_gunzip(data, size); break;
 		case 6: fuzz_pb_writer(data, size); break;
+		case 7: fuzz_authenticate(data, size); break;
+		case 8: fuzz_tenants_load(data, size); break;
 	}
 	return 0;
 }

@@ -143,6 +143,10 @@ seeds = {
     "base64": b"\x04aGVsbG8gd29ybGQ_-w==",
     "gunzip": b"\x05" + gzip.compress(b"main;work 1\n" * 20),
     "pb-writer": b"\x06\x03the message",
+    "auth-bearer": b"\x07Bearer tok-1\n-",
+    "auth-basic": b"\x07Basic Ym9iOnMzY3JldA==\n-",
+    "auth-orgid": b"\x07-\norg-1",
+    "tenants-file": b"\x08# kind credential role\nbearer tok-1 team_a\nbasic bob:s3cret team_b  # c\norgid org-9 team_a\n",
 }
 for name, data in seeds.items():
     with open(f"{sys.argv[1]}/{name}", "wb") as f:
