@@ -135,6 +135,41 @@ PY
 	}
 	printf '\x02\x00\x03\x05\x01\x03\x07\x02\x03\x05\x01\x09\x3f\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x00\x00\x00\x00\x00\x00\x80\x01\x02\x03\x04\x05\x06\x07\x08\x10\x20' \
 		>"$work/seeds/samples/list-0"
+	# calltree-receiver's parsers: one small input of each (first byte: which; see fuzz_receiver.c)
+	mkdir -p "$work/seeds/receiver"
+	python3 - "$work/seeds/receiver" <<'PY'
+import gzip
+import sys
+
+
+def field(number, payload):
+    out, n = bytes([number << 3 | 2]), len(payload)
+    while n > 0x7F:
+        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
+    return out + bytes([n]) + payload
+
+
+label = field(1, b"service_name") + field(2, b"cart")
+sample = field(1, b"raw profile bytes") + field(2, b"id-1")
+seeds = {
+    "push-proto": b"\x00" + field(1, field(1, label) + field(2, sample)),
+    "push-json": b'\x01{"series": [{"labels": [{"name": "service_name", "value": "a\\u00e9"}],'
+                 b' "samples": [{"rawProfile": "cmF3", "ID": "i"}]}]}',
+    "multipart": b"\x02multipart/form-data; boundary=XX\n--XX\r\nContent-Disposition: form-data;"
+                 b' name="profile"; filename="p.pprof"\r\nContent-Type: application/octet-stream\r\n\r\nabc\r\n--XX--\r\n',
+    "ingest-params": b"\x03shop{region=eu,host=h1}\npprof\n100\ngospy\nsamples\nsum\n1700000000\n1700000010",
+    "base64": b"\x04aGVsbG8gd29ybGQ_-w==",
+    "gunzip": b"\x05" + gzip.compress(b"main;work 1\n" * 20),
+    "pb-writer": b"\x06\x03the message",
+    "auth-bearer": b"\x07Bearer tok-1\n-",
+    "auth-basic": b"\x07Basic Ym9iOnMzY3JldA==\n-",
+    "auth-orgid": b"\x07-\norg-1",
+    "tenants-file": b"\x08# kind credential role\nbearer tok-1 team_a\nbasic bob:s3cret team_b  # c\norgid org-9 team_a\n",
+}
+for name, data in seeds.items():
+    with open(f"{sys.argv[1]}/{name}", "wb") as f:
+        f.write(data)
+PY
 	return 0
 }
 

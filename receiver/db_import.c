@@ -2,7 +2,8 @@
  * db_import.c
  *	  One push, one transaction (db_import.h).
  *
- * pprof goes to import_pprof, which reads gzip itself.  The other formats
+ * pprof goes to import_pprof, which reads gzip itself; OTLP to
+ * import_otlp, whose profile ids come back as one array.  The other formats
  * go through import_stream, the only importer that takes the format by
  * name (so that format=folded is read as collapsed stacks and nothing
  * else) and unwraps gzip: the body is one base64 chunk in the temporary
@@ -155,7 +156,10 @@ push_id_stored(PGconn *conn, Reply *reply, const char *push_id, bool *stored)
 	return true;
 }
 
-/* Imports one item; its profile id (text, malloc'd), or NULL after filling the reply */
+/*
+ * Imports one item; its profile id (text, malloc'd; for otlp the array of
+ * ids), or NULL after filling the reply
+ */
 static char *
 import_item(PGconn *conn, Reply *reply, const ImportItem *item)
 {
@@ -168,6 +172,14 @@ import_item(PGconn *conn, Reply *reply, const ImportItem *item)
 
 		res = run(conn, reply,
 				  "SELECT calltree.import_pprof($1, NULL, $2::pg_catalog.text, $3::pg_catalog.jsonb)",
+				  3, values, (long) item->len);
+	}
+	else if (item->format != NULL && strcmp(item->format, "otlp") == 0)
+	{
+		const char *values[3] = {item->data, item->name, item->meta};
+
+		res = run(conn, reply,
+				  "SELECT calltree.import_otlp($1, $2::pg_catalog.text, $3::pg_catalog.jsonb)",
 				  3, values, (long) item->len);
 	}
 	else

@@ -17,10 +17,12 @@ typedef struct ImportItem
 {
 	const char *data;			/* the profile file, as pushed */
 	size_t		len;
-	const char *format;			/* import_stream's: "pprof", "collapsed"...; NULL: recognized */
+	const char *format;			/* "otlp" (import_otlp), or import_stream's: "pprof",
+								 * "collapsed"...; NULL: recognized */
 	const char *name;			/* NULL: none */
 	const char *meta;			/* a JSON object */
-	const char *started_at;		/* Unix time in seconds, as text; NULL: the profile's own */
+	const char *started_at;		/* Unix time in seconds, as text; NULL: the profile's
+								 * own (always NULL for otlp) */
 	const char *push_id;		/* NULL, or: a profile with this meta->>'push_id' is stored once */
 } ImportItem;
 

@@ -120,7 +120,7 @@ multipart_find(const char *content_type, const char *body, size_t len, const cha
 			*error = "the multipart body is cut short: its last part has no closing boundary";
 			return false;
 		}
-		if (*part == NULL && part_is_named(p + 2, (size_t) (headers_end - p), name))
+		if (*part == NULL && part_is_named(p + 2, (size_t) (headers_end - p - 2), name))
 		{
 			*part = headers_end + 4;
 			*part_len = (size_t) (next - *part);

@@ -82,3 +82,32 @@ pb_next(PbReader *r, PbField *field)
 	}
 	return -1;
 }
+
+static void
+append_varint(Buffer *buf, uint64_t value)
+{
+	uint8_t		bytes[10];
+	size_t		n = 0;
+
+	do
+	{
+		bytes[n++] = (uint8_t) ((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
+		value >>= 7;
+	} while (value != 0);
+	buf_append(buf, bytes, n);
+}
+
+void
+pb_append_varint_field(Buffer *buf, uint32_t number, uint64_t value)
+{
+	append_varint(buf, (uint64_t) number << 3 | PB_VARINT);
+	append_varint(buf, value);
+}
+
+void
+pb_append_bytes_field(Buffer *buf, uint32_t number, const void *data, size_t len)
+{
+	append_varint(buf, (uint64_t) number << 3 | PB_LEN);
+	append_varint(buf, len);
+	buf_append(buf, data, len);
+}

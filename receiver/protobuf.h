@@ -2,7 +2,8 @@
  * protobuf.h
  *	  A reader of protobuf's wire format: the fields of one message, in
  *	  order, each a varint, a fixed number or a length-delimited slice of
- *	  the message (bytes, a string or an embedded message, read in turn).
+ *	  the message (bytes, a string or an embedded message, read in turn);
+ *	  and a writer of the few fields that replies need.
  */
 #ifndef RECEIVER_PROTOBUF_H
 #define RECEIVER_PROTOBUF_H
@@ -10,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "buffer.h"
 
 typedef enum PbWireType
 {
@@ -38,5 +41,9 @@ extern void pb_reader_init(PbReader *r, const void *data, size_t len);
 
 /* The next field: 1, 0 at the end of the message, -1 if it is malformed */
 extern int	pb_next(PbReader *r, PbField *field);
+
+/* Appends a varint field, or a length-delimited one (bytes, a string) */
+extern void pb_append_varint_field(Buffer *buf, uint32_t number, uint64_t value);
+extern void pb_append_bytes_field(Buffer *buf, uint32_t number, const void *data, size_t len);
 
 #endif

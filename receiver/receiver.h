@@ -13,7 +13,8 @@
  *	    push.c			Pyroscope's POST /push.v1.PusherService/Push
  *	    push_request.c	its PushRequest, from protobuf
  *	    push_json.c		its PushRequest, from JSON
- *	    protobuf.c		a reader of protobuf wire format
+ *	    otlp.c			OpenTelemetry's POST /v1development/profiles
+ *	    protobuf.c		a reader of protobuf wire format, a writer of a few fields
  *	    json_reader.c	a reader of JSON text
  *	    gunzip.c		gzipped request bodies (Content-Encoding)
  *	    base64.c		base64 (JSON bytes, Basic credentials)

@@ -22,6 +22,7 @@ typedef struct Route
 	const char *endpoint;		/* for the metrics */
 	PushHandler push;			/* an import, authenticated; or NULL */
 	bool		connect;		/* refusals are Connect errors */
+	bool		otlp;			/* refusals are OTLP's google.rpc.Status */
 	void		(*plain) (Request *req, Reply *reply);
 } Route;
 
@@ -39,20 +40,12 @@ metrics_handle(Request *req, Reply *reply)
 	metrics_render(&reply->body, req->receiver->db, req->receiver->in_flight);
 }
 
-static void
-otlp_handle(Request *req, Reply *reply)
-{
-	(void) req;
-	reply_text(reply, 501, "OTLP profiles are not yet supported by calltree-receiver; "
-			   "push pprof to POST /ingest or POST /push.v1.PusherService/Push");
-}
-
 static const Route routes[] = {
-	{"/ingest", "POST", "ingest", ingest_handle, false, NULL},
-	{"/push.v1.PusherService/Push", "POST", "push", push_handle, true, NULL},
-	{"/v1development/profiles", "POST", "otlp", NULL, false, otlp_handle},
-	{"/ready", "GET", "ready", NULL, false, ready_handle},
-	{"/metrics", "GET", "metrics", NULL, false, metrics_handle},
+	{"/ingest", "POST", "ingest", ingest_handle, false, false, NULL},
+	{"/push.v1.PusherService/Push", "POST", "push", push_handle, true, false, NULL},
+	{"/v1development/profiles", "POST", "otlp", otlp_handle, false, true, NULL},
+	{"/ready", "GET", "ready", NULL, false, false, ready_handle},
+	{"/metrics", "GET", "metrics", NULL, false, false, metrics_handle},
 };
 
 const char *
@@ -83,6 +76,8 @@ route(Request *req, Reply *reply)
 			r->push(req, role, reply);
 		if (r->connect && reply->status >= 400)
 			reply_connect_error(reply);
+		if (r->otlp && reply->status >= 400)
+			reply_otlp_status(reply, request_header(req, "Content-Type"));
 		return;
 	}
 	reply->endpoint = "other";

@@ -102,6 +102,9 @@ refuse_now(struct MHD_Connection *connection, const char *path, int status, cons
 		reply.retry_after = 5;
 	if (strcmp(reply.endpoint, "push") == 0)
 		reply_connect_error(&reply);
+	else if (strcmp(reply.endpoint, "otlp") == 0)
+		reply_otlp_status(&reply, MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+															   MHD_HTTP_HEADER_CONTENT_TYPE));
 	metrics_count_refusal(reason);
 	return send_reply(connection, &reply, 0, true);
 }

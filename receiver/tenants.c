@@ -93,6 +93,20 @@ add_tenant(Tenants *t, char **words, const char *path, int lineno)
 	return true;
 }
 
+void
+tenants_free(Tenants *t)
+{
+	if (t == NULL)
+		return;
+	for (int i = 0; i < t->count; i++)
+	{
+		free(t->tenants[i].credential);
+		free(t->tenants[i].role);
+	}
+	free(t->tenants);
+	free(t);
+}
+
 Tenants *
 tenants_load(const char *path, int *count)
 {
@@ -121,11 +135,13 @@ tenants_load(const char *path, int *count)
 		{
 			fprintf(stderr, "calltree-receiver: %s:%d: a line is KIND CREDENTIAL ROLE\n", path, lineno);
 			fclose(file);
+			tenants_free(t);
 			return NULL;
 		}
 		if (!add_tenant(t, words, path, lineno))
 		{
 			fclose(file);
+			tenants_free(t);
 			return NULL;
 		}
 	}
@@ -133,6 +149,7 @@ tenants_load(const char *path, int *count)
 	if (t->count == 0)
 	{
 		fprintf(stderr, "calltree-receiver: %s names no tenant\n", path);
+		tenants_free(t);
 		return NULL;
 	}
 	*count = t->count;

@@ -20,6 +20,7 @@ typedef struct Tenants Tenants;
 
 /* The file's tenants; NULL after printing what is wrong with it */
 extern Tenants *tenants_load(const char *path, int *count);
+extern void tenants_free(Tenants *tenants);
 
 /*
  * The role of the push's credentials (*role NULL when tenants is NULL), or

@@ -5,7 +5,10 @@
 # start and call tree that importing the same file in SQL gives; bad
 # requests of every kind refused with their status and nothing written;
 # 413 over the size limit; a retried or concurrent Push of one sample ID
-# stored once; tenants: credentials to roles under row-level security,
+# stored once; OTLP profiles (made from the pprof file by an encoder of
+# protoc's classes) pushed to POST /v1development/profiles, raw and
+# gzipped, stored as import_otlp stores them, refusals as google.rpc.Status;
+# tenants: credentials to roles under row-level security,
 # unknown credentials refused; then the receiver's sessions ended and the
 # database refusing connections (503 with Retry-After, then recovery),
 # every connection busy (429), a slow client dropped, and SIGTERM draining a push in flight;
@@ -152,7 +155,6 @@ bad_request 400 'no part named "profile"' "$ingest?name=x" -F "jfr=@$pprof"
 bad_request 415 'Content-Encoding "br"' "$ingest?name=x" -H 'Content-Encoding: br' --data-binary "@$pprof"
 bad_request 405 '/ingest takes POST' "$ingest?name=x" -G
 bad_request 404 'no such endpoint' "$url/api/v1/nothing" --data-binary x
-bad_request 501 'OTLP profiles are not yet supported' "$url/v1development/profiles" --data-binary x
 # over the limit: declared (refused before the body is read) and chunked
 head -c 300000 /dev/urandom >"$work/big"
 bad_request 413 'larger than the limit of 200000 bytes' "$ingest?name=x&format=pprof" --data-binary "@$work/big"
@@ -235,6 +237,91 @@ expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(reques
 calltree_receiver_refusals_total{reason="too_large"} 3
 calltree_receiver_db_connections 4'
 
+# ---------------------------------------------------------------- OTLP
+# Requests made by test/otlp_from_pprof.py (protoc's classes, not calltree's
+# code) from the pprof file: one OTLP Profile per pprof sample type.
+otlp_url=$url/v1development/profiles
+chmod a+rx "$work"
+/usr/bin/python3 "$repo/test/otlp_from_pprof.py" "$pprof" "$work/otlp" checkout || fail "otlp_from_pprof.py failed"
+otlp() { # otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP protobuf
+	local file=$1
+	shift
+	post "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$file" "$@"
+}
+# same_otlp FIRST-ID: the profiles from FIRST-ID on are those import_otlp
+# makes of the same request in SQL (names, units, starts, meta, trees)
+same_otlp() {
+	# the import's own statement does not see the profile rows it makes: a second one reads them
+	expect "OTLP push from $1 vs import_otlp" "$(q -c "CREATE TEMP TABLE direct AS
+	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$work/otlp'), NULL, '{\"direct\": true}'))
+	                     WITH ORDINALITY AS d(id, n)" -c "
+	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
+	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id))
+	SELECT count(*) || ' ' || count(*) FILTER (WHERE
+	           d.name = r.name AND d.format = r.format AND d.weight_unit = r.weight_unit
+	           AND d.started_at = r.started_at AND d.meta - 'direct' = r.meta
+	           AND (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = r.id)
+	               OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = d.id))
+	  FROM pushed r FULL JOIN direct d USING (n)")" "2 2"
+	q -c "DELETE FROM calltree.profile WHERE meta ? 'direct'"
+}
+first=$(($(last_id) + 1))
+expect "OTLP push" "$(otlp "$work/otlp")" 200
+expect "OTLP's reply: an empty ExportProfilesServiceResponse" \
+	"$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(wc -c <"$work/body")" "Content-Type: application/x-protobuf|0"
+expect "OTLP push stored" "$(q -c "SELECT string_agg(name || ' ' || format || ' ' || weight_unit, ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
+	"checkout otlp count, checkout otlp nanoseconds"
+same_otlp "$first"
+# gzip Content-Encoding, inflated by the receiver
+gzip -c "$work/otlp" >"$work/otlp.gz"
+first=$(($(last_id) + 1))
+expect "gzipped OTLP push" "$(otlp "$work/otlp.gz" -H 'Content-Encoding: gzip')" 200
+same_otlp "$first"
+# an empty request has no profiles: accepted, nothing stored
+before=$(profiles)
+expect "empty OTLP push" "$(otlp /dev/null)" 200
+expect "empty OTLP push stored nothing" "$(profiles)" "$before"
+# refusals: a google.rpc.Status, nothing written
+status_of_body() { # the Status in $work/body as "CODE MESSAGE"
+	/usr/bin/python3 - "$work/body" <<'PY'
+import sys
+data, pos, fields = open(sys.argv[1], "rb").read(), 0, {}
+def varint():
+    global pos
+    value = shift = 0
+    while True:
+        byte = data[pos]; pos += 1
+        value |= (byte & 0x7F) << shift; shift += 7
+        if not byte & 0x80:
+            return value
+while pos < len(data):
+    tag = varint()
+    if tag == 0x08:
+        fields["code"] = varint()
+    elif tag == 0x12:
+        n = varint(); fields["message"] = data[pos:pos + n].decode(); pos += n
+    else:
+        sys.exit(f"unexpected tag {tag} in the Status")
+print(fields.get("code", 0), fields.get("message", "").split("\n")[0])
+PY
+}
+head -c 1000 "$work/otlp" >"$work/otlp.cut"
+bad_request 400 'invalid OTLP data at byte' "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/otlp.cut"
+expect "a truncated request's Status" "$(status_of_body)" "3 invalid OTLP data at byte 1"
+expect "a Status is protobuf" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')" "Content-Type: application/x-protobuf"
+bad_request 400 'not valid gzip' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary "@$work/otlp"
+bad_request 400 'not valid gzip' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary "@$work/otlp.cut"
+head -c 300000 /dev/zero | gzip -c >"$work/zeros.gz"
+bad_request 413 'inflates past the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary "@$work/zeros.gz"
+expect "an inflated body over the limit: Status" "$(status_of_body)" "8 the body inflates past the limit of 200000 bytes"
+bad_request 413 'larger than the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/big"
+bad_request 415 '"code":12,"message":"OTLP/JSON is not supported' "$otlp_url" -H 'Content-Type: application/json' --data-binary '{"resourceProfiles": []}'
+bad_request 415 'Content-Type "text/plain" is not supported' "$otlp_url" -H 'Content-Type: text/plain' --data-binary "@$work/otlp"
+bad_request 415 'Content-Encoding "br"' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: br' --data-binary "@$work/otlp"
+bad_request 405 'takes POST' "$otlp_url" -G
+expect "the receiver after the OTLP refusals" "$(otlp "$work/otlp")" 200
+before=$(profiles)
+
 # ---------------------------------------------------------------- tenants
 # The row-level-security recipe of docs/operations.md; the receiver logs in
 # as a role that may become the tenants' roles, and nothing else.
@@ -286,6 +373,13 @@ expect "Push as a tenant" "$(post "$turl/push.v1.PusherService/Push" -H 'Content
 expect "Push's tenant" "$(tenant_of_last)" "$tess"
 expect "each tenant sees its own" "$(ct_query "" "SET ROLE $tess" -c 'SELECT count(*) FROM calltree.profile' -c "SET ROLE $tom" -c 'SELECT count(*) FROM calltree.profile')" "3
 1"
+first=$(($(last_id) + 1))
+expect "OTLP as a tenant" "$(post "$turl/v1development/profiles" -H 'Content-Type: application/x-protobuf' -H 'Authorization: Bearer tok-tess' --data-binary "@$work/otlp")" 200
+expect "OTLP's tenant" "$(q -c "SELECT string_agg(name || ' ' || (meta->>'tenant'), ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
+	"checkout $tess, checkout $tess"
+before=$(profiles)
+bad_request 401 'credentials are required' "$turl/v1development/profiles" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/otlp"
+expect "a refused OTLP push's Status" "$(status_of_body)" "16 credentials are required: Authorization (Bearer or Basic) or X-Scope-OrgID"
 before=$(profiles)
 bad_request 401 'credentials are required' "$turl/ingest?name=x&format=pprof" --data-binary "@$pprof"
 bad_request 401 'unknown credentials' "$turl/ingest?name=x&format=pprof" -H 'Authorization: Bearer tok-nobody' --data-binary "@$pprof"
