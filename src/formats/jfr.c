@@ -99,6 +99,7 @@ struct JfrDecoder
 	int			string_class;	/* java.lang.String, -1 if absent */
 	MemoryContext chunk_cxt;
 	MemoryContext caller_cxt;	/* jfr_decode's caller's, the handler's */
+	int64		steps_left;		/* fields a chunk may still read (see step) */
 };
 
 void
@@ -302,6 +303,19 @@ read_string(JfrDecoder *decoder, JfrReader *r, bool out)
 
 static void skip_value(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, int depth);
 
+/*
+ * Counts a field read.  Structs without fields take no bytes, so types
+ * nesting wide and deep could make a few bytes cost an exponential
+ * number of fields: a chunk reads at most a number proportional to its
+ * size, far more than real recordings need.
+ */
+static void
+step(JfrDecoder *decoder, size_t at)
+{
+	if (--decoder->steps_left < 0)
+		jfr_error(at, "The chunk's types nest so wide and deep that its values cost too much to read.");
+}
+
 static void
 skip_field(JfrDecoder *decoder, JfrReader *r, const JfrField *field, int depth)
 {
@@ -309,6 +323,7 @@ skip_field(JfrDecoder *decoder, JfrReader *r, const JfrField *field, int depth)
 
 	for (int64 i = 0; i < n; i++)
 	{
+		step(decoder, r->pos);
 		if (field->constant_pool)
 			(void) read_int(r, 8);
 		else
@@ -377,6 +392,7 @@ read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *va
 		const JfrField *field = &cls->fields[i];
 		const JfrClass *type = &decoder->classes[field->class_index];
 
+		step(decoder, r->pos);
 		values[i].at = r->pos;
 		values[i].num = 0;
 		if (field->array)
@@ -756,7 +772,7 @@ string_field(JfrDecoder *decoder, const JfrClass *cls, const JfrValue *values, c
  * Symbol, whose string is "string").
  */
 static const char *
-pooled_name(JfrDecoder *decoder, const JfrField *ref, int64 key, const char *field)
+pooled_name(JfrDecoder *decoder, const JfrField *ref, int64 key, const char *field, int hops)
 {
 	const JfrClass *cls;
 	JfrValue   *values = pooled_struct(decoder, ref, key, &cls);
@@ -768,7 +784,7 @@ pooled_name(JfrDecoder *decoder, const JfrField *ref, int64 key, const char *fie
 	if (i < 0)
 		return NULL;
 	if (cls->fields[i].constant_pool && !cls->fields[i].array)
-		return pooled_name(decoder, &cls->fields[i], values[i].num, "string");
+		return hops > 0 ? pooled_name(decoder, &cls->fields[i], values[i].num, "string", hops - 1) : NULL;
 	return string_field(decoder, cls, values, field);
 }
 
@@ -809,7 +825,7 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 	if ((f = layout->event_thread[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
 		sample.thread = thread_name(decoder, &cls->fields[f], values[f].num);
 	if ((f = layout->event_state[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
-		sample.state = pooled_name(decoder, &cls->fields[f], values[f].num, "name");
+		sample.state = pooled_name(decoder, &cls->fields[f], values[f].num, "name", 1);
 	{
 		MemoryContext sample_cxt = MemoryContextSwitchTo(decoder->caller_cxt);
 
@@ -870,9 +886,9 @@ jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames
 		type_f = field_index(method_class, "type");
 		name_f = field_index(method_class, "name");
 		if (name_f >= 0 && method_class->fields[name_f].constant_pool)
-			frame->method = pooled_name(decoder, &method_class->fields[name_f], method[name_f].num, "string");
+			frame->method = pooled_name(decoder, &method_class->fields[name_f], method[name_f].num, "string", 0);
 		if (type_f >= 0 && method_class->fields[type_f].constant_pool)
-			frame->class_name = pooled_name(decoder, &method_class->fields[type_f], method[type_f].num, "name");
+			frame->class_name = pooled_name(decoder, &method_class->fields[type_f], method[type_f].num, "name", 1);
 		if (frame->method == NULL)
 			frame->method = "unknown";
 		if (frame->class_name == NULL)
@@ -977,6 +993,7 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	decoder->classes = NULL;
 	decoder->nclasses = decoder->classes_cap = 0;
 	decoder->memory_used = 0;
+	decoder->steps_left = (int64) size * 64 + 1000000;
 
 	read_metadata(decoder, start + meta_offset);
 	for (cp = start + cp_offset; cp != 0;)
