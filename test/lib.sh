@@ -15,7 +15,7 @@ PG_CONFIG="$PG_BIN/pg_config"
 # shellcheck disable=SC2034  # used by the scripts that source this file
 PGXS_DIR=$(dirname "$PG_BIN")/lib/pgxs
 CT_PORT=${CT_PORT:-54329}
-CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-cron libipc-run-perl zlib1g-dev make gcc chromium golang-go gzip python3 clang-14 libclang-rt-14-dev libmicrohttpd-dev libpq-dev protobuf-compiler python3-protobuf curl)
+CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-cron libipc-run-perl zlib1g-dev make gcc chromium golang-go gzip python3 clang-14 libclang-rt-14-dev libmicrohttpd-dev libpq-dev protobuf-compiler python3-protobuf curl openjdk-17-jdk-headless)
 export PG_BIN
 
 CT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
