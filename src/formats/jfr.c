@@ -94,9 +94,11 @@ struct JfrDecoder
 	JfrClass   *classes;
 	int			nclasses;
 	int			classes_cap;
+	JfrPoolEntry *class_ids;	/* (class id, index into classes), sorted by id */
 	const char **strings;		/* the metadata's string table */
 	int			nstrings;
 	int			string_class;	/* java.lang.String, -1 if absent */
+	int			stack_trace_class;	/* jdk.types.StackTrace, -1 if absent */
 	MemoryContext chunk_cxt;
 	MemoryContext caller_cxt;	/* jfr_decode's caller's, the handler's */
 	int64		steps_left;		/* fields a chunk may still read (see step) */
@@ -422,13 +424,19 @@ class_by_name(const JfrDecoder *decoder, const char *name)
 	return -1;
 }
 
+static int	compare_entries(const void *a, const void *b);
+
+/* A class by its id, -1 if none: a search of the sorted ids */
 static int
 class_by_id(const JfrDecoder *decoder, int64 id)
 {
-	for (int i = 0; i < decoder->nclasses; i++)
-		if (decoder->classes[i].id == id)
-			return i;
-	return -1;
+	JfrPoolEntry probe = {id, 0};
+	JfrPoolEntry *found;
+
+	if (decoder->class_ids == NULL)
+		return -1;
+	found = bsearch(&probe, decoder->class_ids, decoder->nclasses, sizeof(JfrPoolEntry), compare_entries);
+	return found ? (int) found->offset : -1;
 }
 
 /* ---------------------------------------------------------------- constant pools */
@@ -652,8 +660,14 @@ read_element(JfrDecoder *decoder, JfrReader *r, JfrClass *cls, int depth)
 static void
 resolve_classes(JfrDecoder *decoder, size_t at)
 {
+	decoder->class_ids = decoder_alloc(decoder, sizeof(JfrPoolEntry) * Max(decoder->nclasses, 1), at);
 	for (int i = 0; i < decoder->nclasses; i++)
+	{
 		decoder->classes[i].type = primitive_type(decoder->classes[i].name);
+		decoder->class_ids[i].key = decoder->classes[i].id;
+		decoder->class_ids[i].offset = i;
+	}
+	qsort(decoder->class_ids, decoder->nclasses, sizeof(JfrPoolEntry), compare_entries);
 	for (int i = 0; i < decoder->nclasses; i++)
 		for (int f = 0; f < decoder->classes[i].nfields; f++)
 		{
@@ -665,6 +679,7 @@ resolve_classes(JfrDecoder *decoder, size_t at)
 						  field->name, decoder->classes[i].name);
 		}
 	decoder->string_class = class_by_name(decoder, "java.lang.String");
+	decoder->stack_trace_class = class_by_name(decoder, "jdk.types.StackTrace");
 }
 
 static void
@@ -837,7 +852,7 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 int
 jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames)
 {
-	int			ci = class_by_name(decoder, "jdk.types.StackTrace");
+	int			ci = decoder->stack_trace_class;
 	const JfrClass *stack_class;
 	const JfrClass *frame_class;
 	JfrReader	r;
@@ -991,6 +1006,7 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	decoder->chunk_start = start;
 	decoder->chunk_end = start + size;
 	decoder->classes = NULL;
+	decoder->class_ids = NULL;
 	decoder->nclasses = decoder->classes_cap = 0;
 	decoder->memory_used = 0;
 	decoder->steps_left = (int64) size * 64 + 1000000;
