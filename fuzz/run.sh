@@ -50,6 +50,7 @@ write_seeds() {
 	for f in "$d"/pprof/sample.cpu "$d"/speedscope-samples/pprof/simple.prof; do
 		[ -r "$f" ] && gzip -dc "$f" >"$work/seeds/pprof/$(basename "$f").raw"
 	done
+	seed jfr "$d"/jfr/FastSlow_2024_01_16_180855.jfr.gz
 	# the OTLP requests of sql/import_otlp.sql: its decode('...' '...', 'hex') literals
 	mkdir -p "$work/seeds/otlp"
 	python3 - "$fuzz_dir/../sql/import_otlp.sql" "$work/seeds/otlp" <<'PY'

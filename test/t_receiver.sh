@@ -252,7 +252,7 @@ otlp() { # otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP protobuf
 # makes of the same request in SQL (names, units, starts, meta, trees)
 same_otlp() {
 	# the import's own statement does not see the profile rows it makes: a second one reads them
-	expect "OTLP push from $1 vs import_otlp" "$(q -c "CREATE TEMP TABLE direct AS
+	expect "OTLP push from $1 vs import_otlp" "$(ct_query "" "CREATE TEMP TABLE direct AS
 	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$work/otlp'), NULL, '{\"direct\": true}'))
 	                     WITH ORDINALITY AS d(id, n)" -c "
 	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
@@ -263,13 +263,13 @@ same_otlp() {
 	           AND (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = r.id)
 	               OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = d.id))
 	  FROM pushed r FULL JOIN direct d USING (n)")" "2 2"
-	q -c "DELETE FROM calltree.profile WHERE meta ? 'direct'"
+	ct_query "" "DELETE FROM calltree.profile WHERE meta ? 'direct'"
 }
 first=$(($(last_id) + 1))
 expect "OTLP push" "$(otlp "$work/otlp")" 200
 expect "OTLP's reply: an empty ExportProfilesServiceResponse" \
 	"$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(wc -c <"$work/body")" "Content-Type: application/x-protobuf|0"
-expect "OTLP push stored" "$(q -c "SELECT string_agg(name || ' ' || format || ' ' || weight_unit, ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
+expect "OTLP push stored" "$(ct_query "" "SELECT string_agg(name || ' ' || format || ' ' || weight_unit, ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
 	"checkout otlp count, checkout otlp nanoseconds"
 same_otlp "$first"
 # gzip Content-Encoding, inflated by the receiver
@@ -375,7 +375,7 @@ expect "each tenant sees its own" "$(ct_query "" "SET ROLE $tess" -c 'SELECT cou
 1"
 first=$(($(last_id) + 1))
 expect "OTLP as a tenant" "$(post "$turl/v1development/profiles" -H 'Content-Type: application/x-protobuf' -H 'Authorization: Bearer tok-tess' --data-binary "@$work/otlp")" 200
-expect "OTLP's tenant" "$(q -c "SELECT string_agg(name || ' ' || (meta->>'tenant'), ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
+expect "OTLP's tenant" "$(ct_query "" "SELECT string_agg(name || ' ' || (meta->>'tenant'), ', ' ORDER BY id) FROM calltree.profile WHERE id >= $first")" \
 	"checkout $tess, checkout $tess"
 before=$(profiles)
 bad_request 401 'credentials are required' "$turl/v1development/profiles" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/otlp"

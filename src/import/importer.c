@@ -23,6 +23,7 @@ static const Importer *const importers[] = {
 	&firefox_importer,
 	&trace_events_importer,
 	&otlp_importer,
+	&jfr_importer,
 };
 
 const Importer *

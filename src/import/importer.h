@@ -91,6 +91,7 @@ extern const Importer speedscope_importer;
 extern const Importer firefox_importer;
 extern const Importer trace_events_importer;
 extern const Importer otlp_importer;
+extern const Importer jfr_importer;
 
 /* importer.c: an importer by name, or an error listing the names */
 extern const Importer *importer_by_name(const char *name);

@@ -24,6 +24,7 @@
 #include "mb/pg_wchar.h"
 
 #include "formats/gzip.h"
+#include "formats/jfr.h"
 #include "import/importer.h"
 
 /* Whether a control character other than white space (or ESC) is in data */
@@ -125,6 +126,8 @@ profile_detect(const char *data, size_t len)
 {
 	size_t		i = 0;
 
+	if (jfr_is_recording(data, len))
+		return &jfr_importer;
 	if (looks_binary(data, len))
 		return &pprof_importer;
 	while (i < len && isspace((unsigned char) data[i]))

@@ -1,0 +1,86 @@
+/*
+ * jfr.h
+ *	  A reader of Java Flight Recorder recordings (.jfr), as the JDK and
+ *	  async-profiler write them.
+ *
+ * A recording is a sequence of chunks, each self-contained: a header, a
+ * metadata event describing every type (classes, their fields and the
+ * fields' types), constant pools (stack traces, methods, classes,
+ * symbols, threads... keyed by chunk-local ids) and events.  Integers
+ * are LEB128-compressed when the header's feature flag says so, else
+ * big-endian.  The reader walks every chunk, indexes its constant pools
+ * (offsets only, decoded on demand) and hands each sample event of the
+ * kinds asked for to a callback; the callback resolves the sample's
+ * stack with jfr_stack_frames only when it has not seen it before.
+ *
+ * Every error is an ereport naming the byte offset from the start of the
+ * input.  Memory is bounded by the limit given: what the indexes of one
+ * chunk take counts against it.
+ */
+#ifndef CALLTREE_JFR_H
+#define CALLTREE_JFR_H
+
+#include "postgres.h"
+
+#define JFR_MAGIC "FLR\0"
+#define JFR_MAGIC_LEN 4
+
+/* The kinds of sample events read, each a profile of its own */
+typedef enum JfrKind
+{
+	JFR_CPU = 0,				/* jdk.ExecutionSample */
+	JFR_WALL,					/* profiler.WallClockSample (async-profiler) */
+	JFR_KIND_COUNT
+} JfrKind;
+
+#define JFR_KIND_BIT(kind) (1u << (kind))
+/*
+ * In jfr_decode's result: async-profiler recorded in wall-clock mode (its
+ * jdk.ActiveSetting "event" is "wall"), so that its execution samples are
+ * wall-clock samples of every thread state.
+ */
+#define JFR_WALL_MODE (1u << 31)
+
+typedef struct JfrDecoder JfrDecoder;
+
+typedef struct JfrFrame
+{
+	const char *class_name;		/* as the recording writes it, "" if none */
+	const char *method;
+	int32		line;			/* 0 or less: unknown */
+} JfrFrame;
+
+typedef struct JfrSample
+{
+	JfrKind		kind;
+	int32		chunk;			/* ordinal of its chunk: keys are chunk-local */
+	int64		stack_key;		/* its stack trace's key in the chunk, 0: none */
+	int64		count;			/* samples the event stands for (wall: its "samples") */
+	const char *thread;			/* the sampled thread's name, NULL if unknown */
+	const char *state;			/* its thread state's name, NULL if unknown */
+	size_t		at;				/* byte offset of the event */
+} JfrSample;
+
+typedef void (*JfrSampleHandler) (void *arg, JfrDecoder *decoder, const JfrSample *sample);
+
+/*
+ * Reads a whole recording, calling handler for each sample event whose
+ * kind is in kinds (a mask of JFR_KIND_BIT); the mask of the kinds
+ * present.  The sample and what it points to live until handler returns.
+ */
+extern uint32 jfr_decode(const uint8 *data, size_t len, uint32 kinds, size_t memory_limit,
+						 JfrSampleHandler handler, void *arg);
+
+/*
+ * The frames of a sample's stack, leaf first, into *frames (allocated in
+ * the current memory context); their number.
+ */
+extern int	jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames);
+
+/* Whether data starts like a recording */
+extern bool jfr_is_recording(const char *data, size_t len);
+
+extern void jfr_error(size_t at, const char *detail_fmt,...)
+			pg_attribute_printf(2, 3) pg_attribute_noreturn();
+
+#endif							/* CALLTREE_JFR_H */

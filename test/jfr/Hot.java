@@ -1,0 +1,26 @@
+// A CPU-bound program for t_jfr_jdk.sh: two hot methods called from
+// main for about two seconds, so that the JDK's execution sampler (every
+// 10 ms with settings=profile) records a few hundred samples.
+public class Hot {
+    static long fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
+    static double sines(int n) {
+        double s = 0;
+        for (int i = 0; i < n; i++) {
+            s += Math.sin(i);
+        }
+        return s;
+    }
+
+    public static void main(String[] args) {
+        long end = System.nanoTime() + 2_000_000_000L;
+        long sum = 0;
+        while (System.nanoTime() < end) {
+            sum += fib(25);
+            sum += (long) sines(200_000);
+        }
+        System.out.println(sum);
+    }
+}

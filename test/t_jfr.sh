@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# import_jfr against an independent reading: real async-profiler recordings
+# of ../shared/data/jfr with the collapsed stacks that another parser
+# (Grafana's jfr-parser, the one Pyroscope uses) reads from them.  Each
+# profile import_jfr makes must have that reading's total and, for every
+# function (class.method), the same self and running weight, computed from
+# the reading by test/jfr_expected.py.  The reading merges the classes the
+# JVM generates (ManagementFactory$$Lambda$93.0x00007f479400ed90, $$Lambda$613/672746064 and
+# GeneratedMethodAccessor8 become ...$$Lambda_ and ...GeneratedMethodAccessor_);
+# calltree keeps the class as the recording writes it, so the comparison
+# merges them as the reading does.  Then: meta, line numbers on frames,
+# threads, sample_rate, import_profile's detection, and damaged data.
+#
+# Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN,
+# CALLTREE_SHARED).
+set -euo pipefail
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
+
+db=calltree_jfr
+data=$CALLTREE_SHARED/data/jfr
+here=$(dirname "${BASH_SOURCE[0]}")
+
+
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree'
+
+# The recordings, decompressed by the server itself (import_jfr reads gzip)
+for name in FastSlow_2024_01_16_180855 async-profiler dump2; do
+	gzip -dc "$data/$name.jfr.gz" >"$work/$name.jfr"
+	chmod a+r "$work/$name.jfr"
+done
+chmod a+rx "$work"
+
+# compare RECORDING ORDINAL PROFILE_TYPE READING: profile ORDINAL of
+# import_jfr(RECORDING) is of PROFILE_TYPE and agrees with READING.
+compare() {
+	local recording=$1 ordinal=$2 type=$3 reading=$4 got expected
+	got=$(ct_psql "$db" -At -v file="$work/$recording.jfr" -v n="$ordinal" <<-'SQL'
+		CREATE TEMP TABLE ids AS
+		SELECT u.id, u.n FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) WITH ORDINALITY AS u(id, n);
+		CREATE TEMP TABLE tree AS
+		SELECT calltree.stack_agg(s.stack_id, s.weight) AS t
+		  FROM calltree.sample s JOIN ids ON ids.id = s.profile_id AND ids.n = :n;
+		SELECT p.meta->>'profile_type' FROM calltree.profile p JOIN ids ON ids.id = p.id AND ids.n = :n;
+		SELECT n.name || E'\t' || sum(x.self) || E'\t' || sum(x.running)
+		  FROM tree, calltree.functions(tree.t) x JOIN calltree.func f ON f.id = x.func,
+		       regexp_replace(regexp_replace(f.name, '\$\$Lambda\$[0-9]+(/[0-9]+|\.0x[0-9a-f]+)?\.', '$$Lambda_.'),
+		                      'GeneratedMethodAccessor[0-9]+\.', 'GeneratedMethodAccessor_.') AS n(name)
+		 GROUP BY n.name ORDER BY n.name COLLATE "C";
+		SELECT 'TOTAL' || E'\t' || calltree.total(t) FROM tree;
+	SQL
+	)
+	expected=$(printf '%s\n' "$type"; LC_ALL=C "$here/jfr_expected.py" "$data/$reading" | LC_ALL=C sort -t$'\t' -k1,1 | grep -v '^TOTAL'; "$here/jfr_expected.py" "$data/$reading" | grep '^TOTAL')
+	got=$(printf '%s\n' "$got" | { read -r first; printf '%s\n' "$first"; LC_ALL=C sort -t$'\t' -k1,1 | grep -v '^TOTAL' || true; } ; printf '%s\n' "$got" | grep '^TOTAL')
+	if [ "$got" != "$expected" ]; then
+		diff <(echo "$expected") <(echo "$got") | head -20 >&2
+		fail "$recording profile $ordinal ($type) differs from $reading"
+	fi
+	[ "$(echo "$expected" | wc -l)" -gt 5 ] || fail "$reading: too few functions to compare"
+	echo "$recording $type: $(echo "$expected" | wc -l) functions and the total agree"
+}
+
+compare FastSlow_2024_01_16_180855 1 process_cpu FastSlow_2024_01_16_180855_1_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
+compare FastSlow_2024_01_16_180855 2 wall FastSlow_2024_01_16_180855_2_wall_wall__nanoseconds_expected_collapsed.txt.gz
+compare async-profiler 1 process_cpu async-profiler_2_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
+compare dump2 1 process_cpu dump2_2_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
+compare dump2 2 wall dump2_3_wall_wall__nanoseconds_expected_collapsed.txt.gz
+
+# The rest on dump2: how many profiles, their meta, lines, threads, rates
+check() {
+	local what=$1 want=$2 got
+	got=$(ct_psql "$db" -At -v file="$work/dump2.jfr" -v gz="$data/dump2.jfr.gz" <<<"$3;" 2>&1 |
+		grep -v -E '^(DETAIL|HINT|CONTEXT|NOTICE):') || true
+	[ "$got" = "$want" ] || fail "$what: expected [$want], got [$got]"
+	echo "ok: $what"
+}
+check "two profiles, CPU first, with meta" \
+	'process_cpu|cpu|100|jfr|nanoseconds
+wall|wall|100|jfr|nanoseconds' \
+	"CREATE TEMP TABLE ids AS SELECT * FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) WITH ORDINALITY u(id, n);
+	 SELECT p.meta->>'profile_type', p.meta->>'sample_type', p.meta->>'sample_rate', p.format, p.weight_unit
+	   FROM ids u JOIN calltree.profile p ON p.id = u.id ORDER BY u.n"
+check "gzip read; name and meta given, the caller's meta over ours" \
+	'app|x|process_cpu' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'gz'), 'app', '{\"sample_type\": \"x\"}') AS ids;
+	 SELECT p.name, p.meta->>'sample_type', p.meta->>'profile_type' FROM ids, calltree.profile p WHERE p.id = ids[1]"
+check "line numbers on frames (App.fib at lines 74 and 84)" \
+	'74,84' \
+	"SELECT string_agg(DISTINCT fr.line::text, ',') FROM calltree.frame fr JOIN calltree.func f ON f.id = fr.func_id
+	  WHERE f.name = 'App.fib' AND fr.line IN (74, 84)"
+check "every CPU sample has its thread" \
+	'0' \
+	"SELECT count(*) FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
+	  WHERE p.meta->>'profile_type' = 'process_cpu' AND s.thread IS NULL"
+check "sample_rate 1000: a sample weighs 1 ms" \
+	'3358000000' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 1000) AS ids;
+	 SELECT sum(weight) FROM ids, calltree.sample WHERE profile_id = ids[1]"
+check "import_profile recognizes JFR and returns the CPU profile" \
+	'process_cpu' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_profile(pg_read_binary_file(:'gz')) AS id;
+	 SELECT meta->>'profile_type' FROM ids, calltree.profile p WHERE p.id = ids.id"
+check "sample_rate 0 is refused" \
+	'ERROR:  sample_rate 0 is out of range' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 0)"
+
+# Damaged data: an error with the byte offset, nothing written
+before=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')
+check "bad magic" \
+	'ERROR:  invalid JFR data at byte 0' \
+	"SELECT calltree.import_jfr('\\x464c5201'::bytea || substr(pg_read_binary_file(:'file'), 5))"
+check "truncated in the middle: the chunk's size runs past the data" \
+	'ERROR:  invalid JFR data at byte 8' \
+	"SELECT calltree.import_jfr(substr(pg_read_binary_file(:'file'), 1, 400000))"
+check "truncated inside the header" \
+	'ERROR:  invalid JFR data at byte 0' \
+	"SELECT calltree.import_jfr(substr(pg_read_binary_file(:'file'), 1, 40))"
+check "metadata offset outside the chunk" \
+	'ERROR:  invalid JFR data at byte 16' \
+	"SELECT calltree.import_jfr(overlay(pg_read_binary_file(:'file') PLACING '\\x7fffffffffffffff'::bytea FROM 25))"
+check "metadata event of size 0 (it starts at byte 68)" \
+	'ERROR:  invalid JFR data at byte 68' \
+	"SELECT calltree.import_jfr(overlay(pg_read_binary_file(:'file') PLACING '\\x00'::bytea FROM 69))"
+check "a second chunk cut short" \
+	'ERROR:  invalid JFR data at byte 785138' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file') || '\\x464c520000020000'::bytea)"
+after=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')
+[ "$before" = "$after" ] || fail "a failed import wrote profiles ($before, then $after)"
+echo "ok: failed imports wrote nothing"
