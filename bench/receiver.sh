@@ -29,22 +29,16 @@ DB=${BENCH_RECEIVER_DB:-calltree_bench_receiver}
 CLIENTS=4
 TARGET_RATIO=0.8
 
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
-psql_() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../test/lib.sh"
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { printf 'receiver: %s\n' "$*" | tee -a "$REPORT" >&2; exit 1; }
 
 mkdir -p "$OUT_DIR/import-data"
 : >"$REPORT"
-work=$(mktemp -d)
-receiver_pid=""
-cleanup() {
-	[ -z "$receiver_pid" ] || kill "$receiver_pid" 2>/dev/null || true
-	[ -z "$receiver_pid" ] || wait "$receiver_pid" 2>/dev/null || true
-	rm -rf "$work"
-	psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+ct_make_tmp
+work=$CT_TMP
+ct_at_exit "ct_psql postgres -c 'DROP DATABASE IF EXISTS $DB'"
 [ -x "$PG_BIN/calltree-receiver" ] || die "$PG_BIN/calltree-receiver is not installed (make install)"
 
 if [ ! -s "$DATA" ]; then
@@ -54,8 +48,8 @@ expect() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.
 samples=$(expect samples)
 weight=$(expect total_weight)
 
-psql_ -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
-psql_ -d "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
+ct_psql postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+ct_psql "$DB" -v data="$(base64 -w0 "$DATA")" >/dev/null <<-'SQL'
 	CREATE EXTENSION calltree;
 	CREATE TABLE ingest_file AS SELECT decode(:'data', 'base64') AS data;
 	-- the first import makes every func, frame and stack
@@ -66,12 +60,12 @@ echo "SELECT calltree.import_pprof(data, name => 'ingest') FROM ingest_file;" >"
 # check_and_clear WHAT: every profile of the run complete; how many
 check_and_clear() {
 	local bad n
-	bad=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
+	bad=$(ct_query "$DB" "SELECT count(*) FROM (SELECT p.id FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
 	                                  WHERE p.name = 'ingest' GROUP BY p.id
 	                                 HAVING count(s.*) <> $samples OR coalesce(sum(s.weight), 0) <> $weight) x")
-	n=$(psql_ -d "$DB" -At -c "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
+	n=$(ct_query "$DB" "SELECT count(*) FROM calltree.profile WHERE name = 'ingest'")
 	[ "$bad" = 0 ] || die "$bad of $n profiles imported $1 are incomplete"
-	psql_ -d "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
+	ct_psql "$DB" -c "DELETE FROM calltree.profile WHERE name = 'ingest'" >/dev/null
 	echo "$n"
 }
 
@@ -86,6 +80,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "$PG_BIN/calltree-receiver" --listen "127.0.0.1:$port" --dbname "dbname=$DB" --connections "$CLIENTS" \
 	2>"$OUT_DIR/receiver.log" &
 receiver_pid=$!
+ct_at_exit "kill $receiver_pid"
 for _ in $(seq 100); do
 	curl -sf "http://127.0.0.1:$port/ready" >/dev/null 2>&1 && break
 	sleep 0.1
