@@ -38,7 +38,7 @@ mkdir -p "$OUT_DIR/import-data"
 : >"$REPORT"
 ct_make_tmp
 work=$CT_TMP
-ct_at_exit "ct_psql postgres -c 'DROP DATABASE IF EXISTS $DB'"
+ct_at_exit "ct_psql postgres -c 'DROP DATABASE IF EXISTS $DB WITH (FORCE)'"
 [ -x "$PG_BIN/calltree-receiver" ] || die "$PG_BIN/calltree-receiver is not installed (make install)"
 
 if [ ! -s "$DATA" ]; then
