@@ -1,7 +1,7 @@
 /*
  * export_pprof.c
  *	  to_pprof(calltree, sample_type, unit): a call tree as a gzip-compressed
- *	  pprof profile (github.com/google/pprof, proto/profile.proto).
+ *	  pprof profile (the Profile message of pprof's profile.proto).
  *
  * A call tree is the multiset {func path -> self weight}, so the profile
  * has one sample per CallNode with self weight, its locations the node's

@@ -1,6 +1,6 @@
 /*
  * pprof.h
- *	  The pprof profile format (github.com/google/pprof, proto/profile.proto):
+ *	  The pprof profile format (the Profile message of pprof's profile.proto):
  *	  its field numbers, its decoder (pprof.c) for the importer and its
  *	  encoder (pprof_encode.c) for the exporter, both without fmgr or SPI.
  *
