@@ -1,7 +1,24 @@
 // A CPU-bound program for t_jfr_jdk.sh: two hot methods called from
 // main for about two seconds, so that the JDK's execution sampler (every
-// 10 ms with settings=profile) records a few hundred samples.
+// 10 ms with settings=profile) records a few hundred samples; and two
+// allocating ones, small arrays (in TLABs) and large ones (outside).
 public class Hot {
+    static Object kept;
+
+    static int small(int n) {
+        int s = 0;
+        for (int i = 0; i < n; i++) {
+            kept = new long[16];
+            s += ((long[]) kept).length;
+        }
+        return s;
+    }
+
+    static int large() {
+        kept = new byte[4 << 20];
+        return ((byte[]) kept).length;
+    }
+
     static long fib(int n) {
         return n < 2 ? n : fib(n - 1) + fib(n - 2);
     }
@@ -20,6 +37,8 @@ public class Hot {
         while (System.nanoTime() < end) {
             sum += fib(25);
             sum += (long) sines(200_000);
+            sum += small(20_000);
+            sum += large();
         }
         System.out.println(sum);
     }
