@@ -295,7 +295,7 @@ jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOp
 	if (count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("JFR recording holds no execution or wall-clock sample"),
+				 errmsg("JFR recording holds no execution, wall-clock or allocation sample"),
 				 errhint("import_jfr() accepts such a recording and returns no id.")));
 	if (count > 1)
 	{
@@ -319,7 +319,7 @@ const Importer jfr_importer = {
 
 /*
  * import_jfr(data bytea, name text, meta jsonb, sample_rate int) → bigint[],
- * every profile's id, CPU first
+ * every profile's id: CPU, wall, allocations
  */
 Datum
 calltree_import_jfr(PG_FUNCTION_ARGS)

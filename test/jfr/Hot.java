@@ -34,11 +34,14 @@ public class Hot {
     public static void main(String[] args) {
         long end = System.nanoTime() + 2_000_000_000L;
         long sum = 0;
+        int rounds = 0;
         while (System.nanoTime() < end) {
             sum += fib(25);
             sum += (long) sines(200_000);
-            sum += small(20_000);
-            sum += large();
+            sum += small(2_000);
+            if (++rounds % 8 == 0) {
+                sum += large();
+            }
         }
         System.out.println(sum);
     }
