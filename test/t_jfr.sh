@@ -76,12 +76,17 @@ check() {
 	[ "$got" = "$want" ] || fail "$what: expected [$want], got [$got]"
 	echo "ok: $what"
 }
-check "two profiles, CPU first, with meta" \
+check "three profiles, CPU first, then wall and allocations (no sample rate), with meta" \
 	'process_cpu|cpu|100|jfr|nanoseconds
-wall|wall|100|jfr|nanoseconds' \
+wall|wall|100|jfr|nanoseconds
+memory|alloc_in_new_tlab_bytes||jfr|bytes' \
 	"CREATE TEMP TABLE ids AS SELECT * FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) WITH ORDINALITY u(id, n);
 	 SELECT p.meta->>'profile_type', p.meta->>'sample_type', p.meta->>'sample_rate', p.format, p.weight_unit
 	   FROM ids u JOIN calltree.profile p ON p.id = u.id ORDER BY u.n"
+check "allocations: the bytes of its 4 jdk.ObjectAllocationInNewTLAB events (tlabSize), as jfr print --json reads them" \
+	'4|2097148|Attach Listener,pool-2-thread-1,pool-2-thread-6' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file')) AS ids;
+	 SELECT count(*), sum(s.weight), string_agg(DISTINCT s.thread, ',' ORDER BY s.thread) FROM ids, calltree.sample s WHERE s.profile_id = ids[3]"
 check "gzip read; name and meta given, the caller's meta over ours" \
 	'app|x|process_cpu' \
 	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'gz'), 'app', '{\"sample_type\": \"x\"}') AS ids;
@@ -105,6 +110,18 @@ check "import_profile recognizes JFR and returns the CPU profile" \
 check "sample_rate 0 is refused" \
 	'ERROR:  sample_rate 0 is out of range' \
 	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 0)"
+
+# async-profiler's allocations: 16 in new TLABs (tlabSize), 1 outside
+# (allocationSize), 21388112 bytes as `jfr print --json` reads them
+got=$(ct_psql "$db" -At -v file="$work/async-profiler.jfr" <<-'SQL'
+	CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file')) AS ids;
+	SELECT p.meta->>'profile_type', count(*), sum(s.weight)
+	  FROM ids, calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
+	 WHERE p.id = ids[2] GROUP BY 1;
+SQL
+)
+[ "$got" = 'memory|17|21388112' ] || fail "async-profiler allocations: got [$got]"
+echo "ok: async-profiler allocations"
 
 # Damaged data: an error with the byte offset, nothing written
 before=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')

@@ -722,12 +722,25 @@ typedef struct JfrLayout
 	int			event_stack[JFR_KIND_COUNT];
 	int			event_state[JFR_KIND_COUNT];
 	int			event_samples[JFR_KIND_COUNT];
+	int			event_bytes[JFR_KIND_COUNT];
 	int			setting_class;	/* jdk.ActiveSetting, -1 if absent */
 } JfrLayout;
 
 static const char *const kind_events[JFR_KIND_COUNT] = {
 	"jdk.ExecutionSample",
 	"profiler.WallClockSample",
+	"jdk.ObjectAllocationInNewTLAB",
+	"jdk.ObjectAllocationOutsideTLAB",
+	"jdk.ObjectAllocationSample",
+};
+
+/* The field of an allocation event holding its bytes, NULL for other kinds */
+static const char *const kind_bytes[JFR_KIND_COUNT] = {
+	NULL,
+	NULL,
+	"tlabSize",
+	"allocationSize",
+	"weight",
 };
 
 static void
@@ -745,6 +758,7 @@ find_layout(const JfrDecoder *decoder, JfrLayout *layout)
 		layout->event_stack[k] = cls ? field_index(cls, "stackTrace") : -1;
 		layout->event_state[k] = cls ? field_index(cls, "state") : -1;
 		layout->event_samples[k] = cls ? field_index(cls, "samples") : -1;
+		layout->event_bytes[k] = cls && kind_bytes[k] ? field_index(cls, kind_bytes[k]) : -1;
 	}
 	layout->setting_class = class_by_name(decoder, "jdk.ActiveSetting");
 }
@@ -835,6 +849,8 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 	sample.count = 1;
 	if ((f = layout->event_samples[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
 		sample.count = values[f].num;
+	if ((f = layout->event_bytes[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
+		sample.bytes = values[f].num;
 	if ((f = layout->event_stack[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
 		sample.stack_key = values[f].num;
 	if ((f = layout->event_thread[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)

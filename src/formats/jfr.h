@@ -30,6 +30,9 @@ typedef enum JfrKind
 {
 	JFR_CPU = 0,				/* jdk.ExecutionSample */
 	JFR_WALL,					/* profiler.WallClockSample (async-profiler) */
+	JFR_ALLOC_IN_TLAB,			/* jdk.ObjectAllocationInNewTLAB: tlabSize */
+	JFR_ALLOC_OUTSIDE_TLAB,		/* jdk.ObjectAllocationOutsideTLAB: allocationSize */
+	JFR_ALLOC_SAMPLE,			/* jdk.ObjectAllocationSample: weight */
 	JFR_KIND_COUNT
 } JfrKind;
 
@@ -56,6 +59,7 @@ typedef struct JfrSample
 	int32		chunk;			/* ordinal of its chunk: keys are chunk-local */
 	int64		stack_key;		/* its stack trace's key in the chunk, 0: none */
 	int64		count;			/* samples the event stands for (wall: its "samples") */
+	int64		bytes;			/* allocations: the bytes the event stands for, else 0 */
 	const char *thread;			/* the sampled thread's name, NULL if unknown */
 	const char *state;			/* its thread state's name, NULL if unknown */
 	size_t		at;				/* byte offset of the event */

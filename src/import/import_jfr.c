@@ -5,7 +5,11 @@
  *
  * One calltree profile per kind of sample event present, CPU first:
  * jdk.ExecutionSample (meta profile_type "process_cpu", sample_type
- * "cpu") and async-profiler's profiler.WallClockSample ("wall", "wall").
+ * "cpu"), async-profiler's profiler.WallClockSample ("wall", "wall"),
+ * and allocations ("memory", "alloc_in_new_tlab_bytes", in bytes):
+ * jdk.ObjectAllocationInNewTLAB weighs its tlabSize,
+ * jdk.ObjectAllocationOutsideTLAB its allocationSize and
+ * jdk.ObjectAllocationSample its weight, all three in one profile.
  * Following Pyroscope's conversion:
  * - a func is named class + "." + method, the class as the recording
  *   writes it (java/util/regex/Pattern$Slice.match), "" for a frame with
@@ -52,7 +56,14 @@ static const struct
 }			kind_names[JFR_KIND_COUNT] = {
 	{"process_cpu", "cpu"},
 	{"wall", "wall"},
+	{"memory", "alloc_in_new_tlab_bytes"},	/* the three allocation kinds: one profile */
+	{"memory", "alloc_in_new_tlab_bytes"},
+	{"memory", "alloc_in_new_tlab_bytes"},
 };
+
+/* The event kinds of the allocation profile */
+#define JFR_ALLOC_KINDS (JFR_KIND_BIT(JFR_ALLOC_IN_TLAB) | JFR_KIND_BIT(JFR_ALLOC_OUTSIDE_TLAB) | \
+						 JFR_KIND_BIT(JFR_ALLOC_SAMPLE))
 
 /* the memo's key of a stack: keys are chunk-local */
 typedef struct StackKey
@@ -69,6 +80,7 @@ typedef struct JfrImport
 	int64		sleeping;		/* CPU samples of sleeping threads */
 	int64		count;
 	bool		skip_sleeping;	/* CPU: samples of sleeping threads are not CPU time */
+	bool		by_bytes;		/* allocations: a sample weighs its bytes */
 	MemoryContext stack_cxt;	/* reset after each new stack */
 } JfrImport;
 
@@ -134,7 +146,15 @@ write_sample(void *arg, JfrDecoder *decoder, const JfrSample *sample)
 		import->skipped++;
 		return;
 	}
-	if (sample->count <= 0 || pg_mul_s64_overflow(sample->count, import->nanos_per_sample, &weight))
+	if (import->by_bytes)
+	{
+		if (sample->bytes < 0)
+			jfr_error(sample->at, "An allocation's size " INT64_FORMAT " is negative.", sample->bytes);
+		if (sample->bytes == 0)
+			return;				/* weighs nothing */
+		weight = sample->bytes;
+	}
+	else if (sample->count <= 0 || pg_mul_s64_overflow(sample->count, import->nanos_per_sample, &weight))
 		jfr_error(sample->at, "A sample's count " INT64_FORMAT " is not positive or too large.", sample->count);
 	if (sample->thread)
 	{
@@ -145,7 +165,10 @@ write_sample(void *arg, JfrDecoder *decoder, const JfrSample *sample)
 	profile_writer_sample(import->writer, thread, false, 0, stack, weight, 0);
 }
 
-/* The profile's meta: its kind, the sample rate, the caller's meta over them */
+/*
+ * The profile's meta: its kind, the sample rate (if sample_rate > 0), the
+ * caller's meta over them
+ */
 static Jsonb *
 profile_meta(JfrKind kind, int32 sample_rate, const ProfileInfo *info)
 {
@@ -167,12 +190,15 @@ profile_meta(JfrKind kind, int32 sample_rate, const ProfileInfo *info)
 	v.val.string.val = (char *) kind_names[kind].sample_type;
 	v.val.string.len = strlen(v.val.string.val);
 	pushJsonbValue(&state, WJB_VALUE, &v);
-	v.val.string.val = "sample_rate";
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(&state, WJB_KEY, &v);
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(sample_rate);
-	pushJsonbValue(&state, WJB_VALUE, &v);
+	if (sample_rate > 0)
+	{
+		v.val.string.val = "sample_rate";
+		v.val.string.len = strlen(v.val.string.val);
+		pushJsonbValue(&state, WJB_KEY, &v);
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(sample_rate);
+		pushJsonbValue(&state, WJB_VALUE, &v);
+	}
 	ours = JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
 	if (info->meta == NULL)
 		return DatumGetJsonbP(ours);
@@ -192,8 +218,9 @@ import_kind(const uint8 *data, size_t len, JfrKind kind, uint32 events, int32 sa
 
 	memset(&import, 0, sizeof(import));
 	import.skip_sleeping = kind == JFR_CPU;
-	profile_info.meta = profile_meta(kind, sample_rate, info);
-	profile_info.weight_unit = "nanoseconds";
+	import.by_bytes = (events & JFR_ALLOC_KINDS) != 0;
+	profile_info.meta = profile_meta(kind, import.by_bytes ? 0 : sample_rate, info);
+	profile_info.weight_unit = import.by_bytes ? "bytes" : "nanoseconds";
 	import.nanos_per_sample = NANOS_PER_SECOND / sample_rate;
 	import.stack_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree JFR stack",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -235,6 +262,14 @@ jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 samp
 		if (k == JFR_WALL && (present & JFR_KIND_BIT(JFR_WALL)) == 0 &&
 			(present & JFR_WALL_MODE) && (present & JFR_KIND_BIT(JFR_CPU)))
 			events = JFR_KIND_BIT(JFR_CPU);
+		else if (k == JFR_ALLOC_IN_TLAB)
+		{
+			events = present & JFR_ALLOC_KINDS;
+			if (events == 0)
+				continue;
+		}
+		else if (k == JFR_ALLOC_OUTSIDE_TLAB || k == JFR_ALLOC_SAMPLE)
+			continue;			/* in the allocation profile */
 		else if ((present & JFR_KIND_BIT(k)) == 0)
 			continue;
 		cxt = AllocSetContextCreate(caller, "calltree JFR profile", ALLOCSET_DEFAULT_SIZES);
@@ -260,7 +295,7 @@ jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOp
 	if (count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("JFR recording holds no execution or wall-clock sample"),
+				 errmsg("JFR recording holds no execution, wall-clock or allocation sample"),
 				 errhint("import_jfr() accepts such a recording and returns no id.")));
 	if (count > 1)
 	{
@@ -284,7 +319,7 @@ const Importer jfr_importer = {
 
 /*
  * import_jfr(data bytea, name text, meta jsonb, sample_rate int) → bigint[],
- * every profile's id, CPU first
+ * every profile's id: CPU, wall, allocations
  */
 Datum
 calltree_import_jfr(PG_FUNCTION_ARGS)
