@@ -1,7 +1,8 @@
 /*
  * jfr.c
  *	  A reader of Java Flight Recorder recordings: chunks, the metadata
- *	  event, constant pools and sample events (see jfr.h).
+ *	  event (read by jfr_metadata.c), constant pools and sample events
+ *	  (see jfr.h; what the two files share: jfr_internal.h).
  *
  * Values are read by their type as the metadata describes it: a
  * primitive, a string, a constant-pool reference (a key), an array, or a
@@ -18,91 +19,7 @@
 
 #include "formats/jfr.h"
 
-#define JFR_HEADER_SIZE 68
-#define JFR_EVENT_METADATA 0
-#define JFR_EVENT_CONSTANT_POOL 1
-/* nesting of metadata elements and of struct values */
-#define JFR_MAX_DEPTH 32
-
-typedef enum JfrType
-{
-	JT_STRUCT = 0,
-	JT_BOOLEAN,
-	JT_BYTE,
-	JT_CHAR,
-	JT_SHORT,
-	JT_INT,
-	JT_LONG,
-	JT_FLOAT,
-	JT_DOUBLE,
-	JT_STRING
-} JfrType;
-
-typedef struct JfrPoolEntry
-{
-	int64		key;
-	size_t		offset;
-} JfrPoolEntry;
-
-typedef struct JfrField
-{
-	const char *name;
-	int64		class_id;
-	int			class_index;	/* into the chunk's classes, resolved after parsing */
-	bool		constant_pool;
-	bool		array;
-} JfrField;
-
-typedef struct JfrClass
-{
-	int64		id;
-	const char *name;
-	JfrType		type;
-	JfrField   *fields;
-	int			nfields;
-	int			fields_cap;
-	JfrPoolEntry *pool;
-	int			npool;
-	int			pool_cap;
-} JfrClass;
-
-typedef struct JfrReader
-{
-	const uint8 *data;
-	size_t		pos;
-	size_t		end;
-	bool		compressed;
-} JfrReader;
-
-/* A field's value as read: a number (integers, booleans, keys) and where it starts */
-typedef struct JfrValue
-{
-	int64		num;
-	size_t		at;
-} JfrValue;
-
-struct JfrDecoder
-{
-	const uint8 *data;
-	size_t		len;
-	size_t		memory_limit;
-	size_t		memory_used;
-	bool		compressed;
-	int32		chunk;
-	size_t		chunk_start;
-	size_t		chunk_end;
-	JfrClass   *classes;
-	int			nclasses;
-	int			classes_cap;
-	JfrPoolEntry *class_ids;	/* (class id, index into classes), sorted by id */
-	const char **strings;		/* the metadata's string table */
-	int			nstrings;
-	int			string_class;	/* java.lang.String, -1 if absent */
-	int			stack_trace_class;	/* jdk.types.StackTrace, -1 if absent */
-	MemoryContext chunk_cxt;
-	MemoryContext caller_cxt;	/* jfr_decode's caller's, the handler's */
-	int64		steps_left;		/* fields a chunk may still read (see step) */
-};
+#include "formats/jfr_internal.h"
 
 void
 jfr_error(size_t at, const char *detail_fmt,...)
@@ -173,8 +90,8 @@ read_varint(JfrReader *r)
 }
 
 /* An integer of bytes bytes when not compressed, sign-extended */
-static int64
-read_int(JfrReader *r, int bytes)
+int64
+jfr_read_int(JfrReader *r, int bytes)
 {
 	uint64		v;
 
@@ -187,19 +104,19 @@ read_int(JfrReader *r, int bytes)
 }
 
 /* A length or count, checked against the bytes left (each item takes at least one) */
-static int64
-read_count(JfrReader *r, const char *what)
+int64
+jfr_read_count(JfrReader *r, const char *what)
 {
 	size_t		at = r->pos;
-	int64		n = read_int(r, 4);
+	int64		n = jfr_read_int(r, 4);
 
 	if (n < 0 || (uint64) n > r->end - r->pos)
 		jfr_error(at, "The %s " INT64_FORMAT " is negative or larger than the bytes left.", what, n);
 	return n;
 }
 
-static void *
-decoder_alloc(JfrDecoder *decoder, size_t size, size_t at)
+void *
+jfr_alloc(JfrDecoder *decoder, size_t size, size_t at)
 {
 	decoder->memory_used += size;
 	if (decoder->memory_used > decoder->memory_limit)
@@ -211,8 +128,8 @@ decoder_alloc(JfrDecoder *decoder, size_t size, size_t at)
 	return palloc(size);
 }
 
-static void *
-grow(JfrDecoder *decoder, void *array, int *cap, int count, size_t elem, size_t at)
+void *
+jfr_grow(JfrDecoder *decoder, void *array, int *cap, int count, size_t elem, size_t at)
 {
 	void	   *bigger;
 
@@ -221,7 +138,7 @@ grow(JfrDecoder *decoder, void *array, int *cap, int count, size_t elem, size_t 
 	if (*cap >= (int) (MaxAllocSize / elem / 2))
 		jfr_error(at, "Too many entries.");
 	*cap = *cap ? *cap * 2 : 8;
-	bigger = decoder_alloc(decoder, elem * *cap, at);
+	bigger = jfr_alloc(decoder, elem * *cap, at);
 	if (count > 0)
 		memcpy(bigger, array, elem * count);
 	return bigger;
@@ -246,8 +163,8 @@ static const char *lookup_string(JfrDecoder *decoder, int64 key, size_t at);
  * A string value, as UTF-8 without NUL bytes; NULL for a null string.
  * Skips it when out is false.
  */
-static const char *
-read_string(JfrDecoder *decoder, JfrReader *r, bool out)
+const char *
+jfr_read_string(JfrDecoder *decoder, JfrReader *r, bool out)
 {
 	size_t		at = r->pos;
 	uint8		encoding = read_u8(r);
@@ -261,11 +178,11 @@ read_string(JfrDecoder *decoder, JfrReader *r, bool out)
 		case 1:
 			return "";
 		case 2:
-			n = read_int(r, 8);
+			n = jfr_read_int(r, 8);
 			return out ? lookup_string(decoder, n, at) : NULL;
 		case 3:
 		case 5:
-			n = read_count(r, "string length");
+			n = jfr_read_count(r, "string length");
 			if (!out)
 			{
 				r->pos += n;
@@ -286,11 +203,11 @@ read_string(JfrDecoder *decoder, JfrReader *r, bool out)
 				jfr_error(at, "A UTF-8 string is not valid UTF-8.");
 			return buf.data;
 		case 4:
-			n = read_count(r, "string length");
+			n = jfr_read_count(r, "string length");
 			initStringInfo(&buf);
 			for (int64 i = 0; i < n; i++)
 			{
-				uint32		c = (uint32) read_int(r, 2);
+				uint32		c = (uint32) jfr_read_int(r, 2);
 
 				if (out)
 					append_utf8(&buf, c);
@@ -321,13 +238,13 @@ step(JfrDecoder *decoder, size_t at)
 static void
 skip_field(JfrDecoder *decoder, JfrReader *r, const JfrField *field, int depth)
 {
-	int64		n = field->array ? read_count(r, "array length") : 1;
+	int64		n = field->array ? jfr_read_count(r, "array length") : 1;
 
 	for (int64 i = 0; i < n; i++)
 	{
 		step(decoder, r->pos);
 		if (field->constant_pool)
-			(void) read_int(r, 8);
+			(void) jfr_read_int(r, 8);
 		else
 			skip_value(decoder, r, &decoder->classes[field->class_index], depth + 1);
 	}
@@ -346,13 +263,13 @@ read_primitive(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, int64 *nu
 			return true;
 		case JT_CHAR:
 		case JT_SHORT:
-			*num = read_int(r, 2);
+			*num = jfr_read_int(r, 2);
 			return true;
 		case JT_INT:
-			*num = read_int(r, 4);
+			*num = jfr_read_int(r, 4);
 			return true;
 		case JT_LONG:
-			*num = read_int(r, 8);
+			*num = jfr_read_int(r, 8);
 			return true;
 		case JT_FLOAT:
 			(void) read_fixed(r, 4);
@@ -361,7 +278,7 @@ read_primitive(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, int64 *nu
 			(void) read_fixed(r, 8);
 			return true;
 		case JT_STRING:
-			(void) read_string(decoder, r, false);
+			(void) jfr_read_string(decoder, r, false);
 			return true;
 		case JT_STRUCT:
 			return false;
@@ -400,7 +317,7 @@ read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *va
 		if (field->array)
 			skip_field(decoder, r, field, 0);
 		else if (field->constant_pool)
-			values[i].num = read_int(r, 8);
+			values[i].num = jfr_read_int(r, 8);
 		else if (!read_primitive(decoder, r, type, &values[i].num))
 			skip_value(decoder, r, type, 1);
 	}
@@ -415,8 +332,8 @@ field_index(const JfrClass *cls, const char *name)
 	return -1;
 }
 
-static int
-class_by_name(const JfrDecoder *decoder, const char *name)
+int
+jfr_class_by_name(const JfrDecoder *decoder, const char *name)
 {
 	for (int i = 0; i < decoder->nclasses; i++)
 		if (strcmp(decoder->classes[i].name, name) == 0)
@@ -424,25 +341,24 @@ class_by_name(const JfrDecoder *decoder, const char *name)
 	return -1;
 }
 
-static int	compare_entries(const void *a, const void *b);
 
 /* A class by its id, -1 if none: a search of the sorted ids */
-static int
-class_by_id(const JfrDecoder *decoder, int64 id)
+int
+jfr_class_by_id(const JfrDecoder *decoder, int64 id)
 {
 	JfrPoolEntry probe = {id, 0};
 	JfrPoolEntry *found;
 
 	if (decoder->class_ids == NULL)
 		return -1;
-	found = bsearch(&probe, decoder->class_ids, decoder->nclasses, sizeof(JfrPoolEntry), compare_entries);
+	found = bsearch(&probe, decoder->class_ids, decoder->nclasses, sizeof(JfrPoolEntry), jfr_compare_entries);
 	return found ? (int) found->offset : -1;
 }
 
 /* ---------------------------------------------------------------- constant pools */
 
-static int
-compare_entries(const void *a, const void *b)
+int
+jfr_compare_entries(const void *a, const void *b)
 {
 	int64		ka = ((const JfrPoolEntry *) a)->key;
 	int64		kb = ((const JfrPoolEntry *) b)->key;
@@ -459,13 +375,13 @@ pool_lookup(const JfrClass *cls, int64 key)
 
 	if (cls->npool == 0)
 		return 0;
-	found = bsearch(&probe, cls->pool, cls->npool, sizeof(JfrPoolEntry), compare_entries);
+	found = bsearch(&probe, cls->pool, cls->npool, sizeof(JfrPoolEntry), jfr_compare_entries);
 	return found ? found->offset : 0;
 }
 
 /* A reader over the chunk at an entry's offset */
-static void
-chunk_reader(const JfrDecoder *decoder, JfrReader *r, size_t at)
+void
+jfr_chunk_reader(const JfrDecoder *decoder, JfrReader *r, size_t at)
 {
 	r->data = decoder->data;
 	r->pos = at;
@@ -482,10 +398,10 @@ lookup_string(JfrDecoder *decoder, int64 key, size_t at)
 	if (decoder->string_class < 0 ||
 		(offset = pool_lookup(&decoder->classes[decoder->string_class], key)) == 0)
 		jfr_error(at, "A string refers to constant " INT64_FORMAT ", which is not in the pool.", key);
-	chunk_reader(decoder, &r, offset);
+	jfr_chunk_reader(decoder, &r, offset);
 	if (r.data[r.pos] == 2)
 		jfr_error(at, "A pooled string refers to another pooled string.");
-	return read_string(decoder, &r, true);
+	return jfr_read_string(decoder, &r, true);
 }
 
 /*
@@ -500,23 +416,23 @@ read_constant_pool(JfrDecoder *decoder, size_t at)
 	int64		delta;
 	int64		npools;
 
-	chunk_reader(decoder, &r, at);
-	size = read_int(&r, 4);
+	jfr_chunk_reader(decoder, &r, at);
+	size = jfr_read_int(&r, 4);
 	if (size <= 0 || (uint64) size > decoder->chunk_end - at)
 		jfr_error(at, "A constant pool's size " INT64_FORMAT " runs past its chunk.", size);
 	r.end = at + size;
-	if (read_int(&r, 8) != JFR_EVENT_CONSTANT_POOL)
+	if (jfr_read_int(&r, 8) != JFR_EVENT_CONSTANT_POOL)
 		jfr_error(at, "The chunk header's constant pool offset does not point at a constant pool.");
-	(void) read_int(&r, 8);		/* start */
-	(void) read_int(&r, 8);		/* duration */
-	delta = read_int(&r, 8);
-	(void) read_int(&r, 1);		/* flush */
-	npools = read_count(&r, "count of pools");
+	(void) jfr_read_int(&r, 8);		/* start */
+	(void) jfr_read_int(&r, 8);		/* duration */
+	delta = jfr_read_int(&r, 8);
+	(void) jfr_read_int(&r, 1);		/* flush */
+	npools = jfr_read_count(&r, "count of pools");
 	for (int64 p = 0; p < npools; p++)
 	{
 		size_t		type_at = r.pos;
-		int			ci = class_by_id(decoder, read_int(&r, 8));
-		int64		n = read_count(&r, "count of constants");
+		int			ci = jfr_class_by_id(decoder, jfr_read_int(&r, 8));
+		int64		n = jfr_read_count(&r, "count of constants");
 		JfrClass   *cls;
 
 		if (ci < 0)
@@ -527,9 +443,9 @@ read_constant_pool(JfrDecoder *decoder, size_t at)
 			JfrPoolEntry *entry;
 
 			CHECK_FOR_INTERRUPTS();
-			cls->pool = grow(decoder, cls->pool, &cls->pool_cap, cls->npool, sizeof(JfrPoolEntry), at);
+			cls->pool = jfr_grow(decoder, cls->pool, &cls->pool_cap, cls->npool, sizeof(JfrPoolEntry), at);
 			entry = &cls->pool[cls->npool++];
-			entry->key = read_int(&r, 8);
+			entry->key = jfr_read_int(&r, 8);
 			entry->offset = r.pos;
 			skip_value(decoder, &r, cls, 0);
 		}
@@ -544,172 +460,7 @@ sort_pools(JfrDecoder *decoder)
 {
 	for (int i = 0; i < decoder->nclasses; i++)
 		if (decoder->classes[i].npool > 1)
-			qsort(decoder->classes[i].pool, decoder->classes[i].npool, sizeof(JfrPoolEntry), compare_entries);
-}
-
-/* ---------------------------------------------------------------- metadata */
-
-static const char *
-metadata_string(const JfrDecoder *decoder, JfrReader *r)
-{
-	size_t		at = r->pos;
-	int64		i = read_int(r, 4);
-
-	if (i < 0 || i >= decoder->nstrings || decoder->strings[i] == NULL)
-		jfr_error(at, "The metadata refers to string " INT64_FORMAT ", which it does not hold.", i);
-	return decoder->strings[i];
-}
-
-static JfrType
-primitive_type(const char *name)
-{
-	static const struct
-	{
-		const char *name;
-		JfrType		type;
-	}			primitives[] = {
-		{"boolean", JT_BOOLEAN}, {"byte", JT_BYTE}, {"char", JT_CHAR}, {"short", JT_SHORT},
-		{"int", JT_INT}, {"long", JT_LONG}, {"float", JT_FLOAT}, {"double", JT_DOUBLE},
-		{"java.lang.String", JT_STRING},
-	};
-
-	for (int i = 0; i < lengthof(primitives); i++)
-		if (strcmp(name, primitives[i].name) == 0)
-			return primitives[i].type;
-	return JT_STRUCT;
-}
-
-static int64
-parse_id(const char *s, size_t at)
-{
-	char	   *end;
-	long long	v = strtoll(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0')
-		jfr_error(at, "The metadata's type id \"%s\" is not a number.", s);
-	return (int64) v;
-}
-
-/*
- * One element of the metadata tree and its children: "class" elements
- * become classes, their "field" children fields.  cls: the class being
- * described, NULL outside one.
- */
-static void
-read_element(JfrDecoder *decoder, JfrReader *r, JfrClass *cls, int depth)
-{
-	size_t		at = r->pos;
-	const char *name = metadata_string(decoder, r);
-	int64		nattrs = read_count(r, "count of attributes");
-	JfrClass   *new_class = NULL;
-	JfrField   *new_field = NULL;
-	int64		nchildren;
-
-	CHECK_FOR_INTERRUPTS();
-	if (depth > JFR_MAX_DEPTH)
-		jfr_error(at, "The metadata nests more than %d deep.", JFR_MAX_DEPTH);
-	if (strcmp(name, "class") == 0)
-	{
-		decoder->classes = grow(decoder, decoder->classes, &decoder->classes_cap, decoder->nclasses,
-								sizeof(JfrClass), at);
-		new_class = &decoder->classes[decoder->nclasses++];
-		memset(new_class, 0, sizeof(JfrClass));
-		new_class->id = -1;
-		new_class->name = "";
-	}
-	else if (strcmp(name, "field") == 0 && cls != NULL)
-	{
-		cls->fields = grow(decoder, cls->fields, &cls->fields_cap, cls->nfields, sizeof(JfrField), at);
-		new_field = &cls->fields[cls->nfields++];
-		memset(new_field, 0, sizeof(JfrField));
-		new_field->name = "";
-		new_field->class_id = -1;
-	}
-	for (int64 i = 0; i < nattrs; i++)
-	{
-		size_t		attr_at = r->pos;
-		const char *key = metadata_string(decoder, r);
-		const char *value = metadata_string(decoder, r);
-
-		if (new_class && strcmp(key, "id") == 0)
-			new_class->id = parse_id(value, attr_at);
-		else if (new_class && strcmp(key, "name") == 0)
-			new_class->name = value;
-		else if (new_field && strcmp(key, "name") == 0)
-			new_field->name = value;
-		else if (new_field && strcmp(key, "class") == 0)
-			new_field->class_id = parse_id(value, attr_at);
-		else if (new_field && strcmp(key, "constantPool") == 0)
-			new_field->constant_pool = strcmp(value, "true") == 0;
-		else if (new_field && strcmp(key, "dimension") == 0)
-			new_field->array = strcmp(value, "0") != 0;
-	}
-	nchildren = read_count(r, "count of children");
-	for (int64 i = 0; i < nchildren; i++)
-	{
-		/* classes move when the array grows: pass the index's class afresh */
-		int			ci = new_class ? (int) (new_class - decoder->classes) : -1;
-
-		read_element(decoder, r, ci >= 0 ? &decoder->classes[ci] : NULL, depth + 1);
-		if (ci >= 0)
-			new_class = &decoder->classes[ci];
-	}
-}
-
-/* Field types by index, primitives by name; an error for a type not described */
-static void
-resolve_classes(JfrDecoder *decoder, size_t at)
-{
-	decoder->class_ids = decoder_alloc(decoder, sizeof(JfrPoolEntry) * Max(decoder->nclasses, 1), at);
-	for (int i = 0; i < decoder->nclasses; i++)
-	{
-		decoder->classes[i].type = primitive_type(decoder->classes[i].name);
-		decoder->class_ids[i].key = decoder->classes[i].id;
-		decoder->class_ids[i].offset = i;
-	}
-	qsort(decoder->class_ids, decoder->nclasses, sizeof(JfrPoolEntry), compare_entries);
-	for (int i = 0; i < decoder->nclasses; i++)
-		for (int f = 0; f < decoder->classes[i].nfields; f++)
-		{
-			JfrField   *field = &decoder->classes[i].fields[f];
-
-			field->class_index = class_by_id(decoder, field->class_id);
-			if (field->class_index < 0)
-				jfr_error(at, "Field %s of type %s is of a type the metadata does not describe.",
-						  field->name, decoder->classes[i].name);
-		}
-	decoder->string_class = class_by_name(decoder, "java.lang.String");
-	decoder->stack_trace_class = class_by_name(decoder, "jdk.types.StackTrace");
-}
-
-static void
-read_metadata(JfrDecoder *decoder, size_t at)
-{
-	JfrReader	r;
-	int64		size;
-
-	chunk_reader(decoder, &r, at);
-	size = read_int(&r, 4);
-	if (size <= 0 || (uint64) size > decoder->chunk_end - at)
-		jfr_error(at, "The metadata's size " INT64_FORMAT " runs past its chunk.", size);
-	r.end = at + size;
-	if (read_int(&r, 8) != JFR_EVENT_METADATA)
-		jfr_error(at, "The chunk header's metadata offset does not point at the metadata.");
-	(void) read_int(&r, 8);		/* start */
-	(void) read_int(&r, 8);		/* duration */
-	(void) read_int(&r, 8);		/* metadata id */
-	decoder->nstrings = (int) read_count(&r, "count of metadata strings");
-	decoder->strings = decoder_alloc(decoder, sizeof(char *) * Max(decoder->nstrings, 1), at);
-	for (int i = 0; i < decoder->nstrings; i++)
-	{
-		size_t		string_at = r.pos;
-
-		if (r.pos < r.end && r.data[r.pos] == 2)
-			jfr_error(string_at, "A metadata string refers to a constant pool.");
-		decoder->strings[i] = read_string(decoder, &r, true);
-	}
-	read_element(decoder, &r, NULL, 0);
-	resolve_classes(decoder, at);
+			qsort(decoder->classes[i].pool, decoder->classes[i].npool, sizeof(JfrPoolEntry), jfr_compare_entries);
 }
 
 /* ---------------------------------------------------------------- samples */
@@ -748,7 +499,7 @@ find_layout(const JfrDecoder *decoder, JfrLayout *layout)
 {
 	for (int k = 0; k < JFR_KIND_COUNT; k++)
 	{
-		int			ci = class_by_name(decoder, kind_events[k]);
+		int			ci = jfr_class_by_name(decoder, kind_events[k]);
 		const JfrClass *cls = ci >= 0 ? &decoder->classes[ci] : NULL;
 
 		layout->event_class[k] = ci;
@@ -760,7 +511,7 @@ find_layout(const JfrDecoder *decoder, JfrLayout *layout)
 		layout->event_samples[k] = cls ? field_index(cls, "samples") : -1;
 		layout->event_bytes[k] = cls && kind_bytes[k] ? field_index(cls, kind_bytes[k]) : -1;
 	}
-	layout->setting_class = class_by_name(decoder, "jdk.ActiveSetting");
+	layout->setting_class = jfr_class_by_name(decoder, "jdk.ActiveSetting");
 }
 
 /* A pooled struct's fields, NULL if the pool lacks the key */
@@ -775,7 +526,7 @@ pooled_struct(JfrDecoder *decoder, const JfrField *ref, int64 key, const JfrClas
 	offset = pool_lookup(*cls, key);
 	if (offset == 0)
 		return NULL;
-	chunk_reader(decoder, &r, offset);
+	jfr_chunk_reader(decoder, &r, offset);
 	values = palloc(sizeof(JfrValue) * Max((*cls)->nfields, 1));
 	read_struct(decoder, &r, *cls, values);
 	return values;
@@ -791,8 +542,8 @@ string_field(JfrDecoder *decoder, const JfrClass *cls, const JfrValue *values, c
 	if (i < 0 || cls->fields[i].array || cls->fields[i].constant_pool ||
 		decoder->classes[cls->fields[i].class_index].type != JT_STRING)
 		return NULL;
-	chunk_reader(decoder, &r, values[i].at);
-	return read_string(decoder, &r, true);
+	jfr_chunk_reader(decoder, &r, values[i].at);
+	return jfr_read_string(decoder, &r, true);
 }
 
 /*
@@ -893,10 +644,10 @@ jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames
 		jfr_error(offset, "The stack frame type has no method.");
 
 	values = palloc(sizeof(JfrValue) * Max(stack_class->nfields, Max(frame_class->nfields, 1)));
-	chunk_reader(decoder, &r, offset);
+	jfr_chunk_reader(decoder, &r, offset);
 	read_struct(decoder, &r, stack_class, values);
-	chunk_reader(decoder, &r, values[fi].at);
-	n = read_count(&r, "count of frames");
+	jfr_chunk_reader(decoder, &r, values[fi].at);
+	n = jfr_read_count(&r, "count of frames");
 	*frames = palloc(sizeof(JfrFrame) * Max(n, 1));
 	for (int64 i = 0; i < n; i++)
 	{
@@ -961,12 +712,12 @@ read_events(JfrDecoder *decoder, uint32 kinds, uint32 *present, JfrSampleHandler
 		int64		type;
 
 		CHECK_FOR_INTERRUPTS();
-		chunk_reader(decoder, &r, pos);
-		size = read_int(&r, 4);
+		jfr_chunk_reader(decoder, &r, pos);
+		size = jfr_read_int(&r, 4);
 		if (size <= 0 || (uint64) size > decoder->chunk_end - pos)
 			jfr_error(pos, "An event's size " INT64_FORMAT " is not positive or runs past its chunk.", size);
 		r.end = pos + size;
-		type = read_int(&r, 8);
+		type = jfr_read_int(&r, 8);
 		if (layout.setting_class >= 0 && decoder->classes[layout.setting_class].id == type &&
 			is_wall_setting(decoder, &decoder->classes[layout.setting_class], &r))
 			*present |= JFR_WALL_MODE;
@@ -1027,7 +778,7 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	decoder->memory_used = 0;
 	decoder->steps_left = (int64) size * 64 + 1000000;
 
-	read_metadata(decoder, start + meta_offset);
+	jfr_read_metadata(decoder, start + meta_offset);
 	for (cp = start + cp_offset; cp != 0;)
 		cp = read_constant_pool(decoder, cp);
 	sort_pools(decoder);
