@@ -58,6 +58,8 @@ name_funcs(ReportExtras *extras, const CallTree *tree)
 		int32		func = func_names_id(extras->funcs, k);
 		const char *name = func_names_get(extras->funcs, func);
 
+		if ((k & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
 		extras->names[k] = cstring_to_text(name ? name : psprintf("#%d", func));
 	}
 }
