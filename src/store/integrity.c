@@ -105,6 +105,7 @@ PG_FUNCTION_INFO_V1(calltree_stack_insert_check);
 PG_FUNCTION_INFO_V1(calltree_interned_delete_check);
 PG_FUNCTION_INFO_V1(calltree_interned_refuse);
 PG_FUNCTION_INFO_V1(calltree_sample_refs_check);
+PG_FUNCTION_INFO_V1(calltree_sample_set_refs_check);
 PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
 PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
 
@@ -140,14 +141,14 @@ integrity_writer_can_vouch(void)
 }
 
 int
-integrity_execute_vouched(SPIPlanPtr plan, Datum *values)
+integrity_execute_vouched(SPIPlanPtr plan, Datum *values, const char *nulls)
 {
 	int			ret;
 
 	writer_vouches = integrity_writer_can_vouch();
 	PG_TRY();
 	{
-		ret = SPI_execute_plan(plan, values, NULL, false, 0);
+		ret = SPI_execute_plan(plan, values, nulls, false, 0);
 	}
 	PG_FINALLY();
 	{
@@ -389,18 +390,25 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 }
 
 /*
- * Fails if a sample refers to a deleted stack: one pass over the samples
- * for the statement (sample.stack_id has no index).
+ * Fails if a sample refers to a deleted stack: one pass over the sample
+ * sets, reading the stack dictionary of each value, and one over the rows
+ * not packed yet (neither has an index on stacks).
  */
 static void
 check_deleted_stacks_unsampled(TriggerData *trigdata)
 {
 	TupleDesc	desc;
-	HeapTuple	bad = first_violation(table_of(trigdata, "sample"),
-									  "SELECT s.stack_id FROM calltree.sample s "
-									  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
+	HeapTuple	bad = first_violation(table_of(trigdata, "sample_set"),
+									  "SELECT u.id FROM calltree.sample_set s, "
+									  "pg_catalog.unnest(calltree.stack_ids(s.samples)) AS u(id) "
+									  "WHERE u.id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
 									  &desc);
 
+	if (bad == NULL)
+		bad = first_violation(table_of(trigdata, "sample_row"),
+							  "SELECT s.stack_id FROM calltree.sample_row s "
+							  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
+							  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
@@ -467,7 +475,8 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_interned_refuse");
 	/* on Citus, it fires on the tables' placements */
 	const char *table = calltree_table_name(trigdata->tg_relation);
-	const char *referring = strcmp(table, "frame") == 0 ? "stack" : "sample";
+	bool		of_frame = strcmp(table, "frame") == 0;
+	const char *referring = of_frame ? "stack" : "sample_set";
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
@@ -480,7 +489,8 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 		 */
 		SPI_connect();
 		if (run_check(table_of(trigdata, referring),
-					  psprintf("SELECT EXISTS (SELECT FROM calltree.%s)", referring),
+					  of_frame ? "SELECT EXISTS (SELECT FROM calltree.stack)"
+					  : "SELECT EXISTS (SELECT FROM calltree.sample_set) OR EXISTS (SELECT FROM calltree.sample_row)",
 					  true, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read calltree.%s", referring);
 		referred = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -501,31 +511,32 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot update the id of calltree.%s", table),
-			 errdetail("Rows of calltree.%s refer to it by id.", referring),
+			 errdetail("Rows of calltree.%s refer to it by id.", of_frame ? "stack" : "sample_set"),
 			 errhint("Insert a new row instead.")));
 	return PointerGetDatum(NULL);
 }
 
 /*
- * Locks FOR KEY SHARE the rows of calltree.`table` that the new samples'
- * `column` names, and fails if one is missing: a foreign key's check, in
- * the statement's snapshot, so that under REPEATABLE READ a row deleted
- * since the transaction's snapshot is a serialization failure.
+ * Locks FOR KEY SHARE the rows of calltree.`table` whose ids the query
+ * `ids` gives (from the statement's new rows), and fails if one is
+ * missing: a foreign key's check, in the statement's snapshot, so that
+ * under REPEATABLE READ a row deleted since the transaction's snapshot is
+ * a serialization failure.
  */
 static void
-lock_references(TriggerData *trigdata, const char *column, const char *table,
+lock_references(TriggerData *trigdata, const char *ids, const char *table,
 				const char *what, const char *hint)
 {
 	Oid			relid = table_of(trigdata, table);
 	char	   *lock = psprintf("SELECT t.id FROM calltree.%s t "
-								"WHERE t.id OPERATOR(pg_catalog.=) ANY (SELECT n.%s FROM new_samples n) "
+								"WHERE t.id OPERATOR(pg_catalog.=) ANY (%s) "
 								"FOR KEY SHARE OF t",
-								table, column);
-	char	   *count = psprintf("SELECT pg_catalog.count(DISTINCT n.%s) FROM new_samples n", column);
-	char	   *missing = psprintf("SELECT n.%s FROM new_samples n WHERE n.%s IS NOT NULL "
+								table, ids);
+	char	   *count = psprintf("SELECT pg_catalog.count(DISTINCT x.id) FROM (%s) AS x(id)", ids);
+	char	   *missing = psprintf("SELECT x.id FROM (%s) AS x(id) WHERE x.id IS NOT NULL "
 								   "AND NOT EXISTS (SELECT FROM calltree.%s t "
-								   "                WHERE t.id OPERATOR(pg_catalog.=) n.%s) LIMIT 1",
-								   column, column, table, column);
+								   "                WHERE t.id OPERATOR(pg_catalog.=) x.id) LIMIT 1",
+								   ids, table);
 	uint64		locked;
 	int64		wanted;
 
@@ -548,20 +559,20 @@ lock_references(TriggerData *trigdata, const char *column, const char *table,
 }
 
 /*
- * Fails if a new sample's stack does not exist; holds the stacks first, so
- * that the ones found stay.
+ * Fails if a stack that the query `ids` gives (from the new rows) does not
+ * exist; holds the stacks first, so that the ones found stay.
  */
 static void
-check_sample_stacks(TriggerData *trigdata)
+check_sample_stacks(TriggerData *trigdata, const char *ids)
 {
 	TupleDesc	desc;
 	HeapTuple	bad;
 
 	integrity_hold_stacks();
 	bad = first_violation(table_of(trigdata, "stack"),
-						  "SELECT n.stack_id FROM new_samples n "
-						  "WHERE NOT EXISTS (SELECT FROM calltree.stack s "
-						  "                  WHERE s.id OPERATOR(pg_catalog.=) n.stack_id) LIMIT 1",
+						  psprintf("SELECT x.id FROM (%s) AS x(id) "
+								   "WHERE NOT EXISTS (SELECT FROM calltree.stack s "
+								   "                  WHERE s.id OPERATOR(pg_catalog.=) x.id) LIMIT 1", ids),
 						  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
@@ -590,9 +601,12 @@ restoring_as_owner(TriggerData *trigdata)
 		has_privs_of_role(GetUserId(), table_owner(RelationGetRelid(trigdata->tg_relation)));
 }
 
+static const char *const PROFILE_HINT = "Samples are written by an import, into the profile it creates.";
+static const char *const LABELS_HINT = "Intern the label set first, with intern_labels().";
+
 /*
- * AFTER INSERT and AFTER UPDATE ON sample FOR EACH STATEMENT, with the new
- * rows as new_samples.
+ * AFTER INSERT and AFTER UPDATE ON sample_row FOR EACH STATEMENT, with the
+ * new rows as new_samples.
  */
 Datum
 calltree_sample_refs_check(PG_FUNCTION_ARGS)
@@ -602,19 +616,44 @@ calltree_sample_refs_check(PG_FUNCTION_ARGS)
 	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) && (writer_vouches || restoring_as_owner(trigdata)))
 		return PointerGetDatum(NULL);
 	connect_with_transition_tables(trigdata);
-	check_sample_stacks(trigdata);
-	lock_references(trigdata, "profile_id", "profile", "profile",
-					"Samples are written by an import, into the profile it creates.");
-	lock_references(trigdata, "labels_id", "labels", "label set",
-					"Intern the label set first, with intern_labels().");
+	check_sample_stacks(trigdata, "SELECT DISTINCT n.stack_id FROM new_samples n");
+	lock_references(trigdata, "SELECT n.profile_id FROM new_samples n", "profile", "profile", PROFILE_HINT);
+	lock_references(trigdata, "SELECT n.labels_id FROM new_samples n", "labels", "label set", LABELS_HINT);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
 
 /*
+ * AFTER INSERT and AFTER UPDATE ON sample_set FOR EACH STATEMENT, with the
+ * new rows as new_sets: the references inside each value are read from its
+ * dictionaries (stack_ids, label_set_ids), without unpacking its samples.
+ */
+Datum
+calltree_sample_set_refs_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_sample_set_refs_check");
+
+	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) && (writer_vouches || restoring_as_owner(trigdata)))
+		return PointerGetDatum(NULL);
+	connect_with_transition_tables(trigdata);
+	check_sample_stacks(trigdata,
+						"SELECT DISTINCT u.id FROM new_sets n, "
+						"pg_catalog.unnest(calltree.stack_ids(n.samples)) AS u(id)");
+	lock_references(trigdata, "SELECT n.profile_id FROM new_sets n", "profile", "profile", PROFILE_HINT);
+	lock_references(trigdata,
+					"SELECT u.id FROM new_sets n, pg_catalog.unnest(calltree.label_set_ids(n.samples)) AS u(id)",
+					"labels", "label set", LABELS_HINT);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* The tables that hold samples: packed, and rows not packed yet */
+static const char *const SAMPLE_TABLES[] = {"sample_set", "sample_row"};
+
+/*
  * AFTER DELETE ON profile FOR EACH STATEMENT (old_rows): their samples go,
  * also those committed while the DELETE waited for their lock.  The range
- * of their ids lets the executor skip the partitions of sample that hold
+ * of their ids lets the executor skip the partitions of samples that hold
  * none of them (a join alone would read them all).
  */
 Datum
@@ -623,13 +662,15 @@ calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
 
 	connect_with_transition_tables(trigdata);
-	if (run_check(table_of(trigdata, "sample"),
-				  "DELETE FROM calltree.sample s USING old_rows o "
-				  "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id "
-				  "AND s.profile_id OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(m.id) FROM old_rows m) "
-				  "AND s.profile_id OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(m.id) FROM old_rows m)",
-				  true, 0) != SPI_OK_DELETE)
-		elog(ERROR, "could not delete the samples of deleted profiles");
+	for (int i = 0; i < lengthof(SAMPLE_TABLES); i++)
+		if (run_check(table_of(trigdata, SAMPLE_TABLES[i]),
+					  psprintf("DELETE FROM calltree.%s s USING old_rows o "
+							   "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id "
+							   "AND s.profile_id OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(m.id) FROM old_rows m) "
+							   "AND s.profile_id OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(m.id) FROM old_rows m)",
+							   SAMPLE_TABLES[i]),
+					  true, 0) != SPI_OK_DELETE)
+			elog(ERROR, "could not delete the samples of deleted profiles");
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -646,11 +687,17 @@ calltree_labels_delete_check(PG_FUNCTION_ARGS)
 	HeapTuple	bad;
 
 	connect_with_transition_tables(trigdata);
-	bad = first_violation(table_of(trigdata, "sample"),
-						  "SELECT o.id FROM old_rows o "
-						  "WHERE EXISTS (SELECT FROM calltree.sample s "
-						  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id)",
+	bad = first_violation(table_of(trigdata, "sample_set"),
+						  "SELECT u.id FROM calltree.sample_set s, "
+						  "pg_catalog.unnest(calltree.label_set_ids(s.samples)) AS u(id) "
+						  "WHERE u.id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
 						  &desc);
+	if (bad == NULL)
+		bad = first_violation(table_of(trigdata, "sample_row"),
+							  "SELECT o.id FROM old_rows o "
+							  "WHERE EXISTS (SELECT FROM calltree.sample_row s "
+							  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id)",
+							  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),

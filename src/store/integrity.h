@@ -36,7 +36,7 @@ extern bool integrity_writer_can_vouch(void);
  * statement's checks are skipped.  The vouch ends with the statement, also
  * on error.
  */
-extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values);
+extern int	integrity_execute_vouched(SPIPlanPtr plan, Datum *values, const char *nulls);
 
 /*
  * The same for rows the writer COPYs into `relid` (copy_rows_insert).

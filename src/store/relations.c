@@ -31,6 +31,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/syscache.h"
 
 #include "store/store.h"
 
@@ -45,6 +46,20 @@ calltree_relation(Oid namespace, const char *name)
 				 errmsg("relation \"calltree.%s\" does not exist", name),
 				 errhint("Reinstall the extension with DROP EXTENSION calltree; CREATE EXTENSION calltree.")));
 	return relid;
+}
+
+Oid
+calltree_type(Oid namespace, const char *name)
+{
+	Oid			typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+										CStringGetDatum(name), ObjectIdGetDatum(namespace));
+
+	if (!OidIsValid(typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type \"calltree.%s\" does not exist", name),
+				 errhint("Update the extension with ALTER EXTENSION calltree UPDATE.")));
+	return typid;
 }
 
 /* Whether Citus is installed in this database: its metadata tables exist */

@@ -1,20 +1,14 @@
 /*
  * sample_partitions.c
- *	  The partition of calltree.sample that holds a profile's samples, and
- *	  the refusal of samples beyond the last time window.
+ *	  The refusal of sample sets beyond the last time window.
  *
- * calltree.sample is partitioned by ranges of profile ids, one partition a
- * time window (src/install/functions/77_retention.sql says why).  The
- * writer COPYs an import's samples straight into the partition of its
- * profile: COPY into the partitioned table itself would write them one row
- * at a time, since its statement triggers keep transition tables
- * (PostgreSQL's CopyFrom), about twice as slow.
- *
- * sample_default holds the samples of ids that no window holds: those of
- * windows dropped already, which no window will hold again.  A sample of
- * an id past the last window would be in the way of the window that opens
- * next: ATTACH PARTITION refuses a range of which the default partition
- * holds rows.  So sample_default's trigger refuses such rows.
+ * calltree.sample_set is partitioned by ranges of profile ids, one
+ * partition a time window (src/install/functions/77_retention.sql says
+ * why).  sample_set_default holds the sets of ids that no window holds:
+ * those of windows dropped already, which no window will hold again.  A
+ * set of an id past the last window would be in the way of the window that
+ * opens next: ATTACH PARTITION refuses a range of which the default
+ * partition holds rows.  So sample_set_default's trigger refuses such rows.
  */
 #include "postgres.h"
 
@@ -41,47 +35,20 @@ profile_id_bounds(Relation rel, PartitionDesc *desc)
 
 	*desc = RelationGetPartitionDesc(rel, true);
 	if (key->strategy != PARTITION_STRATEGY_RANGE || key->partnatts != 1 || (*desc)->boundinfo == NULL)
-		elog(ERROR, "calltree.sample is not partitioned by a range of profile ids");
+		elog(ERROR, "calltree.%s is not partitioned by a range of profile ids", RelationGetRelationName(rel));
 	return (*desc)->boundinfo;
-}
-
-Oid
-sample_partition_of(Oid sample, int64 profile_id)
-{
-	Relation	rel = table_open(sample, AccessShareLock);
-	Oid			partition = InvalidOid;
-
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-	{
-		PartitionKey key = RelationGetPartitionKey(rel);
-		PartitionDesc desc;
-		PartitionBoundInfo bounds = profile_id_bounds(rel, &desc);
-		Datum		value = Int64GetDatum(profile_id);
-		bool		equal;
-		int			offset;
-		int			index;
-
-		offset = partition_range_datum_bsearch(key->partsupfunc, key->partcollation, bounds, 1, &value, &equal);
-		index = bounds->indexes[offset + 1];
-		if (index < 0)
-			index = bounds->default_index;
-		if (index >= 0)
-			partition = desc->oids[index];
-	}
-	table_close(rel, NoLock);
-	return partition;
 }
 
 /*
  * The first profile id past every window of the partitioned table
- * `sample`: the upper bound of its last range partition.  False when
+ * `parent`: the upper bound of its last range partition.  False when
  * there is none (no range partition, or the last one has no upper bound).
  * The largest bound of a range partitioning is always an upper bound.
  */
 static bool
-windows_end(Oid sample, int64 *end)
+windows_end(Oid parent, int64 *end)
 {
-	Relation	rel = table_open(sample, AccessShareLock);
+	Relation	rel = table_open(parent, AccessShareLock);
 	PartitionDesc desc;
 	PartitionBoundInfo bounds = profile_id_bounds(rel, &desc);
 	int			last = bounds->ndatums - 1;
@@ -93,7 +60,7 @@ windows_end(Oid sample, int64 *end)
 	return bounded;
 }
 
-/* The profile id of a row of a partition of sample */
+/* The profile id of a row of a partition */
 static int64
 row_profile_id(Relation rel, HeapTuple row)
 {
@@ -113,9 +80,9 @@ row_profile_id(Relation rel, HeapTuple row)
 }
 
 /*
- * BEFORE INSERT OR UPDATE OF profile_id ON sample_default, FOR EACH ROW:
- * refuses a sample whose profile id lies past the last window.  It reads
- * the partitions of sample as the row's routing did: a window attached
+ * BEFORE INSERT OR UPDATE OF profile_id ON sample_set_default, FOR EACH
+ * ROW: refuses a row whose profile id lies past the last window.  It reads
+ * the partitions of its table as the row's routing did: a window attached
  * meanwhile is seen once its ATTACH committed, since the row waited for
  * the lock that ATTACH held on this partition.
  */
@@ -140,7 +107,7 @@ calltree_sample_window_check(PG_FUNCTION_ARGS)
 		windows_end(get_partition_parent(RelationGetRelid(rel), false), &end) && profile_id >= end)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("profile id " INT64_FORMAT " lies past the last time window of calltree.sample", profile_id),
+				 errmsg("profile id " INT64_FORMAT " lies past the last time window of calltree.sample_set", profile_id),
 				 errdetail("The last window ends before profile id " INT64_FORMAT ".  A sample of a later id "
 						   "would go to %s and stop the next window from opening.",
 						   end, RelationGetRelationName(rel)),

@@ -6,10 +6,11 @@
  * What the writer, the importers, the queries and the exporters need from
  * the tables is declared here, a section per file of store/:
  *
- *   relations.c          the extension's tables and columns found by name,
+ *   relations.c          the extension's tables, types and columns found by name,
  *                        the checks a direct read makes, and Citus
  *   copy_rows.c          rows built in memory, written by COPY FROM's code
- *   sample_partitions.c  the partition that holds a profile's samples
+ *   sample_partitions.c  the trigger that keeps ids past the last window out
+ *   sample_face.c        INSERT, UPDATE and DELETE on the view calltree.sample
  *   func_lookup.c        what SQL arguments name in calltree.func
  *   func_names.c         the names, files and resources of a tree's funcs
  *   profile_lookup.c     whether calltree.profile holds a profile id
@@ -55,6 +56,7 @@ typedef struct OptionalInt
  * checks that a direct read of them must make first.
  */
 extern Oid	calltree_relation(Oid namespace, const char *name);
+extern Oid	calltree_type(Oid namespace, const char *name);
 extern AttrNumber calltree_column(Oid relid, const char *name);
 extern void calltree_check_read(Oid relid, const AttrNumber *columns, int ncolumns);
 
@@ -114,26 +116,6 @@ extern bool copy_rows_allowed(Oid relid);
  */
 extern uint64 copy_rows_insert(CopyRows *rows, Oid relid, Oid target, List *columns);
 
-/* Gives row `row`'s values (and nulls), in the order of the columns */
-typedef void (*CopyRowsValuesFill) (void *arg, int64 row, Datum *values, bool *nulls);
-
-/*
- * Inserts `nrows` rows, given as values by `fill`, as copy_rows_insert
- * does (privileges on `relid`, constraints and indexes of `target`, rows
- * written many at a time), when `target` is a plain table without
- * triggers whose every column is among `columns`.  False, with nothing
- * written, when it is not: the caller then writes the rows another way.
- */
-extern bool copy_rows_insert_values(Oid relid, Oid target, List *columns, int64 nrows,
-									CopyRowsValuesFill fill, void *arg);
-
-
-/*
- * sample_partitions.c: the partition of the partitioned table `sample`
- * that holds the rows of `profile_id`, or InvalidOid when none does.
- * Takes no lock on the partition: the caller locks it before writing.
- */
-extern Oid	sample_partition_of(Oid sample, int64 profile_id);
 
 
 /*

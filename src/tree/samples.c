@@ -70,8 +70,8 @@ compare_int64(int64 a, int64 b)
 }
 
 /* The canonical order of samples.h */
-static int
-compare_samples(const Sample *x, const Sample *y)
+int
+samples_compare(const Sample *x, const Sample *y)
 {
 	if (x->has_ts != y->has_ts)
 		return x->has_ts ? 1 : -1;
@@ -89,7 +89,7 @@ compare_samples(const Sample *x, const Sample *y)
 static int
 compare_samples_qsort(const void *a, const void *b)
 {
-	return compare_samples((const Sample *) a, (const Sample *) b);
+	return samples_compare((const Sample *) a, (const Sample *) b);
 }
 
 static int
@@ -103,6 +103,35 @@ samples_sort(Sample *samples, int64 count)
 {
 	if (count > 1)
 		qsort(samples, (size_t) count, sizeof(Sample), compare_samples_qsort);
+}
+
+/*
+ * Removes from `set` (count samples, in canonical order) one sample equal
+ * to each of `doomed` (ndoomed samples, in canonical order) that it holds,
+ * keeping the order; found[i] says whether doomed[i] was.  A merge of the
+ * two sorted lists: equal samples are adjacent in both.  The samples left
+ * in `set`.
+ */
+int64
+samples_remove(Sample *set, int64 count, const Sample *doomed, int64 ndoomed, bool *found)
+{
+	int64		kept = 0;
+	int64		d = 0;
+
+	for (int64 i = 0; i < count; i++)
+	{
+		int			cmp = 1;
+
+		while (d < ndoomed && (cmp = samples_compare(&doomed[d], &set[i])) < 0)
+			found[d++] = false;
+		if (d < ndoomed && cmp == 0)
+			found[d++] = true;
+		else
+			set[kept++] = set[i];
+	}
+	while (d < ndoomed)
+		found[d++] = false;
+	return kept;
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -598,7 +627,7 @@ check_order(const Reader *reader, Size stack_column, const Sample *samples, int6
 	{
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (compare_samples(&samples[i - 1], &samples[i]) > 0)
+		if (samples_compare(&samples[i - 1], &samples[i]) > 0)
 			malformed(entry_offset(reader, stack_column, i),
 					  "sample " INT64_FORMAT " is out of order: the samples without a time come first, ordered by stack, label set and weight, then the others by time, stack, label set and weight",
 					  i);

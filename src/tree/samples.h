@@ -111,8 +111,17 @@ typedef struct SamplesHeader
 	Size		dictionaries;	/* offset of the stack dictionary */
 } SamplesHeader;
 
-/* Sorts samples into the canonical order */
+/* Sorts samples into the canonical order, which samples_compare gives */
 extern void samples_sort(Sample *samples, int64 count);
+extern int	samples_compare(const Sample *x, const Sample *y);
+
+/*
+ * Removes from `set` (in canonical order) one sample equal to each sample
+ * of `doomed` (in canonical order) that it holds; found[i] says whether
+ * doomed[i] was.  Returns how many samples `set` keeps, in order.
+ */
+extern int64 samples_remove(Sample *set, int64 count, const Sample *doomed, int64 ndoomed,
+							bool *found);
 
 /*
  * The packed value (a varlena) of `count` samples in any order, which are

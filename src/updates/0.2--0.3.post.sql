@@ -1,10 +1,67 @@
 -- calltree 0.2 -> 0.3: what comes after the functions are replayed.
 
--- ---- partitions (issue 29, items 5 and 6): sample_default refuses the
--- samples of profile ids past the last window (bindings/77_retention.sql).
--- Those that 0.2 let in are moved by the next new_sample_partition().
-CREATE TRIGGER sample_window_check BEFORE INSERT OR UPDATE OF profile_id ON sample_default
+-- ---- partitions (issue 29, items 5 and 6): sample_set_default refuses
+-- the sample sets of profile ids past the last window
+-- (bindings/77_retention.sql).
+CREATE TRIGGER sample_window_check BEFORE INSERT OR UPDATE OF profile_id ON sample_set_default
     FOR EACH ROW EXECUTE FUNCTION sample_window_check();
+
+-- ==== Storage (issue 30): the checks of sample_set (as
+-- bindings/15_integrity.sql), and the view calltree.sample with its
+-- triggers (as bindings/37_sample_face.sql)
+CREATE TRIGGER sample_set_insert_check AFTER INSERT ON sample_set
+    REFERENCING NEW TABLE AS new_sets
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_set_refs_check();
+CREATE TRIGGER sample_set_update_check AFTER UPDATE ON sample_set
+    REFERENCING NEW TABLE AS new_sets
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_set_refs_check();
+
+CREATE VIEW sample WITH (security_invoker = true) AS
+SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
+  FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
+UNION ALL
+SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
+  FROM @extschema@.sample_row r;
+ALTER VIEW sample ALTER COLUMN weight SET DEFAULT 1;
+COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start; read from sample_set, written into it';
+CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
+    FOR EACH ROW EXECUTE FUNCTION sample_face_row();
+CREATE TRIGGER sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_face_write();
+
+-- The row-level security a DBA put on the sample table of 0.2 (now
+-- sample_row) holds on sample_set too: its flags, and each policy whose
+-- expressions name only the columns both tables have.  A policy that
+-- cannot be copied leaves sample_set closed to the roles it was for (row
+-- security on, no policy of theirs), with a warning.
+DO $$
+DECLARE
+    r record;
+BEGIN
+    IF (SELECT relrowsecurity FROM pg_class WHERE oid = '@extschema@.sample_row'::regclass) THEN
+        ALTER TABLE @extschema@.sample_set ENABLE ROW LEVEL SECURITY;
+    END IF;
+    IF (SELECT relforcerowsecurity FROM pg_class WHERE oid = '@extschema@.sample_row'::regclass) THEN
+        ALTER TABLE @extschema@.sample_set FORCE ROW LEVEL SECURITY;
+    END IF;
+    FOR r IN SELECT p.policyname, p.permissive, p.roles, p.cmd, p.qual, p.with_check
+               FROM pg_policies p WHERE p.schemaname = '@extschema@' AND p.tablename = 'sample_row'
+    LOOP
+        BEGIN
+            EXECUTE format('CREATE POLICY %I ON @extschema@.sample_set AS %s FOR %s TO %s%s%s',
+                           r.policyname, r.permissive, r.cmd,
+                           (SELECT string_agg(CASE WHEN x = 'public' THEN 'PUBLIC' ELSE quote_ident(x) END, ', ')
+                              FROM unnest(r.roles) AS x),
+                           CASE WHEN r.qual IS NULL THEN '' ELSE ' USING (' || r.qual || ')' END,
+                           CASE WHEN r.with_check IS NULL THEN '' ELSE ' WITH CHECK (' || r.with_check || ')' END);
+        EXCEPTION WHEN undefined_column OR undefined_function OR datatype_mismatch THEN
+            ALTER TABLE @extschema@.sample_set ENABLE ROW LEVEL SECURITY;
+            RAISE WARNING 'policy % of calltree.sample_row could not be copied to calltree.sample_set: %', r.policyname, SQLERRM
+                USING HINT = 'Write it on calltree.sample_set by hand; until then the roles it was for see no sample set.';
+        END;
+    END LOOP;
+END
+$$;
 
 -- ==== Backups: the record of row-level security (issue 29, item 7) ====
 -- As bindings/90_row_security.sql; the record then holds the row-level

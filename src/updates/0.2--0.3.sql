@@ -102,3 +102,61 @@ SELECT pg_catalog.pg_extension_config_dump('row_security_policy', '');
 
 -- Fleet ingest (calltree-receiver): the index that finds a Push's sample ID
 CREATE INDEX profile_push_id_idx ON profile USING hash ((meta OPERATOR(pg_catalog.->>) 'push_id'));
+
+-- ==== Storage (issue 30): samples packed into sample_set ====
+-- The sample table of 0.2 becomes sample_row, which keeps its rows until
+-- pack_samples() packs them; its partitions keep their names.  The new
+-- table sample_set gets a partition for each window that 0.2 opened, so
+-- that the profile ids of the current window have theirs.  The view
+-- calltree.sample, which reads both, comes after the functions it calls
+-- (0.2--0.3.post.sql), with the triggers of sample_set.
+ALTER TABLE sample RENAME TO sample_row;
+COMMENT ON TABLE sample_row IS 'samples as rows, as version 0.2 kept them, until pack_samples() packs them into sample_set';
+COMMENT ON TABLE sample_0 IS 'the sample rows of profile ids below 10,000,000,000, not packed yet';
+COMMENT ON TABLE sample_default IS 'the sample rows of profile ids that no partition of a window holds, not packed yet';
+
+CREATE TABLE sample_set (
+    profile_id bigint NOT NULL,  -- a profile; checked by sample_set_refs_check, deleted with it
+    thread     text,
+    samples    samples NOT NULL  -- stacks and label sets checked likewise
+) PARTITION BY RANGE (profile_id);
+COMMENT ON TABLE sample_set IS 'the samples of a profile and thread, packed: a profile''s samples are the union of its rows';
+CREATE TABLE sample_set_0 PARTITION OF sample_set FOR VALUES FROM (MINVALUE) TO (10000000000);
+CREATE INDEX sample_set_0_profile_idx ON sample_set_0 (profile_id);
+COMMENT ON TABLE sample_set_0 IS 'the sample sets of the profiles imported before the first window of new_sample_partition()';
+CREATE TABLE sample_set_default PARTITION OF sample_set DEFAULT;
+CREATE INDEX sample_set_default_profile_idx ON sample_set_default (profile_id);
+COMMENT ON TABLE sample_set_default IS 'the sample sets of profile ids that no partition of a window holds';
+ALTER TABLE sample_set_0 ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set_default ENABLE ROW LEVEL SECURITY;
+SELECT pg_catalog.pg_extension_config_dump('sample_set_0', '');
+SELECT pg_catalog.pg_extension_config_dump('sample_set_default', '');
+
+-- a partition of sample_set for each window of sample_row (not members of
+-- the extension, as the windows themselves: pg_dump dumps them)
+DO $$
+DECLARE
+    w record;
+    name text;
+BEGIN
+    FOR w IN
+        SELECT substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \(''?([0-9]+)''?\)')::bigint AS first_id,
+               substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \(''?([0-9]+)''?\)')::bigint AS end_id
+          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = '@extschema@.sample_row'::regclass
+           AND pg_get_expr(c.relpartbound, c.oid) ~ '^FOR VALUES FROM \(''?[0-9]'
+         ORDER BY 1
+    LOOP
+        name := 'sample_set_' || (w.first_id / 10000000000);
+        EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample_set INCLUDING DEFAULTS)', name);
+        EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id)', name || '_profile_idx', name);
+        EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
+        EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
+                       format('the sample sets of profile ids %s to %s', w.first_id, w.end_id - 1));
+        EXECUTE format('ALTER TABLE @extschema@.sample_set ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
+                       name, w.first_id, w.end_id);
+        -- made by the extension's script, but not a member: as a window
+        EXECUTE format('ALTER EXTENSION calltree DROP TABLE @extschema@.%I', name);
+    END LOOP;
+END
+$$;

@@ -144,18 +144,11 @@ column_names(const char *const *names, int count)
 static void
 choose_copy(ProfileWriter *writer)
 {
-	static const char *const sample_columns[] = {"profile_id", "thread", "ts", "stack_id", "weight", "labels_id"};
 	static const char *const stack_columns[] = {"id", "prefix_id", "frame_id"};
 	Oid			namespace = get_namespace_oid("calltree", false);
-	Oid			sample = calltree_relation(namespace, "sample");
 	Oid			stack = calltree_relation(namespace, "stack");
 
 	copy_rows_init(&writer->copy);
-	if (copy_rows_allowed(sample))
-	{
-		writer->sample_relid = sample;
-		writer->sample_columns = column_names(sample_columns, lengthof(sample_columns));
-	}
 	if (copy_rows_allowed(stack))
 	{
 		writer->stack_relid = stack;
@@ -238,8 +231,6 @@ profile_writer_begin(const ProfileInfo *info)
 	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);
 	MemoryContextSwitchTo(writer->cxt);
-	if (OidIsValid(writer->sample_relid))
-		writer->sample_partition = sample_partition_of(writer->sample_relid, writer->profile_id);
 
 	/*
 	 * Frames and stacks are looked up in a snapshot taken after the lock
@@ -349,6 +340,7 @@ int64
 profile_writer_finish(ProfileWriter *writer)
 {
 	writer_flush_samples(writer);
+	writer_sets_write_all(writer, writer->sets);
 	writer_write_all_pending(writer);	/* stacks no sample refers to still exist */
 	writer_remember_written(writer);
 	intern_probe_end(writer->probe);

@@ -466,7 +466,7 @@ write_set(ProfileWriter *writer, const RowKind *kind, PendingRows *pending,
 
 		CHECK_FOR_INTERRUPTS();
 		kind->bind(writer, set, count, args);
-		if (integrity_execute_vouched(plan, args) != SPI_OK_INSERT_RETURNING)
+		if (integrity_execute_vouched(plan, args, NULL) != SPI_OK_INSERT_RETURNING)
 			elog(ERROR, "writing %s failed", kind->what);
 		MemoryContextSwitchTo(cxt);
 		match_returned(kind, pending, by_key, &key);
@@ -556,7 +556,7 @@ insert_fresh_stacks(ProfileWriter *writer)
 	}
 	for (int a = 0; a < 3; a++)
 		args[a] = PointerGetDatum(writer_int8_array(values + a * n, nulls + a * n, n));
-	ret = integrity_execute_vouched(writer->insert_stacks_plan, args);
+	ret = integrity_execute_vouched(writer->insert_stacks_plan, args, NULL);
 	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
 		elog(ERROR, "inserting stacks returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);

@@ -3,7 +3,7 @@
  *	  The ProfileWriter's insides, shared by the files of the writer and by
  *	  nothing else.
  *
- * The writer is one object whose work is split in five parts, a file each:
+ * The writer is one object whose work is split in six parts, a file each:
  *
  *   writer.c          its lifetime: begin and finish, the profile row, the
  *                     prepared statements, the probes' snapshot and the
@@ -15,6 +15,7 @@
  *   writer_flush.c    the pending rows: kept, then written in sets before
  *                     the first sample that refers to them
  *   writer_samples.c  samples, trace events and label sets
+ *   writer_sets.c     samples gathered per thread into packed sample sets
  *
  * Every part reads and writes the same struct, so it is declared here
  * rather than in writer.h: the importers see an opaque ProfileWriter and
@@ -31,6 +32,7 @@
 #include "utils/snapshot.h"
 
 #include "tree/id_maps.h"
+#include "tree/samples.h"
 #include "store/store.h"
 #include "store/intern.h"
 #include "writer/writer.h"
@@ -111,6 +113,9 @@ typedef struct FreshStacks
 	int64	   *frames;			/* real ids */
 } FreshStacks;
 
+/* the samples gathered per thread (writer_sets.c) */
+typedef struct SampleSets SampleSets;
+
 /* the batch of trace events (writer_samples.c) */
 typedef struct EventBatch EventBatch;
 
@@ -168,15 +173,10 @@ struct ProfileWriter
 	int64		next_analyze;	/* ANALYZE the interned tables at this count */
 
 	/*
-	 * Samples and fresh stacks go in by COPY (copy_rows.c), samples as
-	 * values where they may, unless row security applies to their table:
-	 * then by INSERT.
+	 * Fresh stacks go in by COPY (copy_rows.c), unless row security
+	 * applies to their table: then by INSERT.
 	 */
 	CopyRows	copy;
-	Oid			sample_relid;	/* InvalidOid: samples by INSERT */
-	Oid			sample_partition;	/* the partition of the profile's samples */
-	bool		sample_values_refused;	/* it takes no rows as values */
-	List	   *sample_columns;
 	Oid			stack_relid;	/* InvalidOid: fresh stacks by INSERT */
 	bool		on_citus;		/* the interned tables are Citus's (write_set) */
 	List	   *stack_columns;
@@ -185,7 +185,7 @@ struct ProfileWriter
 	/* samples, events and labels (writer_samples.c) */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
-	SPIPlanPtr	insert_samples_plan;
+	SampleSets *sets;			/* the samples gathered per thread (writer_sets.c) */
 	int			nsamples;		/* in the batch not yet written */
 	int64		samples_written;	/* by earlier batches */
 	Datum	   *threads;
@@ -273,6 +273,12 @@ extern int64 writer_pending_add(PendingRows *pending, const void *row);
 extern void writer_prepare_flush(ProfileWriter *writer);
 extern void writer_write_all_pending(ProfileWriter *writer);
 extern void writer_remember_written(ProfileWriter *writer);
+
+/* writer_sets.c: samples gathered per thread, written as packed sets */
+extern SampleSets *writer_sets_create(MemoryContext parent);
+extern void writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread,
+							Size thread_len, const Sample *sample);
+extern void writer_sets_write_all(ProfileWriter *writer, SampleSets *sets);
 
 /* writer_samples.c */
 extern void writer_prepare_samples(ProfileWriter *writer);

@@ -5,12 +5,10 @@
  *
  * Samples and events are buffered SAMPLE_BATCH at a time.  Before a batch
  * is written, every pending row is (writer_flush.c), so the batch's
- * provisional ids become real ones.  Samples go straight into the
- * partition of their profile as values (copy_rows_insert_values) where the
- * writer may vouch for them; else by COPY (copy_rows.c), or by INSERT ...
- * SELECT FROM unnest(...) for a small import or where row security applies
- * to the sample table; events by that INSERT.  A label set is interned by
- * SQL and locked against deletion until the end.
+ * provisional ids become real ones.  Samples then gather per thread into
+ * the packed sets of writer_sets.c; events go in by INSERT ... SELECT FROM
+ * unnest(...).  A label set is interned by SQL and locked against deletion
+ * until the end.
  */
 #include "postgres.h"
 
@@ -23,14 +21,6 @@
 #include "store/integrity.h"
 #include "store/intern.h"
 #include "writer/writer_internal.h"
-
-/*
- * An import of fewer samples writes them by INSERT even where COPY may:
- * COPY sets up a thousand tuple slots and its buffers, about a megabyte
- * that the process takes from the system and gives back at every import,
- * which costs a small import more than COPY's batched writes save.
- */
-#define COPY_SAMPLES_MIN 1000
 
 /* Events of instrumented traces, batched like samples */
 struct EventBatch
@@ -75,29 +65,21 @@ static struct
 {
 	SPIPlanPtr	intern_labels;
 	SPIPlanPtr	lock_labels;
-	SPIPlanPtr	insert_samples;
 } kept_plans;
 
-/* The batch of samples, and the statements that write samples and labels */
+/* The batch of samples, their sets, and the statements that write labels */
 void
 writer_prepare_samples(ProfileWriter *writer)
 {
 	Oid			labels_types[1] = {JSONBOID};
 	Oid			id_types[1] = {INT8OID};
-	Oid			sample_types[6] = {INT8OID, TEXTARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
-	INT8ARRAYOID, INT8ARRAYOID};
 
 	alloc_sample_batch(writer);
 	writer->intern_labels_plan = writer_prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
 		writer_prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
-	writer->insert_samples_plan =
-		writer_prepare_kept(&kept_plans.insert_samples, "INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
-				"SELECT $1, u.thread, u.ts, u.stack_id, u.weight, u.labels_id "
-				"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-				"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(thread, ts, stack_id, weight, labels_id)",
-				6, sample_types);
+	writer->sets = writer_sets_create(writer->cxt);
 }
 
 /*
@@ -144,111 +126,10 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 	return id;
 }
 
-static void
-copy_nullable_int8(CopyRows *rows, Datum value, bool isnull)
-{
-	if (isnull)
-		copy_rows_null(rows);
-	else
-		copy_rows_int8(rows, DatumGetInt64(value));
-}
-
-/* The batch of samples, their stack ids real, by COPY */
-static void
-copy_samples(ProfileWriter *writer)
-{
-	CopyRows   *rows = &writer->copy;
-
-	copy_rows_reset(rows);
-	for (int i = 0; i < writer->nsamples; i++)
-	{
-		copy_rows_int8(rows, writer->profile_id);
-		if (writer->thread_nulls[i])
-			copy_rows_null(rows);
-		else
-		{
-			text	   *thread = DatumGetTextPP(writer->threads[i]);
-
-			copy_rows_text(rows, VARDATA_ANY(thread), VARSIZE_ANY_EXHDR(thread));
-		}
-		copy_nullable_int8(rows, writer->timestamps[i], writer->ts_nulls[i]);
-		copy_rows_int8(rows, DatumGetInt64(writer->stack_ids[i]));
-		copy_rows_int8(rows, DatumGetInt64(writer->weights[i]));
-		copy_nullable_int8(rows, writer->label_ids[i], writer->label_nulls[i]);
-		copy_rows_end_row(rows);
-	}
-	integrity_copy_vouched(rows, writer->sample_relid, writer->sample_partition, writer->sample_columns);
-	MemoryContextSwitchTo(writer->cxt);
-}
-
-/* The values of the batch's sample `row`, in the order of sample_columns */
-static void
-sample_values(void *arg, int64 row, Datum *values, bool *nulls)
-{
-	ProfileWriter *writer = arg;
-
-	values[0] = Int64GetDatum(writer->profile_id);
-	nulls[0] = false;
-	values[1] = writer->threads[row];
-	nulls[1] = writer->thread_nulls[row];
-	values[2] = writer->timestamps[row];
-	nulls[2] = writer->ts_nulls[row];
-	values[3] = writer->stack_ids[row];
-	nulls[3] = false;
-	values[4] = writer->weights[row];
-	nulls[4] = false;
-	values[5] = writer->label_ids[row];
-	nulls[5] = writer->label_nulls[row];
-}
-
 /*
- * The batch of samples, their stack ids real, straight into the partition
- * of the profile, without SQL or COPY's text: what the writer vouches for
- * skips the sample table's checks there (integrity.c).  False when the
- * partition takes no rows that way (a trigger of a user's on it), and from
- * then on for this writer.
- */
-static bool
-insert_sample_values(ProfileWriter *writer)
-{
-	if (writer->sample_values_refused || !OidIsValid(writer->sample_partition) ||
-		!integrity_writer_can_vouch())
-		return false;
-	if (!copy_rows_insert_values(writer->sample_relid, writer->sample_partition, writer->sample_columns,
-								 writer->nsamples, sample_values, writer))
-		writer->sample_values_refused = true;
-	MemoryContextSwitchTo(writer->cxt);
-	return !writer->sample_values_refused;
-}
-
-/* The batch of samples, their stack ids real, by INSERT (row security applies) */
-static void
-insert_samples(ProfileWriter *writer)
-{
-	int			n = writer->nsamples;
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-	Datum		values[6];
-	int			ret;
-
-	values[0] = Int64GetDatum(writer->profile_id);
-	values[1] = PointerGetDatum(construct_md_array(writer->threads, writer->thread_nulls, 1, dims, lbs,
-												   TEXTOID, -1, false, TYPALIGN_INT));
-	values[2] = PointerGetDatum(writer_int8_array(writer->timestamps, writer->ts_nulls, n));
-	values[3] = PointerGetDatum(writer_int8_array(writer->stack_ids, NULL, n));
-	values[4] = PointerGetDatum(writer_int8_array(writer->weights, NULL, n));
-	values[5] = PointerGetDatum(writer_int8_array(writer->label_ids, writer->label_nulls, n));
-	ret = integrity_execute_vouched(writer->insert_samples_plan, values);
-	if (ret != SPI_OK_INSERT || SPI_processed != (uint64) n)
-		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
-	MemoryContextSwitchTo(writer->cxt);
-	for (int i = 1; i < 6; i++)
-		pfree(DatumGetPointer(values[i]));
-}
-
-/*
- * Writes the batch of samples, after every pending row (their stacks among
- * them), as values, by COPY or by INSERT.
+ * Hands the batch of samples to the sets of their threads (writer_sets.c),
+ * after every pending row (their stacks among them) is written: their
+ * stack ids are real from then on.
  */
 void
 writer_flush_samples(ProfileWriter *writer)
@@ -257,15 +138,18 @@ writer_flush_samples(ProfileWriter *writer)
 		return;
 	writer_write_all_pending(writer);
 	for (int i = 0; i < writer->nsamples; i++)
-		writer->stack_ids[i] = Int64GetDatum(real_id(&writer->pending_stacks,
-													 DatumGetInt64(writer->stack_ids[i])));
-	if (!insert_sample_values(writer))
 	{
-		if (OidIsValid(writer->sample_relid) &&
-			(writer->samples_written > 0 || writer->nsamples >= COPY_SAMPLES_MIN))
-			copy_samples(writer);
-		else
-			insert_samples(writer);
+		Sample		sample;
+		text	   *thread = writer->thread_nulls[i] ? NULL : (text *) DatumGetPointer(writer->threads[i]);
+
+		sample.stack_id = real_id(&writer->pending_stacks, DatumGetInt64(writer->stack_ids[i]));
+		sample.weight = DatumGetInt64(writer->weights[i]);
+		sample.has_ts = !writer->ts_nulls[i];
+		sample.ts = sample.has_ts ? DatumGetInt64(writer->timestamps[i]) : 0;
+		sample.has_labels = !writer->label_nulls[i];
+		sample.labels_id = sample.has_labels ? DatumGetInt64(writer->label_ids[i]) : 0;
+		writer_sets_add(writer, writer->sets, thread ? VARDATA(thread) : NULL,
+						thread ? VARSIZE(thread) - VARHDRSZ : 0, &sample);
 	}
 	writer->samples_written += writer->nsamples;
 	writer->nsamples = 0;

@@ -1,4 +1,5 @@
--- The integrity triggers on the interned tables and on sample and profile
+-- The integrity triggers on the interned tables, on the sample tables
+-- (sample_set, and sample_row) and on profile
 -- (their functions: functions/15_integrity.sql).
 CREATE TRIGGER stack_insert_check AFTER INSERT ON stack
     REFERENCING NEW TABLE AS new_stacks
@@ -16,12 +17,18 @@ CREATE TRIGGER frame_id_update_refused BEFORE UPDATE OF id ON frame
 CREATE TRIGGER frame_truncate_check BEFORE TRUNCATE ON frame
     FOR EACH STATEMENT EXECUTE FUNCTION interned_refuse();
 
-CREATE TRIGGER sample_insert_check AFTER INSERT ON sample
+CREATE TRIGGER sample_insert_check AFTER INSERT ON sample_row
     REFERENCING NEW TABLE AS new_samples
     FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
-CREATE TRIGGER sample_update_check AFTER UPDATE ON sample
+CREATE TRIGGER sample_update_check AFTER UPDATE ON sample_row
     REFERENCING NEW TABLE AS new_samples
     FOR EACH STATEMENT EXECUTE FUNCTION sample_refs_check();
+CREATE TRIGGER sample_set_insert_check AFTER INSERT ON sample_set
+    REFERENCING NEW TABLE AS new_sets
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_set_refs_check();
+CREATE TRIGGER sample_set_update_check AFTER UPDATE ON sample_set
+    REFERENCING NEW TABLE AS new_sets
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_set_refs_check();
 CREATE TRIGGER profile_delete_cascade AFTER DELETE ON profile
     REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION profile_delete_cascade();

@@ -1,7 +1,8 @@
 --------------------------------------------------------------------------
 -- Integrity: the triggers that check the references between the tables.
 -- The references of stack rows (to their prefix stack and their frame)
--- and of samples (to their profile and label set, and to their stack) are
+-- and of samples (to their profile and label set, and to their stack,
+-- read from the dictionaries of packed values in sample_set) are
 -- checked a statement at a time by triggers rather than row by row by
 -- foreign keys: src/store/integrity.c says why and how.  interned_refuse
 -- refuses what such checks could not follow: an update of a stack or of
@@ -24,6 +25,9 @@ AS 'MODULE_PATHNAME', 'calltree_interned_refuse' LANGUAGE C;
 
 CREATE OR REPLACE FUNCTION sample_refs_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_sample_refs_check' LANGUAGE C;
+
+CREATE OR REPLACE FUNCTION sample_set_refs_check() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_sample_set_refs_check' LANGUAGE C;
 
 CREATE OR REPLACE FUNCTION profile_delete_cascade() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_profile_delete_cascade' LANGUAGE C;

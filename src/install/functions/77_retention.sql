@@ -1,19 +1,21 @@
 --------------------------------------------------------------------------
 -- Retention: expire() deletes the raw samples and profiles that are old
 -- enough and rolled up, by emptying and dropping whole partitions of
--- sample; collect_garbage() deletes the interned rows nothing uses.
+-- sample_set; collect_garbage() deletes the interned rows nothing uses.
+-- The rows of sample_row that pack_samples() has not packed yet go with
+-- their profiles, row by row.
 --
--- Why sample is partitioned by ranges of profile ids, not by time.  A
--- time key on every sample row would cost 8 bytes a row, a column for the
--- writer to fill, and moving a profile's samples whenever its started_at
+-- Why sample_set is partitioned by ranges of profile ids, not by time.  A
+-- time key on every row would cost a column for the writer to fill, and
+-- moving a profile's samples whenever its started_at
 -- changes (imports without a start time get one later; some never do).
 -- Profile ids already grow with the time of import, and every sample
 -- carries one.  So a partition is a time window of imports:
 -- new_sample_partition() opens the window [k * 10^10, (k + 1) * 10^10)
 -- and moves the profile id sequence to its first id, so that profiles
 -- created from then on fall in it (ids jump once per window; a bigint has
--- room for 9 * 10^8 windows).  sample_0 holds the ids below 10^10: the
--- profiles imported before the first window, those of version 0.1 too.
+-- room for 9 * 10^8 windows).  sample_set_0 holds the ids below 10^10:
+-- the profiles imported before the first window, those of version 0.1 too.
 -- A profile counts by its start time: one whose start lies far from its
 -- import sits in the window of its import and goes with it.  Sharded
 -- later by profile id, the partitions of a shard stay ranges of the same
@@ -25,17 +27,16 @@
 -- locks only the partition, then its profile rows are deleted (the
 -- cascade of profile_delete_cascade reads only the partitions of their
 -- ids, emptied already);
--- the empty partition is dropped when the lock on sample that DROP needs
--- comes within a second (else by a later run).  A partition with a profile
+-- the empty partition is dropped when the lock on sample_set that DROP
+-- needs comes within a second (else by a later run).  A partition with a profile
 -- that is not expirable is kept whole: its expirable profiles are counted
--- as kept, and go with the rest.  sample_default catches what no window
--- holds (an import that took its id before its window was dropped); its
--- expirable profiles are deleted row by row.
+-- as kept, and go with the rest.  sample_set_default catches what no
+-- window holds (an import that took its id before its window was dropped);
+-- its expirable profiles are deleted one by one.
 --
--- Ids past the last window are refused in sample_default (its trigger,
+-- Ids past the last window are refused in sample_set_default (its trigger,
 -- src/store/sample_partitions.c): the next window could not be attached
--- over them.  Samples of such ids that version 0.2 let in are moved into
--- the window's partition when it opens.
+-- over them.
 --
 -- Concurrency: expire() checks a partition without locks, then takes an
 -- ACCESS EXCLUSIVE lock on it (waiting for the imports that write into it
@@ -54,19 +55,20 @@
 -- took ids (nextval holds a lock on the sequence until they end) and holds
 -- off nextval until it commits or rolls back.  No id of a window is handed
 -- out before its partition is there for all to see, and none after a
--- rollback.  Lock order: rollup_level, the partitions by id, then sample
--- (SHARE UPDATE EXCLUSIVE), the sequence, sample_default (by ATTACH), and
--- sample (ACCESS EXCLUSIVE, for DROP).  An import takes the sequence, then
--- sample and its partition: it never waits for the sequence while holding
+-- rollback.  Lock order: rollup_level, the partitions by id, then
+-- sample_set (SHARE UPDATE EXCLUSIVE), the sequence, sample_set_default
+-- (by ATTACH), and sample_set (ACCESS EXCLUSIVE, for DROP).  An import
+-- takes the sequence, then sample_set and its partition: it never waits
+-- for the sequence while holding
 -- a lock that the opening of a window wants later.  Within expire(), which
 -- holds the partitions it emptied, the opening of a window and each DROP
 -- give up after half a second, before a deadlock is detected, and are left
 -- to a later run.
 --------------------------------------------------------------------------
 
--- The partitions of sample and the profile ids each holds: [first_id,
--- end_id), first_id NULL for sample_0 (no lower bound), both NULL for
--- sample_default.
+-- The partitions of sample_set and the profile ids each holds: [first_id,
+-- end_id), first_id NULL for sample_set_0 (no lower bound), both NULL for
+-- sample_set_default.
 CREATE OR REPLACE FUNCTION sample_partitions(OUT partition regclass, OUT first_id bigint, OUT end_id bigint)
 RETURNS SETOF record
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -77,10 +79,10 @@ BEGIN ATOMIC
            NULLIF(substring(b.bound FROM 'TO \(''?([0-9A-Z]+)''?\)'), 'MAXVALUE')::bigint
       FROM (SELECT i.inhrelid::regclass AS partition, pg_get_expr(c.relpartbound, c.oid) AS bound
               FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-             WHERE i.inhparent = '@extschema@.sample'::regclass) AS b
+             WHERE i.inhparent = '@extschema@.sample_set'::regclass) AS b
      ORDER BY 2 NULLS FIRST, 3 NULLS LAST;
 END;
-COMMENT ON FUNCTION sample_partitions() IS 'the partitions of calltree.sample and the profile ids [first_id, end_id) each holds';
+COMMENT ON FUNCTION sample_partitions() IS 'the partitions of calltree.sample_set and the profile ids [first_id, end_id) each holds';
 
 -- Opens the next time window: a partition for the next 10^10 profile ids,
 -- and the profile id sequence moved to its first id (past the ids given
@@ -101,45 +103,40 @@ DECLARE
 BEGIN
     -- one at a time (ATTACH PARTITION takes this lock too); imports and
     -- queries go on
-    LOCK TABLE ONLY @extschema@.sample IN SHARE UPDATE EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample_set IN SHARE UPDATE EXCLUSIVE MODE;
     -- On Citus (docs/citus.md), whose tables refer to reference tables, a
-    -- transaction may change sample after reading or writing all shards
-    -- (profile's below, sample_default's) only one connection per node
+    -- transaction may change sample_set after reading or writing all shards
+    -- (profile's below) only one connection per node
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
     END IF;
     SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END
       INTO next_id FROM @extschema@.profile_id_seq s;
     -- past every window, and past every id taken: those of a window that
-    -- was never made are in sample_default
+    -- was never made are in sample_set_default
     SELECT greatest(max(p.end_id), (next_id + block - 1) / block * block)
       INTO first FROM @extschema@.sample_partitions() p;
     SELECT coalesce(max(p.id) + 1, first) INTO restart FROM @extschema@.profile p
      WHERE p.id >= first AND p.id < first + block;
     -- first of all the locks on the window's tables (see above)
     EXECUTE format('ALTER SEQUENCE @extschema@.profile_id_seq RESTART WITH %s', restart);
-    name := 'sample_' || (first / block);
-    EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample INCLUDING DEFAULTS)', name);
-    EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id, thread, ts)', name || '_profile_idx', name);
-    -- only the owner reads and writes a partition itself (10_tables.sql)
+    name := 'sample_set_' || (first / block);
+    EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.sample_set INCLUDING DEFAULTS)', name);
+    EXECUTE format('CREATE INDEX %I ON @extschema@.%I (profile_id)', name || '_profile_idx', name);
+    -- only the owner reads and writes a partition itself (37_sample_set.sql)
     EXECUTE format('ALTER TABLE @extschema@.%I ENABLE ROW LEVEL SECURITY', name);
     EXECUTE format('COMMENT ON TABLE @extschema@.%I IS %L', name,
-                   format('the samples of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
-    -- the samples of the window's ids that version 0.2 let into
-    -- sample_default, where they would stop the ATTACH
-    LOCK TABLE @extschema@.sample_default IN ACCESS EXCLUSIVE MODE;
-    EXECUTE format('WITH moved AS (DELETE FROM @extschema@.sample_default s WHERE s.profile_id >= %s AND s.profile_id < %s RETURNING s.*)
-                    INSERT INTO @extschema@.%I SELECT * FROM moved', first, first + block, name);
-    EXECUTE format('ALTER TABLE @extschema@.sample ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
+                   format('the sample sets of profile ids %s to %s, imported from %s', first, first + block - 1, now()));
+    EXECUTE format('ALTER TABLE @extschema@.sample_set ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%s) TO (%s)',
                    name, first, first + block);
     RETURN format('@extschema@.%I', name)::regclass;
 END
 $$;
-COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample: a partition for the next profile ids, which new profiles take once this transaction commits';
+COMMENT ON FUNCTION new_sample_partition() IS 'opens a new time window of calltree.sample_set: a partition for the next profile ids, which new profiles take once this transaction commits';
 
 -- new_sample_partition() for expire(), if its locks come within half a
 -- second.  While it waits for the ATTACH (behind the queries that read
--- sample_default), it holds the sequence and so new imports; and expire()
+-- sample_set_default), it holds the sequence and so new imports; and expire()
 -- holds the partitions it emptied, which an import that holds the sequence
 -- may wait for: below deadlock_timeout's default, this wait ends first.
 -- The new partition, or NULL when a later run must open it.
@@ -151,18 +148,18 @@ AS $$
 BEGIN
     RETURN @extschema@.new_sample_partition();
 EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-    RAISE NOTICE 'no new window of calltree.sample: imports or queries held its locks'
+    RAISE NOTICE 'no new window of calltree.sample_set: imports or queries held its locks'
         USING HINT = 'The next run of expire() opens it.';
     RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION expire_open_window() IS 'opens a new time window of calltree.sample for expire() if the locks come within half a second; the new partition or NULL';
+COMMENT ON FUNCTION expire_open_window() IS 'opens a new time window of calltree.sample_set for expire() if the locks come within half a second; the new partition or NULL';
 
--- BEFORE INSERT OR UPDATE OF profile_id ON sample_default, FOR EACH ROW:
--- refuses a sample of a profile id past the last window
+-- BEFORE INSERT OR UPDATE OF profile_id ON sample_set_default, FOR EACH
+-- ROW: refuses a sample set of a profile id past the last window
 CREATE OR REPLACE FUNCTION sample_window_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_sample_window_check' LANGUAGE C;
-COMMENT ON FUNCTION sample_window_check() IS 'trigger of calltree.sample_default: refuses the samples of profile ids past the last time window';
+COMMENT ON FUNCTION sample_window_check() IS 'trigger of calltree.sample_set_default: refuses the sample sets of profile ids past the last time window';
 
 -- Whether every rollup level that reads raw samples (and one at least
 -- exists) has taken the profile (rollup_taken: in the row where
@@ -201,7 +198,7 @@ BEGIN
     IF partition_width IS NULL OR partition_width <= interval '0' THEN
         RAISE EXCEPTION 'partition_width % is not a positive interval', coalesce(partition_width::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Pass how long a partition of calltree.sample receives imports, such as ''1 day''.';
+                  HINT = 'Pass how long a partition of calltree.sample_set receives imports, such as ''1 day''.';
     END IF;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'expire() needs the READ COMMITTED isolation level, not %', current_setting('transaction_isolation')
@@ -211,6 +208,17 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of expire() and its isolation level';
+
+-- The samples of the profile ids [first_id, end_id): counted from the
+-- headers of their packed sets, and the rows not packed yet.
+CREATE OR REPLACE FUNCTION sample_count_of(first_id bigint, end_id bigint) RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT coalesce((SELECT sum(@extschema@.sample_count(s.samples))::bigint FROM @extschema@.sample_set s
+                      WHERE s.profile_id >= first_id AND s.profile_id < end_id), 0)
+         + (SELECT count(*) FROM @extschema@.sample_row r WHERE r.profile_id >= first_id AND r.profile_id < end_id);
+END;
+COMMENT ON FUNCTION sample_count_of(bigint, bigint) IS 'the number of samples of the profile ids [first_id, end_id), packed or not';
 
 -- Empties one partition whose profiles are all expirable, and deletes
 -- those profiles; nothing done when one is not expirable.  The first check
@@ -229,10 +237,11 @@ DECLARE
     prof @extschema@.profile;
     checked bigint[];
 BEGIN
-    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample') THEN
-        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample'
+    IF row_security_active('@extschema@.profile') OR row_security_active('@extschema@.sample_set')
+       OR row_security_active('@extschema@.sample_row') THEN
+        RAISE EXCEPTION 'expire() cannot apply the row-level security policies of calltree.profile and calltree.sample_set'
             USING ERRCODE = 'insufficient_privilege',
-                  DETAIL = 'It empties whole partitions of calltree.sample with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
+                  DETAIL = 'It empties whole partitions of calltree.sample_set with TRUNCATE, which would remove the samples of the profiles that the policies hide.',
                   HINT = 'Run expire() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
     END IF;
     profiles := 0;
@@ -251,31 +260,31 @@ BEGIN
             checked := checked || prof.id;
         END LOOP;
     END LOOP;
-    -- through sample: a partition's own row security hides its rows from
-    -- all but its owner
-    SELECT count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id >= lo AND s.profile_id < end_id;
+    -- through sample_set: a partition's own row security hides its rows
+    -- from all but its owner; the rows not packed yet go with the profiles
+    samples := @extschema@.sample_count_of(lo, end_id);
     EXECUTE format('TRUNCATE %s', part);
     DELETE FROM @extschema@.profile p WHERE p.id = ANY (checked);
     GET DIAGNOSTICS profiles = ROW_COUNT;
 END
 $$;
-COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigint, bigint) IS 'empties a partition of calltree.sample whose profiles are all expirable, and deletes them; the profiles and samples deleted';
+COMMENT ON FUNCTION expire_partition(regclass, bigint, bigint, timestamptz, bigint, bigint) IS 'empties a partition of calltree.sample_set whose profiles are all expirable, and deletes them; the profiles and samples deleted';
 
--- Drops an empty partition of a closed window, if the lock on sample
+-- Drops an empty partition of a closed window, if the lock on sample_set
 -- that DROP takes comes within a second: waiting longer would hold up
--- every query of sample queued behind it.  Whether it was dropped.
+-- every query of sample_set queued behind it.  Whether it was dropped.
 CREATE OR REPLACE FUNCTION expire_drop(part regclass) RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 -- below deadlock_timeout's default: an import that waits for a partition
--- this transaction emptied, while it holds sample, makes a cycle; this
+-- this transaction emptied, while it holds sample_set, makes a cycle; this
 -- wait ends it first
 SET lock_timeout = '500ms'
 AS $$
 DECLARE
     empty boolean;
 BEGIN
-    LOCK TABLE ONLY @extschema@.sample IN ACCESS EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.sample_set IN ACCESS EXCLUSIVE MODE;
     -- SELECT 1: Citus cannot plan a subquery of no columns on its tables
     EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM %s)', part) INTO empty;
     IF empty THEN
@@ -286,7 +295,7 @@ EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
     RETURN false;
 END
 $$;
-COMMENT ON FUNCTION expire_drop(regclass) IS 'drops an empty partition of calltree.sample if the lock comes within half a second; whether it did';
+COMMENT ON FUNCTION expire_drop(regclass) IS 'drops an empty partition of calltree.sample_set if the lock comes within half a second; whether it did';
 
 CREATE OR REPLACE FUNCTION expire(raw_older_than interval, partition_width interval DEFAULT '1 day',
     OUT partitions int4, OUT profiles bigint, OUT samples bigint, OUT kept bigint)
@@ -325,8 +334,8 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- the profiles of sample_default, row by row: few.  Each profile is
-    -- checked here, as in expire_partition.
+    -- the profiles of sample_set_default, one by one: few.  Each profile
+    -- is checked here, as in expire_partition.
     FOR prof IN SELECT p.* FROM @extschema@.profile p WHERE p.started_at < cutoff LOOP
         IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_partitions() w
                         WHERE w.end_id IS NOT NULL AND prof.id >= coalesce(w.first_id, prof.id) AND prof.id < w.end_id)
@@ -334,7 +343,8 @@ BEGIN
             gone := gone || prof.id;
         END IF;
     END LOOP;
-    SELECT samples + count(*) INTO samples FROM @extschema@.sample s WHERE s.profile_id = ANY (gone);
+    SELECT samples + coalesce(sum(@extschema@.sample_count_of(g.id, g.id + 1)), 0) INTO samples
+      FROM unnest(gone) AS g(id);
     DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
     GET DIAGNOSTICS deleted = ROW_COUNT;
     profiles := profiles + deleted;
@@ -355,7 +365,7 @@ BEGIN
         PERFORM @extschema@.expire_open_window();
     END IF;
 
-    -- the empty partitions of closed windows (sample_0 stays: the extension made it)
+    -- the empty partitions of closed windows (sample_set_0 stays: the extension made it)
     FOR part IN SELECT * FROM @extschema@.sample_partitions() p
                  WHERE p.first_id IS NOT NULL AND p.end_id <= current.first_id
                  ORDER BY p.end_id LOOP
@@ -365,7 +375,7 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started more than raw_older_than ago that every rollup level reading raw samples includes, a whole partition of samples at a time; opens a new partition when the current one is older than partition_width';
+COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started more than raw_older_than ago that every rollup level reading raw samples includes, a whole partition of sample sets at a time; opens a new partition when the current one is older than partition_width';
 
 -- Deletes the interned rows that nothing uses: the stacks that no sample
 -- uses, nor any longer stack as its prefix; then the frames of no stack;
@@ -407,8 +417,11 @@ BEGIN
     LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
     PERFORM @extschema@.intern_lock();
 
-    -- the stacks of samples and their prefixes, up to the roots
-    used_ids := ARRAY(SELECT DISTINCT s.stack_id FROM @extschema@.sample s);
+    -- the stacks of samples and their prefixes, up to the roots: those in
+    -- the dictionaries of the packed sets, and of the rows not packed yet
+    used_ids := ARRAY(SELECT u.id FROM @extschema@.sample_set s, unnest(@extschema@.stack_ids(s.samples)) AS u(id)
+                      UNION
+                      SELECT r.stack_id FROM @extschema@.sample_row r);
     used_ids := ARRAY(
         WITH RECURSIVE used (id) AS (
             SELECT u.id FROM unnest(used_ids) AS u(id)
@@ -437,7 +450,9 @@ BEGIN
     DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
-    used_ids := ARRAY(SELECT DISTINCT s.labels_id FROM @extschema@.sample s WHERE s.labels_id IS NOT NULL);
+    used_ids := ARRAY(SELECT u.id FROM @extschema@.sample_set s, unnest(@extschema@.label_set_ids(s.samples)) AS u(id)
+                      UNION
+                      SELECT r.labels_id FROM @extschema@.sample_row r WHERE r.labels_id IS NOT NULL);
     garbage := ARRAY(SELECT l.id FROM @extschema@.labels l
                       WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = l.id));
     DELETE FROM @extschema@.labels l WHERE l.id = ANY (garbage);

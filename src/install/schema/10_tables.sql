@@ -85,17 +85,17 @@ CREATE TABLE labels (
 ALTER SEQUENCE labels_id_seq OWNED BY labels.id;
 COMMENT ON TABLE labels IS 'interned label sets (pprof tags, Pyroscope labels)';
 
--- Samples are partitioned by ranges of profile ids, so that expire()
--- (77_retention.sql) removes old samples by emptying and dropping whole
--- partitions instead of deleting rows.  sample_0 holds the ids below
--- 10,000,000,000, the profiles imported before the first time window;
--- new_sample_partition() adds the partition of each later window.  The
--- partitioned table has no index and no foreign key of its own: each
+-- Samples as rows, one each: how versions 0.1 and 0.2 kept them.  From
+-- 0.3 on, samples are packed into calltree.sample_set (37_sample_set.sql)
+-- and this table holds only the rows of a database updated from 0.2 that
+-- pack_samples() has not packed yet; calltree.sample, a view, reads both.
+-- It keeps the layout it had: partitioned by ranges of profile ids,
+-- sample_0 for the ids below 10,000,000,000 and the windows that 0.2's
+-- new_sample_partition() made, sample_default for the ids no window holds.
+-- The partitioned table has no index and no foreign key of its own: each
 -- partition gets its index, and the references are checked by triggers
--- (15_integrity.sql), so that pg_dump restores the partitions that
--- new_sample_partition() made (they are not members of the extension) as
--- they were.
-CREATE TABLE sample (
+-- (15_integrity.sql).
+CREATE TABLE sample_row (
     profile_id bigint NOT NULL, -- a profile; checked by sample_refs_check, deleted with it
     thread     text,
     ts         bigint,
@@ -103,22 +103,18 @@ CREATE TABLE sample (
     weight     bigint NOT NULL DEFAULT 1,
     labels_id  bigint           -- a label set; checked by sample_refs_check
 ) PARTITION BY RANGE (profile_id);
-COMMENT ON TABLE sample IS 'samples: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start';
+COMMENT ON TABLE sample_row IS 'samples as rows, as version 0.2 kept them, until pack_samples() packs them into sample_set';
 
-CREATE TABLE sample_0 PARTITION OF sample FOR VALUES FROM (MINVALUE) TO (10000000000);
+CREATE TABLE sample_0 PARTITION OF sample_row FOR VALUES FROM (MINVALUE) TO (10000000000);
 CREATE INDEX sample_0_profile_idx ON sample_0 (profile_id, thread, ts);
-COMMENT ON TABLE sample_0 IS 'the samples of the profiles imported before the first window of new_sample_partition()';
--- the samples of ids no window holds: imports that took their id before
--- their window was dropped, and ids given by hand
-CREATE TABLE sample_default PARTITION OF sample DEFAULT;
+COMMENT ON TABLE sample_0 IS 'the sample rows of profile ids below 10,000,000,000, not packed yet';
+CREATE TABLE sample_default PARTITION OF sample_row DEFAULT;
 CREATE INDEX sample_default_profile_idx ON sample_default (profile_id, thread, ts);
-COMMENT ON TABLE sample_default IS 'the samples of profile ids that no partition of a window holds';
--- Rows are read and written through sample, whose triggers check their
--- references and whose policies (a user's) keep tenants apart; neither
--- applies to a query of a partition itself.  Row-level security with no
--- policy keeps every role but the owner (and BYPASSRLS) out of the
--- partitions, also one that GRANT ... ON ALL TABLES IN SCHEMA reached:
--- queries through sample do not apply the partitions' row security.
+COMMENT ON TABLE sample_default IS 'the sample rows of profile ids that no partition of a window holds, not packed yet';
+-- Rows are read through sample, and written by pack_samples() (which
+-- deletes them) or a restore; a partition's row-level security with no
+-- policy keeps every role but the owner (and BYPASSRLS) out of it, also
+-- one that GRANT ... ON ALL TABLES IN SCHEMA reached.
 ALTER TABLE sample_0 ENABLE ROW LEVEL SECURITY;
 ALTER TABLE sample_default ENABLE ROW LEVEL SECURITY;
 

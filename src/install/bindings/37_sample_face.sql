@@ -1,0 +1,24 @@
+--------------------------------------------------------------------------
+-- calltree.sample: every sample a row, as versions 0.1 and 0.2 kept them,
+-- read from the packed sets of sample_set and from the rows of sample_row
+-- that pack_samples() has not packed yet.  A view with security_invoker:
+-- the reader's privileges and the policies on sample_set and sample_row
+-- apply.  INSERT, UPDATE and DELETE go through its triggers
+-- (functions/37_sample_face.sql) into sample_set, a statement's rows
+-- together; what only a table takes (its own triggers, constraints,
+-- indexes, policies, TRUNCATE) is sample_set's.
+--------------------------------------------------------------------------
+
+CREATE VIEW sample WITH (security_invoker = true) AS
+SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
+  FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
+UNION ALL
+SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
+  FROM @extschema@.sample_row r;
+ALTER VIEW sample ALTER COLUMN weight SET DEFAULT 1;
+COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start; read from sample_set, written into it';
+
+CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
+    FOR EACH ROW EXECUTE FUNCTION sample_face_row();
+CREATE TRIGGER sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
+    FOR EACH STATEMENT EXECUTE FUNCTION sample_face_write();

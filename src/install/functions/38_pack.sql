@@ -1,0 +1,78 @@
+--------------------------------------------------------------------------
+-- Packing the sample rows of a database updated from version 0.2.  The
+-- update renames 0.2's sample table to sample_row and leaves its rows
+-- there: rewriting a large database in the update's one transaction would
+-- hold it for hours.  pack_samples() packs them into sample_set a batch of
+-- profiles at a time, each batch its own transaction; calltree.sample
+-- reads both forms meanwhile, so queries and imports go on, and every
+-- profile's samples are in one form or the other, never both nor neither.
+-- It may be stopped (cancelled) and run again: it goes on with the
+-- profiles left.  docs/storage.md says how to run it.
+--------------------------------------------------------------------------
+
+-- One batch: the rows of up to max_profiles profiles (those with the
+-- smallest ids, skipping profiles another packer holds), packed into
+-- sample_set, a set per profile and thread (more for a thread past a
+-- million samples), and deleted from sample_row.  How many profiles it
+-- packed: 0 when none is left.
+CREATE OR REPLACE FUNCTION pack_samples_batch(max_profiles integer DEFAULT 100) RETURNS integer
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF max_profiles IS NULL OR max_profiles < 1 THEN
+        RAISE EXCEPTION 'max_profiles % is not a positive number', coalesce(max_profiles::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass how many profiles one transaction packs, such as 100.';
+    END IF;
+    IF row_security_active('@extschema@.sample_row') OR row_security_active('@extschema@.sample_set')
+       OR row_security_active('@extschema@.profile') THEN
+        RAISE EXCEPTION 'pack_samples() cannot apply the row-level security policies of calltree''s tables'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It moves every sample row of a profile; policies would hide some.',
+                  HINT = 'Run it as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
+    -- the profiles to pack, locked against another packer and a delete
+    ids := ARRAY(
+        SELECT p.id FROM @extschema@.profile p
+         WHERE p.id = ANY (ARRAY(SELECT DISTINCT r.profile_id FROM @extschema@.sample_row r
+                                  ORDER BY r.profile_id LIMIT max_profiles * 4))
+         ORDER BY p.id LIMIT max_profiles
+           FOR NO KEY UPDATE SKIP LOCKED);
+    IF cardinality(ids) = 0 THEN
+        RETURN 0;
+    END IF;
+    -- a million samples at most per set: samples_agg holds 40 bytes a sample
+    INSERT INTO @extschema@.sample_set (profile_id, thread, samples)
+    SELECT c.profile_id, c.thread, @extschema@.samples_agg(c.stack_id, c.weight, c.ts, c.labels_id)
+      FROM (SELECT r.*, (row_number() OVER (PARTITION BY r.profile_id, r.thread ORDER BY r.ts) - 1) / 1048576 AS chunk
+              FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids)) AS c
+     GROUP BY c.profile_id, c.thread, c.chunk;
+    DELETE FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids);
+    RETURN cardinality(ids);
+END
+$$;
+COMMENT ON FUNCTION pack_samples_batch(integer) IS 'packs the sample rows of up to max_profiles profiles of sample_row into sample_set, in this transaction; how many profiles it packed (0: none is left)';
+
+-- Every batch, each committed before the next: CALL it outside a
+-- transaction block.  Qualified names throughout: a procedure that
+-- commits cannot set its own search_path.
+CREATE OR REPLACE PROCEDURE pack_samples(batch_profiles integer DEFAULT 100)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    packed integer;
+    total bigint := 0;
+BEGIN
+    LOOP
+        packed := @extschema@.pack_samples_batch(batch_profiles);
+        EXIT WHEN packed OPERATOR(pg_catalog.=) 0;
+        total := total OPERATOR(pg_catalog.+) packed;
+        COMMIT;
+    END LOOP;
+    RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
+END
+$$;
+COMMENT ON PROCEDURE pack_samples(integer) IS 'packs every sample row left in sample_row into sample_set, batch_profiles profiles per transaction, committing each; stop it any time and CALL it again to go on';

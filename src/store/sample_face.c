@@ -1,0 +1,468 @@
+/*
+ * sample_face.c
+ *	  INSERT, UPDATE and DELETE on calltree.sample, the view that shows the
+ *	  packed samples of calltree.sample_set (and the rows of sample_row not
+ *	  packed yet) a row each.
+ *
+ * The view's INSTEAD OF triggers fire once per row; a statement's rows are
+ * gathered here, per profile and thread, and its AFTER statement trigger
+ * writes them as sample sets, so that the rows of one statement become a
+ * row of sample_set per profile and thread rather than one each:
+ *
+ *	- an inserted row is a sample to add: each group's samples become new
+ *	  rows of sample_set (several past SAMPLES_MAX);
+ *	- a deleted row is a sample to remove: the group's rows of sample_set
+ *	  are read FOR UPDATE, one equal sample removed for each deleted row
+ *	  (the rows are a multiset: deleting two equal rows removes two), and
+ *	  each set rewritten or deleted; what no set holds is a row of
+ *	  sample_row, deleted there;
+ *	- an updated row is both: its old values removed, its new ones added.
+ *
+ * Every statement runs as the caller, through sample_set and sample_row:
+ * their privileges, row-level security and reference checks apply as they
+ * would to a statement on them.
+ *
+ * The gathered rows live in a context of the transaction.  A row remembers
+ * the subtransaction that gathered it: when one aborts (a statement failed
+ * inside an exception block), its rows go with it.  A statement on
+ * calltree.sample inside another one's trigger writes the rows gathered so
+ * far, the outer statement's among them: they are written sooner, in the
+ * same transaction.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "store/store.h"
+#include "tree/samples.h"
+
+PG_FUNCTION_INFO_V1(calltree_sample_face_row);
+PG_FUNCTION_INFO_V1(calltree_sample_face_write);
+
+/* A growing list of samples, each with the subtransaction that gathered it */
+typedef struct SampleList
+{
+	Sample	   *samples;
+	SubTransactionId *subxids;
+	int64		count;
+	int64		capacity;
+} SampleList;
+
+/* The key of a group: a profile and a thread (NULL or text) */
+typedef struct FaceKey
+{
+	int64		profile_id;
+	const char *thread;			/* NULL: no thread */
+	int			thread_len;
+} FaceKey;
+
+typedef struct FaceGroup
+{
+	FaceKey		key;			/* first: dynahash's key */
+	SampleList	added;
+	SampleList	removed;
+} FaceGroup;
+
+/* The rows gathered in this transaction, or NULL */
+static MemoryContext gathered_cxt = NULL;
+static HTAB *groups = NULL;
+static bool callbacks_registered = false;
+
+static uint32
+face_key_hash(const void *key, Size keysize)
+{
+	const FaceKey *k = key;
+	uint32		h = hash_bytes_uint32((uint32) k->profile_id) ^ hash_bytes_uint32((uint32) (k->profile_id >> 32));
+
+	if (k->thread != NULL)
+		h ^= hash_bytes((const unsigned char *) k->thread, k->thread_len) + 0x9e3779b9;
+	return h;
+}
+
+static int
+face_key_match(const void *key1, const void *key2, Size keysize)
+{
+	const FaceKey *a = key1;
+	const FaceKey *b = key2;
+
+	if (a->profile_id != b->profile_id || (a->thread == NULL) != (b->thread == NULL))
+		return 1;
+	if (a->thread == NULL)
+		return 0;
+	return a->thread_len != b->thread_len || memcmp(a->thread, b->thread, a->thread_len) != 0;
+}
+
+/* The end of the transaction takes the context with it */
+static void
+forget_gathered(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		gathered_cxt = NULL;
+		groups = NULL;
+	}
+}
+
+/* Keeps the first samples of a list, those gathered before `subxid` began */
+static void
+truncate_from(SampleList *list, SubTransactionId subxid)
+{
+	for (int64 i = 0; i < list->count; i++)
+		if (list->subxids[i] >= subxid)
+		{
+			list->count = i;
+			return;
+		}
+}
+
+/*
+ * An aborted subtransaction's rows go: they were gathered after it began,
+ * so with ids it or its children had, all at least its own.
+ */
+static void
+forget_aborted(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	HASH_SEQ_STATUS scan;
+	FaceGroup  *group;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB || groups == NULL)
+		return;
+	hash_seq_init(&scan, groups);
+	while ((group = hash_seq_search(&scan)) != NULL)
+	{
+		truncate_from(&group->added, mySubid);
+		truncate_from(&group->removed, mySubid);
+	}
+}
+
+static HTAB *
+gathered_groups(void)
+{
+	HASHCTL		ctl;
+
+	if (groups != NULL)
+		return groups;
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(forget_gathered, NULL);
+		RegisterSubXactCallback(forget_aborted, NULL);
+		callbacks_registered = true;
+	}
+	gathered_cxt = AllocSetContextCreate(TopTransactionContext, "calltree.sample rows", ALLOCSET_DEFAULT_SIZES);
+	ctl.keysize = sizeof(FaceKey);
+	ctl.entrysize = sizeof(FaceGroup);
+	ctl.hash = face_key_hash;
+	ctl.match = face_key_match;
+	ctl.hcxt = gathered_cxt;
+	groups = hash_create("calltree.sample groups", 64, &ctl,
+						 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	return groups;
+}
+
+static void
+append(SampleList *list, const Sample *sample)
+{
+	if (list->count == list->capacity)
+	{
+		list->capacity = list->capacity == 0 ? 64 : list->capacity * 2;
+		if (list->samples == NULL)
+		{
+			list->samples = MemoryContextAlloc(gathered_cxt, sizeof(Sample) * list->capacity);
+			list->subxids = MemoryContextAlloc(gathered_cxt, sizeof(SubTransactionId) * list->capacity);
+		}
+		else
+		{
+			list->samples = repalloc_huge(list->samples, sizeof(Sample) * list->capacity);
+			list->subxids = repalloc_huge(list->subxids, sizeof(SubTransactionId) * list->capacity);
+		}
+	}
+	list->samples[list->count] = *sample;
+	list->subxids[list->count] = GetCurrentSubTransactionId();
+	list->count++;
+}
+
+/* The value of column `name` of a row of the view, and whether it is NULL */
+static Datum
+row_value(HeapTuple row, TupleDesc desc, const char *name, bool *isnull)
+{
+	for (int i = 0; i < desc->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return heap_getattr(row, i + 1, desc, isnull);
+	elog(ERROR, "calltree.sample has no column %s", name);
+	return (Datum) 0;
+}
+
+static int64
+required_int8(HeapTuple row, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		value = row_value(row, desc, name, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("null value in column \"%s\" of relation \"sample\" violates not-null constraint", name),
+				 errhint("A sample has a profile, a stack and a weight; its thread, time and label set may be NULL.")));
+	return DatumGetInt64(value);
+}
+
+/* Gathers a row of the view into its group, as a sample added or removed */
+static void
+gather(HeapTuple row, TupleDesc desc, bool added)
+{
+	HTAB	   *table = gathered_groups();
+	FaceKey		key;
+	FaceGroup  *group;
+	Sample		sample;
+	bool		isnull;
+	Datum		thread;
+	bool		found;
+
+	key.profile_id = required_int8(row, desc, "profile_id");
+	thread = row_value(row, desc, "thread", &isnull);
+	key.thread = NULL;
+	key.thread_len = 0;
+	if (!isnull)
+	{
+		text	   *t = DatumGetTextPP(thread);
+
+		key.thread = VARDATA_ANY(t);
+		key.thread_len = VARSIZE_ANY_EXHDR(t);
+	}
+	sample.stack_id = required_int8(row, desc, "stack_id");
+	sample.weight = required_int8(row, desc, "weight");
+	sample.ts = DatumGetInt64(row_value(row, desc, "ts", &isnull));
+	sample.has_ts = !isnull;
+	if (isnull)
+		sample.ts = 0;
+	sample.labels_id = DatumGetInt64(row_value(row, desc, "labels_id", &isnull));
+	sample.has_labels = !isnull;
+	if (isnull)
+		sample.labels_id = 0;
+
+	group = hash_search(table, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		if (key.thread != NULL)
+			group->key.thread = MemoryContextStrdup(gathered_cxt, text_to_cstring(DatumGetTextPP(thread)));
+		memset(&group->added, 0, sizeof(SampleList));
+		memset(&group->removed, 0, sizeof(SampleList));
+	}
+	append(added ? &group->added : &group->removed, &sample);
+}
+
+/*
+ * INSTEAD OF INSERT, UPDATE or DELETE ON sample FOR EACH ROW: gathers the
+ * row; the statement's AFTER trigger writes it.
+ */
+Datum
+calltree_sample_face_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_INSTEAD(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_sample_face_row() must fire INSTEAD OF, FOR EACH ROW")));
+	desc = RelationGetDescr(trigdata->tg_relation);
+	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+	{
+		gather(trigdata->tg_trigtuple, desc, true);
+		return PointerGetDatum(trigdata->tg_trigtuple);
+	}
+	gather(trigdata->tg_trigtuple, desc, false);
+	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	{
+		gather(trigdata->tg_newtuple, desc, true);
+		return PointerGetDatum(trigdata->tg_newtuple);
+	}
+	return PointerGetDatum(trigdata->tg_trigtuple);
+}
+
+static Datum
+thread_datum(const FaceKey *key, char *null)
+{
+	*null = key->thread == NULL ? 'n' : ' ';
+	return key->thread == NULL ? (Datum) 0 : CStringGetTextDatum(key->thread);
+}
+
+/* Inserts the samples as new rows of sample_set, SAMPLES_MAX at most each */
+static void
+insert_sets(const FaceKey *key, Sample *samples, int64 count, Oid samples_type)
+{
+	Oid			types[3] = {INT8OID, TEXTOID, samples_type};
+	const char *query = "INSERT INTO calltree.sample_set (profile_id, thread, samples) VALUES ($1, $2, $3)";
+
+	for (int64 first = 0; first < count; first += SAMPLES_MAX)
+	{
+		Datum		values[3];
+		char		nulls[3] = {' ', ' ', ' '};
+		int64		n = Min(count - first, SAMPLES_MAX);
+
+		values[0] = Int64GetDatum(key->profile_id);
+		values[1] = thread_datum(key, &nulls[1]);
+		values[2] = PointerGetDatum(samples_encode(samples + first, n));
+		if (SPI_execute_with_args(query, 3, types, values, nulls, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not insert into calltree.sample_set");
+	}
+}
+
+/*
+ * Removes the doomed samples (in canonical order) from the group's rows of
+ * sample_set, one equal sample for each, rewriting or deleting each row
+ * that held some.  Keeps in `doomed`, in order, those no row held; returns
+ * their number.
+ */
+static int64
+remove_from_sets(const FaceKey *key, Sample *doomed, int64 ndoomed, Oid samples_type)
+{
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+	bool	   *found = palloc(sizeof(bool) * ndoomed);
+	SPITupleTable *sets;
+	uint64		nsets;
+
+	values[0] = Int64GetDatum(key->profile_id);
+	values[1] = thread_datum(key, &nulls[1]);
+	if (SPI_execute_with_args("SELECT s.tableoid, s.ctid, s.samples FROM calltree.sample_set s "
+							  "WHERE s.profile_id OPERATOR(pg_catalog.=) $1 "
+							  "AND s.thread IS NOT DISTINCT FROM $2 FOR UPDATE",
+							  2, types, values, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read calltree.sample_set");
+	sets = SPI_tuptable;
+	nsets = SPI_processed;
+	for (uint64 i = 0; i < nsets && ndoomed > 0; i++)
+	{
+		bool		isnull;
+		struct varlena *value = PG_DETOAST_DATUM(SPI_getbinval(sets->vals[i], sets->tupdesc, 3, &isnull));
+		int64		count;
+		Sample	   *samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &count);
+		int64		kept = samples_remove(samples, count, doomed, ndoomed, found);
+		int64		left = 0;
+		Datum		args[3];
+		Oid			arg_types[3] = {OIDOID, TIDOID, samples_type};
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 d = 0; d < ndoomed; d++)
+			if (!found[d])
+				doomed[left++] = doomed[d];
+		ndoomed = left;
+		if (kept == count)
+			continue;
+		args[0] = SPI_getbinval(sets->vals[i], sets->tupdesc, 1, &isnull);
+		args[1] = SPI_getbinval(sets->vals[i], sets->tupdesc, 2, &isnull);
+		if (kept == 0)
+		{
+			if (SPI_execute_with_args("DELETE FROM calltree.sample_set s WHERE s.tableoid OPERATOR(pg_catalog.=) $1 "
+									  "AND s.ctid OPERATOR(pg_catalog.=) $2",
+									  2, arg_types, args, NULL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "could not delete from calltree.sample_set");
+		}
+		else
+		{
+			args[2] = PointerGetDatum(samples_encode(samples, kept));
+			if (SPI_execute_with_args("UPDATE calltree.sample_set s SET samples = $3 "
+									  "WHERE s.tableoid OPERATOR(pg_catalog.=) $1 AND s.ctid OPERATOR(pg_catalog.=) $2",
+									  3, arg_types, args, NULL, false, 0) != SPI_OK_UPDATE)
+				elog(ERROR, "could not update calltree.sample_set");
+		}
+		pfree(samples);
+	}
+	pfree(found);
+	return ndoomed;
+}
+
+/* Deletes one row of sample_row equal to the sample, if there is one */
+static void
+remove_from_rows(const FaceKey *key, const Sample *sample)
+{
+	Oid			types[6] = {INT8OID, TEXTOID, INT8OID, INT8OID, INT8OID, INT8OID};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+	values[0] = Int64GetDatum(key->profile_id);
+	values[1] = thread_datum(key, &nulls[1]);
+	values[2] = Int64GetDatum(sample->ts);
+	nulls[2] = sample->has_ts ? ' ' : 'n';
+	values[3] = Int64GetDatum(sample->stack_id);
+	values[4] = Int64GetDatum(sample->weight);
+	values[5] = Int64GetDatum(sample->labels_id);
+	nulls[5] = sample->has_labels ? ' ' : 'n';
+	if (SPI_execute_with_args("DELETE FROM calltree.sample_row r WHERE (r.tableoid, r.ctid) OPERATOR(pg_catalog.=) "
+							  "(SELECT o.tableoid, o.ctid FROM calltree.sample_row o "
+							  " WHERE o.profile_id OPERATOR(pg_catalog.=) $1 AND o.thread IS NOT DISTINCT FROM $2 "
+							  " AND o.ts IS NOT DISTINCT FROM $3 AND o.stack_id OPERATOR(pg_catalog.=) $4 "
+							  " AND o.weight OPERATOR(pg_catalog.=) $5 AND o.labels_id IS NOT DISTINCT FROM $6 "
+							  " LIMIT 1 FOR UPDATE)",
+							  6, types, values, nulls, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from calltree.sample_row");
+}
+
+/* Removes the group's removed samples, from its sets first, then its rows */
+static void
+remove_samples(FaceGroup *group, Oid samples_type)
+{
+	SampleList *list = &group->removed;
+	int64		left;
+
+	samples_sort(list->samples, list->count);
+	left = remove_from_sets(&group->key, list->samples, list->count, samples_type);
+	for (int64 i = 0; i < left; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		remove_from_rows(&group->key, &list->samples[i]);
+	}
+}
+
+/*
+ * AFTER INSERT, UPDATE or DELETE ON sample FOR EACH STATEMENT: writes what
+ * the statement's rows gathered, removals first.
+ */
+Datum
+calltree_sample_face_write(PG_FUNCTION_ARGS)
+{
+	HASH_SEQ_STATUS scan;
+	FaceGroup  *group;
+	HTAB	   *table = groups;
+	MemoryContext cxt = gathered_cxt;
+	Oid			samples_type;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_sample_face_write() was not called as a trigger")));
+	if (table == NULL)
+		return PointerGetDatum(NULL);
+	/* a statement on sample in a trigger below gathers afresh */
+	groups = NULL;
+	gathered_cxt = NULL;
+	samples_type = calltree_type(RelationGetNamespace(((TriggerData *) fcinfo->context)->tg_relation), "samples");
+	SPI_connect();
+	hash_seq_init(&scan, table);
+	while ((group = hash_seq_search(&scan)) != NULL)
+	{
+		if (group->removed.count > 0)
+			remove_samples(group, samples_type);
+		if (group->added.count > 0)
+			insert_sets(&group->key, group->added.samples, group->added.count, samples_type);
+	}
+	SPI_finish();
+	hash_destroy(table);
+	MemoryContextDelete(cxt);
+	return PointerGetDatum(NULL);
+}

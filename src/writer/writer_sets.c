@@ -1,0 +1,180 @@
+/*
+ * writer_sets.c
+ *	  An import's samples, gathered per thread and written as packed sample
+ *	  sets: rows of calltree.sample_set, a samples value each
+ *	  (src/tree/samples.h).
+ *
+ * The batches of writer_samples.c arrive here with their stack ids real.
+ * Each thread's samples gather in an array of their own; at the end of the
+ * import each array becomes one row.  A thread whose array reaches
+ * SAMPLES_MAX, and every thread when all arrays together pass a quarter of
+ * calltree.import_work_mem, is written early, so that a profile too large
+ * for one value, or for the memory it may take, is split across rows: a
+ * profile's samples are the union of its rows, in any number.
+ *
+ * A row goes in by an INSERT into calltree.sample_set, where row-level
+ * security applies; its references are the writer's to vouch for
+ * (integrity.c), as those of the rows it used to write one per sample.
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "store/integrity.h"
+#include "tree/samples.h"
+#include "writer/writer_internal.h"
+
+/* The samples of one thread gathered so far, keyed by its name */
+typedef struct ThreadSamples
+{
+	char		name[WRITER_THREAD_NAME_MAX + 1];	/* the key; "" for no thread */
+	bool		is_null;		/* the samples have no thread */
+	Sample	   *samples;
+	int64		count;
+	int64		capacity;
+} ThreadSamples;
+
+struct SampleSets
+{
+	MemoryContext cxt;			/* the arrays; emptied when written */
+	HTAB	   *named;			/* name -> ThreadSamples */
+	ThreadSamples unnamed;		/* the samples without a thread */
+	ThreadSamples *last;		/* the thread of the last sample, likely the next's */
+	int64		gathered;		/* samples in all arrays */
+	int64		gathered_max;	/* write them all past this */
+	SPIPlanPtr	insert;
+};
+
+/* The statement that writes a set, prepared once per backend */
+static SPIPlanPtr kept_insert_set;
+
+SampleSets *
+writer_sets_create(MemoryContext parent)
+{
+	SampleSets *sets = MemoryContextAllocZero(parent, sizeof(SampleSets));
+	HASHCTL		ctl;
+	Oid			types[3] = {INT8OID, TEXTOID, InvalidOid};
+
+	sets->cxt = AllocSetContextCreate(parent, "calltree import sample sets", ALLOCSET_DEFAULT_SIZES);
+	ctl.keysize = WRITER_THREAD_NAME_MAX + 1;
+	ctl.entrysize = sizeof(ThreadSamples);
+	ctl.hcxt = parent;
+	sets->named = hash_create("calltree import threads", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	sets->unnamed.is_null = true;
+	sets->gathered_max = Min((int64) (writer_work_mem_bytes() / 4 / sizeof(Sample)), SAMPLES_MAX);
+	sets->gathered_max = Max(sets->gathered_max, 1024);
+	types[2] = calltree_type(get_namespace_oid("calltree", false), "samples");
+	sets->insert = writer_prepare_kept(&kept_insert_set,
+									   "INSERT INTO calltree.sample_set (profile_id, thread, samples) VALUES ($1, $2, $3)",
+									   3, types);
+	return sets;
+}
+
+/* The array of `thread` (NULL: none), found or made */
+static ThreadSamples *
+thread_samples(SampleSets *sets, const char *thread, Size len)
+{
+	ThreadSamples *entry;
+	bool		found;
+	char		key[WRITER_THREAD_NAME_MAX + 1];
+
+	if (thread == NULL)
+		return &sets->unnamed;
+	if (sets->last != NULL && !sets->last->is_null &&
+		strncmp(sets->last->name, thread, len) == 0 && sets->last->name[len] == '\0')
+		return sets->last;
+	Assert(len <= WRITER_THREAD_NAME_MAX);
+	memcpy(key, thread, len);
+	key[len] = '\0';
+	entry = hash_search(sets->named, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->is_null = false;
+		entry->samples = NULL;
+		entry->count = 0;
+		entry->capacity = 0;
+	}
+	return entry;
+}
+
+/* Writes one thread's gathered samples as a row, and empties its array */
+static void
+write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
+{
+	MemoryContext old;
+	struct varlena *packed;
+	Datum		values[3];
+	char		nulls[3] = {' ', ' ', ' '};
+	int			ret;
+
+	if (thread->count == 0)
+		return;
+	old = MemoryContextSwitchTo(sets->cxt);
+	packed = samples_encode(thread->samples, thread->count);
+	values[0] = Int64GetDatum(writer->profile_id);
+	values[1] = thread->is_null ? (Datum) 0 : CStringGetTextDatum(thread->name);
+	nulls[1] = thread->is_null ? 'n' : ' ';
+	values[2] = PointerGetDatum(packed);
+	MemoryContextSwitchTo(old);
+	ret = integrity_execute_vouched(sets->insert, values, nulls);
+	if (ret != SPI_OK_INSERT || SPI_processed != 1)
+		elog(ERROR, "inserting a sample set returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	MemoryContextSwitchTo(writer->cxt);
+	sets->gathered -= thread->count;
+	pfree(thread->samples);
+	thread->samples = NULL;
+	thread->count = thread->capacity = 0;
+	pfree(packed);
+	if (!thread->is_null)
+		pfree(DatumGetPointer(values[1]));
+}
+
+/* Writes every thread's gathered samples, and frees their arrays */
+void
+writer_sets_write_all(ProfileWriter *writer, SampleSets *sets)
+{
+	HASH_SEQ_STATUS scan;
+	ThreadSamples *thread;
+
+	write_thread(writer, sets, &sets->unnamed);
+	hash_seq_init(&scan, sets->named);
+	while ((thread = hash_seq_search(&scan)) != NULL)
+		write_thread(writer, sets, thread);
+	Assert(sets->gathered == 0);
+}
+
+/* Room for one more sample in a thread's array */
+static void
+grow(SampleSets *sets, ThreadSamples *thread)
+{
+	if (thread->count < thread->capacity)
+		return;
+	thread->capacity = thread->capacity == 0 ? 64 : Min(thread->capacity * 2, SAMPLES_MAX);
+	thread->samples = thread->samples == NULL
+		? MemoryContextAlloc(sets->cxt, sizeof(Sample) * thread->capacity)
+		: repalloc_huge(thread->samples, sizeof(Sample) * thread->capacity);
+}
+
+void
+writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread, Size thread_len,
+				const Sample *sample)
+{
+	ThreadSamples *entry = thread_samples(sets, thread, thread_len);
+
+	sets->last = entry;
+	if (entry->count == SAMPLES_MAX)
+		write_thread(writer, sets, entry);
+	grow(sets, entry);
+	entry->samples[entry->count++] = *sample;
+	if (++sets->gathered >= sets->gathered_max)
+	{
+		CHECK_FOR_INTERRUPTS();
+		writer_sets_write_all(writer, sets);
+		sets->last = NULL;
+	}
+}
