@@ -10,7 +10,10 @@
 #   3. the updated extension's objects are those of a fresh install, read
 #      from the catalog (definitions, columns, indexes, triggers, ACLs);
 #   4. pg_dump of the old database restores into the current version, and
-#      pg_dump of the updated one restores too, with the same results.
+#      pg_dump of the updated one restores too, with the same results;
+#   5. pack_samples() packs the rows the update left in sample_row, with
+#      the same results, and a 0.2 database's row-level security still
+#      keeps tenants apart after the update and the packing.
 #
 # Runs against the cluster of test/run.sh.
 set -euo pipefail
@@ -159,6 +162,16 @@ for script in "$repo"/src/releases/calltree--*.sql; do
 	results "$db" >"$work/results.after"
 	diff -u "$work/results.before" "$work/results.after" >&2 ||
 		fail "$old -> $current: the update changed stored rows or query results"
+	# The rows stay in sample_row until packed, in batches that commit.
+	[ "$(ct_query "$db" 'SELECT count(*) > 0 FROM calltree.sample_row')" = t ] ||
+		fail "$old -> $current: the update packed the samples itself, in one transaction"
+	ct_psql "$db" -q -c 'CALL calltree.pack_samples(2)' 2>"$work/pack.err" ||
+		fail "$old -> $current: pack_samples() failed: $(cat "$work/pack.err")"
+	[ "$(ct_query "$db" 'SELECT count(*) FROM calltree.sample_row')" = 0 ] ||
+		fail "$old -> $current: pack_samples() left rows in sample_row"
+	results "$db" >"$work/results.packed"
+	diff -u "$work/results.before" "$work/results.packed" >&2 ||
+		fail "$old -> $current: packing the samples changed stored rows or query results"
 	catalog "$db" >"$work/catalog.updated"
 	diff -u "$work/catalog.fresh" "$work/catalog.updated" >&2 ||
 		fail "$old -> $current: the updated extension differs from a fresh install of $current"
@@ -177,4 +190,40 @@ for script in "$repo"/src/releases/calltree--*.sql; do
 		fail "$old -> $current: an import after the update gave $(cat "$work/after.txt")"
 done
 [ "$versions" -gt 0 ] || fail "no released version older than $current in src/releases/"
+
+# The row-level-security recipe of 0.2 (policies on sample) holds after the
+# update and the packing: each tenant still sees only its own samples.
+ct_createdb calltree_upgrade_rls
+ct_psql calltree_upgrade_rls -q >/dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION calltree VERSION '0.2';
+DROP ROLE IF EXISTS upgrade_tenant_a;
+DROP ROLE IF EXISTS upgrade_tenant_b;
+CREATE ROLE upgrade_tenant_a;
+CREATE ROLE upgrade_tenant_b;
+GRANT USAGE ON SCHEMA calltree TO upgrade_tenant_a, upgrade_tenant_b;
+GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO upgrade_tenant_a, upgrade_tenant_b;
+ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_profiles ON calltree.profile USING (meta->>'tenant' = current_user);
+CREATE POLICY tenant_samples ON calltree.sample USING (profile_id IN (SELECT id FROM calltree.profile));
+SELECT calltree.import_collapsed(E'main;a 3\n', 'a', '{"tenant": "upgrade_tenant_a"}');
+SELECT calltree.import_collapsed(E'main;b 5\nmain;c 1\n', 'b', '{"tenant": "upgrade_tenant_b"}');
+ALTER EXTENSION calltree UPDATE;
+CALL calltree.pack_samples();
+GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO upgrade_tenant_a, upgrade_tenant_b;
+SQL
+seen=$(ct_psql calltree_upgrade_rls -At <<'SQL'
+SET ROLE upgrade_tenant_a;
+SELECT 'a ' || count(*) || ' ' || sum(weight) FROM calltree.sample;
+SELECT 'a sets ' || count(*) FROM calltree.sample_set;
+SET ROLE upgrade_tenant_b;
+SELECT 'b ' || count(*) || ' ' || sum(weight) FROM calltree.sample;
+RESET ROLE;
+SELECT 'owner ' || count(*) || ' ' || sum(weight) FROM calltree.sample;
+SQL
+)
+[ "$seen" = "$(printf 'a 1 3\na sets 1\nb 2 6\nowner 3 9')" ] ||
+	fail "after the update and pack_samples(), tenants see: $seen"
+ct_psql calltree_upgrade_rls -q -c 'DROP OWNED BY upgrade_tenant_a, upgrade_tenant_b' -c 'DROP ROLE upgrade_tenant_a, upgrade_tenant_b' >/dev/null
 echo "t_upgrade: ok ($versions released version(s) updated to $current: rows, results, catalog and dumps agree)"

@@ -153,8 +153,8 @@ BEGIN
           FROM taken t GROUP BY t.bucket, t.group_key, t.weight_unit
     ), trees AS (
         SELECT t.bucket, t.group_key, t.weight_unit,
-               @extschema@.stack_agg(s.stack_id, s.weight) AS tree, count(*) AS samples
-          FROM taken t JOIN @extschema@.sample s ON s.profile_id = t.id
+               @extschema@.stack_agg(s) AS tree, sum(@extschema@.sample_count(s))::bigint AS samples
+          FROM taken t, @extschema@.profile_sample_sets(t.id) AS s
          GROUP BY t.bucket, t.group_key, t.weight_unit
     ), written AS (
         INSERT INTO @extschema@.rollup AS r (bucket, width, group_key, weight_unit, tree, samples, profiles)
@@ -196,8 +196,9 @@ BEGIN
     FOR grp IN
         SELECT @extschema@.rollup_bucket(p.started_at, rollup_add_profiles_apart.width) AS bucket,
                @extschema@.group_key(p.meta, keys) AS group_key, p.weight_unit,
-               array_agg(p.id ORDER BY (SELECT sum(abs(s.weight::numeric)) FROM @extschema@.sample s
-                                         WHERE s.profile_id = p.id) NULLS FIRST, p.id) AS ids
+               array_agg(p.id ORDER BY (SELECT sum(abs(u.weight::numeric))
+                                          FROM @extschema@.profile_sample_sets(p.id) AS s, @extschema@.unnest(s) AS u)
+                         NULLS FIRST, p.id) AS ids
           FROM @extschema@.profile p
          WHERE p.id = ANY (ids) AND p.started_at IS NOT NULL
          GROUP BY 1, 2, 3
@@ -508,9 +509,9 @@ BEGIN
     END LOOP;
 
     -- Raw samples for the rest: the edges, and profiles no chosen row includes.
-    SELECT @extschema@.stack_agg(s.stack_id, s.weight), count(*), array_agg(DISTINCT p.weight_unit)
+    SELECT @extschema@.stack_agg(s), sum(@extschema@.sample_count(s)), array_agg(DISTINCT p.weight_unit)
       INTO part, part_samples, part_units
-      FROM @extschema@.profile p JOIN @extschema@.sample s ON s.profile_id = p.id
+      FROM @extschema@.profile p, @extschema@.profile_sample_sets(p.id) AS s
      WHERE p.started_at >= since AND p.started_at < until
        AND @extschema@.group_key(p.meta, keys) = tree_between.group_key
        AND (tree_between.weight_unit IS NULL OR p.weight_unit = tree_between.weight_unit)

@@ -1,0 +1,83 @@
+-- calltree.sample, the view that shows the packed sets of sample_set a row
+-- each (src/store/sample_face.c): reads give every sample once; INSERT
+-- packs a statement's rows into a set per profile and thread; DELETE and
+-- UPDATE remove one sample per row from the sets that hold them (the rows
+-- are a multiset), or from sample_row, where 0.2's rows wait to be packed.
+SET search_path = calltree, public;
+
+-- an import writes one set per thread
+SELECT import_collapsed(E'main;a;b 3\nmain;a 2\nmain;c 1\n', 'face') AS p \gset
+SELECT count(*) AS sets, sum(sample_count(samples)) AS samples FROM sample_set WHERE profile_id = :p;
+SELECT (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :p)
+     = (SELECT stack_agg(samples) FROM sample_set WHERE profile_id = :p) AS same_tree;
+
+-- one INSERT statement: one set per profile and thread, duplicates kept,
+-- the weight 1 by default, RETURNING what was given
+SELECT intern_stack('{main,z}') AS z, intern_stack('{main,y}') AS y \gset
+INSERT INTO sample (profile_id, thread, ts, stack_id, weight)
+VALUES (:p, 'w1', 20, :z, 7), (:p, 'w1', 10, :z, 7), (:p, 'w2', NULL, :y, 1)
+RETURNING thread, ts, weight;
+INSERT INTO sample (profile_id, thread, stack_id) VALUES (:p, 'w2', :z);
+SELECT thread, samples::text = format('{%s:7@10,%s:7@20}', :z, :z) AS w1_packed_in_time_order,
+       sample_count(samples) AS samples
+  FROM sample_set WHERE profile_id = :p AND thread IS NOT NULL ORDER BY thread, samples::text;
+
+-- reads: every sample once, filters and joins as on a table
+SELECT thread, ts, weight FROM sample WHERE profile_id = :p AND thread IS NOT NULL ORDER BY thread, ts, weight;
+SELECT p.name, count(*), sum(s.weight) FROM profile p JOIN sample s ON s.profile_id = p.id
+ WHERE p.id = :p GROUP BY p.name;
+
+-- DELETE: each row deleted removes one sample; both equal rows match
+DELETE FROM sample WHERE profile_id = :p AND thread = 'w1' AND ts = 10;
+SELECT samples::text = format('{%s:7@20}', :z) AS one_left FROM sample_set WHERE profile_id = :p AND thread = 'w1';
+DELETE FROM sample WHERE profile_id = :p AND thread = 'w2';
+SELECT count(*) AS w2_sets FROM sample_set WHERE profile_id = :p AND thread = 'w2';
+-- UPDATE: the old sample removed, the new one added
+UPDATE sample SET weight = 9, ts = 30 WHERE profile_id = :p AND thread = 'w1' RETURNING ts, weight;
+SELECT thread, ts, weight FROM sample WHERE profile_id = :p AND thread = 'w1';
+
+-- what a sample must have, as sample's NOT NULL columns said
+INSERT INTO sample (profile_id, stack_id, weight) VALUES (:p, NULL, 1);
+INSERT INTO sample (profile_id, stack_id, weight) VALUES (:p, :z, NULL);
+-- references are checked when the set is written
+INSERT INTO sample (profile_id, stack_id) VALUES (-5, :z);
+INSERT INTO sample (profile_id, stack_id) VALUES (:p, -7);
+INSERT INTO sample (profile_id, stack_id, labels_id) VALUES (:p, :z, -9);
+
+-- rows gathered in a subtransaction that rolls back go with it
+BEGIN;
+INSERT INTO sample (profile_id, thread, stack_id) VALUES (:p, 'tx', :z);
+SAVEPOINT s;
+INSERT INTO sample (profile_id, thread, stack_id) VALUES (:p, 'tx', -7);
+ROLLBACK TO s;
+INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (:p, 'tx', :y, 4);
+COMMIT;
+SELECT stack_id = :z AS z, weight FROM sample WHERE profile_id = :p AND thread = 'tx' ORDER BY weight;
+
+-- COPY into the view packs its rows as INSERT does
+COPY sample (profile_id, thread, stack_id, weight) FROM stdin;
+:p	copied	1	5
+:p	copied	1	6
+\.
+SELECT sample_count(samples) FROM sample_set WHERE profile_id = :p AND thread = 'copied';
+
+-- 0.2's rows, in sample_row until pack_samples(): read and deleted through
+-- the view alike
+INSERT INTO sample_row (profile_id, thread, ts, stack_id, weight) VALUES (:p, 'old', 1, :z, 2), (:p, 'old', 2, :z, 2);
+SELECT ts, weight FROM sample WHERE profile_id = :p AND thread = 'old' ORDER BY ts;
+DELETE FROM sample WHERE profile_id = :p AND thread = 'old' AND ts = 1;
+SELECT count(*) AS old_rows FROM sample_row WHERE profile_id = :p;
+-- packing moves them into a set: the view shows the same
+SELECT pack_samples_batch(10) AS packed;
+SELECT count(*) AS old_rows FROM sample_row;
+SELECT ts, weight FROM sample WHERE profile_id = :p AND thread = 'old';
+SELECT pack_samples_batch(10) AS none_left;
+SELECT pack_samples_batch(0);
+
+-- what only a table takes is sample_set's
+TRUNCATE sample;
+CREATE INDEX ON sample (stack_id);
+
+-- deleting the profile deletes its sets
+DELETE FROM profile WHERE id = :p;
+SELECT count(*) AS sets_left FROM sample_set WHERE profile_id = :p;
