@@ -50,8 +50,14 @@ struct SampleSets
 	SPIPlanPtr	insert;
 };
 
-/* The statement that writes a set, prepared once per backend */
+/*
+ * The statement that writes a set, prepared once per backend, and the type
+ * of its $3: a DROP and CREATE EXTENSION makes a new samples type, which a
+ * kept plan cannot follow (it would look up the dropped type when the plan
+ * cache replans it), so the plan is prepared again when the type changes.
+ */
 static SPIPlanPtr kept_insert_set;
+static Oid	kept_insert_set_type = InvalidOid;
 
 SampleSets *
 writer_sets_create(MemoryContext parent)
@@ -69,6 +75,12 @@ writer_sets_create(MemoryContext parent)
 	sets->gathered_max = Min((int64) (writer_work_mem_bytes() / 4 / sizeof(Sample)), SAMPLES_MAX);
 	sets->gathered_max = Max(sets->gathered_max, 1024);
 	types[2] = calltree_type(get_namespace_oid("calltree", false), "samples");
+	if (kept_insert_set != NULL && kept_insert_set_type != types[2])
+	{
+		SPI_freeplan(kept_insert_set);
+		kept_insert_set = NULL;
+	}
+	kept_insert_set_type = types[2];
 	sets->insert = writer_prepare_kept(&kept_insert_set,
 									   "INSERT INTO calltree.sample_set (profile_id, thread, samples) VALUES ($1, $2, $3)",
 									   3, types);
