@@ -1,9 +1,8 @@
--- How an import writes its samples and new stacks: by COPY FROM's code
--- (copy_rows.c), or its samples as values straight into their partition,
--- with what an INSERT would do kept: text exactly as given whatever the
--- client encoding, the user's privileges, triggers, the stack table's
--- sequence and CHECK; and by INSERT where row security applies, so that
--- its policies hold.
+-- How an import writes its new stacks, by COPY FROM's code (copy_rows.c),
+-- and its samples, by an INSERT of packed sets into sample_set, with what
+-- an INSERT would do kept: text exactly as given whatever the client
+-- encoding, the user's privileges, triggers, the stack table's sequence
+-- and CHECK, and the policies of row security.
 SET search_path = calltree, public;
 
 -- A speedscope file of three sampled profiles, one thread each, whose
@@ -52,73 +51,77 @@ SELECT count(*) AS stacks,
   FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
  WHERE f.name IN ('copy_a', 'copy_b');
 
--- Triggers fire as for an INSERT: a BEFORE ROW trigger on sample sees
--- (and here changes) every row, a statement trigger counts statements.
--- (A partition with a trigger takes no samples as values: they go by
--- INSERT, through the sample table.)
+-- Triggers fire as for an INSERT: a BEFORE ROW trigger on sample_set sees
+-- (and here changes) every set, a statement trigger counts statements.
 CREATE TABLE sample_seen (statements int);
 INSERT INTO sample_seen VALUES (0);
 CREATE FUNCTION pg_temp.double_weight() RETURNS trigger LANGUAGE plpgsql AS
-$$BEGIN NEW.weight := NEW.weight * 2; RETURN NEW; END$$;
+$$BEGIN
+    NEW.samples := (SELECT calltree.samples_agg(u.stack_id, u.weight * 2, u.ts, u.labels_id)
+                      FROM calltree.unnest(NEW.samples) u);
+    RETURN NEW;
+END$$;
 CREATE FUNCTION pg_temp.count_statement() RETURNS trigger LANGUAGE plpgsql AS
 $$BEGIN UPDATE sample_seen SET statements = statements + 1; RETURN NULL; END$$;
-CREATE TRIGGER double_weight BEFORE INSERT ON sample FOR EACH ROW EXECUTE FUNCTION pg_temp.double_weight();
-CREATE TRIGGER count_statement AFTER INSERT ON sample FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.count_statement();
+CREATE TRIGGER double_weight BEFORE INSERT ON sample_set FOR EACH ROW EXECUTE FUNCTION pg_temp.double_weight();
+CREATE TRIGGER count_statement AFTER INSERT ON sample_set FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.count_statement();
 SELECT import_collapsed(E'a;b 5\na 7\n', 'triggers') AS id \gset
--- weights doubled: 10 and 14; one batch of samples, one statement
+-- weights doubled: 10 and 14; one set of samples, one statement
 SELECT sum(weight) AS weight, (SELECT statements FROM sample_seen) AS statements
   FROM sample WHERE profile_id = :id;
-DROP TRIGGER double_weight ON sample;
-DROP TRIGGER count_statement ON sample;
+DROP TRIGGER double_weight ON sample_set;
+DROP TRIGGER count_statement ON sample_set;
 DROP TABLE sample_seen;
 
--- Samples that go straight into their partition keep its constraints and
--- indexes, as an INSERT through sample would: a CHECK refuses a sample
--- (the import leaves nothing behind), an index gets every row (found here
--- with sequential scans off: without its entries, the count would be 0).
-ALTER TABLE sample ADD CONSTRAINT sample_no_31337 CHECK (weight <> 31337);
+-- An import's sets keep the constraints and indexes of sample_set: a
+-- CHECK refuses a set (the import leaves nothing behind), an index gets
+-- every row (found here with sequential scans off: without its entries,
+-- the count would be 0).  A CHECK sees the packed value, here as text.
+ALTER TABLE sample_set ADD CONSTRAINT sample_no_31337 CHECK (samples::text !~ ':31337[@#,}]');
 \set VERBOSITY terse
 SELECT import_collapsed(E'check;a 5\ncheck;b 31337\n', 'refused by check');
 \set VERBOSITY default
 SELECT count(*) AS left_behind FROM profile WHERE name = 'refused by check';
-ALTER TABLE sample DROP CONSTRAINT sample_no_31337;
-CREATE INDEX sample_weight_idx ON sample (weight);
+ALTER TABLE sample_set DROP CONSTRAINT sample_no_31337;
+CREATE INDEX sample_set_text_idx ON sample_set ((samples::text));
 SELECT import_collapsed(E'index;a 777001\nindex;b 777002\n', 'own index') IS NOT NULL AS imported;
 SET enable_seqscan = off;
-SELECT count(*) AS found_by_index FROM sample WHERE weight IN (777001, 777002);
+SELECT sum(sample_count(samples)) AS found_by_index FROM sample_set
+ WHERE samples::text = (SELECT samples_agg(v.stack_id, v.weight)::text
+                          FROM (VALUES (intern_stack('{index,a}'), 777001), (intern_stack('{index,b}'), 777002)) v(stack_id, weight));
 RESET enable_seqscan;
-DROP INDEX sample_weight_idx;
+DROP INDEX sample_set_text_idx;
 
--- Privileges: a user who may not insert into sample gets INSERT's error,
--- and the import leaves nothing behind.
+-- Privileges: a user who may not insert into sample_set gets INSERT's
+-- error, and the import leaves nothing behind.
 CREATE ROLE regress_calltree_importer;
 GRANT USAGE ON SCHEMA calltree TO regress_calltree_importer;
 GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA calltree TO regress_calltree_importer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_importer;
-REVOKE INSERT ON sample FROM regress_calltree_importer;
+REVOKE INSERT ON sample_set FROM regress_calltree_importer;
 SELECT count(*) AS profiles_before FROM profile \gset
 SET ROLE regress_calltree_importer;
-SELECT import_collapsed(E'a;b 5\n', 'no insert on sample');
+SELECT import_collapsed(E'a;b 5\n', 'no insert on sample_set');
 RESET ROLE;
-GRANT INSERT (profile_id, thread, ts, stack_id, weight) ON sample TO regress_calltree_importer;
+GRANT INSERT (profile_id, thread) ON sample_set TO regress_calltree_importer;
 SET ROLE regress_calltree_importer;
--- INSERT on every column but labels_id is not enough either
-SELECT import_collapsed(E'a;b 5\n', 'no insert on labels_id');
+-- INSERT on every column but samples is not enough either
+SELECT import_collapsed(E'a;b 5\n', 'no insert on samples');
 RESET ROLE;
 SELECT count(*) - :profiles_before AS profiles_added FROM profile;
-GRANT INSERT ON sample TO regress_calltree_importer;
+GRANT INSERT ON sample_set TO regress_calltree_importer;
 REVOKE INSERT ON stack FROM regress_calltree_importer;
 SET ROLE regress_calltree_importer;
 SELECT import_collapsed(E'brand;new;stack 5\n', 'no insert on stack');
 RESET ROLE;
 GRANT INSERT ON stack TO regress_calltree_importer;
 
--- Row security: COPY would not apply policies, so where they apply the
--- import INSERTs, and the policies hold.  This one lets the importer
--- write only weights under 100.
-ALTER TABLE sample ENABLE ROW LEVEL SECURITY;
-CREATE POLICY light_samples ON sample FOR ALL TO regress_calltree_importer
-  USING (true) WITH CHECK (weight < 100);
+-- Row security: the import INSERTs its sets, and the policies of
+-- sample_set hold.  This one lets the importer write only weights under
+-- 100, looking inside the packed value.
+ALTER TABLE sample_set ENABLE ROW LEVEL SECURITY;
+CREATE POLICY light_samples ON sample_set FOR ALL TO regress_calltree_importer
+  USING (true) WITH CHECK ((SELECT bool_and(u.weight < 100) FROM calltree.unnest(samples) u));
 SET ROLE regress_calltree_importer;
 SELECT import_collapsed(E'rls;a 5\nrls;b 7\n', 'light') IS NOT NULL AS imported;
 SELECT import_collapsed(E'rls;a 5\nrls;c 700\n', 'heavy');
@@ -134,9 +137,9 @@ SET ROLE regress_calltree_importer;
 SELECT import_collapsed(E'rls;a 5\n', 'policy on stack');
 RESET ROLE;
 SELECT count(*) FROM profile WHERE name = 'policy on stack';
-DROP POLICY light_samples ON sample;
+DROP POLICY light_samples ON sample_set;
 DROP POLICY any_stack ON stack;
-ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set DISABLE ROW LEVEL SECURITY;
 ALTER TABLE stack DISABLE ROW LEVEL SECURITY;
 
 REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_calltree_importer;

@@ -53,18 +53,22 @@ SELECT (SELECT stacks FROM mem_counts WHERE step = 'bounded') - (SELECT stacks F
          AS repeat_rows,
        (SELECT stack_rows FROM mem_expect) AS expected_rows;
 
--- every sample has the stack of its line, in both profiles
+-- every sample has the stack of a line, with its weight, each line one
+-- sample (the lines' stacks are distinct), in both profiles: samples
+-- keep no order of insertion, so they are matched by content, and the
+-- two profiles' samples compared in stack order
 CREATE TEMP TABLE mem_funcs AS
 SELECT f.name, f.id FROM func f WHERE f.name LIKE 'memtest%' AND f.file IS NULL AND f.resource IS NULL;
 SELECT count(*) AS samples,
        sum(s.weight) AS weight,
-       count(*) FILTER (WHERE stack_path(s.stack_id) =
-                        ARRAY(SELECT mf.id FROM unnest(l.names) WITH ORDINALITY AS n(name, k)
-                                JOIN mem_funcs mf ON mf.name = n.name ORDER BY n.k)) AS right_path,
-       count(*) FILTER (WHERE s.stack_id = u.stack_id) AS same_stack_as_unbounded
-  FROM (SELECT stack_id, weight, row_number() OVER (ORDER BY ctid) AS i FROM sample WHERE profile_id = :bounded) s
-  JOIN (SELECT stack_id, row_number() OVER (ORDER BY ctid) AS i FROM sample WHERE profile_id = :unbounded) u USING (i)
-  JOIN mem_lines l USING (i);
+       count(DISTINCT l.i) AS right_path,
+       count(*) FILTER (WHERE s.stack_id = u.stack_id AND s.weight = u.weight) AS same_stack_as_unbounded
+  FROM (SELECT stack_id, weight, row_number() OVER (ORDER BY stack_id, weight) AS k FROM sample WHERE profile_id = :bounded) s
+  JOIN (SELECT stack_id, weight, row_number() OVER (ORDER BY stack_id, weight) AS k FROM sample WHERE profile_id = :unbounded) u USING (k)
+  LEFT JOIN (SELECT i, weight,
+                    ARRAY(SELECT mf.id FROM unnest(names) WITH ORDINALITY AS n(name, k)
+                            JOIN mem_funcs mf ON mf.name = n.name ORDER BY n.k) AS path
+               FROM mem_lines) l ON l.path = stack_path(s.stack_id) AND l.weight = s.weight;
 
 -- perf script: address frames ([unknown]) and symbols, many threads; the
 -- frame cache keeps its frames across the emptying, under their real ids
@@ -88,8 +92,8 @@ SELECT import_perf_script(body, name => 'memory-unbounded-perf') AS perf_unbound
 SELECT count(*) - :stacks_before_repeat AS repeat_rows,
        (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :perf_bounded) =
        (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :perf_unbounded) AS same_tree,
-       (SELECT array_agg(stack_id ORDER BY ctid) FROM sample WHERE profile_id = :perf_bounded) =
-       (SELECT array_agg(stack_id ORDER BY ctid) FROM sample WHERE profile_id = :perf_unbounded) AS same_stacks,
+       (SELECT array_agg(stack_id ORDER BY thread, ts, stack_id) FROM sample WHERE profile_id = :perf_bounded) =
+       (SELECT array_agg(stack_id ORDER BY thread, ts, stack_id) FROM sample WHERE profile_id = :perf_unbounded) AS same_stacks,
        (SELECT count(*) FROM sample WHERE profile_id = :perf_bounded) AS samples
   FROM stack;
 

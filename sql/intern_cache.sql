@@ -107,8 +107,8 @@ SELECT * FROM pg_temp.dangling();
 SELECT import_collapsed(E'ic_main;ic_truncated 1\n', 'ic truncate') > 0 AS imported;
 SELECT count(*) AS stacks FROM calltree.stack \gset
 BEGIN;
-TRUNCATE calltree.sample;
-TRUNCATE calltree.sample, calltree.stack;
+TRUNCATE calltree.sample_set, calltree.sample_row;
+TRUNCATE calltree.sample_set, calltree.sample_row, calltree.stack;
 TRUNCATE calltree.func CASCADE;
 SELECT import_collapsed(E'ic_main;ic_truncated 1\n', 'ic after truncate') AS p \gset
 SELECT * FROM pg_temp.paths(:p);

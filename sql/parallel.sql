@@ -12,7 +12,7 @@ INSERT INTO sample (profile_id, stack_id, weight)
 SELECT :parallel_profile, intern_stack(names), weight
   FROM (SELECT array(SELECT 'p' || f FROM unnest(path) AS f) AS names, weight FROM parallel_samples) AS s;
 ANALYZE parallel_samples;
-ANALYZE sample;
+ANALYZE sample_set, sample_row;
 
 -- serial results
 SET max_parallel_workers_per_gather = 0;

@@ -1,7 +1,7 @@
 -- expire() and collect_garbage() on hand-made profiles whose samples are
 -- known.  The profiles here start in January 2020, long before now(), and
 -- live in time windows of their own (new_sample_partition), so that the
--- profiles of the other tests (in sample_0, never rolled up) stay.  The
+-- profiles of the other tests (in sample_set_0, never rolled up) stay.  The
 -- expected counts follow from the profiles below: each line of collapsed
 -- text is one sample.
 SET search_path = calltree, public;
@@ -36,7 +36,7 @@ SELECT new_sample_partition() AS w3 \gset
 SELECT :a >= 10000000000 AND :b = :a + 1 AND :c = :a + 2 AS window_1_ids,
        :d = :a + 10000000000 AS window_2_ids;
 SELECT p.partition = :'w1'::regclass AS is_w1, p.end_id - p.first_id AS ids,
-       (SELECT count(*) FROM sample s WHERE s.tableoid = p.partition) AS samples
+       (SELECT sum(sample_count(s.samples)) FROM sample_set s WHERE s.tableoid = p.partition) AS samples
   FROM sample_partitions() p WHERE p.first_id IN (:a, :d) ORDER BY p.first_id;
 UPDATE profile SET started_at = '2020-01-06 10:10' WHERE id IN (:a, :b);
 UPDATE profile SET started_at = '2020-01-06 11:20' WHERE id = :d;
@@ -64,11 +64,11 @@ SELECT * FROM expire('30 days');
 SELECT count(*) AS left_of_abcd FROM profile WHERE id IN (:a, :b, :c, :d);
 SELECT partition = :'w3'::regclass AS is_w3 FROM sample_partitions() WHERE first_id >= :a;
 
--- a profile whose id no window holds writes into sample_default, and is
+-- a profile whose id no window holds writes into sample_set_default, and is
 -- expired row by row
 INSERT INTO profile (id, name, meta, started_at) VALUES (:d + 7, 're-e', '{"service": "re"}', '2020-01-06 12:00');
 INSERT INTO sample (profile_id, stack_id, weight) VALUES (:d + 7, intern_stack(ARRAY['re_main', 're_keep']), 6);
-SELECT tableoid::regclass FROM sample WHERE profile_id = :d + 7;
+SELECT tableoid::regclass FROM sample_set WHERE profile_id = :d + 7;
 SELECT * FROM expire('30 days');
 SELECT rollup('1 hour', '{service}', since => '2020-01-01') AS hourly_rows;
 SELECT * FROM expire('30 days');

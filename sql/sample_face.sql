@@ -54,11 +54,11 @@ INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (:p, 'tx', :y, 
 COMMIT;
 SELECT stack_id = :z AS z, weight FROM sample WHERE profile_id = :p AND thread = 'tx' ORDER BY weight;
 
--- COPY into the view packs its rows as INSERT does
-COPY sample (profile_id, thread, stack_id, weight) FROM stdin;
-:p	copied	1	5
-:p	copied	1	6
-\.
+-- COPY into the view packs its rows as INSERT does (the rows come from a
+-- program: psql puts no variables into COPY's inline data)
+\set copy_rows :p '\tcopied\t' :z '\t5\n' :p '\tcopied\t' :z '\t6\n'
+\set copy_program 'printf ''%s'' ''' :copy_rows ''''
+COPY sample (profile_id, thread, stack_id, weight) FROM PROGRAM :'copy_program';
 SELECT sample_count(samples) FROM sample_set WHERE profile_id = :p AND thread = 'copied';
 
 -- 0.2's rows, in sample_row until pack_samples(): read and deleted through

@@ -1,5 +1,5 @@
 -- expire() under row-level security.  It empties a partition of
--- calltree.sample with TRUNCATE once every profile of the partition is
+-- calltree.sample_set with TRUNCATE once every profile of the partition is
 -- expirable; a role whose policies hide profiles sees only some of them,
 -- and TRUNCATE ignores policies: it would empty the partition with the
 -- hidden profiles' samples.  So expire() refuses to run for such a role.
@@ -17,9 +17,9 @@ GRANT USAGE ON SCHEMA calltree TO regress_calltree_expirer;
 GRANT ALL ON ALL TABLES IN SCHEMA calltree TO regress_calltree_expirer;
 GRANT ALL ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_expirer;
 ALTER TABLE profile ENABLE ROW LEVEL SECURITY;
-ALTER TABLE sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set ENABLE ROW LEVEL SECURITY;
 CREATE POLICY sx_tenant_a ON profile TO regress_calltree_expirer USING (meta->>'tenant' = 'a');
-CREATE POLICY sx_tenant_a ON sample TO regress_calltree_expirer
+CREATE POLICY sx_tenant_a ON sample_set TO regress_calltree_expirer
     USING (EXISTS (SELECT FROM profile p WHERE p.id = profile_id));
 
 SET ROLE regress_calltree_expirer;
@@ -35,9 +35,9 @@ SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id =
 
 -- clean up
 DROP POLICY sx_tenant_a ON profile;
-DROP POLICY sx_tenant_a ON sample;
+DROP POLICY sx_tenant_a ON sample_set;
 ALTER TABLE profile DISABLE ROW LEVEL SECURITY;
-ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set DISABLE ROW LEVEL SECURITY;
 DELETE FROM profile WHERE id = :b;
 DROP TABLE :window;
 SELECT setval('profile_id_seq', :seq_before) > 0 AS ids_back;

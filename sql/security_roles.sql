@@ -111,14 +111,14 @@ GRANT USAGE ON SCHEMA calltree TO regress_calltree_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_reader;
 
 CREATE ROLE regress_calltree_writer NOLOGIN IN ROLE regress_calltree_reader;
-GRANT INSERT ON profile, sample, event, func, frame, stack, labels, symbol TO regress_calltree_writer;
+GRANT INSERT ON profile, sample_set, sample, event, func, frame, stack, labels, symbol TO regress_calltree_writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_writer;
 GRANT UPDATE (weight_unit, started_at) ON profile TO regress_calltree_writer;
 GRANT UPDATE (id) ON labels TO regress_calltree_writer;
 GRANT UPDATE (name) ON func TO regress_calltree_writer;
 GRANT UPDATE (func_id) ON frame TO regress_calltree_writer;
 GRANT DELETE ON symbol TO regress_calltree_writer;
-GRANT DELETE ON profile, sample TO regress_calltree_writer;
+GRANT DELETE ON profile, sample_set, sample_row, sample TO regress_calltree_writer;
 
 CREATE ROLE regress_calltree_ann IN ROLE regress_calltree_reader;
 CREATE ROLE regress_calltree_wes IN ROLE regress_calltree_writer;
@@ -167,15 +167,19 @@ SELECT l.labels, s.weight FROM sample s JOIN labels l ON l.id = s.labels_id WHER
  ORDER BY s.weight;
 
 ------------------------------------------------------------------------
--- Tenants: the README's policies on profile and sample
+-- Tenants: the policies of docs/operations.md on profile and sample_set
+-- (and sample_row: 0.2's rows until packed)
 ------------------------------------------------------------------------
 CREATE ROLE regress_calltree_alice IN ROLE regress_calltree_writer;
 CREATE ROLE regress_calltree_bob IN ROLE regress_calltree_writer;
 ALTER TABLE profile ENABLE ROW LEVEL SECURITY;
-ALTER TABLE sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_row ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_profiles ON profile
     USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
-CREATE POLICY tenant_samples ON sample
+CREATE POLICY tenant_samples ON sample_set
+    USING (profile_id IN (SELECT id FROM calltree.profile));
+CREATE POLICY tenant_sample_rows ON sample_row
     USING (profile_id IN (SELECT id FROM calltree.profile));
 ALTER TABLE event ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_events ON event
@@ -216,14 +220,14 @@ INSERT INTO sample (profile_id, stack_id, weight) SELECT :bob, :leaf_stack, 1;
 RESET ROLE;
 -- nor through the partition that holds bob's samples, which the readers'
 -- GRANT SELECT ON ALL TABLES reached (and an INSERT granted on it):
--- sample's policies (and its triggers) do not apply there, so the
+-- sample_set's policies (and its triggers) do not apply there, so the
 -- partitions let no one but their owner in
-SELECT s.tableoid::regclass AS bob_partition FROM sample s WHERE s.profile_id = :bob LIMIT 1 \gset
+SELECT s.tableoid::regclass AS bob_partition FROM sample_set s WHERE s.profile_id = :bob LIMIT 1 \gset
 GRANT INSERT ON :bob_partition TO regress_calltree_writer;
 SET ROLE regress_calltree_alice;
 SELECT count(*) AS bob_partition_rows FROM :bob_partition;
 \set VERBOSITY sqlstate
-INSERT INTO :bob_partition (profile_id, stack_id, weight) VALUES (:bob, -1, 1000);
+INSERT INTO :bob_partition (profile_id, samples) VALUES (:bob, '{1:1000}');
 \set VERBOSITY default
 RESET ROLE;
 REVOKE INSERT ON :bob_partition FROM regress_calltree_writer;
@@ -250,11 +254,13 @@ SELECT count(*) AS alice_samples FROM sample WHERE profile_id = :alice;
 
 DELETE FROM profile WHERE meta ? 'tenant' OR name IN ('roles base', 'by the writer', 'all granted');
 DROP POLICY tenant_profiles ON profile;
-DROP POLICY tenant_samples ON sample;
+DROP POLICY tenant_samples ON sample_set;
+DROP POLICY tenant_sample_rows ON sample_row;
 DROP POLICY tenant_events ON event;
 ALTER TABLE event DISABLE ROW LEVEL SECURITY;
 ALTER TABLE profile DISABLE ROW LEVEL SECURITY;
-ALTER TABLE sample DISABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_set DISABLE ROW LEVEL SECURITY;
+ALTER TABLE sample_row DISABLE ROW LEVEL SECURITY;
 DROP OWNED BY regress_calltree_reader, regress_calltree_writer;
 DROP ROLE regress_calltree_alice, regress_calltree_bob, regress_calltree_ann, regress_calltree_wes,
           regress_calltree_writer, regress_calltree_reader;
