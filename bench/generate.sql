@@ -93,9 +93,10 @@ BEGIN
     IF EXISTS (SELECT 1 FROM calltree.profile p
                 WHERE p.id <> ALL (old_profiles)
                   AND EXISTS (SELECT 1 FROM calltree.sample s WHERE s.profile_id = p.id)) THEN
-      DELETE FROM calltree.sample WHERE profile_id = ANY (old_profiles);
+      DELETE FROM calltree.sample_set WHERE profile_id = ANY (old_profiles);
+      DELETE FROM calltree.sample_row WHERE profile_id = ANY (old_profiles);
     ELSE
-      TRUNCATE calltree.sample;
+      TRUNCATE calltree.sample_set, calltree.sample_row;
     END IF;
     DELETE FROM calltree.profile WHERE id = ANY (old_profiles);
   END IF;

@@ -140,7 +140,7 @@ fresh_db() {
 	SQL
 }
 settle() {
-	ct_psql "$DB" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.labels, calltree.sample'
+	ct_psql "$DB" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.labels, calltree.sample_set, calltree.sample_row'
 	ct_psql "$DB" -c 'CHECKPOINT' >/dev/null 2>&1 || true
 }
 

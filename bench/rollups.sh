@@ -52,7 +52,7 @@ if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ "$week_ready" != 168 ]; then
 		  JOIN calltree.profile b ON b.id = s.profile_id AND b.name = 'bench'
 		  JOIN calltree.profile w ON w.name = 'bench-week ' || (s.ts / 1000000) % 168;
 		COMMIT;
-		VACUUM ANALYZE calltree.profile, calltree.sample;
+		VACUUM ANALYZE calltree.profile, calltree.sample_set, calltree.sample_row;
 	SQL
 	say "rollups: spread in $((SECONDS - start)) s"
 fi

@@ -70,7 +70,7 @@ fi
 # settled table (no hint-bit writes during the timed runs).  Cheap when
 # nothing changed since the last run.
 start=$SECONDS
-ct_psql "" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.sample'
+ct_psql "" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame, calltree.stack, calltree.sample_set, calltree.sample_row'
 # Write the dirty pages out now rather than in the middle of a timed query
 # (needs superuser or pg_checkpoint; skipped without).
 ct_psql "" -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(ct_query "" 'SELECT current_user'); skipped"

@@ -40,7 +40,7 @@ CREATE ROLE :reader NOLOGIN;
 GRANT USAGE ON SCHEMA calltree TO :reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO :reader;
 CREATE ROLE :writer NOLOGIN IN ROLE :reader;
-GRANT INSERT ON calltree.profile, calltree.sample, calltree.event, calltree.func,
+GRANT INSERT ON calltree.profile, calltree.sample_set, calltree.sample, calltree.event, calltree.func,
                 calltree.frame, calltree.stack, calltree.labels, calltree.symbol TO :writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO :writer;
 GRANT UPDATE (weight_unit, started_at) ON calltree.profile TO :writer;
@@ -48,15 +48,18 @@ GRANT UPDATE (id) ON calltree.labels TO :writer;
 GRANT UPDATE (name) ON calltree.func TO :writer;
 GRANT UPDATE (func_id) ON calltree.frame TO :writer;
 GRANT DELETE ON calltree.symbol TO :writer;
-GRANT DELETE ON calltree.profile, calltree.sample TO :writer;
+GRANT DELETE ON calltree.profile, calltree.sample_set, calltree.sample_row, calltree.sample TO :writer;
 
 -- Row-level security (docs/operations.md), for two tenants
 ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
-ALTER TABLE calltree.sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample_set ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample_row ENABLE ROW LEVEL SECURITY;
 ALTER TABLE calltree.event ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_profiles ON calltree.profile
     USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
-CREATE POLICY tenant_samples ON calltree.sample
+CREATE POLICY tenant_samples ON calltree.sample_set
+    USING (profile_id IN (SELECT id FROM calltree.profile));
+CREATE POLICY tenant_sample_rows ON calltree.sample_row
     USING (profile_id IN (SELECT id FROM calltree.profile));
 CREATE POLICY tenant_events ON calltree.event
     USING (profile_id IN (SELECT id FROM calltree.profile));
@@ -66,7 +69,9 @@ CREATE ROLE :tom LOGIN IN ROLE :writer;
 -- and more: a forced table, a restrictive policy for one role only, a
 -- policy renamed, one dropped, one whose role is gone
 ALTER TABLE calltree.event FORCE ROW LEVEL SECURITY;
-CREATE POLICY heavy_only ON calltree.sample AS RESTRICTIVE FOR SELECT TO :tom USING (weight > 1);
+-- (on packed sets: it hides the sets whose heaviest sample weighs 5 or less)
+CREATE POLICY heavy_only ON calltree.sample_set AS RESTRICTIVE FOR SELECT TO :tom
+    USING ((SELECT max(u.weight) FROM calltree.unnest(samples) u) > 5);
 CREATE POLICY first_name ON calltree.profile FOR DELETE USING (false);
 ALTER POLICY first_name ON calltree.profile RENAME TO no_deletes;
 CREATE POLICY "Odd ""name"", quoted" ON calltree.symbol AS RESTRICTIVE FOR UPDATE TO :tom, :tess
@@ -132,19 +137,19 @@ $seen"
 }
 expect_tenants() {
 	expect_seen "$1" "$tess" tess-1,tess-2,tess-trace 3 6 2
-	# tom's restrictive policy hides its samples of weight 1
-	expect_seen "$1" "$tom" tom-1,tom-2,tom-trace 2 12 2
+	# tom's restrictive policy hides its set of tom-2 (one sample, weight 5)
+	expect_seen "$1" "$tom" tom-1,tom-2,tom-trace 2 8 2
 }
 
 expect_tenants "$src"
 security "$src" >"$work/security.src"
 if ! grep -q '^profile true false$' "$work/security.src" || ! grep -q '^event true true$' "$work/security.src" ||
-	! grep -q '^sample_1 true false$' "$work/security.src" || grep -q 'doomed\|gone_role\|first_name' "$work/security.src"; then
+	! grep -q '^sample_set_1 true false$' "$work/security.src" || grep -q 'doomed\|gone_role\|first_name' "$work/security.src"; then
 	fail "the source database is not as set up: $(cat "$work/security.src")"
 fi
 for r in "$tess" "$tom"; do seen_by "$src" "$r" >"$work/seen.src.$r"; done
-[ "$(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 6 ] ||
-	fail "the record holds $(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 6"
+[ "$(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy')" = 7 ] ||
+	fail "the record holds $(ct_query "$src" 'SELECT count(*) FROM calltree.row_security_policy') policies, not 7"
 
 # restored DB HOW: the restored database has the source's flags, policies,
 # rows and what each tenant sees.
@@ -170,8 +175,8 @@ ct_createdb calltree_dump_rls_dst
 	fail "pg_restore failed: $(cat "$work/pg_restore.err")"
 restored calltree_dump_rls_dst "pg_dump -Fc, pg_restore"
 
-# A plain dump loaded through the partitioned tables: samples load through
-# sample, before their stacks.
+# A plain dump loaded through the partitioned tables: sample sets load
+# through sample_set, before their stacks.
 "$PG_BIN/pg_dump" --load-via-partition-root -f "$work/root.sql" "$src" 2>"$work/pg_dump.err" ||
 	fail "pg_dump --load-via-partition-root failed: $(cat "$work/pg_dump.err")"
 ct_createdb calltree_dump_rls_root
@@ -277,7 +282,7 @@ ct_createdb calltree_dump_rls_checks
 out=$(ct_psql calltree_dump_rls_checks -At "${role_vars[@]}" 2>&1 <<'SQL' || true
 CREATE EXTENSION calltree;
 GRANT USAGE ON SCHEMA calltree TO :writer;
-GRANT SELECT, INSERT ON calltree.profile, calltree.sample, calltree.stack TO :writer;
+GRANT SELECT, INSERT ON calltree.profile, calltree.sample_set, calltree.sample, calltree.stack TO :writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO :writer;
 SET ROLE :tess;
 SET check_function_bodies = off;

@@ -334,16 +334,16 @@ ct_psql "" -At <<SQL
 CREATE ROLE $writer NOLOGIN;
 GRANT USAGE ON SCHEMA calltree TO $writer;
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO $writer;
-GRANT INSERT ON calltree.profile, calltree.sample, calltree.event, calltree.func,
+GRANT INSERT ON calltree.profile, calltree.sample_set, calltree.sample, calltree.event, calltree.func,
                 calltree.frame, calltree.stack, calltree.labels, calltree.symbol TO $writer;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO $writer;
 GRANT UPDATE (weight_unit, started_at) ON calltree.profile TO $writer;
 GRANT UPDATE (id) ON calltree.labels TO $writer;
 ALTER TABLE calltree.profile ENABLE ROW LEVEL SECURITY;
-ALTER TABLE calltree.sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE calltree.sample_set ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_profiles ON calltree.profile
     USING (meta->>'tenant' = current_user) WITH CHECK (meta->>'tenant' = current_user);
-CREATE POLICY tenant_samples ON calltree.sample
+CREATE POLICY tenant_samples ON calltree.sample_set
     USING (profile_id IN (SELECT id FROM calltree.profile));
 CREATE ROLE $tess NOLOGIN IN ROLE $writer;
 CREATE ROLE $tom NOLOGIN IN ROLE $writer;
@@ -391,7 +391,7 @@ kill -TERM "$turl_pid"
 wait "$turl_pid" || fail "the tenants' receiver exited with status $? on SIGTERM"
 
 # ---------------------------------------------------------------- faults
-ct_query "" 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample DISABLE ROW LEVEL SECURITY'
+ct_query "" 'ALTER TABLE calltree.profile DISABLE ROW LEVEL SECURITY' -c 'ALTER TABLE calltree.sample_set DISABLE ROW LEVEL SECURITY'
 start_receiver furl --dbname "dbname=$db" --connections 1 --queue-wait 300 --timeout 1 --drain-timeout 20
 fingest=$furl/ingest
 # hold_profile SECONDS: a session holding calltree.profile locked that long, in the background
