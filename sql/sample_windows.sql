@@ -1,13 +1,14 @@
--- The time windows of calltree.sample and profile ids past the last one.
--- A sample of such an id would land in sample_default and stop the next
--- window from opening (ATTACH PARTITION refuses a range of which the
--- default partition holds rows): sample_default refuses it.  Samples of
--- such ids that version 0.2 let in are moved when their window opens.
+-- The time windows of calltree.sample_set and profile ids past the last
+-- one.  A sample of such an id would land in sample_set_default and stop
+-- the next window from opening (ATTACH PARTITION refuses a range of which
+-- the default partition holds rows): sample_set_default refuses it.
+-- Samples of such ids that version 0.2 let in wait in sample_row, and are
+-- packed into their window once it is open.
 SET search_path = calltree, public;
 \set SHOW_CONTEXT never
 
 SELECT last_value AS seq_before FROM profile_id_seq \gset
--- the other tests left sample_0 and sample_default alone
+-- the other tests left sample_set_0 and sample_set_default alone
 SELECT partition, first_id, end_id FROM sample_partitions();
 
 -- a profile of an id past the last window holds no sample: it may be made
@@ -16,7 +17,7 @@ INSERT INTO profile (id, name) VALUES (10000000005, 'sw-ahead');
 INSERT INTO sample (profile_id, stack_id, weight) VALUES (10000000005, intern_stack(ARRAY['sw_main', 'sw_ahead']), 4);
 SELECT import_collapsed(E'sw_main;sw_mine 2\n', 'sw-mine') AS mine \gset
 UPDATE sample SET profile_id = 10000000005 WHERE profile_id = :mine;
-SELECT count(*) AS in_default FROM sample_default;
+SELECT count(*) AS in_default FROM sample_set_default;
 
 -- the next window opens over them; the sequence starts past the ids
 -- given in it by hand; the profile's samples are now taken, in the window
@@ -25,18 +26,18 @@ SELECT :'w1' AS w1, first_id, end_id FROM sample_partitions() WHERE partition = 
 SELECT import_collapsed(E'sw_main;sw_next 1\n', 'sw-next') AS next \gset
 SELECT :next AS next_id;
 INSERT INTO sample (profile_id, stack_id, weight) VALUES (10000000005, intern_stack(ARRAY['sw_main', 'sw_ahead']), 4);
-SELECT p.name, s.tableoid::regclass AS partition, s.weight
-  FROM profile p JOIN sample s ON s.profile_id = p.id WHERE p.name LIKE 'sw-%' ORDER BY p.id;
+SELECT p.name, s.tableoid::regclass AS partition, u.weight
+  FROM profile p JOIN sample_set s ON s.profile_id = p.id, unnest(s.samples) u WHERE p.name LIKE 'sw-%' ORDER BY p.id;
 
--- a sample past the last window that version 0.2 let in: the next window
--- takes it in when it opens, and its ids start past it
-ALTER TABLE sample_default DISABLE TRIGGER sample_window_check;
+-- a sample past the last window that version 0.2 let in, a row of
+-- sample_row after the update: the next window's ids start past it, and
+-- pack_samples_batch() packs it into that window
 INSERT INTO profile (id, name) VALUES (20000000007, 'sw-legacy');
-INSERT INTO sample (profile_id, stack_id, weight) VALUES (20000000007, intern_stack(ARRAY['sw_main', 'sw_legacy']), 6);
-ALTER TABLE sample_default ENABLE TRIGGER sample_window_check;
+INSERT INTO sample_row (profile_id, stack_id, weight) VALUES (20000000007, intern_stack(ARRAY['sw_main', 'sw_legacy']), 6);
 SELECT new_sample_partition() AS w2 \gset
-SELECT s.tableoid::regclass = :'w2'::regclass AS moved, s.weight FROM sample s WHERE s.profile_id = 20000000007;
-SELECT count(*) AS in_default FROM sample_default;
+SELECT pack_samples_batch(10) AS packed;
+SELECT s.tableoid::regclass = :'w2'::regclass AS moved, u.weight FROM sample_set s, unnest(s.samples) u WHERE s.profile_id = 20000000007;
+SELECT count(*) AS in_default FROM sample_set_default;
 SELECT nextval('profile_id_seq') AS after_legacy;
 
 -- the trigger refuses to run other than BEFORE ... FOR EACH ROW

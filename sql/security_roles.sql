@@ -14,7 +14,7 @@ SELECT s.stack_id AS leaf_stack FROM sample s WHERE s.profile_id = :base AND s.w
 ------------------------------------------------------------------------
 CREATE ROLE regress_calltree_nostack;
 GRANT USAGE ON SCHEMA calltree TO regress_calltree_nostack;
-GRANT SELECT ON sample, func TO regress_calltree_nostack;
+GRANT SELECT ON sample, sample_set, sample_row, func TO regress_calltree_nostack;
 SET ROLE regress_calltree_nostack;
 SELECT count(*) FROM stack;
 SELECT stack_path(:leaf_stack);
