@@ -32,11 +32,10 @@ die() { printf 'storage: %s\n' "$*" | tee -a "$REPORT" >&2; exit 1; }
 
 mkdir -p "$OUT_DIR"
 : >"$REPORT"
-ct_make_tmp
-work=$CT_TMP
+ct_script_init
 ct_at_exit "ct_psql postgres -c 'DROP DATABASE IF EXISTS $DB'"
 
-data="$repo/../shared/data"
+data="$shared/data"
 ss="$data/speedscope-samples"
 # path | importer call, $1 standing for the file's bytes (bytea)
 FILES=(
@@ -70,11 +69,12 @@ db_size() {
 }
 
 say "storage: the growth of the database per further import of the same file, after VACUUM, against the file gzipped"
-say "$(printf '%-58s %9s %8s %10s %9s %7s' file gzipped samples per-import B/sample ratio)"
+say "$(printf '%-44s %9s %8s %10s %9s %7s' file gzipped samples per-import B/sample ratio)"
 : >"$work/ratios"
 for entry in "${FILES[@]}"; do
 	file=${entry%%|*}
 	call=${entry#*|}
+	call=${call//\$1/(SELECT data FROM bench_file)}
 	[ -r "$file" ] || die "missing $file"
 	case "$file" in
 	*.gz) gz=$(stat -c %s "$file") ;;
@@ -83,22 +83,21 @@ for entry in "${FILES[@]}"; do
 	n=$IMPORTS
 	[ "$gz" -lt 100000 ] || n=$(((IMPORTS + 9) / 10))
 	fresh_db
-	ct_psql "$DB" -q -v data="$(base64 -w0 "$file")" >/dev/null <<-SQL
+	cp "$file" "$work/file" && chmod a+r "$work/file"
+	ct_psql "$DB" -q -v file="$work/file" >/dev/null <<-SQL
 		SET client_min_messages = warning;
 		DROP TABLE IF EXISTS bench_file;
-		CREATE TABLE bench_file AS SELECT decode(:'data', 'base64') AS data;
-		PREPARE import_once(bytea) AS SELECT $call;
-		EXECUTE import_once((SELECT data FROM bench_file));
+		CREATE TABLE bench_file AS SELECT pg_read_binary_file(:'file') AS data;
+		SELECT $call;
 	SQL
 	before=$(db_size)
 	{
 		echo "SET client_min_messages = warning;"
-		echo "PREPARE import_once(bytea) AS SELECT $call;"
-		for _ in $(seq "$n"); do echo "EXECUTE import_once((SELECT data FROM bench_file));"; done
+		for _ in $(seq "$n"); do echo "SELECT $call;"; done
 	} >"$work/imports.sql"
 	ct_psql "$DB" -q -f "$work/imports.sql" >/dev/null
 	after=$(db_size)
-	samples=$(ct_query "$DB" "SELECT sum(calltree.sample_count(s.samples)) / count(DISTINCT s.profile_id) FROM calltree.sample_set s
+	samples=$(ct_query "$DB" "SELECT (sum(calltree.sample_count(s.samples)) / count(DISTINCT s.profile_id))::bigint FROM calltree.sample_set s
 	                          WHERE s.profile_id = (SELECT max(id) FROM calltree.profile)")
 	per=$(((after - before) / n))
 	ratio=$(awk -v p="$per" -v g="$gz" 'BEGIN { printf "%.2f", p / g }')
@@ -106,7 +105,7 @@ for entry in "${FILES[@]}"; do
 	echo "$ratio" >>"$work/ratios"
 	# the largest ratio counts a profile of at most 400 bytes as within it
 	awk -v p="$per" -v r="$ratio" 'BEGIN { print (p <= 400 ? 0 : r) }' >>"$work/capped"
-	say "$(printf '%-58s %9s %8s %10s %9s %6sx' "${file#"$repo/"}" "$gz" "${samples:-0}" "$per" "$per_sample" "$ratio")"
+	say "$(printf '%-44s %9s %8s %10s %9s %6sx' "$(basename "$file")" "$gz" "${samples:-0}" "$per" "$per_sample" "$ratio")"
 done
 median=$(sort -n "$work/ratios" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 largest=$(sort -n "$work/capped" | tail -1)

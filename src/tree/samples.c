@@ -366,8 +366,31 @@ malformed(Size at, const char *fmt,...)
 			 errhint(SAMPLES_HINT)));
 }
 
-static uint64
+static uint64 read_varint_checked(Reader *reader, const char *what);
+
+/*
+ * A varint: most of a value's are one byte (a stack a step from the last,
+ * a weight of one period), read here without a call; the others, and every
+ * error, by read_varint_checked.
+ */
+static inline uint64
 read_varint(Reader *reader, const char *what)
+{
+	if (likely(reader->pos < reader->len))
+	{
+		uint8		byte = reader->data[reader->pos];
+
+		if (likely(byte < 0x80))
+		{
+			reader->pos++;
+			return byte;
+		}
+	}
+	return read_varint_checked(reader, what);
+}
+
+static uint64
+read_varint_checked(Reader *reader, const char *what)
 {
 	Size		start = reader->pos;
 	uint64		value = 0;
@@ -494,10 +517,17 @@ read_dictionary(Reader *reader, int64 count, const char *what, int64 *ids)
 }
 
 /* weight = scaled * unit, or false when it does not fit in bigint */
-static bool
+static inline bool
 unscale_weight(int64 scaled, uint64 unit, int64 *weight)
 {
-	uint64		m = magnitude(scaled);
+	uint64		m;
+
+	if (likely(unit == 1))
+	{
+		*weight = scaled;
+		return true;
+	}
+	m = magnitude(scaled);
 
 	if (m != 0 && unit > ((uint64) 1 << 63) / m)
 		return false;
