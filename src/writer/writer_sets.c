@@ -48,7 +48,8 @@ typedef struct ThreadSamples
 
 struct SampleSets
 {
-	MemoryContext cxt;			/* the arrays; emptied when written */
+	MemoryContext cxt;			/* the threads' arrays */
+	MemoryContext write_cxt;	/* what writing one takes, emptied after it */
 	HTAB	   *named;			/* name -> ThreadSamples */
 	ThreadSamples unnamed;		/* the samples without a thread */
 	ThreadSamples *last;		/* the thread of the last sample, likely the next's */
@@ -86,6 +87,7 @@ writer_sets_create(MemoryContext parent)
 	Oid			types[3] = {INT8OID, TEXTOID, InvalidOid};
 
 	sets->cxt = AllocSetContextCreate(parent, "calltree import sample sets", ALLOCSET_DEFAULT_SIZES);
+	sets->write_cxt = AllocSetContextCreate(parent, "calltree import sample set writing", ALLOCSET_DEFAULT_SIZES);
 	ctl.keysize = WRITER_THREAD_NAME_MAX + 1;
 	ctl.entrysize = sizeof(ThreadSamples);
 	ctl.hcxt = parent;
@@ -162,7 +164,7 @@ write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
 
 	if (thread->count == 0)
 		return;
-	old = MemoryContextSwitchTo(sets->cxt);
+	old = MemoryContextSwitchTo(sets->write_cxt);
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = thread->is_null ? (Datum) 0 : CStringGetTextDatum(thread->name);
 	nulls[1] = thread->is_null ? 'n' : ' ';
@@ -184,8 +186,8 @@ write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
 	pfree(thread->samples);
 	thread->samples = NULL;
 	thread->count = thread->capacity = 0;
-	/* the arrays and the packed value */
-	MemoryContextReset(sets->cxt);
+	/* the columns or the packed value */
+	MemoryContextReset(sets->write_cxt);
 }
 
 /* Writes every thread's gathered samples, and frees their arrays */
