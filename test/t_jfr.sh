@@ -87,7 +87,8 @@ command -v protoc >/dev/null && command -v jfr >/dev/null ||
 protoc --proto_path="$data" --decode=LabelsSnapshot jfr_labels.proto <"$work/dump2.labels.pb" >"$work/labels.txt"
 jfr print --json --events jdk.ExecutionSample "$work/dump2.jfr" >"$work/dump2.json"
 expected=$("$here/jfr_labels_expected.py" "$work/labels.txt" "$work/dump2.json")
-got=$(ct_psql "$db" -At -v file="$work/dump2.jfr" -v labels="$work/dump2.labels.pb" <<-'SQL'
+# (the labels part gzip-compressed here, as the agent may send it)
+got=$(ct_psql "$db" -At -v file="$work/dump2.jfr" -v labels="$data/dump2.labels.pb.gz" <<-'SQL'
 	CREATE TEMP TABLE ids AS
 	SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => pg_read_binary_file(:'labels')) AS ids;
 	SELECT k.kind || E'\t' || coalesce(l.set, '') || E'\t' || sum(s.weight)::bigint / 10000000
@@ -171,6 +172,9 @@ check "labels: a length past the end" \
 check "labels: a label whose key is not among the strings" \
 	'ERROR:  invalid JFR labels data at byte 6' \
 	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => '\\x0a0a080112060a0408011002'::bytea)"
+check "labels: a string that is not UTF-8 (its byte 0xff at byte 18)" \
+	'ERROR:  invalid JFR labels data at byte 18' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => '\\x0a0a080112060a0408011001120508011201ff'::bytea)"
 check "labels: an empty snapshot gives no label set" \
 	'0' \
 	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => ''::bytea) AS ids;

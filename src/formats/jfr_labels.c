@@ -77,22 +77,18 @@ sort_last_wins(EntryList *list)
 	list->count = kept;
 }
 
+/* The entry of a key, in a list sorted by sort_last_wins (one per key); NULL if none */
 static const MapEntry *
 find_entry(const EntryList *list, int64 key)
 {
-	MapEntry	probe = {.key = key};
-
-	if (list->count == 0)
-		return NULL;
-	/* one entry per key after sort_last_wins: the order does not matter */
 	for (int lo = 0, hi = list->count - 1; lo <= hi;)
 	{
 		int			mid = lo + (hi - lo) / 2;
 		const MapEntry *e = &list->entries[mid];
 
-		if (e->key == probe.key)
+		if (e->key == key)
 			return e;
-		if (e->key < probe.key)
+		if (e->key < key)
 			lo = mid + 1;
 		else
 			hi = mid - 1;
