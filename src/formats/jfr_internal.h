@@ -1,8 +1,9 @@
 /*
  * jfr_internal.h
- *	  What the two halves of the JFR reader share: jfr.c (chunks, constant
- *	  pools, events, stacks) and jfr_metadata.c (the metadata event, which
- *	  describes every class and its fields).  Not for use outside them.
+ *	  What the parts of the JFR reader share: jfr.c (chunks, constant
+ *	  pools, events, stacks), jfr_metadata.c (the metadata event, which
+ *	  describes every class and its fields) and jfr_settings.c (the
+ *	  recording's jdk.ActiveSetting events).  Not for use outside them.
  */
 #ifndef CALLTREE_JFR_INTERNAL_H
 #define CALLTREE_JFR_INTERNAL_H
