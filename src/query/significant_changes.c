@@ -68,15 +68,6 @@ compare_func_keys(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-static int
-compare_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* The array's elements, which must number at least 2 */
 static Datum *
 side_trees(ArrayType *array, const char *side, int32 *count, bool **nulls)
@@ -126,30 +117,51 @@ tree_functions(Datum element, bool isnull, const char *side, int32 k, int64 *tot
 	return weights;
 }
 
-/* The union of the trees' functions, ascending */
+/*
+ * The sorted union of funcs[0 .. n-1] and a tree's functions, into out
+ * (room for n + count); returns its length.
+ */
+static int32
+merge_functions(const int32 *funcs, int32 n, const KeyWeight *list, int32 count, int32 *out)
+{
+	int32		i = 0;
+	int32		j = 0;
+	int32		length = 0;
+
+	while (i < n || j < count)
+	{
+		bool		from_union = i < n && (j >= count || funcs[i] <= (int32) list[j].key);
+		bool		from_list = j < count && (i >= n || (int32) list[j].key <= funcs[i]);
+
+		if ((length & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		out[length++] = from_union ? funcs[i] : (int32) list[j].key;
+		i += from_union;
+		j += from_list;
+	}
+	return length;
+}
+
+/*
+ * The union of the trees' functions, ascending: merged in one tree at a
+ * time, so that it costs the functions times the trees, and answers a
+ * cancel.
+ */
 static void
 union_of_functions(Evidence *ev, KeyWeight **lists, const int32 *counts)
 {
-	int64		all = 0;
-	int32	   *funcs;
+	int32	   *funcs = palloc(sizeof(int32));
 	int32		n = 0;
 
 	for (int32 k = 0; k < ev->ntrees; k++)
-		all += counts[k];
-	if (all > (int64) (MaxAllocSize / sizeof(int32)))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the trees of significant_changes() hold too many functions (" INT64_FORMAT ")", all),
-				 errhint("Compare fewer trees, or trees of fewer functions (merge_funcs(), unify_funcs()).")));
-	funcs = palloc(sizeof(int32) * Max(all, 1));
-	for (int32 k = 0; k < ev->ntrees; k++)
-		for (int32 i = 0; i < counts[k]; i++)
-			funcs[n++] = (int32) lists[k][i].key;
-	qsort(funcs, n, sizeof(int32), compare_int32);
-	ev->nfuncs = 0;
-	for (int32 i = 0; i < n; i++)
-		if (ev->nfuncs == 0 || funcs[i] != funcs[ev->nfuncs - 1])
-			funcs[ev->nfuncs++] = funcs[i];
+	{
+		int32	   *merged = palloc(sizeof(int32) * ((Size) n + counts[k] + 1));
+
+		n = merge_functions(funcs, n, lists[k], counts[k], merged);
+		pfree(funcs);
+		funcs = merged;
+	}
+	ev->nfuncs = n;
 	ev->func = funcs;
 }
 
