@@ -361,25 +361,32 @@ calltree_significant_changes(PG_FUNCTION_ARGS)
 	ArrayType  *base = PG_GETARG_ARRAYTYPE_P(0);
 	ArrayType  *test = PG_GETARG_ARRAYTYPE_P(1);
 	double		alpha = PG_GETARG_FLOAT8(2);
+	MemoryContext work_cxt;
+	MemoryContext row_cxt;
+	MemoryContext caller_cxt;
 	Evidence   *ev;
 	Change	   *changes;
 	FuncNames  *names;
 	ReturnSetInfo *rsinfo;
-	MemoryContext row_cxt;
 
 	if (isnan(alpha) || alpha <= 0 || alpha >= 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("alpha of significant_changes() must be between 0 and 1, not %g", alpha),
 				 errhint("alpha is the false discovery rate to control, such as 0.05.")));
+	/* all but the rows in a context of the call's own, deleted at its end (a LATERAL call per row piles nothing up) */
+	work_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree significant_changes",
+									 ALLOCSET_DEFAULT_SIZES);
+	caller_cxt = MemoryContextSwitchTo(work_cxt);
 	ev = read_evidence(base, test);
 	warn_if_too_few(ev->nbase, ev->ntest, alpha);
 	changes = test_functions(ev);
 	names = func_names_fetch_funcs(ev->func, ev->nfuncs);
+	MemoryContextSwitchTo(caller_cxt);
+
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree significant_changes row",
-									ALLOCSET_DEFAULT_SIZES);
+	row_cxt = AllocSetContextCreate(work_cxt, "calltree significant_changes row", ALLOCSET_DEFAULT_SIZES);
 	for (int32 i = 0; i < ev->nfuncs; i++)
 	{
 		MemoryContext old = MemoryContextSwitchTo(row_cxt);
@@ -390,5 +397,6 @@ calltree_significant_changes(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(row_cxt);
 	}
+	MemoryContextDelete(work_cxt);
 	return (Datum) 0;
 }
