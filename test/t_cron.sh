@@ -96,7 +96,8 @@ check '1 day' '2 rows, 2 equal, 4 of 4 profiles'
 # The daily report of significant changes (docs/reports.md): the page's
 # table and function, then its job's command, run by pg_cron over two days
 # of hourly profiles of shop, yesterday and the day before (UTC), parse
-# twice as slow yesterday.
+# twice as slow yesterday.  (A run that straddles midnight UTC, between the
+# profiles' dates and the job's, would look at the wrong day.)
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d reports -c 'SET client_min_messages = warning' \
 	-f <(python3 - "$repo/docs/reports.md" <<'PY'
 import re, sys
