@@ -63,7 +63,7 @@ ct_psql "$DB" -At -f "$work/fleet.sql" >"$work/fleet.out"
 median() { grep -A1 "^$1|" "$work/fleet.out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 packed=$(median packed)
 rows=$(median rows)
-same=$(ct_query "$DB" "SELECT (SELECT calltree.stack_agg(samples) FROM calltree.sample_set) = (SELECT calltree.stack_agg(stack_id, weight) FROM fleet_rows)")
+same=$(ct_query "$DB" "SELECT (SELECT calltree.stack_agg(samples) FROM calltree.sample_set) OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM fleet_rows)")
 [ "$same" = t ] || die "stack_agg(samples) and stack_agg(stack_id, weight) gave different trees"
 sizes=$(ct_query "$DB" "SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                        WHERE i.inhparent = 'calltree.sample_set'::regclass")
