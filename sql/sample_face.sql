@@ -73,6 +73,15 @@ SELECT ts, weight FROM sample WHERE profile_id = :p AND thread = 'old';
 SELECT pack_samples_batch(10) AS none_left;
 SELECT pack_samples_batch(0);
 
+-- a statement of many rows is written in parts, within a quarter of
+-- calltree.import_work_mem (1 MB: some 6,000 rows at a time)
+SET calltree.import_work_mem = '1MB';
+INSERT INTO sample (profile_id, thread, stack_id, weight) SELECT :p, 'many', :z, 1 FROM generate_series(1, 20000);
+SELECT count(*) AS sets, sum(sample_count(samples)) AS samples FROM sample_set WHERE profile_id = :p AND thread = 'many';
+DELETE FROM sample WHERE profile_id = :p AND thread = 'many';
+SELECT count(*) AS sets_left FROM sample_set WHERE profile_id = :p AND thread = 'many';
+RESET calltree.import_work_mem;
+
 -- what only a table takes is sample_set's
 TRUNCATE sample;
 CREATE INDEX ON sample (stack_id);
