@@ -325,7 +325,8 @@ COMMENT ON FUNCTION top(bigint, float8, int4) IS 'top() of the tree of a profile
 
 -- pprof's -peek: for each function whose name matches the pattern, in
 -- top()'s order, its callers, itself and its callees, the edges heaviest
--- first.  An edge's weight counts each sample once, as pprof's do.
+-- first.  An edge's weight counts each sample once, as pprof's do; a
+-- function's calls of itself are no edge (pprof leaves them out too).
 CREATE OR REPLACE FUNCTION peek(tree calltree, pattern text, unit text DEFAULT 'samples',
                                 OUT function text, OUT relation text, OUT name text, OUT flat text,
                                 OUT cum text, OUT share numeric, OUT self bigint, OUT running bigint)
@@ -354,7 +355,8 @@ BEGIN ATOMIC
           FROM matched m,
                LATERAL (SELECT f.name, e.running, e.self
                           FROM @extschema@.callers((SELECT unified.tree FROM unified), m.func) AS e
-                          JOIN @extschema@.func f ON f.id OPERATOR(pg_catalog.=) e.caller) AS c
+                          JOIN @extschema@.func f ON f.id OPERATOR(pg_catalog.=) e.caller
+                         WHERE e.caller OPERATOR(pg_catalog.<>) m.func) AS c
         UNION ALL
         SELECT m.rank, 2, m.name, m.self, m.running, m.self FROM matched m
         UNION ALL
@@ -362,7 +364,8 @@ BEGIN ATOMIC
           FROM matched m,
                LATERAL (SELECT f.name, e.running, e.self
                           FROM @extschema@.callees((SELECT unified.tree FROM unified), m.func) AS e
-                          JOIN @extschema@.func f ON f.id OPERATOR(pg_catalog.=) e.callee) AS c
+                          JOIN @extschema@.func f ON f.id OPERATOR(pg_catalog.=) e.callee
+                         WHERE e.callee OPERATOR(pg_catalog.<>) m.func) AS c
     )
     SELECT m.name,
            CASE e.part WHEN 1 THEN 'caller' WHEN 2 THEN 'function' ELSE 'callee' END,
