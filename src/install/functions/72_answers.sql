@@ -167,28 +167,32 @@ END;
 COMMENT ON FUNCTION profile_ids(timestamptz, timestamptz, jsonb, text) IS 'the ids of the profiles started in [since, until) whose meta contains meta and whose name is name (NULL: any), sorted';
 
 -- The one weight unit of a set of profiles; an error names the profiles
--- that do not exist, or the units when there are several.
+-- that do not exist, or the units when there are several.  NULL ids are
+-- no profile.
 CREATE OR REPLACE FUNCTION weight_unit_of(profiles bigint[]) RETURNS text
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     missing text;
+    missing_count bigint;
     units text[];
     listed text;
 BEGIN
-    SELECT string_agg(i::text, ', ' ORDER BY i) INTO missing
-      FROM (SELECT DISTINCT i FROM unnest(profiles) AS i) AS ids
-     WHERE i IS NULL OR NOT EXISTS (SELECT FROM @extschema@.profile p WHERE p.id = ids.i);
-    IF missing IS NOT NULL THEN
-        RAISE EXCEPTION 'profile % does not exist', missing
+    SELECT string_agg(i::text, ', ' ORDER BY i), count(*) INTO missing, missing_count
+      FROM (SELECT DISTINCT i FROM unnest(profiles) AS i WHERE i IS NOT NULL) AS ids
+     WHERE NOT EXISTS (SELECT FROM @extschema@.profile p WHERE p.id = ids.i);
+    IF missing_count > 0 THEN
+        RAISE EXCEPTION '% %', CASE WHEN missing_count = 1 THEN 'profile' ELSE 'profiles' END,
+                        missing || CASE WHEN missing_count = 1 THEN ' does not exist' ELSE ' do not exist' END
             USING ERRCODE = 'no_data_found',
                   HINT = 'SELECT id, name, started_at FROM calltree.profile lists the profiles.';
     END IF;
-    SELECT array_agg(DISTINCT p.weight_unit ORDER BY p.weight_unit),
-           string_agg(p.weight_unit || ' (' || p.id || ')', ', ' ORDER BY p.weight_unit, p.id)
+    SELECT array_agg(u.unit ORDER BY u.unit), string_agg(u.unit || ' (' || u.ids || ')', ', ' ORDER BY u.unit)
       INTO units, listed
-      FROM @extschema@.profile p WHERE p.id = ANY (profiles);
+      FROM (SELECT p.weight_unit AS unit, string_agg(p.id::text, ', ' ORDER BY p.id) AS ids
+              FROM @extschema@.profile p WHERE p.id = ANY (profiles)
+             GROUP BY p.weight_unit) AS u;
     IF cardinality(units) > 1 THEN
         RAISE EXCEPTION 'the profiles have several weight units: %', listed
             USING ERRCODE = 'invalid_parameter_value',
