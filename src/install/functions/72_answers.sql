@@ -261,7 +261,7 @@ RETURN pg_catalog.round(pg_catalog.abs(weight::numeric OPERATOR(pg_catalog.*) 10
 COMMENT ON FUNCTION weight_share(bigint, bigint) IS 'abs(weight) as a percentage of total, two decimals; NULL when total is 0';
 
 CREATE OR REPLACE FUNCTION top(tree calltree, unit text DEFAULT 'samples', node_fraction float8 DEFAULT 0.005,
-                               node_count int4 DEFAULT NULL, total bigint DEFAULT NULL,
+                               node_count int4 DEFAULT NULL, total bigint DEFAULT NULL, by_running boolean DEFAULT false,
                                OUT name text, OUT flat text, OUT flat_pct numeric, OUT sum_pct numeric,
                                OUT cum text, OUT cum_pct numeric, OUT self bigint, OUT running bigint)
 RETURNS SETOF record
@@ -272,10 +272,14 @@ BEGIN ATOMIC
         SELECT f.name, f.self, f.running FROM @extschema@.functions_by_name(tree) AS f
     ), kept AS (
         -- pprof drops the functions whose running weight is under
-        -- node_fraction of the tree's total, then sorts: self, name, running
+        -- node_fraction of the tree's total, then sorts: self, name,
+        -- running (-cum: running, name, self)
         SELECT fn.name, fn.self, fn.running,
-               pg_catalog.row_number() OVER (ORDER BY pg_catalog.abs(fn.self) DESC, fn.name COLLATE "C",
-                                                      pg_catalog.abs(fn.running) DESC) AS rank
+               pg_catalog.row_number() OVER (ORDER BY CASE WHEN top.by_running THEN pg_catalog.abs(fn.running)
+                                                           ELSE pg_catalog.abs(fn.self) END DESC,
+                                                      fn.name COLLATE "C",
+                                                      CASE WHEN top.by_running THEN pg_catalog.abs(fn.self)
+                                                           ELSE pg_catalog.abs(fn.running) END DESC) AS rank
           FROM fn
          WHERE pg_catalog.abs(fn.running) OPERATOR(pg_catalog.>=)
                pg_catalog.abs(pg_catalog.trunc(@extschema@.total(tree)::float8 OPERATOR(pg_catalog.*)
@@ -302,30 +306,30 @@ BEGIN ATOMIC
       FROM shown, scale, whole
      ORDER BY shown.rank;
 END;
-COMMENT ON FUNCTION top(calltree, text, float8, int4, bigint) IS 'the functions of a tree by name as pprof -top lists them: self (flat) weight first, in unit (a profile''s weight_unit) scaled as pprof does, with shares of total (default: the tree''s); those running under node_fraction of the total left out, at most node_count';
+COMMENT ON FUNCTION top(calltree, text, float8, int4, bigint, boolean) IS 'the functions of a tree by name as pprof -top lists them: the largest self (flat) weight first (running with by_running, as -cum), in unit (a profile''s weight_unit) scaled as pprof does, with shares of total (default: the tree''s); those running under node_fraction of the total left out, at most node_count';
 
 CREATE OR REPLACE FUNCTION top(profiles bigint[], node_fraction float8 DEFAULT 0.005, node_count int4 DEFAULT NULL,
-                               OUT name text, OUT flat text, OUT flat_pct numeric, OUT sum_pct numeric,
+                               by_running boolean DEFAULT false, OUT name text, OUT flat text, OUT flat_pct numeric, OUT sum_pct numeric,
                                OUT cum text, OUT cum_pct numeric, OUT self bigint, OUT running bigint)
 RETURNS SETOF record
 LANGUAGE sql STABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
     SELECT t.* FROM @extschema@.top(@extschema@.tree_of(profiles), @extschema@.weight_unit_of(profiles),
-                                    node_fraction, node_count) AS t;
+                                    node_fraction, node_count, NULL, by_running) AS t;
 END;
-COMMENT ON FUNCTION top(bigint[], float8, int4) IS 'top() of the tree of a set of profiles, in their weight unit';
+COMMENT ON FUNCTION top(bigint[], float8, int4, boolean) IS 'top() of the tree of a set of profiles, in their weight unit';
 
 CREATE OR REPLACE FUNCTION top(profile bigint, node_fraction float8 DEFAULT 0.005, node_count int4 DEFAULT NULL,
-                               OUT name text, OUT flat text, OUT flat_pct numeric, OUT sum_pct numeric,
+                               by_running boolean DEFAULT false, OUT name text, OUT flat text, OUT flat_pct numeric, OUT sum_pct numeric,
                                OUT cum text, OUT cum_pct numeric, OUT self bigint, OUT running bigint)
 RETURNS SETOF record
 LANGUAGE sql STABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
-    SELECT t.* FROM @extschema@.top(ARRAY[profile], node_fraction, node_count) AS t;
+    SELECT t.* FROM @extschema@.top(ARRAY[profile], node_fraction, node_count, by_running) AS t;
 END;
-COMMENT ON FUNCTION top(bigint, float8, int4) IS 'top() of the tree of a profile, in its weight unit';
+COMMENT ON FUNCTION top(bigint, float8, int4, boolean) IS 'top() of the tree of a profile, in its weight unit';
 
 -- pprof's -peek: for each function whose name matches the pattern, in
 -- top()'s order, its callers, itself and its callees, the edges heaviest
