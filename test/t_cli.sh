@@ -5,9 +5,9 @@
 # heap profile with runtime/pprof.  `calltree load` loads them; then
 #   calltree top   equals go tool pprof -top, header and rows, line for line
 #                  (CPU in s/ms, and the heap's alloc_space in kB/MB), also
-#                  with --nodecount and --nodefraction;
+#                  with --nodecount, --nodefraction and --cum;
 #   calltree peek  equals go tool pprof -peek;
-#   calltree diff  equals go tool pprof -top -diff_base;
+#   calltree diff  equals go tool pprof -top -diff_base (and with -cum);
 # pprof's " (inline)" marks are taken off its lines: calltree does not
 # tell inlined calls apart.  Then each verb's happy path (tree, flame and
 # its differential graph, selections by --name, --where, --from/--until
@@ -91,11 +91,11 @@ same() {
 same "top, CPU" top "$test" -- "$work/test.pprof" -top
 same "top, CPU, 3 nodes" top "$test" --nodecount 3 -- "$work/test.pprof" -top -nodecount=3
 same "top, CPU, all nodes" top "$base" --nodefraction 0 -- "$work/base.pprof" -top -nodefraction=0
+same "top, CPU, by cum" top "$test" --cum -- "$work/test.pprof" -top -cum
 same "top, heap bytes" top "$heap" -- "$work/heap.pprof" -top -sample_index=alloc_space
 same "peek" peek 'main\.(fib|work)$' "$test" -- "$work/test.pprof" -peek 'main\.(fib|work)$'
 same "diff" diff "$base" "$test" -- "$work/test.pprof" -top -diff_base "$work/base.pprof"
-# the test profile's functions hold the base's and their difference
-grep -q ' main\.slow$' "$work/calltree.txt" || fail "diff: main.slow, whose time doubled, is not listed"
+same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/test.pprof" -top -cum -nodecount=6 -diff_base "$work/base.pprof"
 
 # ---------------------------------------------------------------- the other verbs
 # tree: the call tree, roots first, children indented under their parent

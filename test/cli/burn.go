@@ -1,13 +1,14 @@
-// A program for test/t_cli.sh: CPU time in a few functions of known
-// shares, one of them recursive, written as two CPU profiles (a base, then
-// a test in which slow takes twice its share), and a heap profile.
+// A program for test/t_cli.sh: CPU time in a few functions, one of them
+// recursive, written as two CPU profiles (a base, then a test in which
+// slow does twice the work), and a heap profile.  Each profile is of a
+// fixed amount of work, not of a time: the CPU profiler samples CPU time,
+// so a busy machine gives as many samples, only later.
 package main
 
 import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"time"
 )
 
 var sink int
@@ -19,7 +20,7 @@ func spin(n int) {
 	}
 }
 
-func fast()  { spin(20000) }
+func fast()      { spin(20000) }
 func slow(k int) { spin(20000 * k) }
 
 func fib(n int) int {
@@ -32,8 +33,8 @@ func fib(n int) int {
 
 func allocate(size int) { kept = append(kept, make([]byte, size)) }
 
-func work(k int, d time.Duration) {
-	for end := time.Now().Add(d); time.Now().Before(end); {
+func work(k int, rounds int) {
+	for i := 0; i < rounds; i++ {
 		fast()
 		slow(k)
 		fib(12)
@@ -41,7 +42,7 @@ func work(k int, d time.Duration) {
 	}
 }
 
-func profile(path string, k int, d time.Duration) {
+func profile(path string, k int, rounds int) {
 	f, err := os.Create(path)
 	if err != nil {
 		panic(err)
@@ -49,15 +50,15 @@ func profile(path string, k int, d time.Duration) {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		panic(err)
 	}
-	work(k, d)
+	work(k, rounds)
 	pprof.StopCPUProfile()
 	f.Close()
 }
 
 func main() {
 	runtime.MemProfileRate = 4096
-	profile(os.Args[1], 1, 700*time.Millisecond)
-	profile(os.Args[2], 2, 700*time.Millisecond)
+	profile(os.Args[1], 1, 2000)
+	profile(os.Args[2], 2, 2000)
 	h, err := os.Create(os.Args[3])
 	if err != nil {
 		panic(err)
