@@ -63,28 +63,28 @@ SELECT r.smallest, r.largest, r.unit, report_scale(r.smallest, r.largest, r.unit
 -- (30 + 5: main;a;a;c counts once) and calls itself; leaf 50 self; b 10
 -- self, 30 running; c 5; other 1.
 SELECT import_collapsed(E'main;a;leaf 30\nmain;b;leaf 20\nmain;b 10\nmain;a;a;c 5\nother 1\n',
-                        'web', '{"host": "web-1", "build": "v1"}') AS web \gset
-SELECT import_collapsed(E'main;b;leaf 4\n', 'web', '{"host": "web-2", "build": "v1"}') AS web2 \gset
-SELECT import_collapsed(E'main;a 7\n', 'batch', '{"host": "web-1", "build": "v2"}') AS batch \gset
-UPDATE profile SET started_at = '2026-11-26 06:00+00' WHERE id = :web;
-UPDATE profile SET started_at = '2026-11-26 07:00+00' WHERE id = :web2;
-UPDATE profile SET started_at = '2026-11-26 08:00+00' WHERE id = :batch;
+                        'answers web', '{"host": "answers-1", "build": "v1"}') AS web \gset
+SELECT import_collapsed(E'main;b;leaf 4\n', 'answers web', '{"host": "answers-2", "build": "v1"}') AS web2 \gset
+SELECT import_collapsed(E'main;a 7\n', 'answers batch', '{"host": "answers-1", "build": "v2"}') AS batch \gset
+UPDATE profile SET started_at = '2001-02-03 06:00+00' WHERE id = :web;
+UPDATE profile SET started_at = '2001-02-03 07:00+00' WHERE id = :web2;
+UPDATE profile SET started_at = '2001-02-03 08:00+00' WHERE id = :batch;
 
 -- selections: started in [since, until), meta containing meta, named name
-SELECT profile_ids() = ARRAY[:web, :web2, :batch]::bigint[] AS all_three,
-       profile_ids(meta => '{"host": "web-1"}') = ARRAY[:web, :batch]::bigint[] AS host_web_1,
-       profile_ids(name => 'web') = ARRAY[:web, :web2]::bigint[] AS named_web,
-       profile_ids('2026-11-26 07:00+00', '2026-11-26 08:00+00') = ARRAY[:web2]::bigint[] AS seven_to_eight,
-       profile_ids(since => '2026-11-26 07:00+00', meta => '{"build": "v1"}') = ARRAY[:web2]::bigint[] AS since_seven_v1,
-       profile_ids(meta => '{"host": "web-9"}') AS none;
+SELECT profile_ids() @> ARRAY[:web, :web2, :batch]::bigint[] AS all_three_among_all,
+       profile_ids(meta => '{"host": "answers-1"}') = ARRAY[:web, :batch]::bigint[] AS host_1,
+       profile_ids(name => 'answers web') = ARRAY[:web, :web2]::bigint[] AS named_web,
+       profile_ids('2001-02-03 07:00+00', '2001-02-03 08:00+00') = ARRAY[:web2]::bigint[] AS seven_to_eight,
+       profile_ids(since => '2001-02-03 07:00+00', meta => '{"build": "v1"}') = ARRAY[:web2]::bigint[] AS since_seven_v1,
+       profile_ids(meta => '{"host": "answers-9"}') AS none;
 
 -- the tree of a profile is stack_agg of its samples; of several, their sum
 SELECT tree_of(:web) = (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :web) AS one,
        tree_of(ARRAY[:web, :web2]) = tree_of(:web) + tree_of(:web2) AS two,
-       tree_of('2026-11-26 06:00+00', '2026-11-26 09:00+00', '{"host": "web-1"}')
+       tree_of('2001-02-03 06:00+00', '2001-02-03 09:00+00', '{"host": "answers-1"}')
            = tree_of(:web) + tree_of(:batch) AS by_time_and_meta,
-       tree_of(NULL::timestamptz, NULL, NULL, 'web') = tree_of(ARRAY[:web, :web2]) AS by_name,
-       tree_of(NULL::timestamptz, NULL, '{"host": "web-9"}') IS NULL AS nothing_matches,
+       tree_of(NULL::timestamptz, NULL, NULL, 'answers web') = tree_of(ARRAY[:web, :web2]) AS by_name,
+       tree_of(NULL::timestamptz, NULL, '{"host": "answers-9"}') IS NULL AS nothing_matches,
        total(tree_of(:web)) AS web_total;
 SELECT weight_unit_of(ARRAY[:web, :batch]) AS unit, weight_unit_of('{}') IS NULL AS no_profile_no_unit;
 
@@ -112,7 +112,7 @@ SELECT (SELECT array_agg(t ORDER BY t.name) FROM top(tree_of(:web), 'samples') t
 SELECT name, flat, cum FROM top(:web, node_count => 2);
 -- those running under 0.1 of 66 (under trunc(6.6) = 6) left out: c and other
 SELECT name, flat, cum FROM top(:web, 0.1);
--- two profiles: web-2 adds 4 to main, b and leaf (70 in all)
+-- two profiles: the second adds 4 to main, b and leaf (70 in all)
 SELECT name, flat, flat_pct, cum, cum_pct FROM top(ARRAY[:web, :web2]);
 -- in nanoseconds: from 5 ns to 66 ns, all in ns
 SELECT name, flat, cum FROM top(tree_of(:web), 'nanoseconds', node_count => 3);
