@@ -108,7 +108,7 @@ expect "tree's main branch" "$(awk 'NR > 2 { print $NF, index($0, $NF) }' "$work
 
 # flame: an SVG on stdout or in a file, and a differential one
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
-grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg" ||
+{ grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
 	fail "calltree flame: no SVG with the title and main.fib"
 "$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
 [ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
@@ -143,7 +143,7 @@ status 0 "$cli" --help
 grep -q 'exit status: 0 done; 1 an error' "$work/out" || fail "calltree --help does not say the exit codes"
 for verb in top peek tree diff flame; do
 	status 0 "$cli" "$verb" --help
-	grep -q "^usage: calltree $verb" "$work/out" && grep -q 'exit status: 0 done' "$work/out" ||
+	{ grep -q "^usage: calltree $verb" "$work/out" && grep -q 'exit status: 0 done' "$work/out"; } ||
 		fail "calltree $verb --help: no usage or exit codes"
 done
 status 0 "$cli" load --help
@@ -174,10 +174,12 @@ grep -q 'several weight units: bytes' "$work/err" || fail "profiles of two units
 status 1 "$cli" peek 'no_such_function' "$test"
 grep -q 'no function matches' "$work/err" || fail "peek of nothing: $(cat "$work/err")"
 status 1 "$cli" top -d calltree_cli_no_such_db "$test"
+status 1 "$cli" top -d postgres "$test"
+grep -q 'database "postgres" has no calltree extension' "$work/err" || fail "a database without calltree: $(cat "$work/err")"
 status 1 "$cli" load "$work/no_such_file"
 
 # ---------------------------------------------------------------- installed
-[ -x "$PG_BIN/calltree" ] && [ -x "$PG_BIN/calltree-load" ] || fail "make install did not put calltree and calltree-load in $PG_BIN"
+{ [ -x "$PG_BIN/calltree" ] && [ -x "$PG_BIN/calltree-load" ]; } || fail "make install did not put calltree and calltree-load in $PG_BIN"
 "$PG_BIN/calltree" top "$test" >"$work/installed.txt" || fail "the installed calltree failed"
 cmp -s "$work/by_id.txt" "$work/installed.txt" || fail "the installed calltree prints otherwise"
 echo "t_cli: every verb, --help, usage errors (2) and errors (1) checked"
