@@ -190,6 +190,7 @@ BEGIN
         PERFORM * FROM calltree.diff(t, t OPERATOR(calltree.+) t);
         PERFORM * FROM calltree.diff(t, t, true);
         PERFORM * FROM calltree.regressions(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.significant_changes(ARRAY[t, t OPERATOR(calltree.+) t, t], ARRAY[t, t, t, t]);
         PERFORM t OPERATOR(calltree.-) t, calltree.funcs('^sec_'), calltree.unify_funcs(t),
                 calltree.unify_funcs(t, 'file'), calltree.running_of(t, leaf), calltree.running_of(t, run_name),
                 calltree.self_of(t, stack_funcs), calltree.merge_function(t, run_name),
