@@ -212,7 +212,8 @@ BEGIN
     PERFORM @extschema@.weight_unit_of(profiles);
     -- the packed sets: no row per sample
     RETURN (SELECT @extschema@.stack_agg(s)
-              FROM unnest(profiles) AS p(id), @extschema@.profile_sample_sets(p.id) AS s);
+              FROM (SELECT DISTINCT u.id FROM unnest(profiles) AS u(id)) AS p,
+                   @extschema@.profile_sample_sets(p.id) AS s);
 END
 $$;
 COMMENT ON FUNCTION tree_of(bigint[]) IS 'the call tree of a set of profiles, all of one weight unit (NULL when they hold no sample)';
