@@ -20,6 +20,7 @@ PG_FUNCTION_INFO_V1(samples_count);
 PG_FUNCTION_INFO_V1(samples_stack_id_array);
 PG_FUNCTION_INFO_V1(samples_label_set_id_array);
 PG_FUNCTION_INFO_V1(samples_with_label_sets);
+PG_FUNCTION_INFO_V1(samples_of_one);
 
 /* The packed bytes of argument 0, short header kept */
 static struct varlena *
@@ -177,4 +178,25 @@ samples_with_label_sets(PG_FUNCTION_ARGS)
 			bsearch(&samples[i].labels_id, wanted, nwanted, sizeof(int64), compare_int64) != NULL)
 			samples[kept++] = samples[i];
 	PG_RETURN_POINTER(samples_encode(samples, kept));
+}
+
+/*
+ * sample_of(stack_id, weight, ts, labels_id): the value of one sample, a
+ * NULL time or label set being none; the view calltree.sample reads a row
+ * of sample_row through it, as a set of one.
+ */
+Datum
+samples_of_one(PG_FUNCTION_ARGS)
+{
+	Sample		sample;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	sample.stack_id = PG_GETARG_INT64(0);
+	sample.weight = PG_GETARG_INT64(1);
+	sample.has_ts = !PG_ARGISNULL(2);
+	sample.ts = sample.has_ts ? PG_GETARG_INT64(2) : 0;
+	sample.has_labels = !PG_ARGISNULL(3);
+	sample.labels_id = sample.has_labels ? PG_GETARG_INT64(3) : 0;
+	PG_RETURN_POINTER(samples_encode(&sample, 1));
 }

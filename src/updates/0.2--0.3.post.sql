@@ -18,10 +18,11 @@ CREATE TRIGGER sample_set_update_check AFTER UPDATE ON sample_set
 
 CREATE VIEW sample WITH (security_invoker = true) AS
 SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
-  FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
-UNION ALL
-SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
-  FROM @extschema@.sample_row r;
+  FROM (SELECT t.profile_id, t.thread, t.samples FROM @extschema@.sample_set t
+        UNION ALL
+        SELECT r.profile_id, r.thread, @extschema@.sample_of(r.stack_id, r.weight, r.ts, r.labels_id)
+          FROM @extschema@.sample_row r) AS s
+ CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u;
 ALTER VIEW sample ALTER COLUMN weight SET DEFAULT 1;
 COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start; read from sample_set, written into it';
 CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
