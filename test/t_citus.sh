@@ -207,8 +207,8 @@ expect_outputs() {
 }
 
 # ---------------------------------------------------------------- operations
-# Where the rows are: every sample in a shard on a worker, as many as one
-# node holds; nothing in the heaps of the coordinator's own tables, which
+# Where the rows are: every sample set in a shard on a worker, with as many
+# samples as one node holds; nothing in the heaps of the coordinator's own tables, which
 # Citus keeps as empty shells (a direct write would land there)
 check_placement() {
 	local n
@@ -217,14 +217,14 @@ check_placement() {
 	                    || count(*) FILTER (WHERE n.nodename NOT LIKE '%/worker%')
 	               FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	               JOIN pg_dist_node n ON n.groupid = p.groupid
-	              WHERE s.logicalrelid = 'calltree.sample'::regclass")
-	[ "$n" = "2 0" ] || fail "placement: the samples' shards are not all on the two workers (workers, shards elsewhere: $n)"
-	[ "$(on coordinator ct_query "$db" "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample', 'SELECT count(*) FROM %s')")" = \
+	              WHERE s.logicalrelid = 'calltree.sample_set'::regclass")
+	[ "$n" = "2 0" ] || fail "placement: the sample sets' shards are not all on the two workers (workers, shards elsewhere: $n)"
+	[ "$(on coordinator ct_query "$db" "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample_set', 'SELECT coalesce(sum(calltree.sample_count(samples)), 0) FROM %s')")" = \
 		"$(ct_query "$single" "SELECT count(*) FROM calltree.sample")" ] ||
-		fail "placement: the shards of sample do not hold one node's samples"
+		fail "placement: the shards of sample_set do not hold one node's samples"
 	n=$(on coordinator ct_query "$db" "SELECT string_agg(c.relname, ' ') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	              WHERE n.nspname = 'calltree' AND c.relkind = 'r' AND pg_relation_size(c.oid) > 0
-	                AND c.relname IN ('profile', 'sample_0', 'sample_default', 'event', 'func', 'frame', 'stack', 'labels', 'symbol')")
+	                AND c.relname IN ('profile', 'sample_set_0', 'sample_set_default', 'sample_0', 'sample_default', 'event', 'func', 'frame', 'stack', 'labels', 'symbol')")
 	[ -z "$n" ] || fail "placement: rows were written into the coordinator's shells: $n"
 }
 
@@ -258,9 +258,9 @@ load_citus() {
 	PGDATABASE=$db on coordinator "$repo/bin/calltree-load" "$@"
 }
 
-# An import that fails after it wrote samples (more than a batch of them,
-# SAMPLE_BATCH in src/writer/writer_internal.h, in the smallest cache) leaves nothing on any node: one distributed
-# transaction.
+# An import that fails after it wrote sample sets (its samples pass a
+# quarter of calltree.import_work_mem, src/writer/writer_sets.c, at the
+# smallest setting) leaves nothing on any node: one distributed transaction.
 check_failed_import() {
 	local before after inserted
 	before=$(footprint)
@@ -275,7 +275,7 @@ check_failed_import() {
 		fail "failed import: not the expected error: $(tail -n 3 "$work/fail.out")"
 	after=$(footprint)
 	[ "$before" = "$after" ] || fail "failed import: it left rows behind: before: $before; after: $after"
-	# and it had written samples on a worker before it failed: the shards'
+	# and it had written sample sets on a worker before it failed: the shards'
 	# count of inserted rows grew (their backends report it as they end)
 	local i
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -285,7 +285,8 @@ check_failed_import() {
 	fail "failed import: no sample reached a worker before the error; the test needs a bigger file"
 }
 
-# How many rows were ever inserted into the shards of sample on the workers
+# How many rows were ever inserted into the shards of sample_set (and
+# sample_row) on the workers
 samples_inserted() {
 	local w total=0 n
 	for w in worker1 worker2; do
@@ -361,8 +362,8 @@ check_rebalance() {
 	local n
 	n=$(on coordinator ct_query "$db" "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	              JOIN pg_dist_node n ON n.groupid = p.groupid
-	             WHERE s.logicalrelid = 'calltree.sample'::regclass AND n.nodename LIKE '%/worker3'")
-	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample moved to the third worker"
+	             WHERE s.logicalrelid = 'calltree.sample_set'::regclass AND n.nodename LIKE '%/worker3'")
+	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample_set moved to the third worker"
 	same_outputs || fail "rebalance: results differ from one node's after the rebalance"
 }
 
