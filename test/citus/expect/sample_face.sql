@@ -4,9 +4,11 @@
 -- refused (Citus runs no DML on a view of its tables): a profile's
 -- samples are deleted through sample_set, or with the profile.
 SET search_path = calltree, public;
-SELECT intern_stack('{face_main,face_work}') AS face_stack \gset
 SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+-- (the new stack rolled back with the rest: collect_garbage() later finds
+-- the same garbage as on one node)
 BEGIN;
+SELECT intern_stack('{face_main,face_work}') AS face_stack \gset
 INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (2, 'face', :face_stack, 7), (2, 'face', :face_stack, 8);
 -- one set for the statement's rows, on the worker of profile 2
 SELECT thread, sample_count(samples) FROM sample_set WHERE profile_id = 2 AND thread = 'face';
