@@ -19,7 +19,7 @@ SET work_mem = '256MB';
 -- the roots is merged away (its callees move up to its callers: new nodes)
 CREATE TEMP TABLE bench_stack_sums AS
 SELECT s.stack_id, sum(s.weight)::bigint AS weight
-  FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id WHERE p.name = 'bench'
+  FROM public.bench_sample s JOIN calltree.profile p ON p.id = s.profile_id WHERE p.name = 'bench'
  GROUP BY s.stack_id;
 CREATE TEMP TABLE bench_trees AS
 SELECT calltree.stack_agg(stack_id, weight) AS base,

@@ -21,6 +21,11 @@
 --   * 10,000,000 samples: sample n hits the stack of popularity rank
 --     n / 100 when n is a multiple of 100 (so every stack is hit), and a
 --     Zipf(1) rank otherwise; weight is a jittered 1 ms period in ns.
+--     They are kept twice: as rows of the plain table public.bench_sample,
+--     which the timings of tree building read (a row per sample, as
+--     calltree.sample was a table before version 0.3), and packed into
+--     calltree.sample_set, a set per thread and million samples, as an
+--     import stores them, which the timing of stack_agg(samples) reads.
 --
 -- All randomness comes from pg_temp.u(a, b, salt), a hash of its
 -- arguments, so the data are the same in every run, on every plan.
@@ -81,24 +86,21 @@ BEGIN
 
   ---------------------------------------------------------------------------
   -- 0. Remove an older benchmark profile and everything only it used.
-  --    Its samples go first: by TRUNCATE when no other profile has samples,
-  --    else by DELETE.  The bench stacks, frames and funcs (found by their
-  --    file prefix) go next.  Deleting a stack row checks, per row, that no
-  --    sample uses it, and sample.stack_id has no index; so as superuser the
-  --    per-row checks are skipped and done once, set-based, here instead.
+  --    Its samples go with it (its sets by the profile's cascade, its rows
+  --    by TRUNCATE of bench_sample).  The bench stacks, frames and funcs
+  --    (found by their file prefix) go next.  Deleting stack rows checks
+  --    that no sample uses them; as superuser the checks are skipped and
+  --    done once, set-based, here instead.
   ---------------------------------------------------------------------------
   SELECT array_agg(id) INTO old_profiles FROM calltree.profile
    WHERE name = 'bench' AND meta->>'generator' = 'calltree-bench';
   IF old_profiles IS NOT NULL THEN
-    IF EXISTS (SELECT 1 FROM calltree.profile p
-                WHERE p.id <> ALL (old_profiles)
-                  AND EXISTS (SELECT 1 FROM calltree.sample s WHERE s.profile_id = p.id)) THEN
-      DELETE FROM calltree.sample WHERE profile_id = ANY (old_profiles);
-    ELSE
-      TRUNCATE calltree.sample;
-    END IF;
     DELETE FROM calltree.profile WHERE id = ANY (old_profiles);
   END IF;
+  CREATE TABLE IF NOT EXISTS public.bench_sample (
+    profile_id bigint NOT NULL, thread text, ts bigint, stack_id bigint NOT NULL,
+    weight bigint NOT NULL, labels_id bigint);
+  TRUNCATE public.bench_sample;
 
   CREATE TEMP TABLE g_old_stack AS
     SELECT s.id FROM calltree.stack s
@@ -332,7 +334,7 @@ BEGIN
   CREATE UNIQUE INDEX ON g_rank_stack (rnk);
   ANALYZE g_rank_stack;
 
-  INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id)
+  INSERT INTO public.bench_sample (profile_id, thread, ts, stack_id, weight, labels_id)
   SELECT v_profile,
          (ARRAY['main', 'worker-1', 'worker-2', 'worker-3'])[1 + n % 4],
          (n / 4) * 1000000,
@@ -349,6 +351,15 @@ BEGIN
   END IF;
 
   RAISE NOTICE '% s: %', round(extract(epoch FROM clock_timestamp() - t0)::numeric, 1), 'samples loaded';
+  -- the same samples packed, as an import stores them: a set per thread
+  -- and million samples (samples_agg holds 40 bytes a sample)
+  SET LOCAL enable_hashagg = off;
+  INSERT INTO calltree.sample_set (profile_id, thread, samples)
+  SELECT c.profile_id, c.thread, calltree.samples_agg(c.stack_id, c.weight, c.ts, c.labels_id)
+    FROM (SELECT b.*, (b.ts / 1000000) / 1048576 AS chunk FROM public.bench_sample b) AS c
+   GROUP BY c.profile_id, c.thread, c.chunk;
+  RESET enable_hashagg;
+  RAISE NOTICE '% s: %', round(extract(epoch FROM clock_timestamp() - t0)::numeric, 1), 'samples packed';
   IF v_super THEN
     SET LOCAL session_replication_role = origin;
   END IF;
@@ -357,7 +368,7 @@ BEGIN
   -- 5. Verify, once, what the skipped per-row checks would have verified.
   ---------------------------------------------------------------------------
   SELECT count(*) INTO n_bad
-    FROM calltree.sample s LEFT JOIN calltree.stack st ON st.id = s.stack_id
+    FROM public.bench_sample s LEFT JOIN calltree.stack st ON st.id = s.stack_id
    WHERE s.profile_id = v_profile AND st.id IS NULL;
   IF n_bad > 0 THEN RAISE EXCEPTION 'bench generator: % samples with a dangling stack_id', n_bad; END IF;
   SELECT count(*) INTO n_bad
@@ -369,7 +380,7 @@ BEGIN
      AND ((s.prefix_id IS NOT NULL AND (p.id IS NULL OR s.prefix_id >= s.id))
           OR fr.id IS NULL OR f.id IS NULL);
   IF n_bad > 0 THEN RAISE EXCEPTION 'bench generator: % stack rows with a dangling reference', n_bad; END IF;
-  SELECT count(DISTINCT stack_id) INTO n_rows FROM calltree.sample WHERE profile_id = v_profile;
+  SELECT count(DISTINCT stack_id) INTO n_rows FROM public.bench_sample WHERE profile_id = v_profile;
   IF n_rows <> n_stacks THEN
     RAISE EXCEPTION 'bench generator: % distinct sampled stacks, expected %', n_rows, n_stacks;
   END IF;

@@ -13,7 +13,7 @@ SELECT set_config('calltree_bench.runs', :'runs', false) \g /dev/null
 
 -- The 100,000 per-stack sums, the input of the tree-building stage.
 CREATE TEMP TABLE stack_sums AS
-  SELECT stack_id, sum(weight)::bigint AS weight FROM calltree.sample GROUP BY stack_id;
+  SELECT stack_id, sum(weight)::bigint AS weight FROM public.bench_sample GROUP BY stack_id;
 VACUUM (ANALYZE) stack_sums;
 
 \ir plain.sql
@@ -26,14 +26,14 @@ CREATE TEMP TABLE ct_tree AS
 -- inside the server and nothing is printed.
 CREATE TEMP TABLE bench_query (ord int, label text, descr text, query text);
 INSERT INTO bench_query VALUES
- (1, 'floor', 'floor: GROUP BY stack_id, sum(weight) over calltree.sample',
+ (1, 'floor', 'floor: GROUP BY stack_id, sum(weight) over the sample rows',
   $q$SELECT count(*) AS stacks, sum(w)::bigint AS total
-       FROM (SELECT stack_id, sum(weight) AS w FROM calltree.sample GROUP BY stack_id) AS g$q$),
- (2, 'stack_agg', 'calltree.stack_agg(stack_id, weight) over calltree.sample',
-  $q$SELECT calltree.total(calltree.stack_agg(stack_id, weight)) AS total FROM calltree.sample$q$),
+       FROM (SELECT stack_id, sum(weight) AS w FROM public.bench_sample GROUP BY stack_id) AS g$q$),
+ (2, 'stack_agg', 'calltree.stack_agg(stack_id, weight) over the sample rows',
+  $q$SELECT calltree.total(calltree.stack_agg(stack_id, weight)) AS total FROM public.bench_sample$q$),
  (3, 'ct_e2e', 'end to end, calltree: stack_agg + calltree.nodes()',
   $q$SELECT count(*) AS nodes, sum(self)::bigint AS total, sum(running)::bigint AS running
-       FROM calltree.nodes((SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample))$q$),
+       FROM calltree.nodes((SELECT calltree.stack_agg(stack_id, weight) FROM public.bench_sample))$q$),
  (4, 'plain_e2e', 'end to end, plain SQL: GROUP BY + recursive CTE + prefixes',
   $q$SELECT count(*) AS nodes, sum(self)::bigint AS total, sum(running)::bigint AS running
        FROM pg_temp.plain_tree_from_samples$q$),
@@ -48,7 +48,11 @@ INSERT INTO bench_query VALUES
        LEFT JOIN calltree.func AS f ON f.id = n.func$q$),
  (8, 'report', 'reading, calltree.report()',
   $q$SELECT count(*) AS nodes, sum(length(name)) AS name_chars
-       FROM calltree.report((SELECT tree FROM pg_temp.ct_tree))$q$);
+       FROM calltree.report((SELECT tree FROM pg_temp.ct_tree))$q$),
+ (9, 'packed', 'calltree.stack_agg(samples) over calltree.sample_set (the same samples, packed)',
+  $q$SELECT calltree.total(calltree.stack_agg(samples)) AS total FROM calltree.sample_set$q$),
+ (10, 'face', 'calltree.stack_agg(stack_id, weight) over the view calltree.sample (unpacked)',
+  $q$SELECT calltree.total(calltree.stack_agg(stack_id, weight)) AS total FROM calltree.sample$q$);
 
 -- Round-robin: run 1 of every query, then run 2 of every query, ... so that
 -- a slow phase of the machine does not penalise one query only.
@@ -81,7 +85,12 @@ SELECT (SELECT count(*) FROM pg_temp.ct_nodes) AS ct_count,
        -- size of the tree value as computed (not compressed) and as stored
        (SELECT pg_column_size(calltree.stack_agg(stack_id, weight)) FROM pg_temp.stack_sums) AS raw_bytes,
        (SELECT pg_column_size(tree) FROM pg_temp.ct_tree) AS stored_bytes,
-       (SELECT count(*) FROM calltree.sample) AS n_samples_all,
+       (SELECT count(*) FROM public.bench_sample) AS n_samples_all,
+       (SELECT sum(calltree.sample_count(samples)) FROM calltree.sample_set) AS n_packed_all,
+       (SELECT count(*) FROM calltree.sample_set) AS n_sets_all,
+       (SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i
+         WHERE i.inhparent = 'calltree.sample_set'::regclass) AS sets_bytes,
+       pg_total_relation_size('public.bench_sample') AS rows_bytes,
        (SELECT count(*) FROM calltree.stack) AS n_stacks_all;
 
 -- The report.
@@ -109,6 +118,9 @@ WITH best AS (
          max(ms) FILTER (WHERE label = 'report') AS report,
          max(result) FILTER (WHERE label = 'nodes_join') AS nodes_join_res,
          max(result) FILTER (WHERE label = 'report') AS report_res,
+         max(ms) FILTER (WHERE label = 'packed') AS packed,
+         max(result) FILTER (WHERE label = 'packed') AS packed_res,
+         max(result) FILTER (WHERE label = 'face') AS face_res,
          bool_and(n_results = 1) AS stable
     FROM best
 ), meta AS (
@@ -128,8 +140,8 @@ WITH best AS (
                    meta->>'sampled_internal')
     FROM meta
   UNION ALL
-  SELECT 3, format('data: every query reads all of calltree.sample: %s rows; calltree.stack holds %s rows',
-                   n_samples_all, n_stacks_all)
+  SELECT 3, format('data: every query reads all the samples: %s rows of public.bench_sample (%s MB), the same samples in %s packed sets of calltree.sample_set (%s MB); calltree.stack holds %s rows',
+                   n_samples_all, round(rows_bytes / 1048576.0), n_sets_all, round(sets_bytes / 1048576.0), n_stacks_all)
     FROM pg_temp.bench_check
   UNION ALL
   SELECT 4, format('settings: %s, calltree %s; max_parallel_workers_per_gather=%s, jit=%s, work_mem=%s, shared_buffers=%s, calltree.stack_read=%s; runs per query: %s, round-robin; the best run counts',
@@ -159,6 +171,11 @@ WITH best AS (
                     CASE WHEN ct_count = plain_count AND ct_total = plain_total
                               AND only_ct = 0 AND only_plain = 0 THEN 'ok' ELSE 'FAILED' END)
     FROM pg_temp.bench_check
+  UNION ALL
+  SELECT 35, format('check: stack_agg over the rows, the packed sets and the view total the same weight: %s vs %s vs %s: %s',
+                    stack_agg_res, packed_res, face_res,
+                    CASE WHEN stack_agg_res = packed_res AND packed_res = face_res THEN 'ok' ELSE 'FAILED' END)
+    FROM b
   UNION ALL
   SELECT 33, format('check: every run of a query returned the same result: %s',
                     CASE WHEN stable THEN 'ok' ELSE 'FAILED' END)
@@ -195,6 +212,11 @@ WITH best AS (
   SELECT 54, format('report() / nodes() + join: %sx (target <= 2x) %s',
                     to_char(report / nodes_join, 'FM990.00'),
                     CASE WHEN report / nodes_join <= 2 THEN 'met' ELSE 'MISSED' END)
+    FROM b
+  UNION ALL
+  SELECT 55, format('stack_agg(samples) over packed sets / stack_agg over rows: %sx (target <= 0.2x) %s',
+                    to_char(packed / stack_agg, 'FM990.00'),
+                    CASE WHEN packed / stack_agg <= 0.2 THEN 'met' ELSE 'MISSED' END)
     FROM b
 )
 SELECT line FROM lines ORDER BY ord;

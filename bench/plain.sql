@@ -40,14 +40,14 @@ SELECT l.path[1:k] AS path,
        generate_series(1, cardinality(l.path)) AS k
  GROUP BY 1;
 
--- End to end: from calltree.sample.
+-- End to end: from the sample rows (public.bench_sample, bench/generate.sql).
 CREATE TEMP VIEW plain_tree_from_samples AS
 SELECT l.path[1:k] AS path,
        sum(l.weight)::bigint AS running,
        coalesce(sum(l.weight) FILTER (WHERE k = cardinality(l.path)), 0)::bigint AS self
   FROM (SELECT p.path, s.weight
           FROM (SELECT stack_id, sum(weight)::bigint AS weight
-                  FROM calltree.sample GROUP BY stack_id) AS s
+                  FROM public.bench_sample GROUP BY stack_id) AS s
           JOIN plain_stack_path p ON p.stack_id = s.stack_id) AS l,
        generate_series(1, cardinality(l.path)) AS k
  GROUP BY 1;

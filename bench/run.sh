@@ -15,13 +15,17 @@
 #   BENCH_IMPORTS=1     also run bench/imports.sh, the import benchmark
 #                       (off by default: about 11 minutes at full sizes;
 #                       its BENCH_IMPORT_* variables pass through)
+#   BENCH_STORAGE=0     skip the storage benchmarks: what a profile costs on
+#                       disk (bench/storage.sh), a query over a fleet of
+#                       packed profiles (bench/fleet.sh) and the ingest rate
+#                       (bench/ingest.sh), a few minutes in all
 #   BENCH_STRICT=1      exit 1 when a target is missed (default: only a
 #                       failed correctness check makes the exit status 1)
 set -euo pipefail
 
 # Bump when generate.sql changes the data it makes: a database holding an
 # older version is regenerated.
-GEN_VERSION=1
+GEN_VERSION=2
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT_DIR="$BENCH_DIR/out"
@@ -116,6 +120,17 @@ if [ "${BENCH_IMPORTS:-0}" = 1 ]; then
 	say "bench: imports (bench/imports.sh, BENCH_IMPORTS=1)"
 	"$BENCH_DIR/imports.sh" || { say "bench: the import benchmark failed" >&2; rc=1; }
 	[ ! -f "$OUT_DIR/imports.txt" ] || cat "$OUT_DIR/imports.txt" >>"$OUT_DIR/report.txt"
+fi
+
+# Storage: bytes per profile, fleet queries over packed sets, ingest rate
+# (scratch databases of their own; see bench/README.md).
+if [ "${BENCH_STORAGE:-1}" = 1 ]; then
+	for part in storage fleet ingest; do
+		say ""
+		say "bench: $part (bench/$part.sh)"
+		"$BENCH_DIR/$part.sh" >/dev/null || { say "bench: bench/$part.sh failed" >&2; rc=1; }
+		[ ! -f "$OUT_DIR/$part.txt" ] || cat "$OUT_DIR/$part.txt" >>"$OUT_DIR/report.txt"
+	done
 fi
 
 if grep -q 'FAILED' "$OUT_DIR/report.txt"; then

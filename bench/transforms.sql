@@ -13,10 +13,10 @@ SET work_mem = '256MB';
 -- per sample: a join, not a stack_path() call per row)
 CREATE TEMP TABLE bench_tree AS
 SELECT calltree.stack_agg(s.stack_id, s.weight) AS tree
-  FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id WHERE p.name = 'bench';
+  FROM public.bench_sample s JOIN calltree.profile p ON p.id = s.profile_id WHERE p.name = 'bench';
 CREATE TEMP TABLE bench_paths AS
 SELECT stack_id, calltree.stack_path(stack_id) AS path
-  FROM (SELECT DISTINCT s.stack_id FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
+  FROM (SELECT DISTINCT s.stack_id FROM public.bench_sample s JOIN calltree.profile p ON p.id = s.profile_id
          WHERE p.name = 'bench') AS d;
 ANALYZE bench_paths;
 
@@ -63,7 +63,7 @@ BEGIN
     END LOOP;
     t0 := clock_timestamp();
     EXECUTE format('SELECT calltree.calltree_agg(' || path_sql || ', s.weight)
-                      FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
+                      FROM public.bench_sample s JOIN calltree.profile p ON p.id = s.profile_id
                       JOIN pg_temp.bench_paths USING (stack_id) WHERE p.name = ''bench''', arg) INTO by_path;
     path_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     RETURN format('%s tree %s ms, path over 10M samples %s ms: %sx (target >= 100x) %s; same tree: %s',

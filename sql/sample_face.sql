@@ -54,11 +54,10 @@ INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (:p, 'tx', :y, 
 COMMIT;
 SELECT stack_id = :z AS z, weight FROM sample WHERE profile_id = :p AND thread = 'tx' ORDER BY weight;
 
--- COPY into the view packs its rows as INSERT does
-COPY sample (profile_id, thread, stack_id, weight) FROM stdin;
-:p	copied	1	5
-:p	copied	1	6
-\.
+-- COPY into the view packs its rows as INSERT does (its data made by a
+-- program, which can name the profile and stack ids of this run)
+SELECT format('printf ''%s\tcopied\t%s\t5\n%s\tcopied\t%s\t6\n''', :p, :z, :p, :z) AS copy_program \gset
+COPY sample (profile_id, thread, stack_id, weight) FROM PROGRAM :'copy_program';
 SELECT sample_count(samples) FROM sample_set WHERE profile_id = :p AND thread = 'copied';
 
 -- 0.2's rows, in sample_row until pack_samples(): read and deleted through
@@ -73,6 +72,15 @@ SELECT count(*) AS old_rows FROM sample_row;
 SELECT ts, weight FROM sample WHERE profile_id = :p AND thread = 'old';
 SELECT pack_samples_batch(10) AS none_left;
 SELECT pack_samples_batch(0);
+
+-- a statement of many rows is written in parts, within a quarter of
+-- calltree.import_work_mem (1 MB: some 6,000 rows at a time)
+SET calltree.import_work_mem = '1MB';
+INSERT INTO sample (profile_id, thread, stack_id, weight) SELECT :p, 'many', :z, 1 FROM generate_series(1, 20000);
+SELECT count(*) AS sets, sum(sample_count(samples)) AS samples FROM sample_set WHERE profile_id = :p AND thread = 'many';
+DELETE FROM sample WHERE profile_id = :p AND thread = 'many';
+SELECT count(*) AS sets_left FROM sample_set WHERE profile_id = :p AND thread = 'many';
+RESET calltree.import_work_mem;
 
 -- what only a table takes is sample_set's
 TRUNCATE sample;

@@ -20,6 +20,12 @@
  * isolation level.  Like foreign keys, the triggers do not fire under
  * session_replication_role = replica.
  *
+ * Samples are kept packed, a row of calltree.sample_set holding many of
+ * one profile (src/tree/samples.h): the stacks and label sets a row refers
+ * to are read from its value's dictionaries (stack_ids, label_set_ids), and
+ * the checks below treat each as a reference of the row.  The rows of
+ * sample_row, samples not packed yet, are checked column by column.
+ *
  * A sample refers to its profile and its label set, one of each for a whole
  * import: foreign keys would check and lock that same row for every sample.
  * Here the statement locks the distinct rows it refers to, FOR KEY SHARE as
@@ -66,13 +72,16 @@
  *	  statement's snapshot (and, under REPEATABLE READ, the transaction's)
  *	  was taken.
  *
- * calltree.sample is partitioned (src/install/schema/10_tables.sql); its
- * statement triggers fire for rows written through it.  Rows written
- * straight into a partition skip them: the writer's own, which it vouches
- * for, pg_restore's, and those of expire().  So do the rows a restore loads
- * through sample (restoring_as_owner).  Only the owner of the
- * partitions may write into them directly: their row-level security, with
- * no policy (src/install/schema/10_tables.sql), keeps every other role out.
+ * calltree.sample_set is partitioned (src/install/schema/37_sample_set.sql);
+ * its statement triggers fire for rows written through it, among them
+ * those written through the view calltree.sample (sample_face.c).  Rows
+ * written straight into a partition skip them: pg_restore's, and those of
+ * expire().  So do the rows a restore loads through the parent
+ * (restoring_as_owner).  Only the owner of the partitions may write into
+ * them directly: their row-level security, with no policy, keeps every
+ * other role out.  The library also serves the catalog of version 0.2
+ * until ALTER EXTENSION calltree UPDATE, whose samples are rows of its
+ * table sample (sample_tables).
  *
  * On Citus these triggers are gone: calltree.distribute() replaces them with
  * the foreign keys they stand for, which Citus checks on every node
@@ -202,6 +211,20 @@ static Oid
 table_of(TriggerData *trigdata, const char *name)
 {
 	return calltree_relation(RelationGetNamespace(trigdata->tg_relation), name);
+}
+
+/*
+ * The tables of samples: sample_set and sample_row, or, for the catalog of
+ * version 0.2 that this library serves until ALTER EXTENSION calltree
+ * UPDATE, its one table of rows, sample (*sets NULL).
+ */
+static void
+sample_tables(TriggerData *trigdata, const char **sets, const char **rows)
+{
+	bool		packed = OidIsValid(get_relname_relid("sample_set", RelationGetNamespace(trigdata->tg_relation)));
+
+	*sets = packed ? "sample_set" : NULL;
+	*rows = packed ? "sample_row" : "sample";
 }
 
 static Oid
@@ -397,17 +420,22 @@ calltree_stack_insert_check(PG_FUNCTION_ARGS)
 static void
 check_deleted_stacks_unsampled(TriggerData *trigdata)
 {
+	const char *sets;
+	const char *rows;
 	TupleDesc	desc;
-	HeapTuple	bad = first_violation(table_of(trigdata, "sample_set"),
-									  "SELECT u.id FROM calltree.sample_set s, "
-									  "pg_catalog.unnest(calltree.stack_ids(s.samples)) AS u(id) "
-									  "WHERE u.id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
-									  &desc);
+	HeapTuple	bad = NULL;
 
+	sample_tables(trigdata, &sets, &rows);
+	if (sets != NULL)
+		bad = first_violation(table_of(trigdata, sets),
+							  "SELECT u.id FROM calltree.sample_set s, "
+							  "pg_catalog.unnest(calltree.stack_ids(s.samples)) AS u(id) "
+							  "WHERE u.id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
+							  &desc);
 	if (bad == NULL)
-		bad = first_violation(table_of(trigdata, "sample_row"),
-							  "SELECT s.stack_id FROM calltree.sample_row s "
-							  "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
+		bad = first_violation(table_of(trigdata, rows),
+							  psprintf("SELECT s.stack_id FROM calltree.%s s "
+									   "WHERE s.stack_id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)", rows),
 							  &desc);
 	if (bad != NULL)
 		ereport(ERROR,
@@ -476,7 +504,12 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 	/* on Citus, it fires on the tables' placements */
 	const char *table = calltree_table_name(trigdata->tg_relation);
 	bool		of_frame = strcmp(table, "frame") == 0;
-	const char *referring = of_frame ? "stack" : "sample_set";
+	const char *sets;
+	const char *rows;
+	const char *referring;
+
+	sample_tables(trigdata, &sets, &rows);
+	referring = of_frame ? "stack" : sets ? sets : rows;
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
@@ -490,7 +523,8 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 		SPI_connect();
 		if (run_check(table_of(trigdata, referring),
 					  of_frame ? "SELECT EXISTS (SELECT FROM calltree.stack)"
-					  : "SELECT EXISTS (SELECT FROM calltree.sample_set) OR EXISTS (SELECT FROM calltree.sample_row)",
+					  : sets ? "SELECT EXISTS (SELECT FROM calltree.sample_set) OR EXISTS (SELECT FROM calltree.sample_row)"
+					  : "SELECT EXISTS (SELECT FROM calltree.sample)",
 					  true, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read calltree.%s", referring);
 		referred = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -511,7 +545,7 @@ calltree_interned_refuse(PG_FUNCTION_ARGS)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot update the id of calltree.%s", table),
-			 errdetail("Rows of calltree.%s refer to it by id.", of_frame ? "stack" : "sample_set"),
+			 errdetail("Rows of calltree.%s refer to it by id.", referring),
 			 errhint("Insert a new row instead.")));
 	return PointerGetDatum(NULL);
 }
@@ -647,9 +681,6 @@ calltree_sample_set_refs_check(PG_FUNCTION_ARGS)
 	return PointerGetDatum(NULL);
 }
 
-/* The tables that hold samples: packed, and rows not packed yet */
-static const char *const SAMPLE_TABLES[] = {"sample_set", "sample_row"};
-
 /*
  * AFTER DELETE ON profile FOR EACH STATEMENT (old_rows): their samples go,
  * also those committed while the DELETE waited for their lock.  The range
@@ -660,15 +691,18 @@ Datum
 calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_profile_delete_cascade");
+	const char *tables[2];
 
+	sample_tables(trigdata, &tables[0], &tables[1]);
 	connect_with_transition_tables(trigdata);
-	for (int i = 0; i < lengthof(SAMPLE_TABLES); i++)
-		if (run_check(table_of(trigdata, SAMPLE_TABLES[i]),
+	for (int i = 0; i < lengthof(tables); i++)
+		if (tables[i] != NULL &&
+			run_check(table_of(trigdata, tables[i]),
 					  psprintf("DELETE FROM calltree.%s s USING old_rows o "
 							   "WHERE s.profile_id OPERATOR(pg_catalog.=) o.id "
 							   "AND s.profile_id OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(m.id) FROM old_rows m) "
 							   "AND s.profile_id OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(m.id) FROM old_rows m)",
-							   SAMPLE_TABLES[i]),
+							   tables[i]),
 					  true, 0) != SPI_OK_DELETE)
 			elog(ERROR, "could not delete the samples of deleted profiles");
 	SPI_finish();
@@ -685,18 +719,22 @@ calltree_labels_delete_check(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_check");
 	TupleDesc	desc;
 	HeapTuple	bad;
+	const char *sets;
+	const char *rows;
 
+	sample_tables(trigdata, &sets, &rows);
 	connect_with_transition_tables(trigdata);
-	bad = first_violation(table_of(trigdata, "sample_set"),
+	bad = sets == NULL ? NULL
+		: first_violation(table_of(trigdata, sets),
 						  "SELECT u.id FROM calltree.sample_set s, "
 						  "pg_catalog.unnest(calltree.label_set_ids(s.samples)) AS u(id) "
 						  "WHERE u.id OPERATOR(pg_catalog.=) ANY (SELECT o.id FROM old_rows o)",
 						  &desc);
 	if (bad == NULL)
-		bad = first_violation(table_of(trigdata, "sample_row"),
-							  "SELECT o.id FROM old_rows o "
-							  "WHERE EXISTS (SELECT FROM calltree.sample_row s "
-							  "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id)",
+		bad = first_violation(table_of(trigdata, rows),
+							  psprintf("SELECT o.id FROM old_rows o "
+									   "WHERE EXISTS (SELECT FROM calltree.%s s "
+									   "              WHERE s.labels_id OPERATOR(pg_catalog.=) o.id)", rows),
 							  &desc);
 	if (bad != NULL)
 		ereport(ERROR,

@@ -208,5 +208,5 @@ calltree_check_read(Oid relid, const AttrNumber *columns, int ncolumns)
 						get_rel_name(relid)),
 				 errdetail("Imports and stack resolution read calltree.%s directly, not through a query, and would bypass them.",
 						   get_rel_name(relid)),
-				 errhint("Enable row-level security on calltree.profile and calltree.sample only: funcs, frames and stacks are shared by every profile.")));
+				 errhint("Enable row-level security on calltree.profile and calltree.sample_set only: funcs, frames and stacks are shared by every profile.")));
 }

@@ -22,7 +22,9 @@
  * their privileges, row-level security and reference checks apply as they
  * would to a statement on them.
  *
- * The gathered rows live in a context of the transaction.  A row remembers
+ * The gathered rows live in a context of the transaction; past a quarter of
+ * calltree.import_work_mem they are written before the statement ends.  A
+ * row remembers
  * the subtransaction that gathered it: when one aborts (a statement failed
  * inside an exception block), its rows go with it.  A statement on
  * calltree.sample inside another one's trigger writes the rows gathered so
@@ -44,6 +46,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "module.h"
 #include "store/store.h"
 #include "tree/samples.h"
 
@@ -77,7 +80,10 @@ typedef struct FaceGroup
 /* The rows gathered in this transaction, or NULL */
 static MemoryContext gathered_cxt = NULL;
 static HTAB *groups = NULL;
+static int64 gathered_count = 0;
 static bool callbacks_registered = false;
+
+static void write_gathered(Oid namespace);
 
 static uint32
 face_key_hash(const void *key, Size keysize)
@@ -113,6 +119,7 @@ forget_gathered(XactEvent event, void *arg)
 	{
 		gathered_cxt = NULL;
 		groups = NULL;
+		gathered_count = 0;
 	}
 }
 
@@ -221,7 +228,7 @@ required_int8(HeapTuple row, TupleDesc desc, const char *name)
 
 /* Gathers a row of the view into its group, as a sample added or removed */
 static void
-gather(HeapTuple row, TupleDesc desc, bool added)
+gather(HeapTuple row, TupleDesc desc, bool added, Oid namespace)
 {
 	HTAB	   *table = gathered_groups();
 	FaceKey		key;
@@ -262,6 +269,14 @@ gather(HeapTuple row, TupleDesc desc, bool added)
 		memset(&group->removed, 0, sizeof(SampleList));
 	}
 	append(added ? &group->added : &group->removed, &sample);
+	/*
+	 * A statement of many rows is written in parts, so that what it gathers
+	 * stays within a quarter of calltree.import_work_mem as an import's
+	 * samples do (writer_sets.c): a profile's thread then has several sets.
+	 */
+	if (++gathered_count * (int64) (sizeof(Sample) + sizeof(SubTransactionId)) >
+		(int64) calltree_import_work_mem * 1024 / 4)
+		write_gathered(namespace);
 }
 
 /*
@@ -273,21 +288,23 @@ calltree_sample_face_row(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
 	TupleDesc	desc;
+	Oid			namespace;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_INSTEAD(trigdata->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("calltree_sample_face_row() must fire INSTEAD OF, FOR EACH ROW")));
 	desc = RelationGetDescr(trigdata->tg_relation);
+	namespace = RelationGetNamespace(trigdata->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
 	{
-		gather(trigdata->tg_trigtuple, desc, true);
+		gather(trigdata->tg_trigtuple, desc, true, namespace);
 		return PointerGetDatum(trigdata->tg_trigtuple);
 	}
-	gather(trigdata->tg_trigtuple, desc, false);
+	gather(trigdata->tg_trigtuple, desc, false, namespace);
 	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
 	{
-		gather(trigdata->tg_newtuple, desc, true);
+		gather(trigdata->tg_newtuple, desc, true, namespace);
 		return PointerGetDatum(trigdata->tg_newtuple);
 	}
 	return PointerGetDatum(trigdata->tg_trigtuple);
@@ -430,28 +447,21 @@ remove_samples(FaceGroup *group, Oid samples_type)
 }
 
 /*
- * AFTER INSERT, UPDATE or DELETE ON sample FOR EACH STATEMENT: writes what
- * the statement's rows gathered, removals first.
+ * Writes what has been gathered, removals first, and starts afresh: a
+ * statement on sample in a trigger below gathers into a table of its own.
  */
-Datum
-calltree_sample_face_write(PG_FUNCTION_ARGS)
+static void
+write_gathered(Oid namespace)
 {
 	HASH_SEQ_STATUS scan;
 	FaceGroup  *group;
 	HTAB	   *table = groups;
 	MemoryContext cxt = gathered_cxt;
-	Oid			samples_type;
+	Oid			samples_type = calltree_type(namespace, "samples");
 
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("calltree_sample_face_write() was not called as a trigger")));
-	if (table == NULL)
-		return PointerGetDatum(NULL);
-	/* a statement on sample in a trigger below gathers afresh */
 	groups = NULL;
 	gathered_cxt = NULL;
-	samples_type = calltree_type(RelationGetNamespace(((TriggerData *) fcinfo->context)->tg_relation), "samples");
+	gathered_count = 0;
 	SPI_connect();
 	hash_seq_init(&scan, table);
 	while ((group = hash_seq_search(&scan)) != NULL)
@@ -464,5 +474,20 @@ calltree_sample_face_write(PG_FUNCTION_ARGS)
 	SPI_finish();
 	hash_destroy(table);
 	MemoryContextDelete(cxt);
+}
+
+/*
+ * AFTER INSERT, UPDATE or DELETE ON sample FOR EACH STATEMENT: writes what
+ * the statement's rows gathered.
+ */
+Datum
+calltree_sample_face_write(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_sample_face_write() was not called as a trigger")));
+	if (groups != NULL)
+		write_gathered(RelationGetNamespace(((TriggerData *) fcinfo->context)->tg_relation));
 	return PointerGetDatum(NULL);
 }

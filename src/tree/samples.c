@@ -70,8 +70,8 @@ compare_int64(int64 a, int64 b)
 }
 
 /* The canonical order of samples.h */
-int
-samples_compare(const Sample *x, const Sample *y)
+static inline int
+canonical_order(const Sample *x, const Sample *y)
 {
 	if (x->has_ts != y->has_ts)
 		return x->has_ts ? 1 : -1;
@@ -86,11 +86,22 @@ samples_compare(const Sample *x, const Sample *y)
 	return compare_int64(x->weight, y->weight);
 }
 
-static int
-compare_samples_qsort(const void *a, const void *b)
+int
+samples_compare(const Sample *x, const Sample *y)
 {
-	return samples_compare((const Sample *) a, (const Sample *) b);
+	return canonical_order(x, y);
 }
+
+/*
+ * A sort with the comparison inlined (PostgreSQL's sort template): sorting
+ * is most of the time of packing, which every import does.
+ */
+#define ST_SORT sort_canonical
+#define ST_ELEMENT_TYPE Sample
+#define ST_COMPARE(a, b) canonical_order(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 static int
 compare_int64_qsort(const void *a, const void *b)
@@ -102,7 +113,7 @@ void
 samples_sort(Sample *samples, int64 count)
 {
 	if (count > 1)
-		qsort(samples, (size_t) count, sizeof(Sample), compare_samples_qsort);
+		sort_canonical(samples, (size_t) count);
 }
 
 /*
@@ -355,8 +366,31 @@ malformed(Size at, const char *fmt,...)
 			 errhint(SAMPLES_HINT)));
 }
 
-static uint64
+static uint64 read_varint_checked(Reader *reader, const char *what);
+
+/*
+ * A varint: most of a value's are one byte (a stack a step from the last,
+ * a weight of one period), read here without a call; the others, and every
+ * error, by read_varint_checked.
+ */
+static inline uint64
 read_varint(Reader *reader, const char *what)
+{
+	if (likely(reader->pos < reader->len))
+	{
+		uint8		byte = reader->data[reader->pos];
+
+		if (likely(byte < 0x80))
+		{
+			reader->pos++;
+			return byte;
+		}
+	}
+	return read_varint_checked(reader, what);
+}
+
+static uint64
+read_varint_checked(Reader *reader, const char *what)
 {
 	Size		start = reader->pos;
 	uint64		value = 0;
@@ -483,10 +517,17 @@ read_dictionary(Reader *reader, int64 count, const char *what, int64 *ids)
 }
 
 /* weight = scaled * unit, or false when it does not fit in bigint */
-static bool
+static inline bool
 unscale_weight(int64 scaled, uint64 unit, int64 *weight)
 {
-	uint64		m = magnitude(scaled);
+	uint64		m;
+
+	if (likely(unit == 1))
+	{
+		*weight = scaled;
+		return true;
+	}
+	m = magnitude(scaled);
 
 	if (m != 0 && unit > ((uint64) 1 << 63) / m)
 		return false;

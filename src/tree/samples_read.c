@@ -1,8 +1,9 @@
 /*
  * samples_read.c
  *	  The SQL functions that read a samples value (samples.h): its rows
- *	  (unnest), its sample count, and the distinct stack and label set ids
- *	  it refers to, which reference checks and garbage collection need.
+ *	  (unnest), its sample count, the distinct stack and label set ids it
+ *	  refers to, which reference checks and garbage collection need, and
+ *	  the samples of some label sets.
  */
 #include "postgres.h"
 
@@ -18,6 +19,8 @@ PG_FUNCTION_INFO_V1(samples_unnest);
 PG_FUNCTION_INFO_V1(samples_count);
 PG_FUNCTION_INFO_V1(samples_stack_id_array);
 PG_FUNCTION_INFO_V1(samples_label_set_id_array);
+PG_FUNCTION_INFO_V1(samples_with_label_sets);
+PG_FUNCTION_INFO_V1(samples_of_one);
 
 /* The packed bytes of argument 0, short header kept */
 static struct varlena *
@@ -120,4 +123,80 @@ samples_label_set_id_array(PG_FUNCTION_ARGS)
 	int64	   *ids = samples_label_set_ids((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
 
 	PG_RETURN_ARRAYTYPE_P(bigint_array(ids, header.nlabels));
+}
+
+static int
+compare_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * with_label_sets(samples, label_sets bigint[]): the samples whose label
+ * set is one of the given (NULL elements ignored), as a packed value.  A
+ * value none of whose dictionary's label sets is given is answered from
+ * its header and dictionary alone, without decoding its samples.
+ */
+Datum
+samples_with_label_sets(PG_FUNCTION_ARGS)
+{
+	struct varlena *value = packed_argument(fcinfo);
+	const uint8 *data = (const uint8 *) VARDATA_ANY(value);
+	Size		len = VARSIZE_ANY_EXHDR(value);
+	ArrayType  *wanted_array = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elements;
+	bool	   *nulls;
+	int			nelements;
+	int64	   *wanted;
+	int64		nwanted = 0;
+	SamplesHeader header;
+	int64	   *present;
+	bool		any = false;
+	Sample	   *samples;
+	int64		count;
+	int64		kept = 0;
+
+	deconstruct_array(wanted_array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elements, &nulls, &nelements);
+	wanted = palloc(sizeof(int64) * Max(nelements, 1));
+	for (int i = 0; i < nelements; i++)
+		if (!nulls[i])
+			wanted[nwanted++] = DatumGetInt64(elements[i]);
+	qsort(wanted, nwanted, sizeof(int64), compare_int64);
+
+	present = samples_label_set_ids(data, len, &header);
+	for (int64 i = 0; i < header.nlabels && !any; i++)
+		any = bsearch(&present[i], wanted, nwanted, sizeof(int64), compare_int64) != NULL;
+	if (!any)
+		PG_RETURN_POINTER(samples_encode(NULL, 0));
+	samples = samples_decode(data, len, &count);
+	for (int64 i = 0; i < count; i++)
+		if (samples[i].has_labels &&
+			bsearch(&samples[i].labels_id, wanted, nwanted, sizeof(int64), compare_int64) != NULL)
+			samples[kept++] = samples[i];
+	PG_RETURN_POINTER(samples_encode(samples, kept));
+}
+
+/*
+ * sample_of(stack_id, weight, ts, labels_id): the value of one sample, a
+ * NULL time or label set being none; the view calltree.sample reads a row
+ * of sample_row through it, as a set of one.
+ */
+Datum
+samples_of_one(PG_FUNCTION_ARGS)
+{
+	Sample		sample;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	sample.stack_id = PG_GETARG_INT64(0);
+	sample.weight = PG_GETARG_INT64(1);
+	sample.has_ts = !PG_ARGISNULL(2);
+	sample.ts = sample.has_ts ? PG_GETARG_INT64(2) : 0;
+	sample.has_labels = !PG_ARGISNULL(3);
+	sample.labels_id = sample.has_labels ? PG_GETARG_INT64(3) : 0;
+	PG_RETURN_POINTER(samples_encode(&sample, 1));
 }

@@ -268,10 +268,38 @@ stack_weights_sorted(const StackWeights *weights, int64 *ids, int64 *sums)
 		pfree(hashed);
 }
 
-/* Adds `count` pairs (in any order) to the sums. */
+/*
+ * Adds `count` pairs (in any order) to the sums.  A state still in its hash
+ * table moves to the array at once when these ids and its own are compact:
+ * packed sets bring hundreds of distinct stacks at a time, and a fleet's
+ * sets the same few thousand again and again, which the array sums without
+ * hashing.
+ */
 void
 stack_weights_add_pairs(StackWeights *weights, const int64 *ids, const int64 *sums, int64 count)
 {
+	if (count > 0 && weights->capacity == 0)
+	{
+		int64		lo = ids[0];
+		int64		hi = ids[0];
+
+		for (int64 i = 1; i < count; i++)
+		{
+			lo = Min(lo, ids[i]);
+			hi = Max(hi, ids[i]);
+		}
+		if (weights->hash)
+		{
+			lo = Min(lo, weights->hash_min);
+			hi = Max(hi, weights->hash_max);
+		}
+		if (compact_range(weights, lo, hi))
+		{
+			dense_cover(weights, lo, hi);
+			if (weights->hash)
+				rehome_hashed(weights);
+		}
+	}
 	for (int64 i = 0; i < count; i++)
 	{
 		if ((i & 0xFFFF) == 0)

@@ -18,10 +18,11 @@ CREATE TRIGGER sample_set_update_check AFTER UPDATE ON sample_set
 
 CREATE VIEW sample WITH (security_invoker = true) AS
 SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
-  FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
-UNION ALL
-SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
-  FROM @extschema@.sample_row r;
+  FROM (SELECT t.profile_id, t.thread, t.samples FROM @extschema@.sample_set t
+        UNION ALL
+        SELECT r.profile_id, r.thread, @extschema@.sample_of(r.stack_id, r.weight, r.ts, r.labels_id)
+          FROM @extschema@.sample_row r) AS s
+ CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u;
 ALTER VIEW sample ALTER COLUMN weight SET DEFAULT 1;
 COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start; read from sample_set, written into it';
 CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
@@ -73,3 +74,26 @@ CREATE TRIGGER row_security_policy_apply BEFORE INSERT ON row_security_policy
 CREATE EVENT TRIGGER calltree_row_security ON ddl_command_end
     EXECUTE FUNCTION row_security_ddl_end();
 SELECT record_row_security();
+
+-- ==== Storage (issue 30): privileges.  The view calltree.sample reads
+-- sample_set and sample_row with its reader's privileges.  Roles that 0.2
+-- granted privileges on its sample table (now sample_row) need them on
+-- sample_set and on the view too; granted here, they would count as the
+-- extension's own and be lost by a dump (pg_init_privs), so the update
+-- says which to grant instead.
+DO $$
+DECLARE
+    grants text;
+BEGIN
+    SELECT string_agg(DISTINCT format('GRANT %s ON calltree.sample_set, calltree.sample TO %s;', a.privilege_type,
+                                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END),
+                      ' ')
+      INTO grants
+      FROM pg_class c, aclexplode(c.relacl) AS a
+     WHERE c.oid = '@extschema@.sample_row'::regclass AND a.grantee <> c.relowner;
+    IF grants IS NOT NULL THEN
+        RAISE WARNING 'roles hold privileges on calltree.sample_row (0.2''s calltree.sample) but not on calltree.sample_set and the view calltree.sample'
+            USING HINT = 'Grant them the same there: ' || grants;
+    END IF;
+END
+$$;

@@ -15,6 +15,12 @@
  * A row goes in by an INSERT into calltree.sample_set, where row-level
  * security applies; its references are the writer's to vouch for
  * (integrity.c), as those of the rows it used to write one per sample.
+ *
+ * Between `make install` of a new version and ALTER EXTENSION calltree
+ * UPDATE, this library serves the catalog of version 0.2, whose table
+ * calltree.sample holds a row per sample and which has no sample_set:
+ * there the samples gathered are written as those rows, so that imports
+ * go on while a fleet's database waits for its update.
  */
 #include "postgres.h"
 
@@ -22,6 +28,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -41,26 +48,46 @@ typedef struct ThreadSamples
 
 struct SampleSets
 {
-	MemoryContext cxt;			/* the arrays; emptied when written */
+	MemoryContext cxt;			/* the threads' arrays */
+	MemoryContext write_cxt;	/* what writing one takes, emptied after it */
 	HTAB	   *named;			/* name -> ThreadSamples */
 	ThreadSamples unnamed;		/* the samples without a thread */
 	ThreadSamples *last;		/* the thread of the last sample, likely the next's */
 	int64		gathered;		/* samples in all arrays */
 	int64		gathered_max;	/* write them all past this */
 	SPIPlanPtr	insert;
+	bool		as_rows;		/* version 0.2's catalog: a row per sample */
 };
 
-/* The statement that writes a set, prepared once per backend */
+/*
+ * The statement that writes a set, prepared once per backend, and the one
+ * that writes rows into 0.2's sample table (prepared per import: it serves
+ * only until the update)
+ */
 static SPIPlanPtr kept_insert_set;
+
+static SPIPlanPtr
+prepare_insert_rows(void)
+{
+	Oid			types[6] = {INT8OID, TEXTOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+
+	return writer_prepare("INSERT INTO calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) "
+						  "SELECT $1, $2, u.ts, u.stack_id, u.weight, u.labels_id "
+						  "FROM ROWS FROM (pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), "
+						  "pg_catalog.unnest($6)) AS u(ts, stack_id, weight, labels_id)",
+						  6, types);
+}
 
 SampleSets *
 writer_sets_create(MemoryContext parent)
 {
 	SampleSets *sets = MemoryContextAllocZero(parent, sizeof(SampleSets));
 	HASHCTL		ctl;
+	Oid			namespace;
 	Oid			types[3] = {INT8OID, TEXTOID, InvalidOid};
 
 	sets->cxt = AllocSetContextCreate(parent, "calltree import sample sets", ALLOCSET_DEFAULT_SIZES);
+	sets->write_cxt = AllocSetContextCreate(parent, "calltree import sample set writing", ALLOCSET_DEFAULT_SIZES);
 	ctl.keysize = WRITER_THREAD_NAME_MAX + 1;
 	ctl.entrysize = sizeof(ThreadSamples);
 	ctl.hcxt = parent;
@@ -68,10 +95,17 @@ writer_sets_create(MemoryContext parent)
 	sets->unnamed.is_null = true;
 	sets->gathered_max = Min((int64) (writer_work_mem_bytes() / 4 / sizeof(Sample)), SAMPLES_MAX);
 	sets->gathered_max = Max(sets->gathered_max, 1024);
-	types[2] = calltree_type(get_namespace_oid("calltree", false), "samples");
-	sets->insert = writer_prepare_kept(&kept_insert_set,
-									   "INSERT INTO calltree.sample_set (profile_id, thread, samples) VALUES ($1, $2, $3)",
-									   3, types);
+	namespace = get_namespace_oid("calltree", false);
+	sets->as_rows = !OidIsValid(get_relname_relid("sample_set", namespace));
+	if (sets->as_rows)
+		sets->insert = prepare_insert_rows();
+	else
+	{
+		types[2] = calltree_type(namespace, "samples");
+		sets->insert = writer_prepare_kept(&kept_insert_set,
+										   "INSERT INTO calltree.sample_set (profile_id, thread, samples) VALUES ($1, $2, $3)",
+										   3, types);
+	}
 	return sets;
 }
 
@@ -102,36 +136,58 @@ thread_samples(SampleSets *sets, const char *thread, Size len)
 	return entry;
 }
 
+/* A column of the samples as an int8 array; `present` says which are not NULL */
+static Datum
+int8_column(const ThreadSamples *thread, Size offset, Size present_offset)
+{
+	Datum	   *values = palloc(sizeof(Datum) * thread->count);
+	bool	   *nulls = palloc(sizeof(bool) * thread->count);
+
+	for (int64 i = 0; i < thread->count; i++)
+	{
+		const char *sample = (const char *) &thread->samples[i];
+
+		values[i] = Int64GetDatum(*(const int64 *) (sample + offset));
+		nulls[i] = present_offset != 0 && !*(const bool *) (sample + present_offset);
+	}
+	return PointerGetDatum(writer_int8_array(values, nulls, (int) thread->count));
+}
+
 /* Writes one thread's gathered samples as a row, and empties its array */
 static void
 write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
 {
 	MemoryContext old;
-	struct varlena *packed;
-	Datum		values[3];
-	char		nulls[3] = {' ', ' ', ' '};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	int			ret;
 
 	if (thread->count == 0)
 		return;
-	old = MemoryContextSwitchTo(sets->cxt);
-	packed = samples_encode(thread->samples, thread->count);
+	old = MemoryContextSwitchTo(sets->write_cxt);
 	values[0] = Int64GetDatum(writer->profile_id);
 	values[1] = thread->is_null ? (Datum) 0 : CStringGetTextDatum(thread->name);
 	nulls[1] = thread->is_null ? 'n' : ' ';
-	values[2] = PointerGetDatum(packed);
+	if (sets->as_rows)
+	{
+		values[2] = int8_column(thread, offsetof(Sample, ts), offsetof(Sample, has_ts));
+		values[3] = int8_column(thread, offsetof(Sample, stack_id), 0);
+		values[4] = int8_column(thread, offsetof(Sample, weight), 0);
+		values[5] = int8_column(thread, offsetof(Sample, labels_id), offsetof(Sample, has_labels));
+	}
+	else
+		values[2] = PointerGetDatum(samples_encode(thread->samples, thread->count));
 	MemoryContextSwitchTo(old);
 	ret = integrity_execute_vouched(sets->insert, values, nulls);
-	if (ret != SPI_OK_INSERT || SPI_processed != 1)
-		elog(ERROR, "inserting a sample set returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	if (ret != SPI_OK_INSERT || SPI_processed != (sets->as_rows ? (uint64) thread->count : 1))
+		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
 	MemoryContextSwitchTo(writer->cxt);
 	sets->gathered -= thread->count;
 	pfree(thread->samples);
 	thread->samples = NULL;
 	thread->count = thread->capacity = 0;
-	pfree(packed);
-	if (!thread->is_null)
-		pfree(DatumGetPointer(values[1]));
+	/* the columns or the packed value */
+	MemoryContextReset(sets->write_cxt);
 }
 
 /* Writes every thread's gathered samples, and frees their arrays */

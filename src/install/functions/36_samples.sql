@@ -19,3 +19,11 @@ COMMENT ON FUNCTION unnest(samples) IS 'the samples of a packed value as rows (s
 COMMENT ON FUNCTION sample_count(samples) IS 'the number of samples in a packed value, duplicates counted';
 COMMENT ON FUNCTION stack_ids(samples) IS 'the distinct stack ids of a packed value, ascending';
 COMMENT ON FUNCTION label_set_ids(samples) IS 'the distinct label set ids of a packed value, ascending (empty when no sample has one)';
+
+CREATE OR REPLACE FUNCTION with_label_sets(samples samples, label_sets bigint[]) RETURNS samples
+AS 'MODULE_PATHNAME', 'samples_with_label_sets' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION with_label_sets(samples, bigint[]) IS 'the samples whose label set is one of label_sets, packed; read from the dictionary alone when the value has none of them';
+
+CREATE OR REPLACE FUNCTION sample_of(stack_id bigint, weight bigint, ts bigint, labels_id bigint) RETURNS samples
+AS 'MODULE_PATHNAME', 'samples_of_one' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION sample_of(bigint, bigint, bigint, bigint) IS 'the samples value of one sample (NULL without a stack or a weight); a NULL time or label set is none';
