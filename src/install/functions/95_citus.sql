@@ -156,6 +156,16 @@ BEGIN
     DROP TRIGGER sample_set_update_check ON @extschema@.sample_set;
     DROP TRIGGER profile_delete_cascade ON @extschema@.profile;
     DROP TRIGGER labels_delete_check ON @extschema@.labels;
+    -- The view sample as a union of two single-table queries, which Citus
+    -- runs on each shard whatever the query around it; the planner's
+    -- shape of one node (a union of tables joined laterally to unnest())
+    -- is one that Citus pushes down only when grouped by profile
+    CREATE OR REPLACE VIEW @extschema@.sample WITH (security_invoker = true) AS
+    SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
+      FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
+    UNION ALL
+    SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
+      FROM @extschema@.sample_row r;
     -- Citus runs no UPDATE or DELETE on a view of its tables (it sends the
     -- statement on the view to a worker as it is): calltree.sample takes
     -- INSERTs only, checked first
