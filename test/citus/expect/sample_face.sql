@@ -27,3 +27,6 @@ DELETE FROM sample_set WHERE profile_id = 2;
 SELECT count(*) AS samples_of_2 FROM sample WHERE profile_id = 2;
 ROLLBACK;
 SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+-- a database distributed under 0.3 has no sample rows of 0.2 to pack
+CALL pack_samples();
+SELECT pack_samples_batch();
