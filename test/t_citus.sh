@@ -28,8 +28,9 @@
 # (expect/: -a, errors go on), and the variables :shared (the real
 # profiles, ../shared) and :repo.
 # Then the operations: where the samples are, an import that fails half
-# way, concurrent imports, a third worker and a rebalance (same/ again),
-# and a stopped worker.
+# way, concurrent imports, collect_garbage() against a transaction writing
+# samples, a third worker and a rebalance (same/ again), and a stopped
+# worker.
 #
 #   test/run.sh shell test/t_citus.sh [NAME ...]
 # With names, only those same/ and expect/ files run, and no operations.
@@ -353,6 +354,57 @@ check_concurrent_imports() {
 		fail "collect_garbage() deleted other rows on Citus than on one node"
 }
 
+# on_target TARGET CMD...: CMD (ct_query or ct_psql, then its arguments
+# without the database) on the coordinator's database (TARGET citus) or the
+# single node's (TARGET single)
+on_target() {
+	local target=$1 cmd=$2
+	shift 2
+	if [ "$target" = citus ]; then
+		on coordinator "$cmd" "$db" "$@"
+	else
+		"$cmd" "$single" "$@"
+	fi
+}
+
+# The references inside packed values under concurrency: collect_garbage()
+# waits for a transaction that writes a sample set through the view (both
+# take the lock on the coordinator's stack table), then keeps the new stack
+# that the set names.  On both, so that ids stay those of one node.
+check_gc_waits_for_writers() {
+	local target i tree trees=()
+	for target in citus single; do
+		on_target "$target" ct_query "SELECT calltree.import_collapsed(E'gc_main;gc_old 1\n', 'ct_gc')" >/dev/null
+		on_target "$target" ct_psql >"$work/gc-writer.out" 2>&1 <<-'SQL' &
+			SELECT id AS p FROM calltree.profile WHERE name = 'ct_gc' \gset
+			BEGIN;
+			SELECT calltree.intern_stack('{gc_main,gc_new}') AS s \gset
+			INSERT INTO calltree.sample (profile_id, stack_id, weight) VALUES (:p, :s, 2);
+			SELECT pg_sleep(3) AS gc_writer_waits;
+			COMMIT;
+		SQL
+		for ((i = 0; i < 50; i++)); do
+			[ "$(on_target "$target" ct_query "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%AS gc_writer_waits%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+			sleep 0.2
+		done
+		[ "$i" -lt 50 ] || fail "gc and a writer ($target): the writer did not start"
+		PGOPTIONS="$PGOPTIONS -c lock_timeout=500ms" on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >"$work/gc.out" 2>&1 &&
+			fail "gc and a writer ($target): collect_garbage() did not wait for the writer: $(cat "$work/gc.out")"
+		grep -q 'lock timeout' "$work/gc.out" ||
+			fail "gc and a writer ($target): not a lock timeout: $(cat "$work/gc.out")"
+		wait $! || fail "gc and a writer ($target): the writer failed: $(cat "$work/gc-writer.out")"
+		on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >/dev/null
+		tree=$(on_target "$target" ct_query "SELECT calltree.to_collapsed(calltree.stack_agg(s.stack_id, s.weight))
+		                                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id WHERE p.name = 'ct_gc'")
+		[ "$(sort <<<"$tree")" = "$(printf 'gc_main;gc_new 2\ngc_main;gc_old 1')" ] ||
+			fail "gc and a writer ($target): the profile's tree is not the one written: $tree"
+		on_target "$target" ct_query "DELETE FROM calltree.profile WHERE name = 'ct_gc'" >/dev/null
+		trees+=("$(on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()")")
+	done
+	[ "${trees[0]}" = "${trees[1]}" ] ||
+		fail "gc and a writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
+}
+
 # A third worker, and the shards rebalanced onto it: same results
 check_rebalance() {
 	node_start worker3
@@ -387,6 +439,8 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	phase "placement and a failed import"
 	check_concurrent_imports
 	phase "concurrent imports"
+	check_gc_waits_for_writers
+	phase "collect_garbage() and a writer"
 	check_rebalance
 	phase "a third worker and a rebalance"
 	same_outputs after || fail "after/: results differ from one node's"
