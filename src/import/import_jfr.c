@@ -325,6 +325,7 @@ Datum
 calltree_import_jfr(PG_FUNCTION_ARGS)
 {
 	ProfileInfo info;
+	const ImportOptions keep = {0};	/* a file imported before: said, and kept */
 	bytea	   *raw;
 	const char *bytes;
 	size_t		len;
@@ -341,6 +342,7 @@ calltree_import_jfr(PG_FUNCTION_ARGS)
 	if (gzip_is_compressed(bytes, len))
 		bytes = gzip_decompress(bytes, len, JFR_MAX_DECOMPRESSED, "JFR", &len);
 	profile_info_from_args(fcinfo, 1, 2, jfr_importer.format, &info);
+	content_note(&info, content_digest(bytes, len), &keep);
 	count = jfr_import_all(&info, bytes, len, sample_rate, &ids);
 	elements = palloc(sizeof(Datum) * Max(count, 1));
 	for (int i = 0; i < count; i++)

@@ -37,6 +37,8 @@ import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args, Import
 	options->event = text_arg(fcinfo, args->event);
 	options->sample_type = text_arg(fcinfo, args->sample_type);
 	options->source = text_arg(fcinfo, args->source);
+	if (args->on_duplicate > 0)
+		options->on_duplicate = on_duplicate_from_text(text_arg(fcinfo, args->on_duplicate));
 }
 
 void
@@ -65,6 +67,7 @@ import_sql_call(FunctionCallInfo fcinfo, const Importer *importer, int name_arg,
 	profile_info_from_args(fcinfo, name_arg, name_arg + 1, importer->format, &info);
 	if (args)
 		import_options_from_args(fcinfo, args, &options);
+	content_note(&info, content_digest(VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data)), &options);
 	PG_RETURN_INT64(importer->import(&info, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data), &options));
 }
 

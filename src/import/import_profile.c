@@ -14,6 +14,10 @@
  * importer of the format they belong to; given for another format, they
  * are an error rather than ignored.  import_stream imports through
  * profile_import_bytes the files it does not read as a stream.
+ *
+ * Before anything is written, the digest of the content (gzip undone) is
+ * taken and an earlier profile of the same content looked for
+ * (import_duplicates.c).
  */
 #include "postgres.h"
 
@@ -116,37 +120,6 @@ unwrap_text(const char *data, size_t *len, bool *decompressed)
 	return data + bom;
 }
 
-/* Lines of gzipped text: checked as UTF-8 (as check_utf8 does), then converted */
-typedef struct GzipLines
-{
-	LineImport	import;
-	size_t		offset;			/* of the line in the text */
-} GzipLines;
-
-static void
-gzip_line(void *arg, const char *line, int len, int64 lineno)
-{
-	GzipLines  *lines = (GzipLines *) arg;
-	int			valid = pg_encoding_verifymbstr(PG_UTF8, line, len);
-	char	   *converted;
-
-	if (valid < len)
-		ereport(ERROR,
-				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
-				 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT,
-						lines->import.importer->name, lineno),
-				 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
-						   lines->offset + valid, (unsigned char) line[valid]),
-				 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
-	lines->offset += len + 1;
-	converted = pg_any_to_server(line, len, PG_UTF8);
-	if (converted != line)
-		len = strlen(converted);
-	line_import_feed_line(&lines->import, converted, len, lineno);
-	if (converted != line)
-		pfree(converted);
-}
-
 /*
  * The line importer of gzipped data, from its head (the first 64 kB, bom
  * bytes of them a byte-order mark), or NULL: JSON, pprof, UTF-16 and white space alone
@@ -210,7 +183,7 @@ import_gzip_lines(const char *data, size_t len, const Importer *importer,
 	size_t		n = gzip_reader_read(reader, piece, PROFILE_DETECT_WINDOW + 3);
 	size_t		bom = profile_utf8_bom_length(piece, n);
 	ProfileInfo line_info = *info;
-	GzipLines	lines = {0};
+	Utf8LineImport lines = {0};
 	LineReader	line_reader;
 	MemoryContext piece_cxt;
 
@@ -222,11 +195,18 @@ import_gzip_lines(const char *data, size_t len, const Importer *importer,
 		return false;
 	}
 	import_options_check(importer, options);
-	gzip_check(data, len, PROFILE_MAX_BYTES, "profile");
+	/* the stream checked whole, and its content's digest */
+	*id = content_note(&line_info, content_digest_gzip(data, len, PROFILE_MAX_BYTES, "profile"), options);
+	if (*id != 0)
+	{
+		gzip_reader_end(reader);
+		pfree(piece);
+		return true;
+	}
 
 	line_info.format = importer->format;
 	line_import_begin(&lines.import, importer, &line_info, options);
-	line_reader_init(&line_reader, gzip_line, &lines, false);
+	line_reader_init(&line_reader, line_import_utf8_line, &lines, false);
 	piece_cxt = AllocSetContextCreate(CurrentMemoryContext, "import_profile gzip piece",
 									  ALLOCSET_DEFAULT_SIZES);
 	gzip_feed_lines(reader, &line_reader, piece, bom, n - bom, piece_cxt);
@@ -291,6 +271,9 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 		data = gzip_decompress(data, len, PROFILE_MAX_BYTES, "profile", &len);
 		decompressed = true;
 	}
+	id = content_note(&format_info, content_digest(data, len), options);
+	if (id != 0)
+		return id;				/* on_duplicate skip: the earlier profile */
 	data = unwrap_text(data, &len, &decompressed);
 	check_not_empty(data, len);
 	if (importer == NULL)
@@ -304,12 +287,12 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 
 /*
  * import_profile(data bytea, name text, meta jsonb, strict boolean,
- * event text, sample_type text) → profile id
+ * event text, sample_type text, on_duplicate text) → profile id
  */
 Datum
 calltree_import_profile(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 3, .event = 4, .sample_type = 5, .source = -1};
+	const ImportArgs args = {.strict = 3, .event = 4, .sample_type = 5, .source = -1, .on_duplicate = 6};
 	bytea	   *raw;
 	ProfileInfo info;
 	ImportOptions options;

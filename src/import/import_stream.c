@@ -14,7 +14,9 @@
  * 64 kB are gathered to recognize the format as import_profile does.
  * Collapsed stacks and perf script are then parsed as they arrive, a line at
  * a time (their Importer's begin, feed_line and finish), so memory stays bounded by the longest line
- * whatever the size of the file.  Other formats, and gzip or UTF-16 data
+ * whatever the size of the file; their chunks are read once more before,
+ * for the digest of the content that the profile row keeps
+ * (import_duplicates.c).  Other formats, and gzip or UTF-16 data
  * (which the client normally unwraps itself), are gathered whole, at most
  * 1 GB like any text or bytea value, and imported like import_profile's
  * argument.
@@ -253,14 +255,14 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, const Importer *impor
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ProfileInfo line_info = *info;
-	LineImport	import;
+	Utf8LineImport import = {0};
 	LineReader	reader;
 	char	   *data;
 	int			len;
 
 	line_info.format = importer->format;
-	line_import_begin(&import, importer, &line_info, options);
-	line_reader_init(&reader, importer->feed_line, import.parser, true);
+	line_import_begin(&import.import, importer, &line_info, options);
+	line_reader_init(&reader, line_import_utf8_line, &import, false);
 
 	r->lines = &reader;
 	line_reader_feed(&reader, head->data + skip, head->len - skip);
@@ -274,7 +276,7 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, const Importer *impor
 	}
 	line_reader_finish(&reader);
 	r->lines = NULL;
-	return line_import_finish(&import, reader.lineno);
+	return line_import_finish(&import.import, reader.lineno);
 }
 
 /* Any other format: the whole file in memory, as import_profile reads it. */
@@ -332,6 +334,22 @@ stream_end(ChunkReader *chunks, ErrorContextCallback *errcallback)
 	SPI_finish();
 }
 
+/* The digest of the file the chunks hold, from a reading of its own (SPI connected) */
+static bytea *
+stream_digest(Oid relid)
+{
+	ChunkReader chunks;
+	ContentHash *hash = content_hash_begin();
+	char	   *data;
+	int			len;
+
+	chunk_reader_open(&chunks, relid);
+	while (chunk_reader_next(&chunks, &data, &len))
+		content_hash_add(hash, data, len);
+	chunk_reader_close(&chunks);
+	return content_hash_end(hash);
+}
+
 /*
  * Whether the file is read a line at a time: a line format that is not
  * wrapped (gzip, UTF-16) nor white space alone (which goes the other way,
@@ -353,13 +371,14 @@ stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **import
 
 /*
  * import_stream(chunks regclass, name text, meta jsonb, format text,
- * strict boolean, event text, sample_type text, source text) → profile id
- * (0.1 declared it without source)
+ * strict boolean, event text, sample_type text, source text,
+ * on_duplicate text) → profile id (0.1 declared it without source, 0.2
+ * without on_duplicate)
  */
 Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7};
+	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7, .on_duplicate = 8};
 	const Importer *importer = NULL;
 	ProfileInfo info;
 	ChunkReader chunks;
@@ -382,7 +401,10 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	if (stream_reads_lines(&chunks, &head, &importer, &bom))
 	{
 		import_options_check(importer, &options);
-		id = import_lines(&chunks, &head, bom, importer, &info, &options);
+		/* read twice: the digest first, as the profile row is written first */
+		id = content_note(&info, stream_digest(PG_GETARG_OID(0)), &options);
+		if (id == 0)
+			id = import_lines(&chunks, &head, bom, importer, &info, &options);
 		stream_end(&chunks, &errcallback);
 	}
 	else

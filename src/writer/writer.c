@@ -201,20 +201,20 @@ writer_create(void)
 static SPIPlanPtr
 prepare_insert_profile(void)
 {
-	Oid			types[5] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID};
+	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID};
 
 	return writer_prepare_kept(&kept_plans.insert_profile,
-							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at) "
-							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5) RETURNING id",
-							   5, types);
+							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256) "
+							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6) RETURNING id",
+							   6, types);
 }
 
 /* The profile row, as the SQL caller described it; its id. */
 static int64
 insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 {
-	Datum		values[5];
-	char		nulls[5];
+	Datum		values[6];
+	char		nulls[6];
 
 	values[0] = text_or_null(info->name, &nulls[0]);
 	values[1] = text_or_null(info->format, &nulls[1]);
@@ -223,6 +223,8 @@ insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 	nulls[3] = info->meta ? ' ' : 'n';
 	values[4] = TimestampTzGetDatum(info->started_at);
 	nulls[4] = info->has_started_at ? ' ' : 'n';
+	values[5] = PointerGetDatum(info->content_sha256);
+	nulls[5] = info->content_sha256 ? ' ' : 'n';
 	return writer_execute_for_id(plan, values, nulls);
 }
 
