@@ -12,38 +12,28 @@
  * Before an import writes anything, the profiles of the same digest that
  * the caller can see are looked up (by the hash index on the column).  The
  * earliest of them is named: a NOTICE (on_duplicate 'keep', the default:
- * the file is imported again), its id instead of an import ('skip': a retry
- * is idempotent), or an ERROR ('error').
+ * the file is imported again; calltree.duplicate_notice off silences it),
+ * its id instead of an import ('skip': a retry is idempotent), or an ERROR
+ * ('error').
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/cryptohash.h"
 #include "common/sha2.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "formats/gzip.h"
+#include "module.h"
 #include "import/importer.h"
 
 /* The piece gzip is inflated into while it is hashed */
 #define GZIP_PIECE_BYTES (256 * 1024)
-
-OnDuplicate
-on_duplicate_from_text(const char *value)
-{
-	if (value == NULL || strcmp(value, "keep") == 0)
-		return ON_DUPLICATE_KEEP;
-	if (strcmp(value, "skip") == 0)
-		return ON_DUPLICATE_SKIP;
-	if (strcmp(value, "error") == 0)
-		return ON_DUPLICATE_ERROR;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown on_duplicate \"%s\"", value),
-			 errhint("Use keep (import the file again), skip (return the earlier profile's id) or error.")));
-}
 
 ContentHash *
 content_hash_begin(void)
@@ -122,6 +112,28 @@ skip_option(const ImportOptions *options)
 	return options->loader_terms ? "--skip-duplicates" : "import_profile(..., on_duplicate => 'skip')";
 }
 
+/*
+ * Whether the caller may read what the look-up reads: a role that may
+ * import but not read calltree.profile (an ingest-only role) sees no
+ * earlier profile, as row-level security hides other tenants' ones.
+ */
+static bool
+profiles_readable(void)
+{
+	static const char *const columns[] = {"id", "name", "imported_at", "content_sha256"};
+	Oid			relid = get_relname_relid("profile", get_namespace_oid("calltree", false));
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "table calltree.profile is missing");
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	for (int i = 0; i < lengthof(columns); i++)
+		if (pg_attribute_aclcheck(relid, get_attnum(relid, columns[i]), GetUserId(),
+								  ACL_SELECT) != ACLCHECK_OK)
+			return false;
+	return true;
+}
+
 /* The earliest profile of the digest that the caller sees, said as options want */
 static int64
 content_seen(const bytea *digest, const ImportOptions *options)
@@ -134,6 +146,17 @@ content_seen(const bytea *digest, const ImportOptions *options)
 	MemoryContext cxt = CurrentMemoryContext;
 	int			ret;
 
+	if (!profiles_readable())
+	{
+		if (options->on_duplicate == ON_DUPLICATE_KEEP)
+			return 0;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("on_duplicate %s needs the right to read calltree.profile",
+						options->on_duplicate == ON_DUPLICATE_SKIP ? "skip" : "error"),
+				 errdetail("Files imported before are found by their profiles' id, name, imported_at and content_sha256."),
+				 errhint("Grant SELECT on calltree.profile (or on these columns) to the importing role.")));
+	}
 	SPI_connect();
 	ret = SPI_execute_with_args("SELECT id, name, imported_at::pg_catalog.text FROM calltree.profile "
 								"WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
@@ -163,6 +186,8 @@ content_seen(const bytea *digest, const ImportOptions *options)
 				 errdetail("Profile " INT64_FORMAT " (%s%s%s, imported %s) has the same content (SHA-256).",
 						   earlier, name ? "\"" : "", name ? name : "no name", name ? "\"" : "", imported_at),
 				 errhint("%s returns the earlier profile's id instead.", skip_option(options))));
+	if (!calltree_duplicate_notice)
+		return options->on_duplicate == ON_DUPLICATE_SKIP ? earlier : 0;
 	ereport(NOTICE,
 			(errmsg("this file was imported before, as profile " INT64_FORMAT, earlier),
 			 options->on_duplicate == ON_DUPLICATE_SKIP ?

@@ -122,11 +122,12 @@ unwrap_text(const char *data, size_t *len, bool *decompressed)
 
 /*
  * The line importer of gzipped data, from its head (the first 64 kB, bom
- * bytes of them a byte-order mark), or NULL: JSON, pprof, UTF-16 and white space alone
- * are decompressed whole.
+ * bytes of them a byte-order mark), or NULL: JSON, pprof, UTF-16 and white
+ * space alone are decompressed whole.  *guess: what the head looks like.
  */
 static const Importer *
-gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *importer)
+gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *importer,
+				   FormatGuess *guess, const ImportOptions *options)
 {
 	size_t		i = bom;
 
@@ -135,8 +136,9 @@ gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *imp
 	/* JSON goes the other way before it is recognized: its errors need the whole */
 	if (profile_is_wrapped(head, len) || i == len || head[i] == '{' || head[i] == '[')
 		return NULL;
+	profile_guess(head + bom, len - bom, guess);
 	if (importer == NULL)
-		importer = profile_detect(head + bom, len - bom);
+		importer = guess_importer(guess, options);
 	return importer->begin != NULL ? importer : NULL;
 }
 
@@ -185,16 +187,17 @@ import_gzip_lines(const char *data, size_t len, const Importer *importer,
 	ProfileInfo line_info = *info;
 	Utf8LineImport lines = {0};
 	LineReader	line_reader;
+	MemoryContext cxt = CurrentMemoryContext;
 	MemoryContext piece_cxt;
+	FormatGuess guess;
+	const Importer *line_importer = gzip_line_importer(piece, n, bom, importer, &guess, options);
 
-	importer = gzip_line_importer(piece, n, bom, importer);
-	if (importer == NULL)
+	if (line_importer == NULL)
 	{
 		gzip_reader_end(reader);
 		pfree(piece);
 		return false;
 	}
-	import_options_check(importer, options);
 	/* the stream checked whole, and its content's digest */
 	*id = content_note(&line_info, content_digest_gzip(data, len, PROFILE_MAX_BYTES, "profile"), options);
 	if (*id != 0)
@@ -204,14 +207,23 @@ import_gzip_lines(const char *data, size_t len, const Importer *importer,
 		return true;
 	}
 
-	line_info.format = importer->format;
-	line_import_begin(&lines.import, importer, &line_info, options);
-	line_reader_init(&line_reader, line_import_utf8_line, &lines, false);
 	piece_cxt = AllocSetContextCreate(CurrentMemoryContext, "import_profile gzip piece",
 									  ALLOCSET_DEFAULT_SIZES);
-	gzip_feed_lines(reader, &line_reader, piece, bom, n - bom, piece_cxt);
+	PG_TRY();
+	{
+		import_options_check(line_importer, options);
+		line_info.format = line_importer->format;
+		line_import_begin(&lines.import, line_importer, &line_info, options);
+		line_reader_init(&line_reader, line_import_utf8_line, &lines, false);
+		gzip_feed_lines(reader, &line_reader, piece, bom, n - bom, piece_cxt);
+		*id = line_import_finish(&lines.import, line_reader.lineno);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(&guess, line_importer, importer != NULL, options, cxt);
+	}
+	PG_END_TRY();
 	gzip_reader_end(reader);
-	*id = line_import_finish(&lines.import, line_reader.lineno);
 	MemoryContextDelete(piece_cxt);
 	pfree(piece);
 	return true;
@@ -259,6 +271,9 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 	ProfileInfo format_info = *info;
 	bool		decompressed = false;
 	int64		id;
+	FormatGuess guess;
+	const Importer *given = importer;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (len == 0)
 		ereport(ERROR,
@@ -276,13 +291,24 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 		return id;				/* on_duplicate skip: the earlier profile */
 	data = unwrap_text(data, &len, &decompressed);
 	check_not_empty(data, len);
+	profile_guess(data, len, &guess);
 	if (importer == NULL)
-		importer = profile_detect(data, len);
-	import_options_check(importer, options);
-	format_info.format = importer->format;
-	if (importer->binary)
-		return importer->import(&format_info, data, len, options);
-	return import_text(importer, data, len, decompressed, &format_info, options);
+		importer = guess_importer(&guess, options);
+	PG_TRY();
+	{
+		import_options_check(importer, options);
+		format_info.format = importer->format;
+		if (importer->binary)
+			id = importer->import(&format_info, data, len, options);
+		else
+			id = import_text(importer, data, len, decompressed, &format_info, options);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(&guess, importer, given != NULL, options, cxt);
+	}
+	PG_END_TRY();
+	return id;
 }
 
 /*

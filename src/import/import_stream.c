@@ -354,19 +354,44 @@ stream_digest(Oid relid)
  * Whether the file is read a line at a time: a line format that is not
  * wrapped (gzip, UTF-16) nor white space alone (which goes the other way,
  * to its error).  *importer: the given one, else the one recognized from
- * the head, unless wrapped; *bom: a UTF-8 byte-order mark's length.
+ * the head, unless wrapped; *guess: what the head looks like; *bom: a
+ * UTF-8 byte-order mark's length.
  */
 static bool
-stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **importer, size_t *bom)
+stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **importer,
+				   FormatGuess *guess, size_t *bom, const ImportOptions *options)
 {
 	*bom = 0;
 	if (profile_is_wrapped(head->data, head->len))
 		return false;
 	*bom = profile_utf8_bom_length(head->data, head->len);
+	profile_guess(head->data + *bom, head->len - *bom, guess);
 	if (*importer == NULL)
-		*importer = profile_detect(head->data + *bom, head->len - *bom);
+		*importer = guess_importer(guess, options);
 	return (*importer)->begin != NULL &&
 		!(chunks->ended && all_white_space(head->data + *bom, head->len - *bom));
+}
+
+/* import_lines, its errors told what the guess of the format was (import_guess.c) */
+static int64
+import_lines_guessed(ChunkReader *chunks, StringInfo head, size_t bom, const Importer *importer,
+					 const FormatGuess *guess, bool given, const ProfileInfo *info,
+					 const ImportOptions *options)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int64		id = 0;
+
+	PG_TRY();
+	{
+		import_options_check(importer, options);
+		id = import_lines(chunks, head, bom, importer, info, options);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(guess, importer, given, options, cxt);
+	}
+	PG_END_TRY();
+	return id;
 }
 
 /*
@@ -385,6 +410,8 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	StringInfoData head;
 	ErrorContextCallback errcallback;
 	ImportOptions options;
+	FormatGuess guess;
+	bool		given;
 	size_t		bom;
 	int64		id;
 
@@ -392,19 +419,19 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (!PG_ARGISNULL(3))
 		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	given = importer != NULL;
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
 	import_options_from_args(fcinfo, &args, &options);
 	options.loader_terms = true;	/* bin/calltree-load's --option */
 
 	stream_begin(&chunks, PG_GETARG_OID(0), &errcallback);
 	read_head(&chunks, &head);
-	if (stream_reads_lines(&chunks, &head, &importer, &bom))
+	if (stream_reads_lines(&chunks, &head, &importer, &guess, &bom, &options))
 	{
-		import_options_check(importer, &options);
 		/* read twice: the digest first, as the profile row is written first */
 		id = content_note(&info, stream_digest(PG_GETARG_OID(0)), &options);
 		if (id == 0)
-			id = import_lines(&chunks, &head, bom, importer, &info, &options);
+			id = import_lines_guessed(&chunks, &head, bom, importer, &guess, given, &info, &options);
 		stream_end(&chunks, &errcallback);
 	}
 	else

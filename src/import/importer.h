@@ -188,8 +188,32 @@ extern int64 line_import_text(const Importer *importer, const ProfileInfo *info,
 extern bool profile_is_wrapped(const char *data, size_t len);
 /* The length of a UTF-8 byte-order mark at the start of data: 3 or 0 */
 extern size_t profile_utf8_bom_length(const char *data, size_t len);
-/* The importer of unwrapped data, from its first PROFILE_DETECT_WINDOW bytes */
-extern const Importer *profile_detect(const char *data, size_t len);
+/*
+ * The format unwrapped data looks like, from its first PROFILE_DETECT_WINDOW
+ * bytes, and what tells (for errors: import_guess.c)
+ */
+typedef struct FormatGuess
+{
+	const Importer *importer;	/* NULL: JSON of no format calltree reads */
+	const char *looks_like;		/* "binary data", "JSON" or "text" */
+	const char *why;			/* what tells: "its JSON has a \"head\" member" */
+} FormatGuess;
+
+extern void profile_guess(const char *data, size_t len, FormatGuess *guess);
+
+/*
+ * import_guess.c: the importer of a guess, or an error for JSON of no
+ * known format; and, in a PG_CATCH of an import, the error rethrown with
+ * what the guess tells: when the format was guessed (given false), that it
+ * was and from what, and how to give it; when it was given, what the file
+ * looks like if that is not what the format is (JSON, binary data, text).
+ * Errors that are not about the data (cancel, out of memory) go on as they
+ * are.  cxt: the memory context of the code before PG_TRY.
+ */
+extern const Importer *guess_importer(const FormatGuess *guess, const ImportOptions *options);
+extern pg_attribute_noreturn() void guess_rethrow(const FormatGuess *guess, const Importer *importer,
+												  bool given, const ImportOptions *options,
+												  MemoryContext cxt);
 
 /* import_profile.c: the largest profile read whole, as a text or bytea value */
 #define PROFILE_MAX_BYTES ((size_t) MaxAllocSize - VARHDRSZ - 1)
@@ -212,7 +236,6 @@ extern int64 profile_import_bytes(const char *data, size_t len, const Importer *
  */
 typedef struct ContentHash ContentHash;
 
-extern OnDuplicate on_duplicate_from_text(const char *value);
 extern ContentHash *content_hash_begin(void);
 extern void content_hash_add(ContentHash *hash, const char *data, size_t len);
 extern bytea *content_hash_end(ContentHash *hash);
