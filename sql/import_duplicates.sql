@@ -77,12 +77,13 @@ GRANT USAGE ON SCHEMA calltree TO regress_calltree_ingest;
 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA calltree TO regress_calltree_ingest;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_ingest;
 REVOKE SELECT ON profile FROM regress_calltree_ingest;
+GRANT SELECT (id) ON profile TO regress_calltree_ingest; -- INSERT ... RETURNING id
 SET ROLE regress_calltree_ingest;
 SELECT import_collapsed(E'dup_main;dup_work 3\n') IS NOT NULL AS imported_unseen;
 SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'skip');
 RESET ROLE;
 -- the columns it reads are enough
-GRANT SELECT (id, name, imported_at, content_sha256) ON profile TO regress_calltree_ingest;
+GRANT SELECT (name, content_sha256) ON profile TO regress_calltree_ingest;
 SET ROLE regress_calltree_ingest;
 SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'skip') = :first AS skipped_by_columns;
 RESET ROLE;

@@ -18,13 +18,12 @@ SELECT import_profile('\x6d61696e3b61203120ff0a'::bytea);
 SELECT import_profile('\x0a0400ff0102'::bytea);
 -- JSON of no profile format: the importers of the JSON formats
 SELECT import_profile(convert_to('{"hello": [1, 2, 3]}', 'UTF8'));
--- a truncated gzip stream says so
+-- a truncated gzip stream says so (the loader unwraps gzip itself: test/t_errors.sh)
 SELECT import_profile('\x1f8b0800000000000003cb4dcccc'::bytea);
 -- an importer given text it does not read: what the file looks like
 SELECT import_cpuprofile(E'main;work 1\n');
 SELECT import_speedscope(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 leaf (/opt/app)\n\n');
--- a JSON file given to a text importer is not second-guessed by kind:
--- collapsed reads text, and JSON is text
+-- JSON given to a text importer: it looks like JSON, of no known format
 SELECT import_collapsed('{"nodes": []}');
 
 -- import_stream, bin/calltree-load's: --format in the hints

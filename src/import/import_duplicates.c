@@ -120,7 +120,7 @@ skip_option(const ImportOptions *options)
 static bool
 profiles_readable(void)
 {
-	static const char *const columns[] = {"id", "name", "imported_at", "content_sha256"};
+	static const char *const columns[] = {"id", "name", "content_sha256"};
 	Oid			relid = get_relname_relid("profile", get_namespace_oid("calltree", false));
 
 	if (!OidIsValid(relid))
@@ -142,7 +142,6 @@ content_seen(const bytea *digest, const ImportOptions *options)
 	Datum		arg = PointerGetDatum(digest);
 	int64		earlier = 0;
 	char	   *name = NULL;
-	char	   *imported_at = NULL;
 	MemoryContext cxt = CurrentMemoryContext;
 	int			ret;
 
@@ -154,11 +153,11 @@ content_seen(const bytea *digest, const ImportOptions *options)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("on_duplicate %s needs the right to read calltree.profile",
 						options->on_duplicate == ON_DUPLICATE_SKIP ? "skip" : "error"),
-				 errdetail("Files imported before are found by their profiles' id, name, imported_at and content_sha256."),
+				 errdetail("Files imported before are found by their profiles' id, name and content_sha256."),
 				 errhint("Grant SELECT on calltree.profile (or on these columns) to the importing role.")));
 	}
 	SPI_connect();
-	ret = SPI_execute_with_args("SELECT id, name, imported_at::pg_catalog.text FROM calltree.profile "
+	ret = SPI_execute_with_args("SELECT id, name FROM calltree.profile "
 								"WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
 								1, &argtype, &arg, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
@@ -172,7 +171,6 @@ content_seen(const bytea *digest, const ImportOptions *options)
 
 		earlier = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
 		name = SPI_getvalue(row, desc, 2);
-		imported_at = SPI_getvalue(row, desc, 3);
 		MemoryContextSwitchTo(spi_cxt);
 	}
 	SPI_finish();
@@ -183,8 +181,8 @@ content_seen(const bytea *digest, const ImportOptions *options)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("this file was imported before, as profile " INT64_FORMAT, earlier),
-				 errdetail("Profile " INT64_FORMAT " (%s%s%s, imported %s) has the same content (SHA-256).",
-						   earlier, name ? "\"" : "", name ? name : "no name", name ? "\"" : "", imported_at),
+				 name ? errdetail("Profile " INT64_FORMAT " (\"%s\") has the same content (SHA-256).", earlier, name) :
+				 errdetail("Profile " INT64_FORMAT " (without a name) has the same content (SHA-256).", earlier),
 				 errhint("%s returns the earlier profile's id instead.", skip_option(options))));
 	if (!calltree_duplicate_notice)
 		return options->on_duplicate == ON_DUPLICATE_SKIP ? earlier : 0;

@@ -113,7 +113,7 @@ guess_rethrow(const FormatGuess *guess, const Importer *importer, bool given,
 
 	MemoryContextSwitchTo(cxt);
 	edata = CopyErrorData();
-	if (!is_data_error(edata->sqlerrcode) ||
+	if (!is_data_error(edata->sqlerrcode) || guess->looks_like == NULL ||
 		(given && strcmp(guess->looks_like, importer_reads(importer)) == 0))
 		PG_RE_THROW();
 	FlushErrorState();

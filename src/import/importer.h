@@ -195,7 +195,7 @@ extern size_t profile_utf8_bom_length(const char *data, size_t len);
 typedef struct FormatGuess
 {
 	const Importer *importer;	/* NULL: JSON of no format calltree reads */
-	const char *looks_like;		/* "binary data", "JSON" or "text" */
+	const char *looks_like;		/* "binary data", "JSON", "text", or NULL: white space alone */
 	const char *why;			/* what tells: "its JSON has a \"head\" member" */
 } FormatGuess;
 

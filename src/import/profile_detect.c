@@ -194,7 +194,8 @@ profile_guess(const char *data, size_t len, FormatGuess *guess)
 		guess_json(data, len, data[i], guess);
 		return;
 	}
-	guess->looks_like = "text";
+	/* white space alone looks like nothing: an empty file, of any format */
+	guess->looks_like = i >= Min(len, PROFILE_DETECT_WINDOW) ? NULL : "text";
 	if (!has_perf_stack_line(data, len, &guess->why))
 	{
 		guess->importer = &collapsed_importer;
