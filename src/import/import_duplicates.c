@@ -118,13 +118,10 @@ skip_option(const ImportOptions *options)
  * earlier profile, as row-level security hides other tenants' ones.
  */
 static bool
-profiles_readable(void)
+profiles_readable(Oid relid)
 {
 	static const char *const columns[] = {"id", "name", "content_sha256"};
-	Oid			relid = get_relname_relid("profile", get_namespace_oid("calltree", false));
 
-	if (!OidIsValid(relid))
-		elog(ERROR, "table calltree.profile is missing");
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
 		return true;
 	for (int i = 0; i < lengthof(columns); i++)
@@ -134,9 +131,23 @@ profiles_readable(void)
 	return true;
 }
 
+/*
+ * calltree.profile, if it has content_sha256: the tables of a version
+ * before 0.3, which the library serves until ALTER EXTENSION UPDATE, do not.
+ */
+static Oid
+profile_with_digest(void)
+{
+	Oid			relid = get_relname_relid("profile", get_namespace_oid("calltree", false));
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "table calltree.profile is missing");
+	return get_attnum(relid, "content_sha256") != InvalidAttrNumber ? relid : InvalidOid;
+}
+
 /* The earliest profile of the digest that the caller sees, said as options want */
 static int64
-content_seen(const bytea *digest, const ImportOptions *options)
+content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 {
 	Oid			argtype = BYTEAOID;
 	Datum		arg = PointerGetDatum(digest);
@@ -145,7 +156,7 @@ content_seen(const bytea *digest, const ImportOptions *options)
 	MemoryContext cxt = CurrentMemoryContext;
 	int			ret;
 
-	if (!profiles_readable())
+	if (!profiles_readable(relid))
 	{
 		if (options->on_duplicate == ON_DUPLICATE_KEEP)
 			return 0;
@@ -199,6 +210,10 @@ content_seen(const bytea *digest, const ImportOptions *options)
 int64
 content_note(ProfileInfo *info, bytea *digest, const ImportOptions *options)
 {
+	Oid			relid = profile_with_digest();
+
+	if (!OidIsValid(relid))
+		return 0;				/* kept nowhere, looked up nowhere: before 0.3 */
 	info->content_sha256 = digest;
-	return content_seen(digest, options);
+	return content_seen(relid, digest, options);
 }

@@ -119,8 +119,9 @@ guess_json(const char *data, size_t len, char first, FormatGuess *guess)
 }
 
 /*
- * A line, printable ASCII only (anything else as '?'), at most 60 bytes:
- * quoted in messages whatever its bytes and the database's encoding.
+ * A line, printable ASCII only (a tab as a space, anything else as '?'),
+ * at most 60 bytes: quoted in messages whatever its bytes and the
+ * database's encoding.
  */
 static char *
 quoted_line(const char *line, size_t window)
@@ -130,7 +131,7 @@ quoted_line(const char *line, size_t window)
 	char	   *out = palloc(Min(len, 60) + 1);
 
 	for (size_t i = 0; i < Min(len, 60); i++)
-		out[i] = line[i] >= 0x20 && line[i] < 0x7F ? line[i] : '?';
+		out[i] = line[i] == '\t' ? ' ' : line[i] >= 0x20 && line[i] < 0x7F ? line[i] : '?';
 	out[Min(len, 60)] = '\0';
 	return len > 60 ? psprintf("%s...", out) : out;
 }

@@ -42,6 +42,7 @@
 static struct
 {
 	SPIPlanPtr	insert_profile;
+	SPIPlanPtr	insert_profile_digest;
 	SPIPlanPtr	update_profile;
 } kept_plans;
 
@@ -198,15 +199,25 @@ writer_create(void)
 	return writer;
 }
 
+/*
+ * The INSERT of the profile row; with the file's digest when the importer
+ * gives one (it does not while the tables are those of a version before
+ * content_sha256, until ALTER EXTENSION calltree UPDATE).
+ */
 static SPIPlanPtr
-prepare_insert_profile(void)
+prepare_insert_profile(bool digest)
 {
 	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID};
 
+	if (digest)
+		return writer_prepare_kept(&kept_plans.insert_profile_digest,
+								   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256) "
+								   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6) RETURNING id",
+								   6, types);
 	return writer_prepare_kept(&kept_plans.insert_profile,
-							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256) "
-							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6) RETURNING id",
-							   6, types);
+							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at) "
+							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5) RETURNING id",
+							   5, types);
 }
 
 /* The profile row, as the SQL caller described it; its id. */
@@ -235,7 +246,7 @@ profile_writer_begin(const ProfileInfo *info)
 	SPIPlanPtr	insert;
 
 	SPI_connect();
-	insert = prepare_insert_profile();
+	insert = prepare_insert_profile(info->content_sha256 != NULL);
 	writer_prepare_flush(writer);
 	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);
