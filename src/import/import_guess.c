@@ -25,11 +25,11 @@
 
 #include "import/importer.h"
 
-/* What each importer reads: the kind of file profile_guess() tells apart */
+/* What an importer reads, by its name: the kind of file profile_guess() tells apart */
 static const char *
 importer_reads(const Importer *importer)
 {
-	if (importer == &collapsed_importer || importer == &perf_script_importer)
+	if (strcmp(importer->name, "collapsed") == 0 || strcmp(importer->name, "perf_script") == 0)
 		return "text";
 	if (importer->binary)
 		return "binary data";
@@ -45,34 +45,30 @@ is_data_error(int sqlerrcode)
 		sqlerrcode == ERRCODE_DATA_CORRUPTED;
 }
 
-/* "--format pprof", "import_pprof()" */
+/* "--format pprof", "import_pprof()": a format named as the caller gives it */
 static char *
-format_named(const Importer *importer, const ImportOptions *options)
+format_named(const char *format, const ImportOptions *options)
 {
-	return options->loader_terms ? psprintf("--format %s", importer->name) :
-		psprintf("import_%s()", importer->name);
+	return options->loader_terms ? psprintf("--format %s", format) : psprintf("import_%s()", format);
 }
 
-/* The JSON formats' names, as the caller gives them: "--format cpuprofile, ..." */
+/* The JSON formats, as the caller gives them: "--format cpuprofile, speedscope, ..." */
 static char *
 json_formats(const ImportOptions *options)
 {
-	const Importer *const json[] = {&cpuprofile_importer, &speedscope_importer,
-	&firefox_importer, &trace_events_importer};
+	const char *const json[] = {"cpuprofile", "speedscope", "firefox", "trace_events"};
 	StringInfoData out;
 
 	initStringInfo(&out);
 	for (int i = 0; i < lengthof(json); i++)
 		appendStringInfo(&out, "%s%s", i == 0 ? "" : i == lengthof(json) - 1 ? " or " : ", ",
-						 options->loader_terms && i > 0 ? json[i]->name : format_named(json[i], options));
+						 options->loader_terms && i > 0 ? json[i] : format_named(json[i], options));
 	return out.data;
 }
 
-const Importer *
-guess_importer(const FormatGuess *guess, const ImportOptions *options)
+void
+guess_unknown_json(const FormatGuess *guess, const ImportOptions *options)
 {
-	if (guess->importer != NULL)
-		return guess->importer;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unrecognized JSON profile"),
@@ -129,15 +125,15 @@ guess_rethrow(const FormatGuess *guess, const Importer *importer, bool given,
 	else
 	{
 		told = psprintf("%s reads %s, but the file looks like %s: %s.",
-						format_named(importer, options), importer_reads(importer),
+						format_named(importer->name, options), importer_reads(importer),
 						guess->looks_like, guess->why);
 		edata->detail = with_sentence(edata->detail, told);
-		if (guess->importer != NULL && options->loader_terms)
+		if (guess->format != NULL && options->loader_terms)
 			edata->hint = psprintf("Give --format %s, or leave --format out to have the format recognized.",
-								   guess->importer->name);
-		else if (guess->importer != NULL)
+								   guess->format);
+		else if (guess->format != NULL)
 			edata->hint = psprintf("Call %s instead, or import_profile() to have the format recognized.",
-								   format_named(guess->importer, options));
+								   format_named(guess->format, options));
 		else
 			edata->hint = pstrdup("Is it a profile? It is JSON of no format calltree reads.");
 	}

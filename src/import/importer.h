@@ -194,23 +194,27 @@ extern size_t profile_utf8_bom_length(const char *data, size_t len);
  */
 typedef struct FormatGuess
 {
-	const Importer *importer;	/* NULL: JSON of no format calltree reads */
+	const char *format;			/* an importer's name; NULL: JSON of no format calltree reads */
 	const char *looks_like;		/* "binary data", "JSON", "text", or NULL: white space alone */
 	const char *why;			/* what tells: "its JSON has a \"head\" member" */
 } FormatGuess;
 
 extern void profile_guess(const char *data, size_t len, FormatGuess *guess);
 
+/* importer.c: the importer of a guess, or an error for JSON of no known format */
+extern const Importer *guess_importer(const FormatGuess *guess, const ImportOptions *options);
+
 /*
- * import_guess.c: the importer of a guess, or an error for JSON of no
- * known format; and, in a PG_CATCH of an import, the error rethrown with
+ * import_guess.c: the error for JSON of no known format; and, in a
+ * PG_CATCH of an import, the error rethrown with
  * what the guess tells: when the format was guessed (given false), that it
  * was and from what, and how to give it; when it was given, what the file
  * looks like if that is not what the format is (JSON, binary data, text).
  * Errors that are not about the data (cancel, out of memory) go on as they
  * are.  cxt: the memory context of the code before PG_TRY.
  */
-extern const Importer *guess_importer(const FormatGuess *guess, const ImportOptions *options);
+extern pg_attribute_noreturn() void guess_unknown_json(const FormatGuess *guess,
+														const ImportOptions *options);
 extern pg_attribute_noreturn() void guess_rethrow(const FormatGuess *guess, const Importer *importer,
 												  bool given, const ImportOptions *options,
 												  MemoryContext cxt);

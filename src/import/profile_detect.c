@@ -16,8 +16,10 @@
  *	  and a hexadecimal address, and collapsed stacks otherwise.
  * Only the first PROFILE_DETECT_WINDOW bytes are looked at, so that a
  * stream can be recognized from its head.  What was seen is kept with the
- * importer (a FormatGuess), for errors that say why the file was taken for
- * its format (import_guess.c).
+ * format's name (a FormatGuess), for errors that say why the file was
+ * taken for it (import_guess.c).  Formats are named, not pointed to: the
+ * importers' own SQL functions use the guess too (import_sql_call), and
+ * importer.c turns a name into its importer.
  */
 #include "postgres.h"
 
@@ -93,28 +95,28 @@ guess_json(const char *data, size_t len, char first, FormatGuess *guess)
 {
 	guess->looks_like = "JSON";
 	if (mentions(data, len, "\"traceEvents\""))
-		guess->importer = &trace_events_importer, guess->why = "its JSON has a \"traceEvents\" member";
+		guess->format = "trace_events", guess->why = "its JSON has a \"traceEvents\" member";
 	else if (first == '[' && mentions(data, len, "\"ph\""))
-		guess->importer = &trace_events_importer, guess->why = "it is a JSON array of objects with \"ph\" members";
+		guess->format = "trace_events", guess->why = "it is a JSON array of objects with \"ph\" members";
 	else if (mentions(data, len, "\"nodes\"") && mentions(data, len, "\"callFrame\""))
-		guess->importer = &cpuprofile_importer, guess->why = "its JSON has \"nodes\" with \"callFrame\" members";
+		guess->format = "cpuprofile", guess->why = "its JSON has \"nodes\" with \"callFrame\" members";
 	else if (mentions(data, len, "\"head\""))
-		guess->importer = &cpuprofile_importer, guess->why = "its JSON has a \"head\" member";
+		guess->format = "cpuprofile", guess->why = "its JSON has a \"head\" member";
 	else if (mentions(data, len, "speedscope.app/file-format-schema"))
-		guess->importer = &speedscope_importer, guess->why = "its JSON names speedscope's file format schema";
+		guess->format = "speedscope", guess->why = "its JSON names speedscope's file format schema";
 	else if (mentions(data, len, "\"shared\"") && mentions(data, len, "\"profiles\""))
-		guess->importer = &speedscope_importer, guess->why = "its JSON has \"shared\" and \"profiles\" members";
+		guess->format = "speedscope", guess->why = "its JSON has \"shared\" and \"profiles\" members";
 	else if (mentions(data, len, "\"threads\""))
-		guess->importer = &firefox_importer, guess->why = "its JSON has a \"threads\" member";
+		guess->format = "firefox", guess->why = "its JSON has a \"threads\" member";
 	else if (mentions(data, len, "\"preprocessedProfileVersion\""))
-		guess->importer = &firefox_importer, guess->why = "its JSON has a \"preprocessedProfileVersion\" member";
+		guess->format = "firefox", guess->why = "its JSON has a \"preprocessedProfileVersion\" member";
 	else if (mentions(data, len, "\"libs\""))
-		guess->importer = &firefox_importer, guess->why = "its JSON has a \"libs\" member";
+		guess->format = "firefox", guess->why = "its JSON has a \"libs\" member";
 	/* Firefox DevTools' Recorded Performance Data wraps a Gecko profile */
 	else if (mentions(data, len, "\"ticks\"") && mentions(data, len, "\"allocations\""))
-		guess->importer = &firefox_importer, guess->why = "its JSON has \"ticks\" and \"allocations\" members";
+		guess->format = "firefox", guess->why = "its JSON has \"ticks\" and \"allocations\" members";
 	else
-		guess->importer = NULL, guess->why = psprintf("it starts with \"%c\" and has none of the members "
+		guess->format = NULL, guess->why = psprintf("it starts with \"%c\" and has none of the members "
 													   "that tell the JSON profile formats apart", first);
 }
 
@@ -179,13 +181,13 @@ profile_guess(const char *data, size_t len, FormatGuess *guess)
 	guess->looks_like = "binary data";
 	if (jfr_is_recording(data, len))
 	{
-		guess->importer = &jfr_importer;
+		guess->format = "jfr";
 		guess->why = "it starts with the magic bytes of a JFR recording";
 		return;
 	}
 	if (looks_binary(data, len, &guess->why))
 	{
-		guess->importer = &pprof_importer;
+		guess->format = "pprof";
 		return;
 	}
 	while (i < len && isspace((unsigned char) data[i]))
@@ -199,12 +201,12 @@ profile_guess(const char *data, size_t len, FormatGuess *guess)
 	guess->looks_like = i >= Min(len, PROFILE_DETECT_WINDOW) ? NULL : "text";
 	if (!has_perf_stack_line(data, len, &guess->why))
 	{
-		guess->importer = &collapsed_importer;
+		guess->format = "collapsed";
 		guess->why = "it is neither JSON nor perf script output "
 			"(no line starts with white space and a hexadecimal word)";
 		return;
 	}
-	guess->importer = &perf_script_importer;
+	guess->format = "perf_script";
 }
 
 bool
