@@ -50,7 +50,7 @@ before=$(profiles)
 fails "a README" "$repo/README.md"
 says "a README" 'ERROR:  malformed collapsed stack at line 1' \
 	'The format was not given: the file was read as collapsed, as it looks like text: it is neither JSON nor perf script output' \
-	'HINT:  If the file is not of format collapsed, give its format with --format (collapsed, perf_script, pprof,' \
+	'HINT:  Pass --option strict=false to skip malformed lines. If the file is not of format collapsed, give its format with --format (collapsed, perf_script, pprof,' \
 	"CONTEXT:  line 1 of $repo/README.md" \
 	"calltree-load: $repo/README.md: import failed; nothing was loaded from it"
 # a script whose indented line looks like a perf script address ("add ")
@@ -58,7 +58,7 @@ printf '// a script\nfunction main() {\n    let total = 0;\n    add (total, 1);\
 fails "a .js file" "$work/app.js"
 says "a .js file" 'ERROR:  malformed perf script sample header at line 1' \
 	'the file was read as perf_script, as it looks like text: line 4 starts with white space and a hexadecimal word, as perf script'"'"'s stack lines do: "    add (total, 1);"' \
-	'HINT:  If the file is not of format perf_script, give its format with --format'
+	'as perf script prints it. If the file is not of format perf_script, give its format with --format'
 # JSON of no profile format: --format and the JSON formats
 printf '{"name": "app", "version": "1.0.0"}\n' >"$work/package.json"
 fails "JSON of no profile" "$work/package.json"

@@ -118,9 +118,8 @@ guess_rethrow(const FormatGuess *guess, const Importer *importer, bool given,
 		told = psprintf("The format was not given: the file was read as %s, as it looks like %s: %s.",
 						importer->name, guess->looks_like, guess->why);
 		edata->detail = with_sentence(edata->detail, told);
-		/* the way to the right format first, then what the parser suggests */
-		told = give_format_hint(importer, options);
-		edata->hint = edata->hint ? psprintf("%s Else: %s", told, edata->hint) : told;
+		/* what the parser suggests, for a file of the format, then how to give another */
+		edata->hint = with_sentence(edata->hint, give_format_hint(importer, options));
 	}
 	else
 	{
