@@ -99,7 +99,7 @@ SELECT import_firefox($${
   "meta": {"version": 24, "startTime": 1700000000000, "interval": 1},
   "threads": [{
     "name": "GeckoMain", "pid": "100", "tid": 100,
-    "stringTable": ["(root)", "https://a.com/js/app.js:1", "https://a.com/js/app.js:20:5",
+    "stringTable": ["js::RunScript", "https://a.com/js/app.js:1", "https://a.com/js/app.js:20:5",
                     "https://a.com/js/app.js:20:31", "run (https://a.com/js/app.js:10:3)"],
     "frameTable": {"schema": {"location": 0, "line": 1},
                    "data": [[0], [1, 1], [4, 11], [2, 21], [3, 20], [2, 22]]},
@@ -109,7 +109,7 @@ SELECT import_firefox($${
                 "data": [[1, 1.0], [3, 2.0], [4, 3.0], [5, 4.0]]}
   }]
 }$$, 'gecko') AS id \gset
--- (root) and app.js:1 run through all 4, app.js:1 with 1 of its own; run
+-- js::RunScript and app.js:1 run through all 4, app.js:1 with 1 of its own; run
 -- 3 running; app.js:20:5 self 2 (frames 3 and 5: two lines of one
 -- function), app.js:20:31 self 1
 SELECT * FROM pg_temp.funcs(:id);
