@@ -5,7 +5,10 @@
 -- or a line the name stays as the profile wrote it.  Each profile below
 -- holds two unnamed functions of one file; the weights are checked by hand
 -- in the comments.  (test/t_anon_js.sh checks a real node --cpu-prof file.)
-SET search_path = calltree, public;
+-- All in one transaction, rolled back: the profiles (some with a start
+-- time) and funcs made here do not reach the tests that follow.
+BEGIN;
+SET LOCAL search_path = calltree, public;
 
 -- A profile's functions: name, file, self and running weight
 CREATE FUNCTION pg_temp.funcs(profile bigint)
@@ -193,3 +196,5 @@ SELECT import_pprof(
     name => 'pprof') AS id \gset
 -- main 26 running; app.js:20 3, app.js:30 5, app.js:40 7, 0x1234 11
 SELECT * FROM pg_temp.funcs(:id);
+
+ROLLBACK;
