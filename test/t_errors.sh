@@ -47,12 +47,13 @@ before=$(profiles)
 
 # ---------------------------------------------------------------- guessed formats
 # a README: taken for collapsed stacks, and said so
-fails "a README" "$repo/README.md"
+printf '# shop\n\nA toy web shop.\n\n## Running it\n\nmake run; then open the page.\n' >"$work/README.md"
+fails "a README" "$work/README.md"
 says "a README" 'ERROR:  malformed collapsed stack at line 1' \
 	'The format was not given: the file was read as collapsed, as it looks like text: it is neither JSON nor perf script output' \
 	'HINT:  Pass --option strict=false to skip malformed lines. If the file is not of format collapsed, give its format with --format (collapsed, perf_script, pprof,' \
-	"CONTEXT:  line 1 of $repo/README.md" \
-	"calltree-load: $repo/README.md: import failed; nothing was loaded from it"
+	"CONTEXT:  line 1 of $work/README.md" \
+	"calltree-load: $work/README.md: import failed; nothing was loaded from it"
 # a script whose indented line looks like a perf script address ("add ")
 printf '// a script\nfunction main() {\n    let total = 0;\n    add (total, 1);\n}\n' >"$work/app.js"
 fails "a .js file" "$work/app.js"
