@@ -26,11 +26,13 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "formats/gzip.h"
 #include "module.h"
 #include "import/importer.h"
+#include "store/store.h"
 
 /* The piece gzip is inflated into while it is hashed */
 #define GZIP_PIECE_BYTES (256 * 1024)
@@ -167,6 +169,15 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 				 errdetail("Files imported before are found by their profiles' id, name and content_sha256."),
 				 errhint("Grant SELECT on calltree.profile (or on these columns) to the importing role.")));
 	}
+	/*
+	 * On Citus the lookup reads every shard of profile, and the import then
+	 * writes the interned tables, which distributed tables refer to: Citus
+	 * allows that in one transaction only if the shards were read one
+	 * connection per node (docs/citus.md).
+	 */
+	if (calltree_citus_present())
+		(void) set_config_option("citus.multi_shard_modify_mode", "sequential", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
 	ret = SPI_execute_with_args("SELECT id, name FROM calltree.profile "
 								"WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
