@@ -139,7 +139,7 @@ bad_request 400 'gzip' "$ingest?name=x&format=pprof" --data-binary "@$work/trunc
 bad_request 400 'pprof' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.pprof"
 bad_request 400 'invalid byte sequence for encoding "UTF8"' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
 bad_request 400 'unknown format "svg"' "$ingest?name=x&format=svg" --data-binary "@$pprof"
-bad_request 415 'format=jfr is not yet supported' "$ingest?name=x&format=jfr" --data-binary "@$pprof"
+bad_request 415 'format=trie is not supported' "$ingest?name=x&format=trie" --data-binary "@$pprof"
 bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof"
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{region}&format=pprof" --data-binary "@$pprof"
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{a=b&format=pprof" --data-binary "@$pprof"
@@ -229,6 +229,24 @@ bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'C
 bad_request 413 '"code":"resource_exhausted"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/big"
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
+# what a body decodes to is bounded by --max-body too: 99,000 empty series
+# (2 bytes each in protobuf, 3 in JSON) or one series of 100 kB of labels
+# over 2,000 samples (its labels copied into the meta of each)
+/usr/bin/python3 - "$work" "$repo/test" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from protobuf_write import field_bytes
+work = sys.argv[1]
+open(f"{work}/empty_series", "wb").write(field_bytes(1, b"") * 99000)
+open(f"{work}/empty_series.json", "w").write('{"series": [' + ",".join(["{}"] * 60000) + "]}")
+labels = b"".join(field_bytes(1, field_bytes(1, b"service_name" if i == 0 else b"k%d" % i) + field_bytes(2, b"v" * 80))
+                  for i in range(1000))
+samples = b"".join(field_bytes(2, field_bytes(1, b"x")) for _ in range(2000))
+open(f"{work}/wide_series", "wb").write(field_bytes(1, labels + samples))
+PY
+bad_request 413 'decodes to more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/empty_series"
+bad_request 413 'decodes to more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary "@$work/empty_series.json"
+bad_request 413 'with their series'"'"' labels take more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/wide_series"
 expect "nothing of the bad Pushes" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
 
 # ---------------------------------------------------------------- metrics
@@ -321,6 +339,53 @@ bad_request 415 'Content-Encoding "br"' "$otlp_url" -H 'Content-Type: applicatio
 bad_request 405 'takes POST' "$otlp_url" -G
 expect "the receiver after the OTLP refusals" "$(otlp "$work/otlp")" 200
 before=$(profiles)
+
+# ---------------------------------------------------------------- JFR
+# The Pyroscope Java agent's push: format=jfr, the recording raw (gzipped)
+# or in the multipart part "jfr", its LabelsSnapshot in the part "labels"
+# (at the end of this file).  Every profile import_jfr makes of the
+# recording is stored, as the same call in SQL stores them.
+jfr=$shared/data/jfr/dump2.jfr.gz
+gzip -dc "$shared/data/jfr/dump2.labels.pb.gz" >"$work/labels.pb"
+chmod a+r "$work/labels.pb"
+jfr_query="name=javaapp{region=eu}&format=jfr&from=1700000000&until=1700000010&sampleRate=20&spyName=javaspy"
+jfr_meta='{"region": "eu", "sampleRate": 20, "spyName": "javaspy", "duration": 10}'
+# same_jfr FIRST-ID DIRECT-ARGS: the profiles from FIRST-ID on are those
+# import_jfr(pg_read_binary_file(the recording), DIRECT-ARGS) makes:
+# names, units, meta, samples (thread, time, stack, weight, label set);
+# and started at the push's from
+same_jfr() {
+	expect "JFR push from $1 vs import_jfr" "$(ct_query "" "CREATE TEMP TABLE direct AS
+	    SELECT d.id, d.n FROM unnest(calltree.import_jfr(pg_read_binary_file('$jfr'), $2))
+	                     WITH ORDINALITY AS d(id, n)" -c "
+	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
+	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id)),
+	     rows AS (SELECT profile_id, pg_catalog.md5(string_agg(concat_ws(' ', thread, ts, stack_id, weight, labels_id), ','
+	                                                         ORDER BY thread, ts, stack_id, weight, labels_id)) AS h
+	                FROM calltree.sample WHERE profile_id IN (SELECT id FROM pushed UNION ALL SELECT id FROM direct) GROUP BY profile_id)
+	SELECT count(*) || ' ' || count(*) FILTER (WHERE
+	           d.name = 'javaapp' AND r.name = 'javaapp' AND d.format = r.format AND d.weight_unit = r.weight_unit
+	           AND r.started_at = to_timestamp(1700000000) AND d.meta - 'direct' = r.meta
+	           AND (SELECT h FROM rows WHERE profile_id = r.id) = (SELECT h FROM rows WHERE profile_id = d.id))
+	  FROM pushed r FULL JOIN direct d USING (n)")" "$3 $3"
+	ct_query "" "DELETE FROM calltree.profile WHERE meta ? 'direct'"
+}
+jfr_direct="name => 'javaapp', meta => '$jfr_meta'::jsonb || '{\"direct\": true}', sample_rate => 20"
+njfr=$(ct_query "" 'BEGIN' -c "SELECT cardinality(calltree.import_jfr(pg_read_binary_file('$jfr')))" -c 'ROLLBACK')
+[ "$njfr" -ge 3 ] || fail "import_jfr made $njfr profiles of $jfr, not 3 or more"
+first=$(($(last_id) + 1))
+expect "JFR push" "$(post "$ingest?$jfr_query" -H 'Content-Type: application/octet-stream' --data-binary "@$jfr")" 200
+same_jfr "$first" "$jfr_direct" "$njfr"
+first=$(($(last_id) + 1))
+expect "JFR push, multipart" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr")" 200
+same_jfr "$first" "$jfr_direct" "$njfr"
+before=$(profiles)
+gzip -dc "$jfr" >"$work/dump2.jfr"
+head -c 50000 "$work/dump2.jfr" >"$work/cut.jfr"
+bad_request 400 'invalid JFR data at byte' "$ingest?$jfr_query" --data-binary "@$work/cut.jfr"
+bad_request 400 'no part named "jfr"' "$ingest?$jfr_query" -F "profile=@$jfr"
+bad_request 400 'no closing boundary' "$ingest?$jfr_query" -H 'Content-Type: multipart/form-data; boundary=XX' --data-binary "@$work/cut.multipart"
+bad_request 400 'sampleRate "0"' "$ingest?name=javaapp&format=jfr&sampleRate=0" --data-binary "@$jfr"
 
 # ---------------------------------------------------------------- tenants
 # The row-level-security recipe of docs/operations.md; the receiver logs in
@@ -524,3 +589,13 @@ hot=$(ct_query "" "SELECT f.name FROM calltree.functions((SELECT calltree.stack_
          ORDER BY fn.self DESC LIMIT 1")
 # the SDK names a function FILE:NAME:LINE
 [[ $hot == *receiver_agent.js:burnCpu:* ]] || fail "the agent's hottest function is $hot, not burnCpu"
+
+# ---------------------------------------------------------------- JFR labels
+# The Java agent's multipart push with the part "labels" (its
+# LabelsSnapshot, which gives the label sets of the samples' context ids):
+# stored as import_jfr(labels => ...) stores the recording.  Last, as it
+# needs import_jfr's parameter labels.
+first=$(($(last_id) + 1))
+expect "JFR push with labels" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr" -F "labels=@$work/labels.pb;filename=labels")" 200
+same_jfr "$first" "$jfr_direct, labels => pg_read_binary_file('$work/labels.pb')" "$njfr"
+expect "JFR push with labels: samples with labels" "$(ct_query "" "SELECT count(*) > 0 FROM calltree.sample WHERE profile_id >= $first AND labels_id IS NOT NULL")" t
