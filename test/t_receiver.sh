@@ -266,21 +266,25 @@ otlp() { # otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP protobuf
 	shift
 	post "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$file" "$@"
 }
-# same_otlp FIRST-ID: the profiles from FIRST-ID on are those import_otlp
-# makes of the same request in SQL (names, units, starts, meta, trees)
+# same_otlp FIRST-ID [REQUEST COUNT]: the COUNT (2) profiles from FIRST-ID
+# on are those import_otlp makes of the same protobuf REQUEST ($work/otlp)
+# in SQL: names, units, starts, meta, samples (stack, weight, time, labels)
 same_otlp() {
+	local request=${2:-$work/otlp} count=${3:-2}
 	# the import's own statement does not see the profile rows it makes: a second one reads them
 	expect "OTLP push from $1 vs import_otlp" "$(ct_query "" "CREATE TEMP TABLE direct AS
-	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$work/otlp'), NULL, '{\"direct\": true}'))
+	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$request'), NULL, '{\"direct\": true}'))
 	                     WITH ORDINALITY AS d(id, n)" -c "
 	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
-	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id))
+	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id)),
+	     rows AS (SELECT profile_id, pg_catalog.md5(string_agg(concat_ws(' ', thread, ts, stack_id, weight, labels_id), ','
+	                                                         ORDER BY thread, ts, stack_id, weight, labels_id)) AS h
+	                FROM calltree.sample WHERE profile_id IN (SELECT id FROM pushed UNION ALL SELECT id FROM direct) GROUP BY profile_id)
 	SELECT count(*) || ' ' || count(*) FILTER (WHERE
-	           d.name = r.name AND d.format = r.format AND d.weight_unit = r.weight_unit
-	           AND d.started_at = r.started_at AND d.meta - 'direct' = r.meta
-	           AND (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = r.id)
-	               OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = d.id))
-	  FROM pushed r FULL JOIN direct d USING (n)")" "2 2"
+	           d.name IS NOT DISTINCT FROM r.name AND d.format = r.format AND d.weight_unit = r.weight_unit
+	           AND d.started_at IS NOT DISTINCT FROM r.started_at AND d.meta - 'direct' = r.meta
+	           AND (SELECT h FROM rows WHERE profile_id = r.id) IS NOT DISTINCT FROM (SELECT h FROM rows WHERE profile_id = d.id))
+	  FROM pushed r FULL JOIN direct d USING (n)")" "$count $count"
 	ct_query "" "DELETE FROM calltree.profile WHERE meta ? 'direct'"
 }
 first=$(($(last_id) + 1))
@@ -333,11 +337,82 @@ head -c 300000 /dev/zero | gzip -c >"$work/zeros.gz"
 bad_request 413 'inflates past the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary "@$work/zeros.gz"
 expect "an inflated body over the limit: Status" "$(status_of_body)" "8 the body inflates past the limit of 200000 bytes"
 bad_request 413 'larger than the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/big"
-bad_request 415 '"code":12,"message":"OTLP/JSON is not supported' "$otlp_url" -H 'Content-Type: application/json' --data-binary '{"resourceProfiles": []}'
 bad_request 415 'Content-Type "text/plain" is not supported' "$otlp_url" -H 'Content-Type: text/plain' --data-binary "@$work/otlp"
 bad_request 415 'Content-Encoding "br"' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: br' --data-binary "@$work/otlp"
 bad_request 405 'takes POST' "$otlp_url" -G
 expect "the receiver after the OTLP refusals" "$(otlp "$work/otlp")" 200
+before=$(profiles)
+# OTLP/JSON, made protobuf by the receiver, against Google's json_format
+# (test/otlp_json.py, OTLP's hex ids its one change): the JSON of the
+# pprof request, and of otlp_cases.py's "many" (several resources, every
+# value type, links, a profile id), store what their protobuf stores
+otlp_json() { /usr/bin/python3 "$repo/test/otlp_json.py" "$@" || fail "otlp_json.py $* failed"; }
+json_otlp() { # json_otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP/JSON
+	local file=$1
+	shift
+	post "$otlp_url" -H 'Content-Type: application/json' --data-binary "@$file" "$@"
+}
+otlp_json to-json "$work/otlp" "$work/otlp.json"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push" "$(json_otlp "$work/otlp.json")" 200
+expect "OTLP/JSON's reply" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(cat "$work/body")" "Content-Type: application/json|{}"
+same_otlp "$first"
+otlp_json case many "$work/many.pb"
+otlp_json to-json "$work/many.pb" "$work/many.json"
+gzip -c "$work/many.json" >"$work/many.json.gz"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push, gzipped" "$(json_otlp "$work/many.json.gz" -H 'Content-Encoding: gzip')" 200
+same_otlp "$first" "$work/many.pb" 3
+# written by hand: proto names, 64-bit integers as numbers and strings,
+# uppercase hex, null members, unknown members, doubles in every form
+cat >"$work/hand.json" <<'JSON'
+{"resource_profiles": [{"resource": {"attributes": [
+    {"key": "service.name", "value": {"stringValue": "hand\u00e9"}},
+    {"key": "n", "value": {"int_value": -12}}, {"key": "big", "value": {"intValue": "9223372036854775807"}},
+    {"key": "inf", "value": {"doubleValue": "-Infinity"}}, {"key": "e", "value": {"doubleValue": 1.5e3}},
+    {"key": "flag", "value": {"boolValue": true}}, {"key": "nothing", "value": null}]},
+  "scopeProfiles": [{"scope": {"name": "hand", "attributes": null}, "profiles": [{
+    "sampleType": {"typeStrindex": 1, "unitStrindex": 2}, "periodType": {"typeStrindex": 1, "unitStrindex": 2},
+    "timeUnixNano": 1700000000000000000, "durationNano": "1000000000", "period": 10,
+    "profileId": "0F0F0F0F0F0F0F0F0F0F0F0F0F0F0F0F", "future": {"x": [1, {"y": null}], "z": "\"]}"},
+    "samples": [{"stackIndex": 1, "values": [3, "4"], "linkIndex": 1},
+                {"stack_index": 2, "timestamps_unix_nano": ["1700000000000001000", 1700000000000002000]}]}]}]}],
+ "dictionary": {"stringTable": ["", "cpu", "nanoseconds", "main", "work"],
+   "mappingTable": [{}], "attributeTable": [{}],
+   "functionTable": [{}, {"nameStrindex": 3}, {"nameStrindex": 4, "startLine": "12"}],
+   "locationTable": [{}, {"lines": [{"functionIndex": 2, "line": 14}, {"functionIndex": 1}], "address": "4096"}],
+   "stackTable": [{}, {"locationIndices": [1]}, {"locationIndices": []}],
+   "linkTable": [{}, {"traceId": "0102030405060708090A0B0C0D0E0F10", "spanId": "a1a2a3a4a5a6a7a8"}]}}
+JSON
+otlp_json to-pb "$work/hand.json" "$work/hand.pb"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push, by hand" "$(json_otlp "$work/hand.json")" 200
+same_otlp "$first" "$work/hand.pb" 1
+expect "OTLP/JSON by hand: meta" "$(ct_query "" "SELECT name || ' ' || meta::text FROM calltree.profile WHERE id >= $first")" \
+	'handé {"e": 1500, "n": -12, "big": 9223372036854775807, "inf": "-Infinity", "flag": true, "period": 10, "nothing": null, "duration_ns": 1000000000, "period_type": "cpu", "period_unit": "nanoseconds", "sample_type": "cpu", "service.name": "handé", "otel.scope.name": "hand", "otlp_profile_id": "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"}'
+before=$(profiles)
+expect "an empty OTLP/JSON request" "$(json_otlp /dev/stdin <<<'{}')" 200
+expect "an empty OTLP/JSON request stored nothing" "$(profiles)" "$before"
+# refusals: a google.rpc.Status in JSON, nothing written
+bad_json() { # bad_json STATUS MESSAGE-PART JSON
+	bad_request "$1" "$2" "$otlp_url" -H 'Content-Type: application/json' --data-binary "$3"
+	expect "a refused OTLP/JSON push's Status" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(cut -c1-9 "$work/body")" \
+		"Content-Type: application/json|{\"code\":$( [ "$1" = 413 ] && echo 8 || echo 3)"
+}
+bad_json 400 'invalid OTLP/JSON at byte 22 (resourceProfiles[0]): an object (ResourceProfiles) was expected' '{"resourceProfiles": [}'
+bad_json 400 '(dictionary.linkTable[1].traceId): an id must be hex digits, not \"xyz0\"' '{"dictionary": {"linkTable": [{}, {"traceId": "xyz0"}]}}'
+bad_json 400 '(dictionary.stackTable[0].locationIndices[1]): \"2147483648\" is not a whole number in the range of int32' \
+	'{"dictionary": {"stackTable": [{"locationIndices": [1, 2147483648]}]}}'
+bad_json 400 'is not a whole number in the range of uint64' '{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"durationNano": "-1"}]}]}]}'
+bad_json 400 'an element of an array may not be null' '{"dictionary": {"stringTable": ["", null]}}'
+bad_json 400 'followed by more than white space' '{} {}'
+bad_json 400 'bytes must be base64' '{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"originalPayload": "%%"}]}]}]}'
+deep=$(printf '{"arrayValue": {"values": [%.0s' $(seq 80))$(printf ']}}%.0s' $(seq 80))
+bad_json 400 'values nest more than 150 deep' "{\"resourceProfiles\": [{\"resource\": {\"attributes\": [{\"key\": \"deep\", \"value\": $deep}]}}]}"
+# a negative int32 takes 10 bytes of protobuf: 3 bytes of JSON make 10
+/usr/bin/python3 -c 'print("{\"dictionary\": {\"stackTable\": [{\"locationIndices\": [" + ",".join(["-1"] * 60000) + "]}]}}")' >"$work/negative.json"
+bad_json 413 'makes more than 200000 bytes of protobuf' "@$work/negative.json"
+expect "the receiver after the OTLP/JSON refusals" "$(json_otlp "$work/otlp.json")" 200
 before=$(profiles)
 
 # ---------------------------------------------------------------- JFR
