@@ -41,6 +41,7 @@ typedef struct Converter
 {
 	JsonReader	r;
 	const char *text;
+	const char *value;			/* the scalar being read, for its errors; or NULL */
 	size_t		limit;
 	size_t		live;			/* bytes in the buffers being written */
 	int			depth;
@@ -60,7 +61,8 @@ fail(Converter *c, const char *fmt,...)
 
 	if (c->error->len > 0)
 		return false;
-	buf_printf(c->error, "invalid OTLP/JSON at byte %zu%s%s%s: ", json_offset(&c->r, c->text),
+	buf_printf(c->error, "invalid OTLP/JSON at byte %zu%s%s%s: ",
+			   c->value ? (size_t) (c->value - c->text) : json_offset(&c->r, c->text),
 			   c->path_len ? " (" : "", c->path, c->path_len ? ")" : "");
 	va_start(args, fmt);
 	buf_vprintf(c->error, fmt, args);
@@ -310,23 +312,32 @@ static bool
 write_scalar(Converter *c, const FieldType *f, Buffer *out)
 {
 	bool		value;
+	bool		ok;
 
+	json_peek(&c->r);
+	c->value = c->r.p;
 	switch (f->kind)
 	{
 		case FIELD_BOOL:
-			if (!json_take_bool(&c->r, &value))
-				return fail(c, "true or false was expected");
-			pb_append_varint(out, value);
-			return true;
+			ok = json_take_bool(&c->r, &value) || fail(c, "true or false was expected");
+			if (ok)
+				pb_append_varint(out, value);
+			break;
 		case FIELD_DOUBLE:
-			return write_double(c, out);
+			ok = write_double(c, out);
+			break;
 		case FIELD_STRING:
 		case FIELD_BYTES:
 		case FIELD_ID:
-			return write_bytes(c, f->kind, out);
+			ok = write_bytes(c, f->kind, out);
+			break;
 		default:
-			return write_integer(c, f->kind, out);
+			ok = write_integer(c, f->kind, out);
+			break;
 	}
+	if (ok)
+		c->value = NULL;
+	return ok;
 }
 
 static bool convert_message(Converter *c, const MessageType *type, Buffer *out);
