@@ -289,7 +289,8 @@ write_bytes(Converter *c, FieldKind kind, Buffer *out)
 
 			if (high < 0 || low < 0)
 				ok = fail(c, "an id must be hex digits, not \"%.40s\"", text.data);
-			bytes[len++] = (char) (high << 4 | low);
+			else
+				bytes[len++] = (char) (high << 4 | low);
 		}
 	}
 	if (ok && kind == FIELD_STRING)
