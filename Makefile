@@ -29,6 +29,10 @@ UPDATES_FROM   = $(sort $(foreach d,$(UPDATE_DELTAS),$(firstword $(subst --, ,$(
 DATA_built = calltree--$(EXTVERSION).sql $(foreach v,$(UPDATES_FROM),calltree--$(v)--$(EXTVERSION).sql)
 DATA = $(wildcard src/releases/calltree--*.sql)
 
+# The client programs in Python, installed beside PostgreSQL's (psql's
+# folder): the command line and the loader it runs for `calltree load`.
+SCRIPTS = bin/calltree bin/calltree-load
+
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --load-extension=calltree
 ISOLATION      = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))

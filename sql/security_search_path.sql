@@ -190,6 +190,7 @@ BEGIN
         PERFORM * FROM calltree.diff(t, t OPERATOR(calltree.+) t);
         PERFORM * FROM calltree.diff(t, t, true);
         PERFORM * FROM calltree.regressions(t, t OPERATOR(calltree.+) t);
+        PERFORM * FROM calltree.significant_changes(ARRAY[t, t OPERATOR(calltree.+) t, t], ARRAY[t, t, t, t]);
         PERFORM t OPERATOR(calltree.-) t, calltree.funcs('^sec_'), calltree.unify_funcs(t),
                 calltree.unify_funcs(t, 'file'), calltree.running_of(t, leaf), calltree.running_of(t, run_name),
                 calltree.self_of(t, stack_funcs), calltree.merge_function(t, run_name),
@@ -198,6 +199,17 @@ BEGIN
         PERFORM * FROM calltree.callers(t, run_name);
         PERFORM * FROM calltree.grafana_flamegraph(t);
         PERFORM * FROM calltree.grafana_flamegraph_diff(t, t);
+        -- the answers in one call
+        PERFORM calltree.tree_of(perf), calltree.tree_of(ARRAY[perf, perf]), calltree.weight_unit_of(ARRAY[perf]),
+                calltree.tree_of(NULL::pg_catalog.timestamptz, NULL, pg_catalog.jsonb_build_object('again', true), run_name),
+                calltree.profile_ids(meta => pg_catalog.jsonb_build_object('again', true)),
+                calltree.format_weight(1536, 'bytes'), calltree.format_weight(-1500, 'nanoseconds', 'us'),
+                calltree.report_scale(10, 1140, 'nanoseconds');
+        PERFORM * FROM calltree.top(perf);
+        PERFORM * FROM calltree.top(ARRAY[perf], 0, 3);
+        PERFORM * FROM calltree.top(t OPERATOR(calltree.-) t, 'nanoseconds', 0, NULL, 10);
+        PERFORM * FROM calltree.peek(perf, '^sec_');
+        PERFORM * FROM calltree.peek(t, '.', 'bytes');
         PERFORM calltree.stack_agg(x.stack_id, x.weight), calltree.calltree_merge(tt)
           FROM calltree.sample x WHERE x.profile_id OPERATOR(pg_catalog.=) perf;
         PERFORM calltree.stack_weights_out(calltree.stack_weights_in('{1:2,3:4}'));

@@ -1,22 +1,52 @@
 #!/usr/bin/env python3
 """The JDK's own reading of a recording's samples: `jfr print --json
 --stack-depth 2048` (its default prints 5 frames a stack) on standard
-input.  With no argument, CPU: jdk.ExecutionSample events, each counting
-1.  With the argument `alloc`: allocations, jdk.ObjectAllocationInNewTLAB
-weighing its tlabSize, jdk.ObjectAllocationOutsideTLAB its allocationSize,
-jdk.ObjectAllocationSample its weight (bytes).  Prints `func<TAB>self<TAB>
-running` per function (class.method, the class with `.` for `/`), then
-`TOTAL<TAB>weight` and `THREADS<TAB>names`.  Written for t_jfr_jdk.sh,
-independent of calltree."""
+input.  The argument names the profile:
+- `cpu` (the default) or `cpu:NANOS`: jdk.ExecutionSample events, each
+  weighing 1, or NANOS (the sampling interval the recording was made with);
+- `alloc`: allocations, jdk.ObjectAllocationInNewTLAB weighing its
+  tlabSize, jdk.ObjectAllocationOutsideTLAB its allocationSize,
+  jdk.ObjectAllocationSample its weight (bytes);
+- `live`: jdk.OldObjectSample events, each weighing 1;
+- `mutex-count`, `mutex-delay`: jdk.JavaMonitorEnter events, each
+  weighing 1, or its duration in nanoseconds;
+- `block-count`, `block-delay`: jdk.ThreadPark events, the same.
+Prints `func<TAB>self<TAB>running` per function (class.method, the class
+with `.` for `/`), then `TOTAL<TAB>weight` and `THREADS<TAB>names`.
+Written for t_jfr_jdk.sh, independent of calltree."""
 import json
+import re
 import sys
 
+DURATION = re.compile(r'^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,9}))?S)?$')
+
+
+def nanos(text):
+    """An ISO-8601 duration as jfr prints it (PT0.015077734S), in ns."""
+    m = DURATION.match(text)
+    if not m:
+        raise ValueError('not a duration: %r' % text)
+    hours, minutes, seconds, fraction = m.groups()
+    total = (int(hours or 0) * 60 + int(minutes or 0)) * 60 + int(seconds or 0)
+    return total * 10**9 + int((fraction or '').ljust(9, '0'))
+
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else 'cpu'
+INTERVAL = 1
+if MODE.startswith('cpu:'):
+    MODE, INTERVAL = 'cpu', int(MODE[4:])
+# event type -> how one weighs: a field (bytes), 'duration', or None (1)
 WEIGHTS = {
     'cpu': {'jdk.ExecutionSample': None},
     'alloc': {'jdk.ObjectAllocationInNewTLAB': 'tlabSize',
               'jdk.ObjectAllocationOutsideTLAB': 'allocationSize',
               'jdk.ObjectAllocationSample': 'weight'},
-}[sys.argv[1] if len(sys.argv) > 1 else 'cpu']
+    'live': {'jdk.OldObjectSample': None},
+    'mutex-count': {'jdk.JavaMonitorEnter': None},
+    'mutex-delay': {'jdk.JavaMonitorEnter': 'duration'},
+    'block-count': {'jdk.ThreadPark': None},
+    'block-delay': {'jdk.ThreadPark': 'duration'},
+}[MODE]
 
 events = json.load(sys.stdin)['recording']['events']
 selfw, running, total, threads = {}, {}, 0, set()
@@ -25,7 +55,12 @@ for event in events:
         continue
     values = event['values']
     field = WEIGHTS[event['type']]
-    weight = 1 if field is None else int(values[field])
+    if field is None:
+        weight = INTERVAL
+    elif field == 'duration':
+        weight = nanos(values[field])
+    else:
+        weight = int(values[field])
     frames = (values.get('stackTrace') or {}).get('frames') or []
     if not frames or weight == 0:
         continue

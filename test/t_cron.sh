@@ -10,6 +10,11 @@
 # runs it at once, as it would at the top of a minute.  A second profile,
 # imported afterwards, is taken by the next run (another restart).
 #
+# Then the daily report of significant changes of docs/reports.md: the
+# page's set-up block and its job's command, taken from the page, the job
+# run the same way over two days of hourly profiles, must find the function
+# that slowed down.
+#
 # Runs beside the cluster of test/run.sh (its programs, PG_BIN); the
 # cluster here is its own (ct_cluster_start), in the scratch folder, socket
 # only, and every query below goes to it.
@@ -88,4 +93,41 @@ run_job 2
 check '1 hour' '3 rows, 3 equal, 4 of 4 profiles'
 check '1 day' '2 rows, 2 equal, 4 of 4 profiles'
 
-echo "t_cron: ok (pg_cron $(ct_query postgres "SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'") ran rollup twice; hourly and daily trees equal stack_agg)"
+# The daily report of significant changes (docs/reports.md): the page's
+# table and function, then its job's command, run by pg_cron over two days
+# of hourly profiles of shop, yesterday and the day before (UTC), parse
+# twice as slow yesterday.  (A run that straddles midnight UTC, between the
+# profiles' dates and the job's, would look at the wrong day.)
+"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d reports -c 'SET client_min_messages = warning' \
+	-f <(python3 - "$repo/docs/reports.md" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+block = re.search(r"<!-- test/t_cron.sh runs this block[^>]*-->\s*```sql\n(.*?)```", page, re.S)
+print(block.group(1))
+PY
+) >/dev/null || fail "the daily report's set-up of docs/reports.md failed"
+daily=$(python3 - "$repo/docs/reports.md" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+print(re.search(r"'calltree-daily-changes', '[^']*',\s*\$\$(.*?)\$\$", page, re.S).group(1))
+PY
+)
+[ -n "$daily" ] || fail "no daily job in docs/reports.md"
+ct_query reports "SELECT count(calltree.import_collapsed(
+	         format(E'main;handle;parse %s\nmain;handle;render %s\nmain;gc %s\n',
+	                (20 + h % 5) * d, 50 + (h * 7) % 11, 10 + (h * 3) % 4),
+	         format('shop-%s-%s', d, h), '{\"service\": \"shop\"}'))
+	  FROM generate_series(1, 2) AS d, generate_series(8, 15) AS h;
+	UPDATE calltree.profile SET started_at = (now() AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC'
+	         - (3 - split_part(name, '-', 2)::int) * interval '1 day' + split_part(name, '-', 3)::int * interval '1 hour'
+	 WHERE name LIKE 'shop-%'" >/dev/null
+ct_query postgres "SELECT cron.unschedule('calltree-rollup')" >/dev/null
+ct_query postgres "SELECT cron.schedule_in_database('calltree-daily-changes', '@reboot', \$\$$daily\$\$, 'reports')" >/dev/null
+run_job 3
+got=$(ct_query reports "SELECT string_agg(name || (CASE WHEN after_pct > before_pct THEN ' up' ELSE ' down' END), ', ' ORDER BY name)
+	                      FROM daily_changes
+	                     WHERE day = (now() AT TIME ZONE 'UTC')::date - 1 AND group_key = '{\"service\": \"shop\"}'")
+[ "$got" = "gc down, handle up, parse up, render down" ] ||
+	fail "the daily job wrote '$got' into daily_changes, expected parse up and its consequences"
+
+echo "t_cron: ok (pg_cron $(ct_query postgres "SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'") ran rollup twice; hourly and daily trees equal stack_agg; the daily report found parse up)"

@@ -8,8 +8,12 @@
 # JVM generates (ManagementFactory$$Lambda$93.0x00007f479400ed90, $$Lambda$613/672746064 and
 # GeneratedMethodAccessor8 become ...$$Lambda_ and ...GeneratedMethodAccessor_);
 # calltree keeps the class as the recording writes it, so the comparison
-# merges them as the reading does.  Then: meta, line numbers on frames,
-# threads, sample_rate, import_profile's detection, and damaged data.
+# merges them as the reading does; dump2 is imported with its labels,
+# which must not change its weights.  Then: the label sets of dump2's
+# samples against an independent reading of the labels part (protoc) and
+# of the recording (the JDK's jfr print), meta, line numbers on frames,
+# threads, sample_rate, the recording's own sampling interval,
+# import_profile's detection, and damaged data.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN,
 # CALLTREE_SHARED).
@@ -27,19 +31,25 @@ ct_createdb "$db"
 ct_query "$db" 'CREATE EXTENSION calltree'
 
 # The recordings, decompressed by the server itself (import_jfr reads gzip)
-for name in FastSlow_2024_01_16_180855 async-profiler dump2; do
-	gzip -dc "$data/$name.jfr.gz" >"$work/$name.jfr"
-	chmod a+r "$work/$name.jfr"
+for name in FastSlow_2024_01_16_180855 async-profiler dump2 dump2.labels; do
+	ext=jfr
+	[ "$name" != dump2.labels ] || ext=pb
+	gzip -dc "$data/$name.$ext.gz" >"$work/$name.$ext"
+	chmod a+r "$work/$name.$ext"
 done
 chmod a+rx "$work"
 
-# compare RECORDING ORDINAL PROFILE_TYPE READING: profile ORDINAL of
-# import_jfr(RECORDING) is of PROFILE_TYPE and agrees with READING.
+# compare RECORDING ORDINAL PROFILE_TYPE READING [LABELS]: profile ORDINAL
+# of import_jfr(RECORDING, labels => LABELS) is of PROFILE_TYPE and agrees
+# with READING.
 compare() {
-	local recording=$1 ordinal=$2 type=$3 reading=$4 got expected
-	got=$(ct_psql "$db" -At -v file="$work/$recording.jfr" -v n="$ordinal" <<-'SQL'
+	local recording=$1 ordinal=$2 type=$3 reading=$4 labels=${5:-} got expected
+	got=$(ct_psql "$db" -At -v file="$work/$recording.jfr" -v n="$ordinal" -v labels="$labels" <<-'SQL'
 		CREATE TEMP TABLE ids AS
-		SELECT u.id, u.n FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) WITH ORDINALITY AS u(id, n);
+		SELECT u.id, u.n
+		  FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'),
+		                                  labels => CASE WHEN :'labels' <> '' THEN pg_read_binary_file(:'labels') END))
+		       WITH ORDINALITY AS u(id, n);
 		CREATE TEMP TABLE tree AS
 		SELECT calltree.stack_agg(s.stack_id, s.weight) AS t
 		  FROM calltree.sample s JOIN ids ON ids.id = s.profile_id AND ids.n = :n;
@@ -65,8 +75,38 @@ compare() {
 compare FastSlow_2024_01_16_180855 1 process_cpu FastSlow_2024_01_16_180855_1_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
 compare FastSlow_2024_01_16_180855 2 wall FastSlow_2024_01_16_180855_2_wall_wall__nanoseconds_expected_collapsed.txt.gz
 compare async-profiler 1 process_cpu async-profiler_2_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
-compare dump2 1 process_cpu dump2_2_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz
-compare dump2 2 wall dump2_3_wall_wall__nanoseconds_expected_collapsed.txt.gz
+compare dump2 1 process_cpu dump2_2_process_cpu_cpu__nanoseconds_expected_collapsed.txt.gz "$work/dump2.labels.pb"
+compare dump2 2 wall dump2_3_wall_wall__nanoseconds_expected_collapsed.txt.gz "$work/dump2.labels.pb"
+compare dump2 4 memory dump2_1_memory_live__count_expected_collapsed.txt.gz "$work/dump2.labels.pb"
+
+# The label sets of dump2's samples: the labels part read by protoc, the
+# samples' contextId by the JDK's jfr; the count of samples per label set
+# (CPU: 10 ms each, sleeping threads left out; wall: every sample)
+command -v protoc >/dev/null && command -v jfr >/dev/null ||
+	fail "no protoc or jfr (apt-get install protobuf-compiler openjdk-17-jdk-headless)"
+protoc --proto_path="$data" --decode=LabelsSnapshot jfr_labels.proto <"$work/dump2.labels.pb" >"$work/labels.txt"
+jfr print --json --events jdk.ExecutionSample "$work/dump2.jfr" >"$work/dump2.json"
+expected=$("$here/jfr_labels_expected.py" "$work/labels.txt" "$work/dump2.json")
+# (the labels part gzip-compressed here, as the agent may send it)
+got=$(ct_psql "$db" -At -v file="$work/dump2.jfr" -v labels="$data/dump2.labels.pb.gz" <<-'SQL'
+	CREATE TEMP TABLE ids AS
+	SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => pg_read_binary_file(:'labels')) AS ids;
+	SELECT k.kind || E'\t' || coalesce(l.set, '') || E'\t' || sum(s.weight)::bigint / 10000000
+	  FROM ids, (VALUES (1, 'cpu'), (2, 'wall')) k(n, kind)
+	  JOIN calltree.sample s ON true
+	  LEFT JOIN LATERAL (SELECT string_agg(e.key || '=' || e.value, ',' ORDER BY e.key COLLATE "C") AS set
+	                       FROM calltree.labels lb, jsonb_each_text(lb.labels) e WHERE lb.id = s.labels_id) l ON true
+	 WHERE s.profile_id = ids.ids[k.n]
+	 GROUP BY k.kind, l.set;
+SQL
+)
+got=$(LC_ALL=C sort <<<"$got")
+if [ "$got" != "$(LC_ALL=C sort <<<"$expected")" ]; then
+	diff <(LC_ALL=C sort <<<"$expected") <(echo "$got") | head -20 >&2
+	fail "dump2's label sets differ from the reading of its labels part"
+fi
+[ "$(grep -c $'^cpu\tprofile_id=' <<<"$got")" -gt 20 ] || fail "too few label sets to compare"
+echo "dump2 labels: $(wc -l <<<"$got") (kind, label set) counts agree"
 
 # The rest on dump2: how many profiles, their meta, lines, threads, rates
 check() {
@@ -76,10 +116,11 @@ check() {
 	[ "$got" = "$want" ] || fail "$what: expected [$want], got [$got]"
 	echo "ok: $what"
 }
-check "three profiles, CPU first, then wall and allocations (no sample rate), with meta" \
+check "four profiles, CPU first, then wall, allocations and live objects (no sample rate), with meta" \
 	'process_cpu|cpu|100|jfr|nanoseconds
 wall|wall|100|jfr|nanoseconds
-memory|alloc_in_new_tlab_bytes||jfr|bytes' \
+memory|alloc_in_new_tlab_bytes||jfr|bytes
+memory|live||jfr|count' \
 	"CREATE TEMP TABLE ids AS SELECT * FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) WITH ORDINALITY u(id, n);
 	 SELECT p.meta->>'profile_type', p.meta->>'sample_type', p.meta->>'sample_rate', p.format, p.weight_unit
 	   FROM ids u JOIN calltree.profile p ON p.id = u.id ORDER BY u.n"
@@ -103,6 +144,21 @@ check "sample_rate 1000: a sample weighs 1 ms" \
 	'3358000000' \
 	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 1000) AS ids;
 	 SELECT sum(weight) FROM ids, calltree.sample WHERE profile_id = ids[1]"
+check "the recording's own interval: async-profiler's \"interval\" setting made 20000000 ns, a CPU and a wall sample weigh 20 ms" \
+	'process_cpu|50|20000000
+wall|50|20000000' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(overlay(d PLACING '\\x32'::bytea
+	        FROM position('\\x696e74657276616c03083130303030303030'::bytea IN d) + 10)) AS ids
+	   FROM pg_read_binary_file(:'file') d;
+	 SELECT p.meta->>'profile_type', p.meta->>'sample_rate', min(s.weight)
+	   FROM ids, calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id
+	  WHERE p.id IN (ids[1], ids[2]) GROUP BY 1, 2 ORDER BY 1"
+got=$(ct_psql "$db" -At -v gz="$data/dump2.jfr.gz" <<<"SET client_min_messages = notice;
+	SELECT calltree.import_profile(pg_read_binary_file(:'gz'));" 2>&1 |
+	grep '^NOTICE') || true
+grep -q -E '^NOTICE:  imported 4 JFR profiles; the first, ([0-9]+), is returned, the others are [0-9]+, [0-9]+, [0-9]+$' <<<"$got" ||
+	fail "import_profile's NOTICE does not name the other profiles: [$got]"
+echo "ok: import_profile names the other profiles in a NOTICE"
 check "import_profile recognizes JFR and returns the CPU profile" \
 	'process_cpu' \
 	"CREATE TEMP TABLE ids AS SELECT calltree.import_profile(pg_read_binary_file(:'gz')) AS id;
@@ -110,6 +166,19 @@ check "import_profile recognizes JFR and returns the CPU profile" \
 check "sample_rate 0 is refused" \
 	'ERROR:  sample_rate 0 is out of range' \
 	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 0)"
+check "labels: a length past the end" \
+	'ERROR:  invalid JFR labels data at byte 1' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => '\\x0a05'::bytea)"
+check "labels: a label whose key is not among the strings" \
+	'ERROR:  invalid JFR labels data at byte 6' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => '\\x0a0a080112060a0408011002'::bytea)"
+check "labels: a string that is not UTF-8 (its byte 0xff at byte 18)" \
+	'ERROR:  invalid JFR labels data at byte 18' \
+	"SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => '\\x0a0a080112060a0408011001120508011201ff'::bytea)"
+check "labels: an empty snapshot gives no label set" \
+	'0' \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file'), labels => ''::bytea) AS ids;
+	 SELECT count(s.labels_id) FROM ids, calltree.sample s WHERE s.profile_id = ids[1]"
 
 # async-profiler's allocations: 16 in new TLABs (tlabSize), 1 outside
 # (allocationSize), 21388112 bytes as `jfr print --json` reads them

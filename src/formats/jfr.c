@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -20,6 +21,8 @@
 #include "formats/jfr.h"
 
 #include "formats/jfr_internal.h"
+
+#define NANOS_PER_SECOND INT64CONST(1000000000)
 
 void
 jfr_error(size_t at, const char *detail_fmt,...)
@@ -303,8 +306,8 @@ skip_value(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, int depth)
  * A struct's fields: each one's start, and for a scalar integer or
  * constant-pool reference its value.
  */
-static void
-read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *values)
+void
+jfr_read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *values)
 {
 	for (int i = 0; i < cls->nfields; i++)
 	{
@@ -323,8 +326,8 @@ read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *va
 	}
 }
 
-static int
-field_index(const JfrClass *cls, const char *name)
+int
+jfr_field_index(const JfrClass *cls, const char *name)
 {
 	for (int i = 0; i < cls->nfields; i++)
 		if (strcmp(cls->fields[i].name, name) == 0)
@@ -474,6 +477,8 @@ typedef struct JfrLayout
 	int			event_state[JFR_KIND_COUNT];
 	int			event_samples[JFR_KIND_COUNT];
 	int			event_bytes[JFR_KIND_COUNT];
+	int			event_duration[JFR_KIND_COUNT];
+	int			event_context[JFR_KIND_COUNT];
 	int			setting_class;	/* jdk.ActiveSetting, -1 if absent */
 } JfrLayout;
 
@@ -483,6 +488,10 @@ static const char *const kind_events[JFR_KIND_COUNT] = {
 	"jdk.ObjectAllocationInNewTLAB",
 	"jdk.ObjectAllocationOutsideTLAB",
 	"jdk.ObjectAllocationSample",
+	"profiler.LiveObject",
+	"jdk.OldObjectSample",
+	"jdk.JavaMonitorEnter",
+	"jdk.ThreadPark",
 };
 
 /* The field of an allocation event holding its bytes, NULL for other kinds */
@@ -492,6 +501,10 @@ static const char *const kind_bytes[JFR_KIND_COUNT] = {
 	"tlabSize",
 	"allocationSize",
 	"weight",
+	NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
 static void
@@ -503,13 +516,16 @@ find_layout(const JfrDecoder *decoder, JfrLayout *layout)
 		const JfrClass *cls = ci >= 0 ? &decoder->classes[ci] : NULL;
 
 		layout->event_class[k] = ci;
-		layout->event_thread[k] = cls ? field_index(cls, "sampledThread") : -1;
+		layout->event_thread[k] = cls ? jfr_field_index(cls, "sampledThread") : -1;
 		if (cls && layout->event_thread[k] < 0)
-			layout->event_thread[k] = field_index(cls, "eventThread");
-		layout->event_stack[k] = cls ? field_index(cls, "stackTrace") : -1;
-		layout->event_state[k] = cls ? field_index(cls, "state") : -1;
-		layout->event_samples[k] = cls ? field_index(cls, "samples") : -1;
-		layout->event_bytes[k] = cls && kind_bytes[k] ? field_index(cls, kind_bytes[k]) : -1;
+			layout->event_thread[k] = jfr_field_index(cls, "eventThread");
+		layout->event_stack[k] = cls ? jfr_field_index(cls, "stackTrace") : -1;
+		layout->event_state[k] = cls ? jfr_field_index(cls, "state") : -1;
+		layout->event_samples[k] = cls ? jfr_field_index(cls, "samples") : -1;
+		layout->event_bytes[k] = cls && kind_bytes[k] ? jfr_field_index(cls, kind_bytes[k]) : -1;
+		layout->event_duration[k] = cls && (k == JFR_MONITOR_ENTER || k == JFR_THREAD_PARK) ?
+			jfr_field_index(cls, "duration") : -1;
+		layout->event_context[k] = cls ? jfr_field_index(cls, "contextId") : -1;
 	}
 	layout->setting_class = jfr_class_by_name(decoder, "jdk.ActiveSetting");
 }
@@ -528,15 +544,15 @@ pooled_struct(JfrDecoder *decoder, const JfrField *ref, int64 key, const JfrClas
 		return NULL;
 	jfr_chunk_reader(decoder, &r, offset);
 	values = palloc(sizeof(JfrValue) * Max((*cls)->nfields, 1));
-	read_struct(decoder, &r, *cls, values);
+	jfr_read_struct(decoder, &r, *cls, values);
 	return values;
 }
 
 /* A string field of a struct read by read_struct, NULL if absent */
-static const char *
-string_field(JfrDecoder *decoder, const JfrClass *cls, const JfrValue *values, const char *name)
+const char *
+jfr_string_field(JfrDecoder *decoder, const JfrClass *cls, const JfrValue *values, const char *name)
 {
-	int			i = field_index(cls, name);
+	int			i = jfr_field_index(cls, name);
 	JfrReader	r;
 
 	if (i < 0 || cls->fields[i].array || cls->fields[i].constant_pool ||
@@ -560,12 +576,12 @@ pooled_name(JfrDecoder *decoder, const JfrField *ref, int64 key, const char *fie
 
 	if (values == NULL)
 		return NULL;
-	i = field_index(cls, field);
+	i = jfr_field_index(cls, field);
 	if (i < 0)
 		return NULL;
 	if (cls->fields[i].constant_pool && !cls->fields[i].array)
 		return hops > 0 ? pooled_name(decoder, &cls->fields[i], values[i].num, "string", hops - 1) : NULL;
-	return string_field(decoder, cls, values, field);
+	return jfr_string_field(decoder, cls, values, field);
 }
 
 static const char *
@@ -577,10 +593,34 @@ thread_name(JfrDecoder *decoder, const JfrField *ref, int64 key)
 
 	if (values == NULL)
 		return NULL;
-	name = string_field(decoder, cls, values, "javaName");
+	name = jfr_string_field(decoder, cls, values, "javaName");
 	if (name == NULL || name[0] == '\0')
-		name = string_field(decoder, cls, values, "osName");
+		name = jfr_string_field(decoder, cls, values, "osName");
 	return name;
+}
+
+/*
+ * A duration in the chunk's ticks, in nanoseconds: exact, as the quotient
+ * and remainder by the ticks of a second are converted apart.
+ */
+static int64
+ticks_to_nanos(const JfrDecoder *decoder, int64 ticks, size_t at)
+{
+	int64		tps = decoder->ticks_per_second;
+	int64		nanos;
+
+	if (ticks < 0)
+		jfr_error(at, "An event's duration " INT64_FORMAT " is negative.", ticks);
+	if (tps == NANOS_PER_SECOND)
+		return ticks;
+	/* the remainder times 10^9 must fit: clocks up to 9 GHz */
+	if (tps <= 0 || tps > 9 * NANOS_PER_SECOND)
+		jfr_error(at, "The chunk's clock counts " INT64_FORMAT " ticks a second, which is not a clock this reader knows.",
+				  tps);
+	if (pg_mul_s64_overflow(ticks / tps, NANOS_PER_SECOND, &nanos) ||
+		pg_add_s64_overflow(nanos, ticks % tps * NANOS_PER_SECOND / tps, &nanos))
+		jfr_error(at, "An event's duration " INT64_FORMAT " is too long.", ticks);
+	return nanos;
 }
 
 static void
@@ -594,7 +634,7 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 
 	memset(&sample, 0, sizeof(sample));
 	sample.at = r->pos;
-	read_struct(decoder, r, cls, values);
+	jfr_read_struct(decoder, r, cls, values);
 	sample.kind = kind;
 	sample.chunk = decoder->chunk;
 	sample.count = 1;
@@ -602,6 +642,10 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 		sample.count = values[f].num;
 	if ((f = layout->event_bytes[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
 		sample.bytes = values[f].num;
+	if ((f = layout->event_duration[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
+		sample.duration = ticks_to_nanos(decoder, values[f].num, values[f].at);
+	if ((f = layout->event_context[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
+		sample.context_id = values[f].num;
 	if ((f = layout->event_stack[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
 		sample.stack_key = values[f].num;
 	if ((f = layout->event_thread[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
@@ -634,18 +678,18 @@ jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames
 	if (ci < 0 || (offset = pool_lookup(&decoder->classes[ci], sample->stack_key)) == 0)
 		return 0;
 	stack_class = &decoder->classes[ci];
-	fi = field_index(stack_class, "frames");
+	fi = jfr_field_index(stack_class, "frames");
 	if (fi < 0 || !stack_class->fields[fi].array || stack_class->fields[fi].constant_pool)
 		jfr_error(offset, "The stack trace type has no array of frames.");
 	frame_class = &decoder->classes[stack_class->fields[fi].class_index];
-	method_f = field_index(frame_class, "method");
-	line_f = field_index(frame_class, "lineNumber");
+	method_f = jfr_field_index(frame_class, "method");
+	line_f = jfr_field_index(frame_class, "lineNumber");
 	if (method_f < 0 || !frame_class->fields[method_f].constant_pool || frame_class->fields[method_f].array)
 		jfr_error(offset, "The stack frame type has no method.");
 
 	values = palloc(sizeof(JfrValue) * Max(stack_class->nfields, Max(frame_class->nfields, 1)));
 	jfr_chunk_reader(decoder, &r, offset);
-	read_struct(decoder, &r, stack_class, values);
+	jfr_read_struct(decoder, &r, stack_class, values);
 	jfr_chunk_reader(decoder, &r, values[fi].at);
 	n = jfr_read_count(&r, "count of frames");
 	*frames = palloc(sizeof(JfrFrame) * Max(n, 1));
@@ -658,15 +702,15 @@ jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames
 		int			type_f,
 					name_f;
 
-		read_struct(decoder, &r, frame_class, values);
+		jfr_read_struct(decoder, &r, frame_class, values);
 		frame->line = line_f >= 0 ? (int32) values[line_f].num : 0;
 		frame->class_name = "";
 		frame->method = "unknown";
 		method = pooled_struct(decoder, method_ref, values[method_f].num, &method_class);
 		if (method == NULL)
 			continue;
-		type_f = field_index(method_class, "type");
-		name_f = field_index(method_class, "name");
+		type_f = jfr_field_index(method_class, "type");
+		name_f = jfr_field_index(method_class, "name");
 		if (name_f >= 0 && method_class->fields[name_f].constant_pool)
 			frame->method = pooled_name(decoder, &method_class->fields[name_f], method[name_f].num, "string", 0);
 		if (type_f >= 0 && method_class->fields[type_f].constant_pool)
@@ -681,30 +725,17 @@ jfr_stack_frames(JfrDecoder *decoder, const JfrSample *sample, JfrFrame **frames
 
 /* ---------------------------------------------------------------- chunks */
 
-/* Whether a jdk.ActiveSetting event says async-profiler sampled wall-clock time */
-static bool
-is_wall_setting(JfrDecoder *decoder, const JfrClass *cls, JfrReader *r)
-{
-	JfrValue   *values = palloc(sizeof(JfrValue) * Max(cls->nfields, 1));
-	const char *name;
-	const char *value;
-
-	read_struct(decoder, r, cls, values);
-	name = string_field(decoder, cls, values, "name");
-	value = string_field(decoder, cls, values, "value");
-	pfree(values);
-	return name && value && strcmp(name, "event") == 0 && strcmp(value, "wall") == 0;
-}
-
 static void
 read_events(JfrDecoder *decoder, uint32 kinds, uint32 *present, JfrSampleHandler handler, void *arg)
 {
 	JfrLayout	layout;
+	int64		sample_type;
 	size_t		pos = decoder->chunk_start + JFR_HEADER_SIZE;
 	MemoryContext sample_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree JFR sample",
 													 ALLOCSET_SMALL_SIZES);
 
 	find_layout(decoder, &layout);
+	sample_type = layout.event_class[JFR_CPU] >= 0 ? decoder->classes[layout.event_class[JFR_CPU]].id : -1;
 	while (pos < decoder->chunk_end)
 	{
 		JfrReader	r;
@@ -718,9 +749,14 @@ read_events(JfrDecoder *decoder, uint32 kinds, uint32 *present, JfrSampleHandler
 			jfr_error(pos, "An event's size " INT64_FORMAT " is not positive or runs past its chunk.", size);
 		r.end = pos + size;
 		type = jfr_read_int(&r, 8);
-		if (layout.setting_class >= 0 && decoder->classes[layout.setting_class].id == type &&
-			is_wall_setting(decoder, &decoder->classes[layout.setting_class], &r))
-			*present |= JFR_WALL_MODE;
+		if (layout.setting_class >= 0 && decoder->classes[layout.setting_class].id == type)
+		{
+			MemoryContext caller = MemoryContextSwitchTo(sample_cxt);
+
+			jfr_read_setting(decoder, &decoder->classes[layout.setting_class], &r, sample_type);
+			MemoryContextSwitchTo(caller);
+			MemoryContextReset(sample_cxt);
+		}
 		for (int k = 0; k < JFR_KIND_COUNT; k++)
 			if (layout.event_class[k] >= 0 && decoder->classes[layout.event_class[k]].id == type)
 			{
@@ -763,6 +799,8 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	size = (int64) read_fixed(&r, 8);
 	cp_offset = (int64) read_fixed(&r, 8);
 	meta_offset = (int64) read_fixed(&r, 8);
+	r.pos = start + 56;			/* past the start and duration in nanoseconds, the start in ticks */
+	decoder->ticks_per_second = (int64) read_fixed(&r, 8);
 	if (size < JFR_HEADER_SIZE || (uint64) size > decoder->len - start)
 		jfr_error(start + 8, "The chunk's size " INT64_FORMAT " is too small or runs past the data (%zu bytes left).",
 				  size, decoder->len - start);
@@ -786,30 +824,51 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	return start + size;
 }
 
+/* Every chunk of a recording; the mask of the kinds present */
+static uint32
+decode_chunks(JfrDecoder *decoder, const uint8 *data, size_t len, uint32 kinds, size_t memory_limit,
+			  JfrSampleHandler handler, void *arg)
+{
+	uint32		present = 0;
+	size_t		pos = 0;
+	MemoryContext caller = CurrentMemoryContext;
+
+	memset(decoder, 0, sizeof(*decoder));
+	decoder->data = data;
+	decoder->len = len;
+	decoder->memory_limit = memory_limit;
+	decoder->caller_cxt = caller;
+	if (!jfr_is_recording((const char *) data, len))
+		jfr_error(0, "The data does not begin with the magic bytes FLR\\0.");
+	while (pos < len)
+	{
+		decoder->chunk_cxt = AllocSetContextCreate(caller, "calltree JFR chunk", ALLOCSET_DEFAULT_SIZES);
+		MemoryContextSwitchTo(decoder->chunk_cxt);
+		pos = read_chunk(decoder, pos, kinds, &present, handler, arg);
+		MemoryContextSwitchTo(caller);
+		MemoryContextDelete(decoder->chunk_cxt);
+		decoder->chunk++;
+	}
+	if (decoder->settings.event == JFR_EVENT_WALL_TIME)
+		present |= JFR_WALL_MODE;
+	return present;
+}
+
 uint32
 jfr_decode(const uint8 *data, size_t len, uint32 kinds, size_t memory_limit,
 		   JfrSampleHandler handler, void *arg)
 {
 	JfrDecoder	decoder;
-	uint32		present = 0;
-	size_t		pos = 0;
-	MemoryContext caller = CurrentMemoryContext;
 
-	memset(&decoder, 0, sizeof(decoder));
-	decoder.data = data;
-	decoder.len = len;
-	decoder.memory_limit = memory_limit;
-	decoder.caller_cxt = caller;
-	if (!jfr_is_recording((const char *) data, len))
-		jfr_error(0, "The data does not begin with the magic bytes FLR\\0.");
-	while (pos < len)
-	{
-		decoder.chunk_cxt = AllocSetContextCreate(caller, "calltree JFR chunk", ALLOCSET_DEFAULT_SIZES);
-		MemoryContextSwitchTo(decoder.chunk_cxt);
-		pos = read_chunk(&decoder, pos, kinds, &present, handler, arg);
-		MemoryContextSwitchTo(caller);
-		MemoryContextDelete(decoder.chunk_cxt);
-		decoder.chunk++;
-	}
+	return decode_chunks(&decoder, data, len, kinds, memory_limit, handler, arg);
+}
+
+uint32
+jfr_scan(const uint8 *data, size_t len, size_t memory_limit, JfrSampling *sampling)
+{
+	JfrDecoder	decoder;
+	uint32		present = decode_chunks(&decoder, data, len, 0, memory_limit, NULL, NULL);
+
+	jfr_settings_sampling(&decoder.settings, sampling);
 	return present;
 }

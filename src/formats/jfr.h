@@ -33,6 +33,10 @@ typedef enum JfrKind
 	JFR_ALLOC_IN_TLAB,			/* jdk.ObjectAllocationInNewTLAB: tlabSize */
 	JFR_ALLOC_OUTSIDE_TLAB,		/* jdk.ObjectAllocationOutsideTLAB: allocationSize */
 	JFR_ALLOC_SAMPLE,			/* jdk.ObjectAllocationSample: weight */
+	JFR_LIVE_OBJECT,			/* profiler.LiveObject (async-profiler) */
+	JFR_OLD_OBJECT,				/* jdk.OldObjectSample */
+	JFR_MONITOR_ENTER,			/* jdk.JavaMonitorEnter: duration */
+	JFR_THREAD_PARK,			/* jdk.ThreadPark: duration */
 	JFR_KIND_COUNT
 } JfrKind;
 
@@ -43,6 +47,17 @@ typedef enum JfrKind
  * wall-clock samples of every thread state.
  */
 #define JFR_WALL_MODE (1u << 31)
+
+/*
+ * What the recording says of its own sampling (jdk.ActiveSetting events),
+ * for jfr_scan: the interval between two execution samples, and between
+ * two wall-clock samples, in nanoseconds, 0 where it does not say.
+ */
+typedef struct JfrSampling
+{
+	int64		cpu_interval;
+	int64		wall_interval;
+} JfrSampling;
 
 typedef struct JfrDecoder JfrDecoder;
 
@@ -60,6 +75,8 @@ typedef struct JfrSample
 	int64		stack_key;		/* its stack trace's key in the chunk, 0: none */
 	int64		count;			/* samples the event stands for (wall: its "samples") */
 	int64		bytes;			/* allocations: the bytes the event stands for, else 0 */
+	int64		duration;		/* its duration in nanoseconds (locks), else 0 */
+	int64		context_id;		/* its contextId (the Java agent's labels), 0: none */
 	const char *thread;			/* the sampled thread's name, NULL if unknown */
 	const char *state;			/* its thread state's name, NULL if unknown */
 	size_t		at;				/* byte offset of the event */
@@ -74,6 +91,12 @@ typedef void (*JfrSampleHandler) (void *arg, JfrDecoder *decoder, const JfrSampl
  */
 extern uint32 jfr_decode(const uint8 *data, size_t len, uint32 kinds, size_t memory_limit,
 						 JfrSampleHandler handler, void *arg);
+
+/*
+ * The kinds of sample events a whole recording holds (jfr_decode's result
+ * with no kinds asked for), and what it says of its sampling into *sampling.
+ */
+extern uint32 jfr_scan(const uint8 *data, size_t len, size_t memory_limit, JfrSampling *sampling);
 
 /*
  * The frames of a sample's stack, leaf first, into *frames (allocated in

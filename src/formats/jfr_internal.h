@@ -1,8 +1,9 @@
 /*
  * jfr_internal.h
- *	  What the two halves of the JFR reader share: jfr.c (chunks, constant
- *	  pools, events, stacks) and jfr_metadata.c (the metadata event, which
- *	  describes every class and its fields).  Not for use outside them.
+ *	  What the parts of the JFR reader share: jfr.c (chunks, constant
+ *	  pools, events, stacks), jfr_metadata.c (the metadata event, which
+ *	  describes every class and its fields) and jfr_settings.c (the
+ *	  recording's jdk.ActiveSetting events).  Not for use outside them.
  */
 #ifndef CALLTREE_JFR_INTERNAL_H
 #define CALLTREE_JFR_INTERNAL_H
@@ -74,6 +75,26 @@ typedef struct JfrValue
 	size_t		at;
 } JfrValue;
 
+/*
+ * The jdk.ActiveSetting events of the execution sample's type seen so far,
+ * in every chunk (jfr_settings.c); 0 or JFR_EVENT_UNSET where none was.
+ */
+typedef enum JfrRecordedEvent
+{
+	JFR_EVENT_UNSET = 0,		/* no "event" setting: the JDK's own recorder */
+	JFR_EVENT_CPU_TIME,			/* async-profiler's cpu, itimer or ctimer */
+	JFR_EVENT_WALL_TIME,		/* async-profiler's wall */
+	JFR_EVENT_OTHER				/* a counter or a method: intervals are not time */
+} JfrRecordedEvent;
+
+typedef struct JfrSettings
+{
+	JfrRecordedEvent event;
+	int64		period;			/* the JDK's shortest "period", ns */
+	int64		interval;		/* async-profiler's "interval", ns if event is time */
+	int64		wall;			/* async-profiler's "wall" interval, ns */
+} JfrSettings;
+
 struct JfrDecoder
 {
 	const uint8 *data;
@@ -95,6 +116,8 @@ struct JfrDecoder
 	MemoryContext chunk_cxt;
 	MemoryContext caller_cxt;	/* jfr_decode's caller's, the handler's */
 	int64		steps_left;		/* fields a chunk may still read (see step) */
+	int64		ticks_per_second;	/* the chunk's clock, for durations */
+	JfrSettings settings;
 };
 
 /* readers of the chunk's bytes (jfr.c) */
@@ -111,6 +134,21 @@ extern void *jfr_grow(JfrDecoder *decoder, void *array, int *cap, int count, siz
 extern int	jfr_class_by_name(const JfrDecoder *decoder, const char *name);
 extern int	jfr_class_by_id(const JfrDecoder *decoder, int64 id);
 extern int	jfr_compare_entries(const void *a, const void *b);
+
+/* struct values (jfr.c) */
+extern void jfr_read_struct(JfrDecoder *decoder, JfrReader *r, const JfrClass *cls, JfrValue *values);
+extern int	jfr_field_index(const JfrClass *cls, const char *name);
+extern const char *jfr_string_field(JfrDecoder *decoder, const JfrClass *cls, const JfrValue *values,
+									const char *name);
+
+/*
+ * A jdk.ActiveSetting event (of class cls, at r) into decoder->settings,
+ * if it is about the execution sample's type, whose id is sample_type
+ * (jfr_settings.c)
+ */
+extern void jfr_read_setting(JfrDecoder *decoder, const JfrClass *cls, JfrReader *r, int64 sample_type);
+/* What the settings say of the sampling intervals */
+extern void jfr_settings_sampling(const JfrSettings *settings, JfrSampling *sampling);
 
 /* the metadata event at a chunk's offset (jfr_metadata.c) */
 extern void jfr_read_metadata(JfrDecoder *decoder, size_t at);

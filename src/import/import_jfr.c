@@ -3,27 +3,34 @@
  *	  Java Flight Recorder recordings (.jfr, gzip-compressed or not), as the
  *	  JDK and async-profiler write them.
  *
- * One calltree profile per kind of sample event present, CPU first:
- * jdk.ExecutionSample (meta profile_type "process_cpu", sample_type
- * "cpu"), async-profiler's profiler.WallClockSample ("wall", "wall"),
- * and allocations ("memory", "alloc_in_new_tlab_bytes", in bytes):
+ * One calltree profile per kind of sample event present, in the order of
+ * profile_kinds, each with Pyroscope's profile_type and sample_type in its
+ * meta: CPU (jdk.ExecutionSample: "process_cpu", "cpu"), wall clock
+ * (async-profiler's profiler.WallClockSample: "wall", "wall"),
+ * allocations ("memory", "alloc_in_new_tlab_bytes", in bytes:
  * jdk.ObjectAllocationInNewTLAB weighs its tlabSize,
  * jdk.ObjectAllocationOutsideTLAB its allocationSize and
- * jdk.ObjectAllocationSample its weight, all three in one profile.
- * Following Pyroscope's conversion:
+ * jdk.ObjectAllocationSample its weight), live objects ("memory", "live",
+ * a count: async-profiler's profiler.LiveObject and jdk.OldObjectSample),
+ * monitors (jdk.JavaMonitorEnter: "mutex", "contentions" in a count and
+ * "delay" in nanoseconds, two profiles) and parks (jdk.ThreadPark:
+ * "block", the same two).  Following Pyroscope's conversion:
  * - a func is named class + "." + method, the class as the recording
  *   writes it (java/util/regex/Pattern$Slice.match), "" for a frame with
  *   no class; the line number is kept on the frame;
- * - a sample weighs its count (a wall-clock event's "samples", else 1)
- *   times 10^9 / sample_rate nanoseconds, sample_rate being the caller's,
- *   else 100 Hz;
+ * - a CPU or wall sample weighs its count (a wall-clock event's
+ *   "samples", else 1) times 10^9 / sample_rate nanoseconds, sample_rate
+ *   being the caller's, else the recording's own interval (jfr_settings.c),
+ *   else 100 Hz; a delay is the event's duration;
  * - execution samples of threads in STATE_SLEEPING are not CPU time;
  * - when async-profiler sampled wall-clock time (its jdk.ActiveSetting
  *   "event" is "wall") without writing profiler.WallClockSample events,
  *   its execution samples, of every thread state, also make the wall
  *   profile;
  * - the sampled thread's Java name (else its OS name) is the sample's
- *   thread.
+ *   thread;
+ * - with the Java agent's labels (jfr_labels.h), an event's contextId
+ *   gives its sample's label set.
  */
 #include "postgres.h"
 
@@ -36,34 +43,61 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 
 #include "formats/gzip.h"
 #include "formats/jfr.h"
+#include "formats/jfr_labels.h"
 #include "import/importer.h"
 #include "module.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_jfr);
 
-/* the largest recording inflated from gzip */
+/* the largest recording, or labels snapshot, inflated from gzip */
 #define JFR_MAX_DECOMPRESSED ((size_t) 1 << 30)
-#define JFR_DEFAULT_SAMPLE_RATE 100
+#define JFR_DEFAULT_INTERVAL INT64CONST(10000000)	/* 100 Hz */
 #define NANOS_PER_SECOND INT64CONST(1000000000)
 
-static const struct
+/* What a sample of a profile weighs */
+typedef enum JfrWeight
 {
-	const char *profile_type;
-	const char *sample_type;
-}			kind_names[JFR_KIND_COUNT] = {
-	{"process_cpu", "cpu"},
-	{"wall", "wall"},
-	{"memory", "alloc_in_new_tlab_bytes"},	/* the three allocation kinds: one profile */
-	{"memory", "alloc_in_new_tlab_bytes"},
-	{"memory", "alloc_in_new_tlab_bytes"},
-};
+	WEIGHT_TIME,				/* its count of samples times the sampling interval */
+	WEIGHT_BYTES,				/* the bytes it allocated */
+	WEIGHT_COUNT,				/* 1: an event counted */
+	WEIGHT_DURATION				/* its duration, nanoseconds */
+} JfrWeight;
 
-/* The event kinds of the allocation profile */
+/* The profiles made, in this order, each of the events of its kinds present */
+typedef struct JfrProfileKind
+{
+	const char *profile_type;	/* Pyroscope's names */
+	const char *sample_type;
+	const char *unit;
+	uint32		events;
+	JfrWeight	weight;
+} JfrProfileKind;
+
 #define JFR_ALLOC_KINDS (JFR_KIND_BIT(JFR_ALLOC_IN_TLAB) | JFR_KIND_BIT(JFR_ALLOC_OUTSIDE_TLAB) | \
 						 JFR_KIND_BIT(JFR_ALLOC_SAMPLE))
+#define JFR_LIVE_KINDS (JFR_KIND_BIT(JFR_LIVE_OBJECT) | JFR_KIND_BIT(JFR_OLD_OBJECT))
+
+enum
+{
+	PROFILE_CPU = 0,
+	PROFILE_WALL,
+	PROFILE_COUNT = 8
+};
+
+static const JfrProfileKind profile_kinds[PROFILE_COUNT] = {
+	{"process_cpu", "cpu", "nanoseconds", JFR_KIND_BIT(JFR_CPU), WEIGHT_TIME},
+	{"wall", "wall", "nanoseconds", JFR_KIND_BIT(JFR_WALL), WEIGHT_TIME},
+	{"memory", "alloc_in_new_tlab_bytes", "bytes", JFR_ALLOC_KINDS, WEIGHT_BYTES},
+	{"memory", "live", "count", JFR_LIVE_KINDS, WEIGHT_COUNT},
+	{"mutex", "contentions", "count", JFR_KIND_BIT(JFR_MONITOR_ENTER), WEIGHT_COUNT},
+	{"mutex", "delay", "nanoseconds", JFR_KIND_BIT(JFR_MONITOR_ENTER), WEIGHT_DURATION},
+	{"block", "contentions", "count", JFR_KIND_BIT(JFR_THREAD_PARK), WEIGHT_COUNT},
+	{"block", "delay", "nanoseconds", JFR_KIND_BIT(JFR_THREAD_PARK), WEIGHT_DURATION},
+};
 
 /* the memo's key of a stack: keys are chunk-local */
 typedef struct StackKey
@@ -75,12 +109,13 @@ typedef struct StackKey
 typedef struct JfrImport
 {
 	ProfileWriter *writer;
-	int64		nanos_per_sample;
+	JfrWeight	weight;
+	int64		nanos_per_sample;	/* WEIGHT_TIME */
 	int64		skipped;		/* samples without a stack */
-	int64		sleeping;		/* CPU samples of sleeping threads */
 	int64		count;
 	bool		skip_sleeping;	/* CPU: samples of sleeping threads are not CPU time */
-	bool		by_bytes;		/* allocations: a sample weighs its bytes */
+	const JfrLabels *labels;	/* NULL: none given */
+	int64	   *label_ids;		/* the interned id of each of labels' sets, 0: not yet */
 	MemoryContext stack_cxt;	/* reset after each new stack */
 } JfrImport;
 
@@ -125,6 +160,47 @@ sample_stack(JfrImport *import, JfrDecoder *decoder, const JfrSample *sample)
 	return stack;
 }
 
+/* A sample's weight by its profile's measure; 0: it weighs nothing */
+static int64
+sample_weight(const JfrImport *import, const JfrSample *sample)
+{
+	int64		weight = 0;
+
+	switch (import->weight)
+	{
+		case WEIGHT_TIME:
+			if (sample->count <= 0 || pg_mul_s64_overflow(sample->count, import->nanos_per_sample, &weight))
+				jfr_error(sample->at, "A sample's count " INT64_FORMAT " is not positive or too large.", sample->count);
+			break;
+		case WEIGHT_BYTES:
+			if (sample->bytes < 0)
+				jfr_error(sample->at, "An allocation's size " INT64_FORMAT " is negative.", sample->bytes);
+			weight = sample->bytes;
+			break;
+		case WEIGHT_COUNT:
+			weight = 1;
+			break;
+		case WEIGHT_DURATION:
+			weight = sample->duration;
+			break;
+	}
+	return weight;
+}
+
+/* The interned label set of a sample's context, 0 for none */
+static int64
+sample_labels(JfrImport *import, const JfrSample *sample)
+{
+	int			i;
+
+	if (import->labels == NULL || sample->context_id == 0 ||
+		(i = jfr_labels_find(import->labels, sample->context_id)) < 0)
+		return 0;
+	if (import->label_ids[i] == 0)
+		import->label_ids[i] = profile_writer_labels(import->writer, import->labels->sets[i].labels);
+	return import->label_ids[i];
+}
+
 static void
 write_sample(void *arg, JfrDecoder *decoder, const JfrSample *sample)
 {
@@ -136,67 +212,70 @@ write_sample(void *arg, JfrDecoder *decoder, const JfrSample *sample)
 	if ((++import->count & 0x3FF) == 0)
 		CHECK_FOR_INTERRUPTS();
 	if (import->skip_sleeping && sample->state && strcmp(sample->state, "STATE_SLEEPING") == 0)
-	{
-		import->sleeping++;
 		return;
-	}
+	weight = sample_weight(import, sample);
+	if (weight == 0)
+		return;
 	stack = sample->stack_key != 0 ? sample_stack(import, decoder, sample) : 0;
 	if (stack == 0)
 	{
 		import->skipped++;
 		return;
 	}
-	if (import->by_bytes)
-	{
-		if (sample->bytes < 0)
-			jfr_error(sample->at, "An allocation's size " INT64_FORMAT " is negative.", sample->bytes);
-		if (sample->bytes == 0)
-			return;				/* weighs nothing */
-		weight = sample->bytes;
-	}
-	else if (sample->count <= 0 || pg_mul_s64_overflow(sample->count, import->nanos_per_sample, &weight))
-		jfr_error(sample->at, "A sample's count " INT64_FORMAT " is not positive or too large.", sample->count);
 	if (sample->thread)
 	{
 		thread = pg_any_to_server(sample->thread, strlen(sample->thread), PG_UTF8);
 		if (strlen(thread) > WRITER_THREAD_NAME_MAX)
 			thread = NULL;
 	}
-	profile_writer_sample(import->writer, thread, false, 0, stack, weight, 0);
+	profile_writer_sample(import->writer, thread, false, 0, stack, weight, sample_labels(import, sample));
+}
+
+static void
+push_string(JsonbParseState **state, JsonbIteratorToken token, const char *text)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) text;
+	v.val.string.len = strlen(text);
+	pushJsonbValue(state, token, &v);
+}
+
+/* 10^9 / interval, exactly when it divides, else to 12 digits after the point */
+static Numeric
+rate_of(int64 interval)
+{
+	if (NANOS_PER_SECOND % interval == 0)
+		return int64_to_numeric(NANOS_PER_SECOND / interval);
+	return DatumGetNumeric(DirectFunctionCall2(numeric_round,
+											   DirectFunctionCall2(numeric_div,
+																   NumericGetDatum(int64_to_numeric(NANOS_PER_SECOND)),
+																   NumericGetDatum(int64_to_numeric(interval))),
+											   Int32GetDatum(12)));
 }
 
 /*
- * The profile's meta: its kind, the sample rate (if sample_rate > 0), the
- * caller's meta over them
+ * The profile's meta: its kind, the sample rate of a profile of time
+ * samples (interval > 0), the caller's meta over them
  */
 static Jsonb *
-profile_meta(JfrKind kind, int32 sample_rate, const ProfileInfo *info)
+profile_meta(const JfrProfileKind *kind, int64 interval, const ProfileInfo *info)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue	v;
 	Datum		ours;
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	v.type = jbvString;
-	v.val.string.val = "profile_type";
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(&state, WJB_KEY, &v);
-	v.val.string.val = (char *) kind_names[kind].profile_type;
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	v.val.string.val = "sample_type";
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(&state, WJB_KEY, &v);
-	v.val.string.val = (char *) kind_names[kind].sample_type;
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	if (sample_rate > 0)
+	push_string(&state, WJB_KEY, "profile_type");
+	push_string(&state, WJB_VALUE, kind->profile_type);
+	push_string(&state, WJB_KEY, "sample_type");
+	push_string(&state, WJB_VALUE, kind->sample_type);
+	if (interval > 0)
 	{
-		v.val.string.val = "sample_rate";
-		v.val.string.len = strlen(v.val.string.val);
-		pushJsonbValue(&state, WJB_KEY, &v);
+		push_string(&state, WJB_KEY, "sample_rate");
 		v.type = jbvNumeric;
-		v.val.numeric = int64_to_numeric(sample_rate);
+		v.val.numeric = rate_of(interval);
 		pushJsonbValue(&state, WJB_VALUE, &v);
 	}
 	ours = JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
@@ -205,76 +284,95 @@ profile_meta(JfrKind kind, int32 sample_rate, const ProfileInfo *info)
 	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, ours, JsonbPGetDatum(info->meta)));
 }
 
+/* What one import_jfr call reads: the recording, its labels, its sampling */
+typedef struct JfrRecording
+{
+	const uint8 *data;
+	size_t		len;
+	uint32		present;		/* jfr_scan's */
+	int64		cpu_interval;	/* the nanoseconds a CPU sample stands for */
+	int64		wall_interval;
+	const JfrLabels *labels;	/* NULL: none */
+} JfrRecording;
+
 /*
  * The profile of one kind, from the events of the kinds in events (a wall
  * profile of async-profiler's wall-clock mode is made of execution samples).
  */
 static int64
-import_kind(const uint8 *data, size_t len, JfrKind kind, uint32 events, int32 sample_rate,
-			const ProfileInfo *info)
+import_kind(const JfrRecording *recording, int p, uint32 events, const ProfileInfo *info)
 {
+	const JfrProfileKind *kind = &profile_kinds[p];
 	ProfileInfo profile_info = *info;
 	JfrImport	import;
 
 	memset(&import, 0, sizeof(import));
-	import.skip_sleeping = kind == JFR_CPU;
-	import.by_bytes = (events & JFR_ALLOC_KINDS) != 0;
-	profile_info.meta = profile_meta(kind, import.by_bytes ? 0 : sample_rate, info);
-	profile_info.weight_unit = import.by_bytes ? "bytes" : "nanoseconds";
-	import.nanos_per_sample = NANOS_PER_SECOND / sample_rate;
+	import.skip_sleeping = p == PROFILE_CPU;
+	import.weight = kind->weight;
+	if (kind->weight == WEIGHT_TIME)
+		import.nanos_per_sample = p == PROFILE_CPU ? recording->cpu_interval : recording->wall_interval;
+	profile_info.meta = profile_meta(kind, import.nanos_per_sample, info);
+	profile_info.weight_unit = kind->unit;
+	import.labels = recording->labels;
+	if (import.labels)
+		import.label_ids = palloc0(sizeof(int64) * Max(import.labels->count, 1));
 	import.stack_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree JFR stack",
 											 ALLOCSET_DEFAULT_SIZES);
 	import.writer = profile_writer_begin(&profile_info);
-	(void) jfr_decode(data, len, events, (size_t) calltree_import_work_mem * 1024,
+	(void) jfr_decode(recording->data, recording->len, events, (size_t) calltree_import_work_mem * 1024,
 					  write_sample, &import);
 	if (import.skipped > 0)
 		ereport(NOTICE,
-				(errmsg("skipped " INT64_FORMAT " JFR %s sample%s without a stack",
-						import.skipped, kind_names[kind].sample_type, import.skipped == 1 ? "" : "s")));
+				(errmsg("skipped " INT64_FORMAT " JFR %s %s sample%s without a stack",
+						import.skipped, kind->profile_type, kind->sample_type, import.skipped == 1 ? "" : "s")));
 	return profile_writer_finish(import.writer);
 }
 
+/* The events a profile is made of in this recording, 0 if none are present */
+static uint32
+profile_events(int p, uint32 present)
+{
+	/* async-profiler's wall-clock mode: execution samples of every thread state */
+	if (p == PROFILE_WALL && (present & JFR_KIND_BIT(JFR_WALL)) == 0 && (present & JFR_WALL_MODE))
+		return present & JFR_KIND_BIT(JFR_CPU);
+	return present & profile_kinds[p].events;
+}
+
 /*
- * Imports a recording, already decompressed: one profile per kind of
- * sample present, CPU first, each in a memory context of its own.  The
- * ids into *ids; their number.
+ * Imports a recording, already decompressed: one profile per kind present,
+ * in the order of profile_kinds, each in a memory context of its own.
+ * sample_rate: the caller's, 0 for the recording's own.  The ids into
+ * *ids; their number.
  */
 static int
-jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 sample_rate, int64 **ids)
+jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 sample_rate,
+			   const JfrLabels *labels, int64 **ids)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	uint32		present;
+	JfrRecording recording;
+	JfrSampling sampling;
 	int			count = 0;
 
-	if (sample_rate <= 0 || sample_rate > NANOS_PER_SECOND)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sample_rate %d is out of range", sample_rate),
-				 errhint("Give the recording's sampling frequency in Hz, from 1 to 1000000000.")));
-	/* a first pass finds the kinds present, and checks the whole recording */
-	present = jfr_decode((const uint8 *) data, len, 0, (size_t) calltree_import_work_mem * 1024, NULL, NULL);
-	*ids = palloc(sizeof(int64) * JFR_KIND_COUNT);
-	for (int k = 0; k < JFR_KIND_COUNT; k++)
+	/* a first pass finds the kinds present and the sampling, and checks the whole recording */
+	recording.data = (const uint8 *) data;
+	recording.len = len;
+	recording.labels = labels;
+	recording.present = jfr_scan(recording.data, len, (size_t) calltree_import_work_mem * 1024, &sampling);
+	recording.cpu_interval = sample_rate > 0 ? NANOS_PER_SECOND / sample_rate :
+		sampling.cpu_interval > 0 ? sampling.cpu_interval : JFR_DEFAULT_INTERVAL;
+	recording.wall_interval = sample_rate > 0 ? NANOS_PER_SECOND / sample_rate :
+		sampling.wall_interval > 0 ? sampling.wall_interval : JFR_DEFAULT_INTERVAL;
+	*ids = palloc(sizeof(int64) * PROFILE_COUNT);
+	for (int p = 0; p < PROFILE_COUNT; p++)
 	{
 		MemoryContext cxt;
-		uint32		events = JFR_KIND_BIT(k);
+		uint32		events = profile_events(p, recording.present);
 
-		if (k == JFR_WALL && (present & JFR_KIND_BIT(JFR_WALL)) == 0 &&
-			(present & JFR_WALL_MODE) && (present & JFR_KIND_BIT(JFR_CPU)))
-			events = JFR_KIND_BIT(JFR_CPU);
-		else if (k == JFR_ALLOC_IN_TLAB)
-		{
-			events = present & JFR_ALLOC_KINDS;
-			if (events == 0)
-				continue;
-		}
-		else if (k == JFR_ALLOC_OUTSIDE_TLAB || k == JFR_ALLOC_SAMPLE)
-			continue;			/* in the allocation profile */
-		else if ((present & JFR_KIND_BIT(k)) == 0)
+		if (events == 0)
 			continue;
 		cxt = AllocSetContextCreate(caller, "calltree JFR profile", ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(cxt);
-		(*ids)[count++] = import_kind((const uint8 *) data, len, (JfrKind) k, events, sample_rate, info);
+		(*ids)[count++] = import_kind(&recording, p, events, info);
 		MemoryContextSwitchTo(caller);
 		MemoryContextDelete(cxt);
 	}
@@ -289,13 +387,13 @@ static int64
 jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
 {
 	int64	   *ids;
-	int			count = jfr_import_all(info, data, len, JFR_DEFAULT_SAMPLE_RATE, &ids);
+	int			count = jfr_import_all(info, data, len, 0, NULL, &ids);
 	StringInfoData others;
 
 	if (count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("JFR recording holds no execution, wall-clock or allocation sample"),
+				 errmsg("JFR recording holds no execution, wall-clock, allocation, live object or lock sample"),
 				 errhint("import_jfr() accepts such a recording and returns no id.")));
 	if (count > 1)
 	{
@@ -317,31 +415,54 @@ const Importer jfr_importer = {
 	.import = jfr_import,
 };
 
+/* A bytea argument's bytes, inflated if gzip-compressed */
+static const char *
+argument_bytes(FunctionCallInfo fcinfo, int arg, const char *what, size_t *len)
+{
+	bytea	   *raw = PG_GETARG_BYTEA_PP(arg);
+	const char *bytes = VARDATA_ANY(raw);
+
+	*len = VARSIZE_ANY_EXHDR(raw);
+	if (gzip_is_compressed(bytes, *len))
+		bytes = gzip_decompress(bytes, *len, JFR_MAX_DECOMPRESSED, what, len);
+	return bytes;
+}
+
 /*
- * import_jfr(data bytea, name text, meta jsonb, sample_rate int) → bigint[],
- * every profile's id: CPU, wall, allocations
+ * import_jfr(data bytea, name text, meta jsonb, sample_rate int,
+ * labels bytea) → bigint[], every profile's id in the order of
+ * profile_kinds
  */
 Datum
 calltree_import_jfr(PG_FUNCTION_ARGS)
 {
 	ProfileInfo info;
-	bytea	   *raw;
 	const char *bytes;
 	size_t		len;
 	int64	   *ids;
 	int			count;
 	Datum	   *elements;
-	int32		sample_rate = PG_ARGISNULL(3) ? JFR_DEFAULT_SAMPLE_RATE : PG_GETARG_INT32(3);
+	int32		sample_rate = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
+	const JfrLabels *labels = NULL;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	raw = PG_GETARG_BYTEA_PP(0);
-	bytes = VARDATA_ANY(raw);
-	len = VARSIZE_ANY_EXHDR(raw);
-	if (gzip_is_compressed(bytes, len))
-		bytes = gzip_decompress(bytes, len, JFR_MAX_DECOMPRESSED, "JFR", &len);
+	if (!PG_ARGISNULL(3) && (sample_rate <= 0 || sample_rate > NANOS_PER_SECOND))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_rate %d is out of range", sample_rate),
+				 errhint("Give the recording's sampling frequency in Hz, from 1 to 1000000000, or NULL for the recording's own.")));
+	bytes = argument_bytes(fcinfo, 0, "JFR", &len);
+	if (PG_NARGS() > 4 && !PG_ARGISNULL(4))
+	{
+		size_t		labels_len;
+		const char *labels_bytes = argument_bytes(fcinfo, 4, "JFR labels", &labels_len);
+
+		labels = jfr_labels_decode((const uint8 *) labels_bytes, labels_len,
+								   (size_t) calltree_import_work_mem * 1024);
+	}
 	profile_info_from_args(fcinfo, 1, 2, jfr_importer.format, &info);
-	count = jfr_import_all(&info, bytes, len, sample_rate, &ids);
+	count = jfr_import_all(&info, bytes, len, sample_rate, labels, &ids);
 	elements = palloc(sizeof(Datum) * Max(count, 1));
 	for (int i = 0; i < count; i++)
 		elements[i] = Int64GetDatum(ids[i]);

@@ -30,6 +30,8 @@
  *	  firefox_*.c			a Firefox Profiler profile's threads, frames,
  *							Gecko location strings and tables
  *							(firefox_profile.h lists them)
+ *	  js_names.c			the func name of an anonymous JavaScript
+ *							function, from where it starts
  */
 #ifndef CALLTREE_IMPORTER_H
 #define CALLTREE_IMPORTER_H

@@ -28,3 +28,13 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'calltree_regressions'
 LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 100;
 COMMENT ON FUNCTION regressions(calltree, calltree, float8) IS 'per function of either tree (functions() weights): self and running shares of each side''s total and their change, the largest growth of self share first; functions under min_share on every share are left out';
+
+CREATE OR REPLACE FUNCTION significant_changes(base calltree[], test calltree[], alpha float8 DEFAULT 0.05,
+    OUT func int4, OUT name text,
+    OUT base_running_share float8, OUT test_running_share float8, OUT delta_running_share float8,
+    OUT base_self_share float8, OUT test_self_share float8, OUT delta_self_share float8,
+    OUT effect_size float8, OUT p_value float8, OUT q_value float8, OUT significant boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'calltree_significant_changes'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION significant_changes(calltree[], calltree[], float8) IS 'per function of any tree: the mean running and self shares of each side''s trees and their change, the Mann-Whitney U test of the running shares (effect_size U/(n1 n2), two-sided p_value), Benjamini-Hochberg q_value over the functions tested, significant when q_value < alpha; the smallest p_value first';

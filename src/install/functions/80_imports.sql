@@ -69,13 +69,13 @@ AS 'MODULE_PATHNAME', 'calltree_import_otlp'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_otlp(bytea, text, jsonb) IS 'imports an OpenTelemetry ExportProfilesServiceRequest (OTLP profiles v1development, protobuf, gzip-compressed or not), one profile per OTLP Profile, named by the resource''s service.name unless name is given; returns every profile id';
 
--- import_jfr, or import_profile of a recording (the first id, at 100 Hz).
+-- import_jfr, or import_profile of a recording (the first id).
 CREATE OR REPLACE FUNCTION import_jfr(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
-                           sample_rate integer DEFAULT NULL)
+                           sample_rate integer DEFAULT NULL, labels bytea DEFAULT NULL)
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'calltree_import_jfr'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_jfr(bytea, text, jsonb, integer) IS 'imports a Java Flight Recorder recording (gzip-compressed or not), one profile per kind of sample event present (CPU execution samples first, then async-profiler wall clock), each sample weighing 10^9/sample_rate ns (default 100 Hz); returns every profile id';
+COMMENT ON FUNCTION import_jfr(bytea, text, jsonb, integer, bytea) IS 'imports a Java Flight Recorder recording (gzip-compressed or not), one profile per kind of sample event present (CPU, wall clock, allocations, live objects, monitor and park contentions and delays), a CPU or wall sample weighing 10^9/sample_rate ns (default: the recording''s own interval, else 100 Hz); labels: the Pyroscope Java agent''s LabelsSnapshot, giving samples their label sets by context id; returns every profile id';
 
 CREATE OR REPLACE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                strict boolean DEFAULT NULL, event text DEFAULT NULL,

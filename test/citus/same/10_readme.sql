@@ -61,7 +61,7 @@ SELECT deploy, r.name, round(100 * r.base_running_share::numeric, 1) AS before_p
  ORDER BY r.delta_running_share DESC;
 
 SELECT md5(flamegraph_diff(base, test, 'api: ' || deploy)) AS flamegraph_diff
-  FROM deploy_pair WHERE base IS NOT NULL;
+  FROM deploy_pair WHERE base IS NOT NULL ORDER BY deploy;
 
 CREATE TEMP TABLE web1 AS
 SELECT (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = 1) AS before,

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# bin/calltree, the command line, against go tool pprof on a real Go
+# program: test/cli/burn.go, built and run here, writes two CPU profiles
+# (a base, then a test in which one function takes twice the time) and a
+# heap profile with runtime/pprof.  `calltree load` loads them; then
+#   calltree top   equals go tool pprof -top, header and rows, line for line
+#                  (CPU in s/ms, and the heap's alloc_space in kB/MB), also
+#                  with --nodecount, --nodefraction and --cum;
+#   calltree peek  equals go tool pprof -peek;
+#   calltree diff  equals go tool pprof -top -diff_base (and with -cum);
+# pprof's " (inline)" marks are taken off its lines: calltree does not
+# tell inlined calls apart.  Then each verb's happy path (tree, flame and
+# its differential graph, selections by --name, --where, --from/--until
+# that give what ids give, psql's -d), --help of every verb, usage errors
+# (exit status 2) and errors (exit status 1: a profile that does not
+# exist, a selection that matches none, profiles of two units).  And
+# `make install` put calltree beside psql.
+#
+# Needs `go` (Debian package golang-go).  Runs against the cluster of
+# test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
+set -euo pipefail
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ct_script_init
+ct_use_go
+
+db=calltree_cli
+cli=$repo/bin/calltree
+export PGDATABASE=$db
+unset PGAPPNAME
+ct_createdb "$db"
+ct_query "$db" 'CREATE EXTENSION calltree' >/dev/null
+
+expect() { # expect WHAT ACTUAL EXPECTED
+	[ "$2" = "$3" ] || fail "$1: expected \"$3\", got \"$2\""
+}
+
+# ---------------------------------------------------------------- the profiles
+go build -o "$work/burn" "$repo/test/cli/burn.go" 2>"$work/go.err" || fail "go build failed: $(cat "$work/go.err")"
+"$work/burn" "$work/base.pprof" "$work/test.pprof" "$work/heap.pprof" || fail "the Go program failed"
+
+# calltree load: one id a line, one line a file, as bin/calltree-load
+ids=$("$cli" load --no-progress --meta run=base "$work/base.pprof" 2>"$work/load.err") ||
+	fail "calltree load failed: $(cat "$work/load.err")"
+base=$ids
+ids=$("$cli" load --no-progress --meta run=test "$work/test.pprof" "$work/base.pprof" 2>"$work/load.err") ||
+	fail "calltree load of two files failed: $(cat "$work/load.err")"
+expect "calltree load of two files prints" "$(wc -l <<<"$ids")" 2
+test=$(head -n 1 <<<"$ids")
+again=$(tail -n 1 <<<"$ids")
+heap=$("$cli" load --no-progress --option sample_type=alloc_space "$work/heap.pprof" 2>"$work/load.err") ||
+	fail "calltree load of the heap profile failed: $(cat "$work/load.err")"
+expect "the loaded profiles" "$(ct_query "$db" "SELECT string_agg(concat_ws(':', name, weight_unit, meta->>'run'), ' ' ORDER BY id) FROM calltree.profile")" \
+	"base.pprof:nanoseconds:base test.pprof:nanoseconds:test base.pprof:nanoseconds:test heap.pprof:bytes"
+
+# ---------------------------------------------------------------- against go tool pprof
+# from_pprof FILE OPTION...: go tool pprof's report from "Showing nodes" on,
+# without its inline marks and trailing white space
+from_pprof() {
+	local file=$1
+	shift
+	go tool pprof -symbolize=none "$@" "$file" 2>"$work/pprof.err" |
+		sed -n '/^Showing nodes accounting for/,$p' |
+		sed -E 's/ \((partial-)?inline\)$//; s/[[:space:]]+$//' ||
+		fail "go tool pprof $* failed: $(cat "$work/pprof.err")"
+}
+
+# same WHAT CALLTREE-ARGS -- PPROF-FILE PPROF-ARGS: calltree's output is pprof's, line for line
+same() {
+	local what=$1 args=() file
+	shift
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	file=$1
+	shift
+	"$cli" "${args[@]}" >"$work/calltree.out" 2>"$work/calltree.err" ||
+		fail "$what: calltree ${args[*]} failed: $(cat "$work/calltree.err")"
+	sed -E 's/[[:space:]]+$//' "$work/calltree.out" >"$work/calltree.txt"
+	from_pprof "$file" "$@" >"$work/pprof.txt"
+	[ "$(wc -l <"$work/pprof.txt")" -ge 3 ] || fail "$what: go tool pprof printed almost nothing"
+	if ! diff -u "$work/pprof.txt" "$work/calltree.txt" >"$work/same.diff"; then
+		cat "$work/same.diff" >&2
+		fail "$what: calltree ${args[*]} (+) differs from go tool pprof $* (-)"
+	fi
+	echo "t_cli: $what: $(wc -l <"$work/pprof.txt") lines as go tool pprof prints them"
+}
+
+same "top, CPU" top "$test" -- "$work/test.pprof" -top
+same "top, CPU, 3 nodes" top "$test" --nodecount 3 -- "$work/test.pprof" -top -nodecount=3
+same "top, CPU, all nodes" top "$base" --nodefraction 0 -- "$work/base.pprof" -top -nodefraction=0
+same "top, CPU, by cum" top "$test" --cum -- "$work/test.pprof" -top -cum
+same "top, heap bytes" top "$heap" -- "$work/heap.pprof" -top -sample_index=alloc_space
+same "peek" peek 'main\.(fib|work)$' "$test" -- "$work/test.pprof" -peek 'main\.(fib|work)$'
+same "diff" diff "$base" "$test" -- "$work/test.pprof" -top -diff_base "$work/base.pprof"
+same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/test.pprof" -top -cum -nodecount=6 -diff_base "$work/base.pprof"
+
+# ---------------------------------------------------------------- the other verbs
+# tree: the call tree, roots first, children indented under their parent
+"$cli" tree "$test" --depth 3 --nodefraction 0 >"$work/tree.txt" || fail "calltree tree failed"
+expect "tree's first line" "$(head -n 1 "$work/tree.txt" | sed -E 's/^Showing ([0-9]+) of [0-9]+ nodes, .* in all$/showing \1/')" \
+	"showing $(($(wc -l <"$work/tree.txt") - 2))"
+expect "tree's main branch" "$(awk 'NR > 2 { print $NF, index($0, $NF) }' "$work/tree.txt" | grep -E '^(runtime\.main|main\.main|main\.profile) ' | tr '\n' ' ')" \
+	"runtime.main 38 main.main 40 main.profile 42 "
+[ "$(awk 'NR > 2' "$work/tree.txt" | grep -c .)" -ge 3 ] || fail "tree printed under 3 nodes"
+
+# flame: an SVG on stdout or in a file, and a differential one
+"$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
+{ grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
+	fail "calltree flame: no SVG with the title and main.fib"
+"$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
+[ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
+	fail "calltree flame --base: not flamegraph_diff() of the two trees"
+
+# selections by name, meta and time give what ids give
+"$cli" top "$base" "$again" >"$work/by_ids.txt"
+"$cli" top --name base.pprof >"$work/by_name.txt"
+cmp -s "$work/by_ids.txt" "$work/by_name.txt" || fail "top --name base.pprof differs from top $base $again"
+"$cli" top "$test" "$again" >"$work/by_two.txt"
+"$cli" top --where run=test >"$work/by_meta.txt"
+cmp -s "$work/by_two.txt" "$work/by_meta.txt" || fail "top --where run=test differs from top $test $again"
+"$cli" top "$test" >"$work/by_id.txt"
+started=$(ct_query "$db" "SELECT started_at FROM calltree.profile WHERE id = $test")
+"$cli" top --from "$started" --until "$(ct_query "$db" "SELECT '$started'::timestamptz + interval '1 microsecond'")" \
+	--where run=test >"$work/by_time.txt"
+cmp -s "$work/by_id.txt" "$work/by_time.txt" || fail "top --from/--until differs from top $test"
+# psql's connection options, without PGDATABASE
+(unset PGDATABASE && "$cli" top -d "$db" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" "$test") >"$work/by_options.txt" ||
+	fail "calltree top -d -h -p -U failed"
+cmp -s "$work/by_id.txt" "$work/by_options.txt" || fail "top with -d -h -p -U differs"
+
+# ---------------------------------------------------------------- help, usage, errors
+# status WANT CMD...: the exit status of CMD, its stderr in $work/err
+status() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$work/out" 2>"$work/err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$* exited with $rc, not $want: $(cat "$work/err")"
+}
+status 0 "$cli" --help
+grep -q 'exit status: 0 done; 1 an error' "$work/out" || fail "calltree --help does not say the exit codes"
+for verb in top peek tree diff flame; do
+	status 0 "$cli" "$verb" --help
+	{ grep -q "^usage: calltree $verb" "$work/out" && grep -q 'exit status: 0 done' "$work/out"; } ||
+		fail "calltree $verb --help: no usage or exit codes"
+done
+status 0 "$cli" load --help
+grep -q '^usage: calltree load' "$work/out" || fail "calltree load --help: no usage"
+
+status 2 "$cli"
+status 2 "$cli" frobnicate 1
+grep -q "unknown verb 'frobnicate'" "$work/err" || fail "an unknown verb: $(cat "$work/err")"
+status 2 "$cli" top
+grep -q 'name the profiles' "$work/err" || fail "top without profiles: $(cat "$work/err")"
+status 2 "$cli" top --bogus 1
+status 2 "$cli" top x1
+status 2 "$cli" top "$test" --where run=test
+status 2 "$cli" top --where run
+status 2 "$cli" top "$test" --nodecount 0
+status 2 "$cli" diff "$test"
+status 2 "$cli" peek
+status 2 "$cli" load --format nonsense "$work/test.pprof"
+
+status 1 "$cli" top 999999
+grep -q 'profile 999999 does not exist' "$work/err" || fail "an unknown profile: $(cat "$work/err")"
+status 1 "$cli" diff "$base" 999999
+status 1 "$cli" flame 999999
+status 1 "$cli" top --where run=nothing
+grep -q 'no profile matches --where run=nothing' "$work/err" || fail "an empty selection: $(cat "$work/err")"
+status 1 "$cli" top "$test" "$heap"
+grep -q 'several weight units: bytes' "$work/err" || fail "profiles of two units: $(cat "$work/err")"
+status 1 "$cli" peek 'no_such_function' "$test"
+grep -q 'no function matches' "$work/err" || fail "peek of nothing: $(cat "$work/err")"
+status 1 "$cli" top -d calltree_cli_no_such_db "$test"
+status 1 "$cli" top -d postgres "$test"
+grep -q 'database "postgres" has no calltree extension' "$work/err" || fail "a database without calltree: $(cat "$work/err")"
+status 1 "$cli" load "$work/no_such_file"
+
+# ---------------------------------------------------------------- installed
+{ [ -x "$PG_BIN/calltree" ] && [ -x "$PG_BIN/calltree-load" ]; } || fail "make install did not put calltree and calltree-load in $PG_BIN"
+"$PG_BIN/calltree" top "$test" >"$work/installed.txt" || fail "the installed calltree failed"
+cmp -s "$work/by_id.txt" "$work/installed.txt" || fail "the installed calltree prints otherwise"
+echo "t_cli: every verb, --help, usage errors (2) and errors (1) checked"
