@@ -636,7 +636,9 @@ kill -TERM "$lpid"
 wait "$lpid" || fail "the load's receiver exited with status $? on SIGTERM"
 acked=$(grep -c '^push ' "$work/acked" || true)
 ingested=$(grep -c '^ingest ' "$work/acked" || true)
-[ "$acked" -ge 20 ] && [ "$ingested" -ge 10 ] || fail "only $acked Pushes and $ingested /ingest pushes were answered 200 in $load_seconds s"
+if [ "$acked" -lt 20 ] || [ "$ingested" -lt 10 ]; then
+	fail "only $acked Pushes and $ingested /ingest pushes were answered 200 in $load_seconds s"
+fi
 awk '$1 == "push" { print $2 }' "$work/acked" | sort >"$work/acked.sorted"
 ct_query "" "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
 cmp -s "$work/acked.sorted" "$work/stored" ||
