@@ -428,8 +428,9 @@ before=$(profiles)
 jfr=$shared/data/jfr/dump2.jfr.gz
 gzip -dc "$shared/data/jfr/dump2.labels.pb.gz" >"$work/labels.pb"
 chmod a+r "$work/labels.pb"
-jfr_query="name=javaapp{region=eu}&format=jfr&from=1700000000&until=1700000010&sampleRate=20&spyName=javaspy"
-jfr_meta='{"region": "eu", "sampleRate": 20, "spyName": "javaspy", "duration": 10}'
+# the query the agent sends
+jfr_query="name=javaapp{region=eu}&units=samples&aggregationType=sum&from=1700000000&until=1700000010&spyName=javaspy&sampleRate=20&format=jfr"
+jfr_meta='{"region": "eu", "sampleRate": 20, "spyName": "javaspy", "units": "samples", "aggregationType": "sum", "duration": 10}'
 # same_jfr FIRST-ID DIRECT-ARGS: the profiles from FIRST-ID on, 3 or more,
 # are those import_jfr(pg_read_binary_file(the recording), DIRECT-ARGS)
 # makes: names, units, meta, samples (thread, time, stack, weight, label
@@ -688,9 +689,14 @@ hot=$(ct_query "" "SELECT f.name FROM calltree.functions((SELECT calltree.stack_
 # ---------------------------------------------------------------- JFR labels
 # The Java agent's multipart push with the part "labels" (its
 # LabelsSnapshot, which gives the label sets of the samples' context ids):
-# stored as import_jfr(labels => ...) stores the recording.  Last, as it
-# needs import_jfr's parameter labels.
+# stored as import_jfr(labels => ...) stores the recording, the part raw
+# or gzipped (the agent's compressionLevelLabels).  Last, as it needs
+# import_jfr's parameter labels.
 first=$(($(last_id) + 1))
 expect "JFR push with labels" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr" -F "labels=@$work/labels.pb;filename=labels")" 200
+same_jfr "$first" "$jfr_direct, labels => pg_read_binary_file('$work/labels.pb')"
+first=$(($(last_id) + 1))
+expect "JFR push with gzipped labels" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr" \
+	-F "labels=@$shared/data/jfr/dump2.labels.pb.gz;filename=labels;type=application/x-protobuf")" 200
 same_jfr "$first" "$jfr_direct, labels => pg_read_binary_file('$work/labels.pb')"
 expect "JFR push with labels: samples with labels" "$(ct_query "" "SELECT count(*) > 0 FROM calltree.sample WHERE profile_id >= $first AND labels_id IS NOT NULL")" t
