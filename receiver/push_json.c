@@ -71,10 +71,20 @@ each_element(JsonReader *r, ElementFn element, void *arg)
 	}
 }
 
-/* Keeps a decoded string with the request, charged to its limit; its slice */
+/*
+ * Keeps a decoded string with the request, charged to its limit (its
+ * buffer shrunk to fit: a buffer starts at 256 bytes); its slice
+ */
 static bool
 own(PushRequest *req, Buffer *buf, PushSlice *slice)
 {
+	char	   *fit = buf->data ? realloc(buf->data, buf->len + 1) : NULL;
+
+	if (fit != NULL)
+	{
+		buf->data = fit;
+		buf->cap = buf->len + 1;
+	}
 	if (!push_request_charge(req, buf->cap) ||
 		!push_request_grow(req, (void **) &req->owned, req->nowned, sizeof(char *)))
 		return false;
