@@ -10,7 +10,9 @@
  * else) and unwraps gzip: the body is one base64 chunk in the temporary
  * table each connection made (db_pool.c).  Every value from the request is
  * a parameter, the body a binary one; the role is set with set_config, not
- * spliced into SQL.
+ * spliced into SQL.  A COMMIT whose answer is lost with its connection is
+ * looked up by the transaction's id (txid_status), so that a push that
+ * committed is answered 200, not 503 and stored again by its retry.
  */
 #include "db_import.h"
 
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -267,9 +270,43 @@ set_started_at(PGconn *conn, Reply *reply, const char *ids, const char *started_
 					   2, values);
 }
 
+static double
+seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double) (now.tv_sec - start->tv_sec) + (double) (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/*
+ * COMMIT, the transaction's id taken first into xid.  When the connection
+ * is lost before COMMIT is answered, *unanswered is set and the reply left
+ * to the caller, who finds out whether it committed.
+ */
+static bool
+commit(PGconn *conn, Reply *reply, char *xid, size_t xid_size, bool *unanswered)
+{
+	PGresult   *res = run(conn, reply, "SELECT pg_catalog.txid_current()", 0, NULL, NULL);
+	bool		ok;
+
+	if (res == NULL)
+		return false;
+	snprintf(xid, xid_size, "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	res = PQexec(conn, "COMMIT");
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (!ok && PQstatus(conn) != CONNECTION_OK)
+		*unanswered = true;
+	else if (!ok)
+		reply_db_error(reply, conn, res);
+	PQclear(res);
+	return ok;
+}
+
 static bool
 import_all(PGconn *conn, const char *role, const ImportItem *items, int n, Reply *reply,
-		   ImportCounts *counts)
+		   ImportCounts *counts, char *xid, size_t xid_size, bool *unanswered)
 {
 	if (role != NULL)
 	{
@@ -300,7 +337,48 @@ import_all(PGconn *conn, const char *role, const ImportItem *items, int n, Reply
 		if (!ok)
 			return false;
 	}
-	return run_command(conn, reply, "COMMIT", 0, NULL);
+	return commit(conn, reply, xid, xid_size, unanswered);
+}
+
+/*
+ * Whether transaction xid committed, asked on another connection: its
+ * COMMIT was sent, but the connection was lost before the answer came (a
+ * restart, a session ended).  Asked again while the database does not
+ * answer or the transaction is still in progress, for up to
+ * COMMIT_QUESTION_SECONDS; false if it did not commit, or it is not known.
+ */
+#define COMMIT_QUESTION_SECONDS 5
+
+static bool
+committed_after_all(struct DbPool *pool, const char *xid)
+{
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;)
+	{
+		PGconn	   *conn;
+		char	   *error;
+		char		status[16] = "";
+
+		if (db_acquire(pool, &conn, &error) == DB_ACQUIRED)
+		{
+			const char *values[1] = {xid};
+			PGresult   *res = PQexecParams(conn, "SELECT pg_catalog.txid_status($1::pg_catalog.int8)",
+										   1, NULL, values, NULL, NULL, 0);
+
+			if (PQresultStatus(res) == PGRES_TUPLES_OK && !PQgetisnull(res, 0, 0))
+				snprintf(status, sizeof(status), "%s", PQgetvalue(res, 0, 0));
+			PQclear(res);
+			db_release(pool, conn);
+		}
+		free(error);
+		if (strcmp(status, "committed") == 0)
+			return true;
+		if (strcmp(status, "aborted") == 0 || seconds_since(&start) >= COMMIT_QUESTION_SECONDS)
+			return false;
+		usleep(200 * 1000);
+	}
 }
 
 /*
@@ -348,15 +426,6 @@ begin(struct DbPool *pool, Reply *reply)
 	return NULL;				/* not reached */
 }
 
-static double
-seconds_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double) (now.tv_sec - start->tv_sec) + (double) (now.tv_nsec - start->tv_nsec) / 1e9;
-}
-
 bool
 db_import(struct DbPool *pool, const char *role, const ImportItem *items, int n, Reply *reply,
 		  ImportCounts *counts)
@@ -364,16 +433,25 @@ db_import(struct DbPool *pool, const char *role, const ImportItem *items, int n,
 	struct timespec start;
 	PGconn	   *conn;
 	bool		committed;
+	char		xid[32] = "";
+	bool		unanswered = false;
 
 	memset(counts, 0, sizeof(ImportCounts));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	conn = begin(pool, reply);
 	if (conn == NULL)
 		return false;
-	committed = import_all(conn, role, items, n, reply, counts);
+	committed = import_all(conn, role, items, n, reply, counts, xid, sizeof(xid), &unanswered);
 	if (!committed && PQstatus(conn) == CONNECTION_OK)
 		PQclear(PQexec(conn, "ROLLBACK"));
 	db_release(pool, conn);
+	if (unanswered)
+	{
+		committed = committed_after_all(pool, xid);
+		if (!committed)
+			db_reply_unavailable(reply, false, "the connection was lost before the database answered COMMIT, "
+								 "and the push is not known to be stored");
+	}
 	if (committed)
 		metrics_observe_import(seconds_since(&start), counts->imported);
 	return committed;

@@ -550,6 +550,25 @@ ct_query "" "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity W
 sleep 0.2
 expect "a push after the sessions ended" "$(post "$fingest?name=again&format=pprof" --data-binary "@$pprof")" 200
 
+# the answer to a push's COMMIT lost (test/pg_commit_cutter.py, between
+# the receiver and the server, cuts the connection the server answers
+# COMMIT): the receiver asks the database whether the push committed, and
+# answers 200, the push stored once, not 503 and a retry storing it twice
+mkdir "$work/cutter"
+python3 "$repo/test/pg_commit_cutter.py" "$work/cutter" "$PGHOST" "$PGPORT" "$work/cut-commit" 2>>"$work/cutter.log" &
+ct_at_exit "kill $!"
+for i in $(seq 50); do
+	[ -S "$work/cutter/.s.PGSQL.$PGPORT" ] && break
+	[ "$i" -lt 50 ] || fail "pg_commit_cutter.py did not listen: $(cat "$work/cutter.log")"
+	sleep 0.1
+done
+start_receiver curl_cut --dbname "host=$work/cutter port=$PGPORT dbname=$db"
+touch "$work/cut-commit"
+expect "a push whose COMMIT's answer was lost" "$(post "$curl_cut/ingest?name=cutcommit&format=pprof" --data-binary "@$pprof")" 200
+[ ! -e "$work/cut-commit" ] || fail "pg_commit_cutter.py cut no COMMIT's answer"
+expect "a push whose COMMIT's answer was lost: stored once" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'cutcommit'")" 1
+kill -TERM "$curl_cut_pid"
+
 # the database refuses connections: 503 with Retry-After, nothing written; then it comes back
 before=$(profiles)
 ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
