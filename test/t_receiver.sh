@@ -13,7 +13,8 @@
 # Pyroscope Java agent pushed with format=jfr, raw and multipart, stored as
 # import_jfr stores it; tenants: credentials to roles under row-level
 # security, unknown credentials refused; then the receiver's sessions
-# ended and the database refusing connections (503 with Retry-After, then
+# ended, the answer to a COMMIT lost (the push looked up: 200, stored
+# once), the database refusing connections (503 with Retry-After, then
 # recovery), every connection busy (429), a slow client dropped, and
 # SIGTERM draining a push in flight; a load of 12 clients through a
 # restart of PostgreSQL and a SIGKILL of the receiver; Pyroscope's
