@@ -143,7 +143,7 @@ bad_request() {
 bad_request 400 'invalid pprof data' "$ingest?name=x&format=pprof" --data-binary 'garbage'
 bad_request 400 'gzip' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.gz"
 bad_request 400 'pprof' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.pprof"
-bad_request 400 'invalid byte sequence for encoding "UTF8"' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
+bad_request 400 'collapsed profile is not valid UTF-8 at line 1' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
 bad_request 400 'unknown format "svg"' "$ingest?name=x&format=svg" --data-binary "@$pprof"
 bad_request 415 'format=trie is not supported' "$ingest?name=x&format=trie" --data-binary "@$pprof"
 bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof"

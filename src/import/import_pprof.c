@@ -621,5 +621,6 @@ calltree_import_pprof(PG_FUNCTION_ARGS)
 	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
 	import_options_from_args(fcinfo, &args, &options);
 	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
+	content_note(&info, content_digest(bytes, len), &options);
 	PG_RETURN_INT64(pprof_import(&info, bytes, len, &options));
 }
