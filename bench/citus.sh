@@ -11,13 +11,15 @@
 # in a folder of their own, always stopped), distributes calltree there
 # (calltree.distribute(), 32 shards), and measures:
 #
-#   1. ingest: the 10 million samples copied into calltree.sample through
-#      the coordinator (binary COPY, rows routed to their shards);
-#   2. stack_agg over all samples on Citus against one node (serial, and
-#      with two parallel workers);
+#   1. ingest: the 10 million samples, packed into a sample set per
+#      profile and thread, copied into calltree.sample_set through the
+#      coordinator (binary COPY, sets routed to their shards);
+#   2. stack_agg(samples) over all sample sets on Citus against one node
+#      (serial, and with two parallel workers), and stack_agg(stack_id,
+#      weight) over the same samples a row each (the view calltree.sample);
 #   3. the bytes the workers send the coordinator per query (the partial
-#      states' text) against the samples' size, and what they would be if
-#      the workers resolved stacks and sent trees;
+#      states' text) against the sample sets' size, and what they would be
+#      if the workers resolved stacks and sent trees;
 #   4. the coordinator's merge against the shard count (8, 32, 128).
 #
 # Citus must be installed in the PostgreSQL of PGHOST (citus.so in its
@@ -98,19 +100,32 @@ if [ "$(have_data)" = 0 ]; then
 	ct_psql "" -v gen_version="$GEN_VERSION" -f "$BENCH_DIR/generate.sql" >"$OUT_DIR/citus-generate.log" 2>&1 ||
 		{ tail -n 30 "$OUT_DIR/citus-generate.log" >&2; exit 1; }
 fi
-ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.sample' -c CHECKPOINT
+ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.sample_set' -c CHECKPOINT
+# The one node's samples packed again over $PROFILES profiles, a set per
+# profile and thread: the sets that Citus gets, kept on the one node too
+# so that both aggregate the same sets
+ct_psql "" <<-SQL >/dev/null
+	DROP TABLE IF EXISTS bench_sets;
+	CREATE TABLE bench_sets AS
+	SELECT 1 + (n % $PROFILES) AS profile_id, thread, calltree.samples_agg(stack_id, weight, ts, labels_id) AS samples
+	  FROM (SELECT row_number() OVER () AS n, s.* FROM calltree.sample s) AS s
+	 GROUP BY 1, 2;
+	VACUUM (ANALYZE) bench_sets;
+SQL
 
 note "bench/citus.sh: starting a Citus coordinator and two workers (port $CT_PORT)"
 start_citus
-[ "$(citus ct_query "" "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'calltree.sample'::regclass")" = 1 ] ||
-	{ note "bench/citus.sh: calltree.sample is not distributed on the coordinator"; exit 1; }
+[ "$(citus ct_query "" "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'calltree.sample_set'::regclass")" = 1 ] ||
+	{ note "bench/citus.sh: calltree.sample_set is not distributed on the coordinator"; exit 1; }
 
 # ------------------------------------------------------------ 1. ingest
 # Through the coordinator, into the tables calltree.distribute() made: the
 # interned rows into the reference tables (a copy on every node), then the
-# samples, spread over $PROFILES profiles so that they spread over the
-# shards, into calltree.sample (binary COPY: Citus routes each row to its
-# shard, whose foreign keys check it against the node's reference tables).
+# sample sets of bench_sets, spread over $PROFILES profiles so that they
+# spread over the shards, into calltree.sample_set (binary COPY: Citus
+# routes each set to its shard, whose foreign key checks its profile).
+# The writer's path (an import) vouches for the stacks inside the sets;
+# a COPY does not check them, as on one node under a superuser's COPY.
 start=$(date +%s.%N)
 for t in func frame stack; do
 	ct_psql "" -c "COPY (SELECT * FROM calltree.$t ORDER BY id) TO STDOUT (FORMAT binary)" |
@@ -119,30 +134,35 @@ done
 interned_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 citus ct_psql "" -c "INSERT INTO calltree.profile (id, name, weight_unit)
           SELECT g, 'bench-' || g, 'ns' FROM generate_series(1, $PROFILES) AS g" >/dev/null
-rows=$(ct_query "" 'SELECT count(*) FROM calltree.sample')
+rows=$(ct_query "" 'SELECT sum(calltree.sample_count(samples)) FROM bench_sets')
+sets=$(ct_query "" 'SELECT count(*) FROM bench_sets')
 start=$(date +%s.%N)
-ct_psql "" -c "COPY (SELECT 1 + (row_number() OVER ()) % $PROFILES, thread, ts, stack_id, weight, labels_id
-                FROM calltree.sample) TO STDOUT (FORMAT binary)" |
-	citus ct_psql "" -c 'COPY calltree.sample (profile_id, thread, ts, stack_id, weight, labels_id) FROM STDIN (FORMAT binary)'
+ct_psql "" -c "COPY (SELECT profile_id, thread, samples FROM bench_sets) TO STDOUT (FORMAT binary)" |
+	citus ct_psql "" -c 'COPY calltree.sample_set (profile_id, thread, samples) FROM STDIN (FORMAT binary)'
 ingest_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-citus ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.profile, calltree.sample' -c CHECKPOINT
-# (the shards of sample's partitions hold its rows; the parent's are empty)
+citus ct_psql "" -c 'VACUUM (ANALYZE) calltree.func, calltree.frame, calltree.stack, calltree.profile, calltree.sample_set' -c CHECKPOINT
+# (the shards of sample_set's partitions hold its sets; the parent's are
+# empty); the size of a table includes its TOAST
 heap_bytes=$(citus ct_query "" "SELECT sum(r.result::bigint)
-                             FROM unnest(ARRAY['calltree.sample_0', 'calltree.sample_default']) AS t,
+                             FROM unnest(ARRAY['calltree.sample_set_0', 'calltree.sample_set_default']) AS t,
                                   run_command_on_shards(t::regclass, \$q\$SELECT pg_table_size('%s')\$q\$) AS r" 2>/dev/null || echo '?')
-one_heap=$(ct_query "" "SELECT sum(pg_table_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                         WHERE i.inhparent = 'calltree.sample'::regclass")
+one_heap=$(ct_query "" "SELECT pg_table_size('bench_sets')")
 
 say "machine: $(nproc) CPUs; load average $(loadavg) at the start; one node and Citus (a coordinator, 2 workers) on it"
-say "ingest: $rows samples in $ingest_s s through the coordinator: $(awk -v r="$rows" -v s="$ingest_s" 'BEGIN { printf "%.0f", r / s }') rows/s, $(awk -v b="$one_heap" -v s="$ingest_s" 'BEGIN { printf "%.1f", b / s / 1048576 }') MB/s of table on one node (binary COPY of interned samples into calltree.sample, 32 shards, foreign keys checked); the interned rows (funcs, frames, stacks) before them in $interned_s s"
+say "ingest: $rows samples in $sets sample sets in $ingest_s s through the coordinator: $(awk -v r="$rows" -v s="$ingest_s" 'BEGIN { printf "%.0f", r / s }') samples/s, $(awk -v b="$one_heap" -v s="$ingest_s" 'BEGIN { printf "%.1f", b / s / 1048576 }') MB/s of packed sets (binary COPY into calltree.sample_set, 32 shards, foreign key of the profile checked); the interned rows (funcs, frames, stacks) before them in $interned_s s"
 
 # ------------------------------------------------------------ 2. stack_agg
-Q_ONE='SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM calltree.sample'
-Q_CITUS=$Q_ONE
+# The packed sets (bench_sets on one node, sample_set on Citus: the same
+# sets), and the same samples a row each through the view sample
+Q_ONE='SELECT calltree.total(calltree.stack_agg(samples)) FROM bench_sets'
+Q_CITUS='SELECT calltree.total(calltree.stack_agg(samples)) FROM calltree.sample_set'
+Q_ROWS='SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM calltree.sample'
+md5_one=$(ct_query "" 'SELECT md5(calltree.stack_agg(samples)::text) FROM bench_sets')
 same=$(
 	[ "$(ct_query "" "$Q_ONE")" = "$(citus ct_query "" "$Q_CITUS")" ] &&
-		[ "$(ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" = \
-			"$(citus ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
+		[ "$md5_one" = "$(citus ct_query "" 'SELECT md5(calltree.stack_agg(samples)::text) FROM calltree.sample_set')" ] &&
+		[ "$md5_one" = "$(citus ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
+		[ "$md5_one" = "$(ct_query "" 'SELECT md5(calltree.stack_agg(stack_id, weight)::text) FROM calltree.sample')" ] &&
 		echo ok || echo DIFFERENT
 )
 citus ct_psql "" -c "EXPLAIN (VERBOSE, COSTS OFF) $Q_CITUS" >"$OUT_DIR/citus-explain.txt"
@@ -151,8 +171,11 @@ SETTINGS="SET jit = off; SET work_mem = '256MB';"
 one_ms=$(best_ms "$RUNS" one "$SETTINGS SET max_parallel_workers_per_gather = 0;" "$Q_ONE")
 one_par_ms=$(best_ms "$RUNS" one "$SETTINGS SET max_parallel_workers_per_gather = 2;" "$Q_ONE")
 citus_ms=$(best_ms "$RUNS" citus "$SETTINGS" "$Q_CITUS")
-say "stack_agg over $rows samples, best of $RUNS (ms): one node $one_ms, one node with 2 parallel workers $one_par_ms, Citus (32 shards) $citus_ms"
-say "stack_agg: Citus / one node $(awk -v a="$citus_ms" -v b="$one_ms" 'BEGIN { printf "%.2f", a / b }')x (target <= 1.5x); the same tree on both: $same"
+one_rows_ms=$(best_ms "$RUNS" one "$SETTINGS SET max_parallel_workers_per_gather = 0;" "$Q_ROWS")
+citus_rows_ms=$(best_ms "$RUNS" citus "$SETTINGS" "$Q_ROWS")
+say "stack_agg(samples) over $rows samples in $sets sets, best of $RUNS (ms): one node $one_ms, one node with 2 parallel workers $one_par_ms, Citus (32 shards) $citus_ms"
+say "stack_agg(stack_id, weight) over the same samples a row each (the view sample), best of $RUNS (ms): one node $one_rows_ms, Citus (32 shards) $citus_rows_ms"
+say "stack_agg(samples): Citus / one node $(awk -v a="$citus_ms" -v b="$one_ms" 'BEGIN { printf "%.2f", a / b }')x (target <= 1.5x); the same tree on both, packed or a row each: $same"
 
 # ------------------------------------------------------------ 3 and 4: per shard count
 # What the workers send: each shard's partial state as text.  What they
@@ -166,22 +189,21 @@ citus ct_psql "" <<-'SQL' >/dev/null
 	CREATE AGGREGATE coord_combine(calltree.stack_weights) (
 	    SFUNC = calltree.stack_agg_combinefn, STYPE = calltree.stack_weights);
 SQL
-say "samples' size: $heap_bytes bytes on Citus (the shards' heap and TOAST), $one_heap on one node"
-say "per shard count: stack_agg (best of $RUNS, ms) | bytes sent per query (partial states) | share of the samples' size (one node's table) | bytes if trees were sent | merge on the coordinator (ms): read + combine, then + final"
+say "sample sets' size: $heap_bytes bytes on Citus (the shards' heap and TOAST), $one_heap on one node"
+say "per shard count: stack_agg(samples) (best of $RUNS, ms) | bytes sent per query (partial states) | share of the sets' size (one node's table) | bytes if trees were sent | merge on the coordinator (ms): read + combine, then + final"
 for n in $SHARDS; do
-	t="bench_sample_$n"
+	t="bench_sets_$n"
 	citus ct_psql "" <<-SQL >/dev/null
-		CREATE TABLE $t (profile_id bigint NOT NULL, thread text, ts bigint, stack_id bigint NOT NULL,
-		                 weight bigint NOT NULL, labels_id bigint);
+		CREATE TABLE $t (profile_id bigint NOT NULL, thread text, samples calltree.samples NOT NULL);
 		SELECT create_distributed_table('$t', 'profile_id', shard_count => $n, colocate_with => 'none');
-		INSERT INTO $t SELECT profile_id, thread, ts, stack_id, weight, labels_id FROM calltree.sample;
+		INSERT INTO $t SELECT profile_id, thread, samples FROM calltree.sample_set;
 		VACUUM (ANALYZE) $t;
 		CREATE TABLE states_$n AS
 		SELECT shardid, result AS state
-		  FROM run_command_on_shards('$t', \$q\$SELECT worker_partial_agg('calltree.stack_agg(bigint,bigint)'::regprocedure, ROW(stack_id, weight))::text FROM %s\$q\$)
+		  FROM run_command_on_shards('$t', \$q\$SELECT worker_partial_agg('calltree.stack_agg(calltree.samples)'::regprocedure, samples)::text FROM %s\$q\$)
 		 WHERE success AND result IS NOT NULL AND result <> '';
 	SQL
-	ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT calltree.total(calltree.stack_agg(stack_id, weight)) FROM $t")
+	ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT calltree.total(calltree.stack_agg(samples)) FROM $t")
 	state_bytes=$(citus ct_query "" "SELECT sum(octet_length(state)) FROM states_$n")
 	tree_bytes=$(citus ct_query "" "SELECT sum(octet_length(calltree.stack_agg_finalfn(state::calltree.stack_weights)::text)) FROM states_$n")
 	combine_ms=$(best_ms "$RUNS" citus "$SETTINGS" "SELECT coord_combine(state::calltree.stack_weights) IS NULL FROM states_$n")
@@ -191,4 +213,5 @@ for n in $SHARDS; do
 		"$tree_bytes" "$combine_ms" "$merge_ms")"
 	citus ct_psql "" -c "DROP TABLE $t, states_$n" >/dev/null
 done
+ct_psql "" -c 'DROP TABLE bench_sets' >/dev/null
 say "load average $(loadavg) at the end"

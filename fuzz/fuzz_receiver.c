@@ -15,9 +15,12 @@
  *	    7  tenants_authenticate, with the tenants of TENANTS: the Authorization
  *	       header up to the first newline, then X-Scope-OrgID ("-": not sent)
  *	    8  tenants_load: the input as a tenants file
+ *	    9  otlp_json_to_protobuf: OTLP/JSON, within a limit of 4096 bytes
  *	  Besides the sanitizers it checks that every slice handed out lies in
- *	  the input, that the JSON the receiver builds for meta is JSON, and
- *	  that what the writer writes reads back the same.
+ *	  the input, that the JSON the receiver builds for meta is JSON, that
+ *	  what the writer writes reads back the same, that a PushRequest
+ *	  decodes within its limit, and that OTLP/JSON makes protobuf that
+ *	  reads back, within its limit.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -33,6 +36,7 @@
 #include "../receiver/json_reader.h"
 #include "../receiver/metrics.h"
 #include "../receiver/multipart.h"
+#include "../receiver/otlp_json.h"
 #include "../receiver/protobuf.h"
 #include "../receiver/push_request.h"
 #include "../receiver/tenants.h"
@@ -153,10 +157,11 @@ fuzz_push(const char *data, size_t size, bool from_json)
 	PushRequest push = {0};
 	const char *error = NULL;
 
-	if ((from_json ? push_request_from_json : push_request_decode) (data, size, &push, &error))
+	if ((from_json ? push_request_from_json : push_request_decode) (data, size, 4096, &push, &error))
 		check_push(&push, data, size, from_json);
 	else
 		check(error != NULL && *error != '\0');
+	check(push.decoded <= 4096);
 	push_request_free(&push);
 }
 
@@ -340,6 +345,38 @@ fuzz_tenants_load(const char *data, size_t size)
 	unlink(path);
 }
 
+/* Whether the request's fields read to its end (each touched) */
+static bool
+reads_back(const char *data, size_t len)
+{
+	PbReader	r;
+	PbField		f;
+	int			rc;
+
+	pb_reader_init(&r, data, len);
+	while ((rc = pb_next(&r, &f)) > 0)
+		if (f.wire_type == PB_LEN)
+			touch(f.data, f.len);
+	return rc == 0;
+}
+
+static void
+fuzz_otlp_json(const char *data, size_t size)
+{
+	Buffer		out;
+	Buffer		error;
+	bool		too_large = false;
+
+	buf_init(&out);
+	buf_init(&error);
+	if (otlp_json_to_protobuf(data, size, 4096, &out, &error, &too_large))
+		check(out.len <= 4096 && error.len == 0 && reads_back(out.data ? out.data : "", out.len));
+	else
+		check(error.len > 0 && strncmp(error.data, "invalid OTLP/JSON at byte ", 26) == 0);
+	buf_free(&out);
+	buf_free(&error);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 {
@@ -348,7 +385,7 @@ LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 	if (size == 0)
 		return 0;
 	size--;
-	switch (bytes[0] % 9)
+	switch (bytes[0] % 10)
 	{
 		case 0: fuzz_push(data, size, false); break;
 		case 1: fuzz_push(data, size, true); break;
@@ -359,6 +396,7 @@ LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 		case 6: fuzz_pb_writer(data, size); break;
 		case 7: fuzz_authenticate(data, size); break;
 		case 8: fuzz_tenants_load(data, size); break;
+		case 9: fuzz_otlp_json(data, size); break;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
 
+#include "import/importer.h"
 #include "writer/writer.h"
 #include "pg_stubs.h"
 
@@ -33,4 +34,30 @@ ExpandedObjectHeader *
 DatumGetEOHP(Datum d)
 {
 	UNREACHED("DatumGetEOHP");
+}
+
+/* import_sql_call's, around every importer's SQL function (import_duplicates.c, import_guess.c) */
+bytea *
+content_digest(const char *data, size_t len)
+{
+	UNREACHED("content_digest");
+}
+
+int64
+content_note(ProfileInfo *info, bytea *digest, const ImportOptions *options)
+{
+	UNREACHED("content_note");
+}
+
+void
+profile_guess(const char *data, size_t len, FormatGuess *guess)
+{
+	UNREACHED("profile_guess");
+}
+
+void
+guess_rethrow(const FormatGuess *guess, const Importer *importer, bool given,
+			  const ImportOptions *options, MemoryContext cxt)
+{
+	UNREACHED("guess_rethrow");
 }

@@ -166,6 +166,12 @@ seeds = {
     "auth-basic": b"\x07Basic Ym9iOnMzY3JldA==\n-",
     "auth-orgid": b"\x07-\norg-1",
     "tenants-file": b"\x08# kind credential role\nbearer tok-1 team_a\nbasic bob:s3cret team_b  # c\norgid org-9 team_a\n",
+    "otlp-json": b'\x09{"resourceProfiles": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "a"}},'
+                 b' {"key": "d", "value": {"doubleValue": "NaN"}}, {"key": "l", "value": {"arrayValue": {"values": [{"intValue": "-1"}]}}}]},'
+                 b' "scopeProfiles": [{"profiles": [{"timeUnixNano": "1700000000000000000", "profileId": "0f0f", "samples":'
+                 b' [{"stackIndex": 1, "values": [3, "-4"], "timestampsUnixNano": [1]}]}]}]}],'
+                 b' "dictionary": {"stringTable": ["", "x"], "linkTable": [{}, {"traceId": "01ab", "spanId": "CD"}],'
+                 b' "mappingTable": [{"memoryStart": "4096", "attributeIndices": []}]}}',
 }
 for name, data in seeds.items():
     with open(f"{sys.argv[1]}/{name}", "wb") as f:

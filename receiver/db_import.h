@@ -17,18 +17,22 @@ typedef struct ImportItem
 {
 	const char *data;			/* the profile file, as pushed */
 	size_t		len;
-	const char *format;			/* "otlp" (import_otlp), or import_stream's: "pprof",
-								 * "collapsed"...; NULL: recognized */
+	const char *format;			/* "otlp" (import_otlp), "jfr" (import_jfr), or
+								 * import_stream's: "pprof", "collapsed"...; NULL:
+								 * recognized */
 	const char *name;			/* NULL: none */
 	const char *meta;			/* a JSON object */
 	const char *started_at;		/* Unix time in seconds, as text; NULL: the profile's
 								 * own (always NULL for otlp) */
 	const char *push_id;		/* NULL, or: a profile with this meta->>'push_id' is stored once */
+	const char *sample_rate;	/* jfr: samples per second, as text; NULL: the recording's */
+	const char *labels;			/* jfr: the Java agent's LabelsSnapshot; NULL: none */
+	size_t		labels_len;
 } ImportItem;
 
 typedef struct ImportCounts
 {
-	int			imported;
+	int			imported;		/* profiles made */
 	int			duplicates;		/* items skipped: their push_id was stored already */
 } ImportCounts;
 

@@ -182,14 +182,16 @@ parse_format(const char *arg, IngestParams *params, Reply *reply)
 		params->format = "collapsed";
 	else if (strcmp(arg, "speedscope") == 0)
 		params->format = "speedscope";
-	else if (strcmp(arg, "jfr") == 0 || strcmp(arg, "trie") == 0 || strcmp(arg, "tree") == 0)
+	else if (strcmp(arg, "jfr") == 0)
+		params->format = "jfr";
+	else if (strcmp(arg, "trie") == 0 || strcmp(arg, "tree") == 0)
 	{
-		reply_text(reply, 415, "format=%s is not yet supported by calltree; send pprof, folded, lines or speedscope", arg);
+		reply_text(reply, 415, "format=%s is not supported by calltree; send pprof, jfr, folded, lines or speedscope", arg);
 		return false;
 	}
 	else
 	{
-		reply_text(reply, 400, "unknown format \"%s\": calltree takes pprof, folded, lines or speedscope", arg);
+		reply_text(reply, 400, "unknown format \"%s\": calltree takes pprof, jfr, folded, lines or speedscope", arg);
 		return false;
 	}
 	return true;
@@ -239,8 +241,9 @@ ingest_params_parse(const Request *req, const char *tenant, IngestParams *params
 	}
 	if (rate != NULL)
 	{
+		snprintf(params->sample_rate, sizeof(params->sample_rate), "%ld", strtol(rate, NULL, 10));
 		meta_key(&params->meta, &first, "sampleRate");
-		buf_printf(&params->meta, "%ld", strtol(rate, NULL, 10));
+		buf_append_str(&params->meta, params->sample_rate);
 	}
 	string_param(req, "spyName", &params->meta, &first);
 	string_param(req, "units", &params->meta, &first);

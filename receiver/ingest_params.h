@@ -15,8 +15,10 @@ typedef struct IngestParams
 {
 	char	   *name;			/* the application name, without its labels */
 	Buffer		meta;			/* a JSON object: labels, spyName, sampleRate... */
-	const char *format;			/* import_stream's name of the format; NULL: recognized */
+	const char *format;			/* import_stream's name of the format, or "jfr"; NULL:
+								 * recognized */
 	char		started_at[32];	/* from, in Unix seconds; "" if not given */
+	char		sample_rate[16];	/* sampleRate, checked; "" if not given */
 } IngestParams;
 
 /*

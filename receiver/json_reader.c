@@ -188,6 +188,65 @@ skip_number(JsonReader *r)
 	return r->p > start;
 }
 
+static void
+take_digits(JsonReader *r)
+{
+	while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+		r->p++;
+}
+
+bool
+json_number(JsonReader *r, const char **start, size_t *len)
+{
+	const char *digits;
+
+	skip_space(r);
+	*start = r->p;
+	if (r->p < r->end && *r->p == '-')
+		r->p++;
+	digits = r->p;
+	take_digits(r);
+	if (r->p == digits || (*digits == '0' && r->p - digits > 1))
+		return false;
+	if (r->p < r->end && *r->p == '.')
+	{
+		digits = ++r->p;
+		take_digits(r);
+		if (r->p == digits)
+			return false;
+	}
+	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E'))
+	{
+		r->p++;
+		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+			r->p++;
+		digits = r->p;
+		take_digits(r);
+		if (r->p == digits)
+			return false;
+	}
+	*len = (size_t) (r->p - *start);
+	return true;
+}
+
+bool
+json_take_bool(JsonReader *r, bool *value)
+{
+	if (take_word(r, "true"))
+		*value = true;
+	else if (take_word(r, "false"))
+		*value = false;
+	else
+		return false;
+	return true;
+}
+
+size_t
+json_offset(const JsonReader *r, const char *data)
+{
+	return (size_t) (r->p - data);
+}
+
 /* The members or elements of an object or array, its opening taken */
 static bool
 skip_container(JsonReader *r, char close)

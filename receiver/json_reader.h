@@ -32,6 +32,15 @@ extern bool json_take_null(JsonReader *r);
 /* A string, unescaped into out as UTF-8 */
 extern bool json_string(JsonReader *r, Buffer *out);
 
+/* A number, as RFC 8259 writes it: its text, in place */
+extern bool json_number(JsonReader *r, const char **start, size_t *len);
+
+/* true or false */
+extern bool json_take_bool(JsonReader *r, bool *value);
+
+/* How far the reader is into the text that starts at data */
+extern size_t json_offset(const JsonReader *r, const char *data);
+
 /* Skips a value of any kind, nested up to 64 deep */
 extern bool json_skip(JsonReader *r);
 

@@ -83,8 +83,8 @@ pb_next(PbReader *r, PbField *field)
 	return -1;
 }
 
-static void
-append_varint(Buffer *buf, uint64_t value)
+void
+pb_append_varint(Buffer *buf, uint64_t value)
 {
 	uint8_t		bytes[10];
 	size_t		n = 0;
@@ -100,14 +100,30 @@ append_varint(Buffer *buf, uint64_t value)
 void
 pb_append_varint_field(Buffer *buf, uint32_t number, uint64_t value)
 {
-	append_varint(buf, (uint64_t) number << 3 | PB_VARINT);
-	append_varint(buf, value);
+	pb_append_varint(buf, (uint64_t) number << 3 | PB_VARINT);
+	pb_append_varint(buf, value);
 }
 
 void
 pb_append_bytes_field(Buffer *buf, uint32_t number, const void *data, size_t len)
 {
-	append_varint(buf, (uint64_t) number << 3 | PB_LEN);
-	append_varint(buf, len);
+	pb_append_varint(buf, (uint64_t) number << 3 | PB_LEN);
+	pb_append_varint(buf, len);
 	buf_append(buf, data, len);
+}
+
+void
+pb_append_tag(Buffer *buf, uint32_t number, PbWireType wire_type)
+{
+	pb_append_varint(buf, (uint64_t) number << 3 | wire_type);
+}
+
+void
+pb_append_fixed64(Buffer *buf, uint64_t value)
+{
+	uint8_t		bytes[8];
+
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (uint8_t) (value >> (8 * i));
+	buf_append(buf, bytes, 8);
 }

@@ -112,18 +112,30 @@ sample_meta(const PushSeries *series, const PushLabel *naming, const PushSample 
 	buf_append(meta, "}", 1);
 }
 
-/* The items of the request, their strings in strings[] (3 per item), or false after a 400 */
+/*
+ * The items of the request, their strings in strings[] (3 per item), or
+ * false after a 400, or a 413 when the items, with the series' labels
+ * copied into the meta of each sample, would take more than the limit
+ * (less what the request took decoded)
+ */
 static bool
-items_of(const PushRequest *push, const char *tenant, ImportItem **items, int *n, char ***strings,
-		 Reply *reply)
+items_of(const PushRequest *push, const char *tenant, size_t limit, ImportItem **items, int *n,
+		 char ***strings, Reply *reply)
 {
 	int			total = 0;
 	int			k = 0;
+	size_t		taken = push->decoded;
 
 	for (int i = 0; i < push->nseries; i++)
 		total += push->series[i].nsamples;
+	taken += ((size_t) total + 1) * (sizeof(ImportItem) + 3 * sizeof(char *));
 	*items = calloc((size_t) total + 1, sizeof(ImportItem));
 	*strings = calloc((size_t) total * 3 + 1, sizeof(char *));
+	if (*items == NULL || *strings == NULL)
+	{
+		reply_text(reply, 503, "out of memory");
+		return false;
+	}
 	for (int i = 0; i < push->nseries; i++)
 	{
 		const PushSeries *series = &push->series[i];
@@ -149,11 +161,19 @@ items_of(const PushRequest *push, const char *tenant, ImportItem **items, int *n
 			(*strings)[3 * k] = meta.data;
 			(*strings)[3 * k + 1] = strndup(naming->value.data, naming->value.len);
 			(*strings)[3 * k + 2] = sample->id.len ? strndup(sample->id.data, sample->id.len) : NULL;
+			*n = k + 1;
+			taken += meta.cap + naming->value.len + sample->id.len + 2;
+			if (meta.failed || taken > limit)
+			{
+				reply_text(reply, meta.failed ? 503 : 413,
+						   "the push's samples with their series' labels take more than the limit of %zu bytes",
+						   limit);
+				return false;
+			}
 			(*items)[k] = (ImportItem) {
 				.data = sample->raw_profile.data, .len = sample->raw_profile.len, .format = "pprof",
 				.name = (*strings)[3 * k + 1], .meta = meta.data, .push_id = (*strings)[3 * k + 2],
 			};
-			*n = k + 1;
 		}
 	}
 	return true;
@@ -194,9 +214,13 @@ decode_body(Request *req, Buffer *inflated, PushRequest *push, Reply *reply)
 		body = inflated;
 	}
 	if (!(strncasecmp(type, "application/json", 16) == 0 ? push_request_from_json : push_request_decode)
-		(body->data ? body->data : "", body->len, push, &error))
+		(body->data ? body->data : "", body->len, req->receiver->options.max_body, push, &error))
 	{
-		reply_text(reply, 400, "%s", error);
+		if (push->too_large)
+			reply_text(reply, 413, "the PushRequest decodes to more than the limit of %zu bytes "
+					   "(its series, labels and samples)", req->receiver->options.max_body);
+		else
+			reply_text(reply, 400, "%s", error);
 		return false;
 	}
 	return true;
@@ -214,7 +238,7 @@ push_handle(Request *req, const char *role, Reply *reply)
 
 	buf_init(&inflated);
 	if (decode_body(req, &inflated, &push, reply) &&
-		items_of(&push, role, &items, &n, &strings, reply) &&
+		items_of(&push, role, req->receiver->options.max_body, &items, &n, &strings, reply) &&
 		db_import(req->receiver->db, role, items, n, reply, &counts))
 	{
 		/* an empty PushResponse */

@@ -4,7 +4,8 @@
  *	  client sends it with application/json (push_request.h).  Fields have
  *	  their JSON names or their proto names (rawProfile, raw_profile), null
  *	  is a field's default, bytes are base64 (standard or URL-safe), and
- *	  unknown fields are skipped.
+ *	  unknown fields are skipped.  The arrays and the decoded strings are
+ *	  charged to the request's limit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,15 +71,23 @@ each_element(JsonReader *r, ElementFn element, void *arg)
 	}
 }
 
-/* Keeps a decoded string with the request; its slice */
+/*
+ * Keeps a decoded string with the request, charged to its limit (its
+ * buffer shrunk to fit: a buffer starts at 256 bytes); its slice
+ */
 static bool
 own(PushRequest *req, Buffer *buf, PushSlice *slice)
 {
-	char	  **owned = realloc(req->owned, sizeof(char *) * (size_t) (req->nowned + 1));
+	char	   *fit = buf->data ? realloc(buf->data, buf->len + 1) : NULL;
 
-	if (owned == NULL)
+	if (fit != NULL)
+	{
+		buf->data = fit;
+		buf->cap = buf->len + 1;
+	}
+	if (!push_request_charge(req, buf->cap) ||
+		!push_request_grow(req, (void **) &req->owned, req->nowned, sizeof(char *)))
 		return false;
-	req->owned = owned;
 	req->owned[req->nowned++] = buf->data;
 	*slice = (PushSlice) {buf->data ? buf->data : "", buf->len};
 	buf_init(buf);
@@ -116,12 +125,13 @@ bytes_field(JsonReader *r, PushRequest *req, PushSlice *slice)
 	buf_init(&bytes);
 	bytes.cap = text.len / 4 * 3 + 3;
 	bytes.data = malloc(bytes.cap);
-	if (bytes.data == NULL || !base64_decode(text.data, text.len, bytes.data, &bytes.len))
+	if (bytes.data == NULL || !base64_decode(text.data, text.len, bytes.data, &bytes.len) ||
+		!own(req, &bytes, slice))
 	{
 		buf_free(&bytes);
 		return false;
 	}
-	return own(req, &bytes, slice);
+	return true;
 }
 
 static bool
@@ -155,11 +165,9 @@ label_element(JsonReader *r, void *arg)
 {
 	JsonPush   *jp = arg;
 	PushSeries *s = jp->series;
-	PushLabel  *labels = realloc(s->labels, sizeof(PushLabel) * (size_t) (s->nlabels + 1));
 
-	if (labels == NULL)
+	if (!push_request_grow(jp->req, (void **) &s->labels, s->nlabels, sizeof(PushLabel)))
 		return false;
-	s->labels = labels;
 	memset(&s->labels[s->nlabels++], 0, sizeof(PushLabel));
 	return each_member(r, label_member, jp);
 }
@@ -169,11 +177,9 @@ sample_element(JsonReader *r, void *arg)
 {
 	JsonPush   *jp = arg;
 	PushSeries *s = jp->series;
-	PushSample *samples = realloc(s->samples, sizeof(PushSample) * (size_t) (s->nsamples + 1));
 
-	if (samples == NULL)
+	if (!push_request_grow(jp->req, (void **) &s->samples, s->nsamples, sizeof(PushSample)))
 		return false;
-	s->samples = samples;
 	memset(&s->samples[s->nsamples++], 0, sizeof(PushSample));
 	return each_member(r, sample_member, jp);
 }
@@ -193,11 +199,9 @@ series_element(JsonReader *r, void *arg)
 {
 	JsonPush   *jp = arg;
 	PushRequest *req = jp->req;
-	PushSeries *series = realloc(req->series, sizeof(PushSeries) * (size_t) (req->nseries + 1));
 
-	if (series == NULL)
+	if (!push_request_grow(req, (void **) &req->series, req->nseries, sizeof(PushSeries)))
 		return false;
-	req->series = series;
 	jp->series = &req->series[req->nseries++];
 	memset(jp->series, 0, sizeof(PushSeries));
 	return each_member(r, series_member, jp);
@@ -212,12 +216,13 @@ request_member(JsonReader *r, const char *key, void *arg)
 }
 
 bool
-push_request_from_json(const char *data, size_t len, PushRequest *req, const char **error)
+push_request_from_json(const char *data, size_t len, size_t limit, PushRequest *req, const char **error)
 {
 	JsonReader	r;
 	JsonPush	jp = {req, NULL};
 
 	memset(req, 0, sizeof(PushRequest));
+	req->limit = limit;
 	*error = "the body is not a PushRequest in JSON: malformed JSON, a field of the wrong type or bytes not in base64";
 	json_reader_init(&r, data, len);
 	return each_member(&r, request_member, &jp) && json_at_end(&r);

@@ -2,7 +2,9 @@
  * push_request.c
  *	  Pyroscope's PushRequest from protobuf (push_request.h).  Unknown
  *	  fields are skipped, as protobuf wants; a known field of the wrong
- *	  wire type is malformed.
+ *	  wire type is malformed.  Every array grows by doubling, its bytes
+ *	  charged to the request's limit, so that no body decodes to more
+ *	  than the limit, however many empty series or labels it holds.
  */
 #include "push_request.h"
 
@@ -11,11 +13,47 @@
 
 #include "protobuf.h"
 
-/* Room for one more element of an array of size bytes each */
-static void *
-grow(void *array, int count, size_t size)
+bool
+push_request_charge(PushRequest *req, size_t bytes)
 {
-	return realloc(array, size * (size_t) (count + 1));
+	if (bytes > req->limit - req->decoded)
+	{
+		req->too_large = true;
+		return false;
+	}
+	req->decoded += bytes;
+	return true;
+}
+
+/* The capacity of an array of count elements: 0, 1, 2, 4, 8... */
+static size_t
+capacity_of(int count)
+{
+	size_t		cap = 1;
+
+	if (count == 0)
+		return 0;
+	while (cap < (size_t) count)
+		cap *= 2;
+	return cap;
+}
+
+bool
+push_request_grow(PushRequest *req, void **array, int count, size_t size)
+{
+	size_t		cap = capacity_of(count);
+	size_t		new_cap = cap ? cap * 2 : 1;
+	void	   *grown;
+
+	if ((size_t) count < cap)
+		return true;
+	if (!push_request_charge(req, (new_cap - cap) * size))
+		return false;
+	grown = realloc(*array, new_cap * size);
+	if (grown == NULL)
+		return false;
+	*array = grown;
+	return true;
 }
 
 static bool
@@ -61,7 +99,7 @@ decode_sample(const PbField *message, PushSample *sample)
 }
 
 static bool
-decode_series(const PbField *message, PushSeries *series)
+decode_series(PushRequest *req, const PbField *message, PushSeries *series)
 {
 	PbReader	r;
 	PbField		f;
@@ -74,15 +112,15 @@ decode_series(const PbField *message, PushSeries *series)
 			return false;
 		if (f.number == 1)
 		{
-			series->labels = grow(series->labels, series->nlabels, sizeof(PushLabel));
-			if (series->labels == NULL || !decode_label(&f, &series->labels[series->nlabels]))
+			if (!push_request_grow(req, (void **) &series->labels, series->nlabels, sizeof(PushLabel)) ||
+				!decode_label(&f, &series->labels[series->nlabels]))
 				return false;
 			series->nlabels++;
 		}
 		else if (f.number == 2)
 		{
-			series->samples = grow(series->samples, series->nsamples, sizeof(PushSample));
-			if (series->samples == NULL || !decode_sample(&f, &series->samples[series->nsamples]))
+			if (!push_request_grow(req, (void **) &series->samples, series->nsamples, sizeof(PushSample)) ||
+				!decode_sample(&f, &series->samples[series->nsamples]))
 				return false;
 			series->nsamples++;
 		}
@@ -91,13 +129,14 @@ decode_series(const PbField *message, PushSeries *series)
 }
 
 bool
-push_request_decode(const char *data, size_t len, PushRequest *req, const char **error)
+push_request_decode(const char *data, size_t len, size_t limit, PushRequest *req, const char **error)
 {
 	PbReader	r;
 	PbField		f;
 	int			rc;
 
 	memset(req, 0, sizeof(PushRequest));
+	req->limit = limit;
 	*error = "the body is not a PushRequest: its protobuf is malformed";
 	pb_reader_init(&r, data, len);
 	while ((rc = pb_next(&r, &f)) > 0)
@@ -106,15 +145,14 @@ push_request_decode(const char *data, size_t len, PushRequest *req, const char *
 			continue;
 		if (f.wire_type != PB_LEN)
 			return false;
-		req->series = grow(req->series, req->nseries, sizeof(PushSeries));
-		if (req->series == NULL)
+		if (!push_request_grow(req, (void **) &req->series, req->nseries, sizeof(PushSeries)))
 		{
-			*error = "out of memory";
+			*error = req->too_large ? "the PushRequest decodes past the limit" : "out of memory";
 			return false;
 		}
 		memset(&req->series[req->nseries], 0, sizeof(PushSeries));
 		req->nseries++;
-		if (!decode_series(&f, &req->series[req->nseries - 1]))
+		if (!decode_series(req, &f, &req->series[req->nseries - 1]))
 			return false;
 	}
 	return rc == 0;

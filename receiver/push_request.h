@@ -46,17 +46,36 @@ typedef struct PushRequest
 	int			nseries;
 	char	  **owned;			/* strings decoded from JSON, freed with the request */
 	int			nowned;
+	size_t		decoded;		/* bytes allocated for the above */
+	size_t		limit;			/* ... at most */
+	bool		too_large;		/* the decoding stopped at the limit */
 } PushRequest;
 
-/* false with *error (a constant) if the bytes are not a PushRequest */
-extern bool push_request_decode(const char *data, size_t len, PushRequest *req, const char **error);
+/*
+ * Decodes a PushRequest whose arrays (and strings, from JSON) take at most
+ * limit bytes: an empty series takes 2 bytes of protobuf but 32 decoded.
+ * False with *error (a constant) if the bytes are not a PushRequest or
+ * too_large past the limit.
+ */
+extern bool push_request_decode(const char *data, size_t len, size_t limit, PushRequest *req,
+								const char **error);
 
 /*
  * The same from protobuf's JSON mapping (push_json.c):
  * {"series": [{"labels": [{"name": "...", "value": "..."}],
  *              "samples": [{"rawProfile": "BASE64", "ID": "..."}]}]}
  */
-extern bool push_request_from_json(const char *data, size_t len, PushRequest *req, const char **error);
+extern bool push_request_from_json(const char *data, size_t len, size_t limit, PushRequest *req,
+								   const char **error);
 extern void push_request_free(PushRequest *req);
+
+/* For both decoders: bytes charged to the request's limit; false past it */
+extern bool push_request_charge(PushRequest *req, size_t bytes);
+
+/*
+ * Room in *array, of count elements of size bytes, for one more: the
+ * array's capacity doubles, charged to the request's limit
+ */
+extern bool push_request_grow(PushRequest *req, void **array, int count, size_t size);
 
 #endif

@@ -14,6 +14,8 @@
  *	    push_request.c	its PushRequest, from protobuf
  *	    push_json.c		its PushRequest, from JSON
  *	    otlp.c			OpenTelemetry's POST /v1development/profiles
+ *	    otlp_json.c		its OTLP/JSON requests, made protobuf
+ *	    otlp_messages.c	the OTLP messages, field by field, for otlp_json.c
  *	    protobuf.c		a reader of protobuf wire format, a writer of a few fields
  *	    json_reader.c	a reader of JSON text
  *	    gunzip.c		gzipped request bodies (Content-Encoding)

@@ -90,7 +90,7 @@ SELECT * FROM ff_subtree(:simple, 'a');
 -- location strings split into func name, file and line; 'ion' and
 -- 'baseline' are the frame's implementation
 SELECT * FROM ff_frames(:simple)
- WHERE name IN ('a', 'b', 'c', 'd', 'js::RunScript', 'bound') OR name LIKE '(root%';
+ WHERE name IN ('a', 'b', 'c', 'd', 'js::RunScript', 'bound') OR name LIKE '(root%' OR name LIKE '(anonymous)%';
 
 ------------------------------------------------------------------------
 -- Firefox 61: mutual recursion alpha -> beta -> alpha

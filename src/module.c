@@ -21,6 +21,7 @@ PG_MODULE_MAGIC;
 int			calltree_stack_read = STACK_READ_AUTO;
 int			calltree_import_work_mem = 128 * 1024;
 int			calltree_max_path_output = 100000000;
+bool		calltree_duplicate_notice = true;
 
 void		_PG_init(void);
 
@@ -54,5 +55,10 @@ _PG_init(void)
 							"Larger work is refused with an error.",
 							&calltree_max_path_output, 100000000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("calltree.duplicate_notice",
+							 "Whether importing a file imported before raises a NOTICE naming the earlier profile.",
+							 "on_duplicate => 'skip' and 'error' act on such a file whatever this says.",
+							 &calltree_duplicate_notice, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }

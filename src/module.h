@@ -26,4 +26,7 @@ extern int	calltree_import_work_mem;
 /* calltree.max_path_output: the most func path elements one call may write or walk */
 extern int	calltree_max_path_output;
 
+/* calltree.duplicate_notice: a NOTICE for a file imported before (import_duplicates.c) */
+extern bool calltree_duplicate_notice;
+
 #endif							/* CALLTREE_MODULE_H */

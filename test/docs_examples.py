@@ -33,8 +33,9 @@ TIMEOUT = 600  # seconds, for one psql session or one sh block
 class Block:
     """A fenced block of the page."""
 
-    def __init__(self, lang, line, body, end_line, skip):
+    def __init__(self, lang, line, body, end_line, skip, stderr=False):
         self.lang = lang        # "sql", "sh", "" (bare) or another tag
+        self.stderr = stderr    # sh: its stderr and NOTICEs shown with its stdout
         self.line = line        # the line number of its opening fence
         self.body = body        # its text, without the fences
         self.end_line = end_line  # the line number of its closing fence
@@ -75,7 +76,8 @@ def parse(lines):
             text = lines[j]
             body.append(text[len(indent):] if text.startswith(indent) else text.lstrip())
             j += 1
-        blocks.append(Block(lang, i + 1, "\n".join(body) + "\n", j + 1, skip))
+        blocks.append(Block(lang, i + 1, "\n".join(body) + "\n", j + 1, skip,
+                            stderr=lang == "sh" and words[1:] == ["stderr"]))
         i = j + 1
     return blocks
 
@@ -216,14 +218,20 @@ class Page:
         with open(path, "w") as f:
             f.write(block.body)
         self.ran["sh"] += 1
+        env = self.env
+        if block.stderr:
+            # what the user sees: NOTICEs at the default client_min_messages
+            env = {k: v for k, v in self.env.items() if k != "PGOPTIONS"}
         try:
-            proc = subprocess.run(["bash", "-e", path], cwd=self.args.dir, env=self.env,
-                                  text=True, capture_output=True, timeout=TIMEOUT)
+            proc = subprocess.run(["bash", "-e", path], cwd=self.args.dir, env=env, text=True,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT if block.stderr else subprocess.PIPE,
+                                  timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
             self.fail(block, f"did not finish within {TIMEOUT} s")
             return False
         if proc.returncode != 0:
-            self.fail(block, f"exit status {proc.returncode}", proc.stderr)
+            self.fail(block, f"exit status {proc.returncode}", proc.stdout if block.stderr else proc.stderr)
             return False
         self.check(block, proc.stdout)
         return True

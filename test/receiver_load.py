@@ -1,14 +1,25 @@
-"""Pushes PushRequests to calltree-receiver from many threads for a while,
-each of one sample with an ID of its own, retrying a push that was refused
-(429, 503) or whose connection failed until it is answered 200, as an agent
-does.  Prints one line per ID answered 200; exits 1 on any other status.
+"""Pushes to calltree-receiver from many threads for a while, as agents do,
+retrying a push that was refused (429, 503) or whose connection failed
+until it is answered 200.  Exits 1 on any other status.
 
-    receiver_load.py URL PPROF_FILE CLIENTS SECONDS
+    receiver_load.py URL PPROF_FILE PUSH_CLIENTS INGEST_CLIENTS SECONDS
 
-The receiver may go away and come back on the same port meanwhile: a push
-is retried for up to 60 s.
+PUSH_CLIENTS send PushRequests of one sample with an ID of its own
+(POST /push.v1.PusherService/Push): the receiver stores each ID once,
+however often it is retried.  INGEST_CLIENTS send the file to POST /ingest
+under a name of its own: a push carries no ID there, so an attempt that
+failed after it reached the database (its connection lost, a 503) may have
+stored it too.  Prints one line per push answered 200:
+
+    push ID
+    ingest NAME ATTEMPTS-THAT-MAY-HAVE-STORED-IT
+
+and, on standard error, how many answers of each status came.  The
+receiver and the database may go away and come back meanwhile: a push is
+retried for up to 60 s.
 """
 
+import collections
 import http.client
 import sys
 import threading
@@ -24,20 +35,19 @@ def push_request(raw, sample_id):
 
 
 class Client(threading.Thread):
-    def __init__(self, host, port, raw, index, deadline, failures):
+    def __init__(self, kind, host, port, raw, index, deadline, failures, statuses):
         super().__init__()
-        self.host, self.port, self.raw, self.index = host, port, raw, index
-        self.deadline, self.failures = deadline, failures
+        self.kind, self.host, self.port, self.raw, self.index = kind, host, port, raw, index
+        self.deadline, self.failures, self.statuses = deadline, failures, statuses
         self.acked = []
         self.conn = None
 
-    def post(self, body):
+    def post(self, path, body, content_type):
         """The status of one attempt, None when the connection failed."""
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
-            self.conn.request("POST", "/push.v1.PusherService/Push", body,
-                              {"Content-Type": "application/proto"})
+            self.conn.request("POST", path, body, {"Content-Type": content_type})
             reply = self.conn.getresponse()
             reply.read()
             if reply.getheader("Connection", "").lower() == "close":
@@ -50,40 +60,57 @@ class Client(threading.Thread):
             self.conn = None
             return None
 
+    def attempt(self, seq):
+        """(what to print once answered 200, the request's path, body and type)"""
+        if self.kind == "push":
+            sample_id = f"load-{self.index}-{seq}"
+            return (f"push {sample_id}", "/push.v1.PusherService/Push", push_request(self.raw, sample_id),
+                    "application/proto")
+        name = f"load-ingest-{self.index}-{seq}"
+        return (f"ingest {name}", f"/ingest?name={name}&format=pprof&spyName=load", self.raw,
+                "application/octet-stream")
+
     def run(self):
         seq = 0
         while time.monotonic() < self.deadline:
-            sample_id = f"load-{self.index}-{seq}"
-            body = push_request(self.raw, sample_id)
+            line, path, body, content_type = self.attempt(seq)
             give_up = time.monotonic() + 60
+            may_have_stored = 0
             while True:
-                status = self.post(body)
+                status = self.post(path, body, content_type)
+                self.statuses[status] += 1
                 if status == 200:
-                    self.acked.append(sample_id)
+                    self.acked.append(line if self.kind == "push" else f"{line} {may_have_stored}")
                     break
                 if status not in (None, 429, 503) or time.monotonic() > give_up:
-                    self.failures.append(f"{sample_id}: {status}")
+                    self.failures.append(f"{line}: {status}")
                     return
+                may_have_stored += status != 429
                 time.sleep(0.1)
             seq += 1
 
 
-def main(url, path, clients, seconds):
+def main(url, path, push_clients, ingest_clients, seconds):
     host, port = url.split("//")[1].split(":")
     raw = open(path, "rb").read()
     failures = []
+    statuses = collections.Counter()
     deadline = time.monotonic() + seconds
-    threads = [Client(host, int(port), raw, i, deadline, failures) for i in range(clients)]
+    kinds = ["push"] * push_clients + ["ingest"] * ingest_clients
+    threads = [Client(kind, host, int(port), raw, i, deadline, failures, statuses)
+               for i, kind in enumerate(kinds)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     for t in threads:
-        for sample_id in t.acked:
-            print(sample_id)
+        for line in t.acked:
+            print(line)
+    print("answers: " + ", ".join(f"{s or 'no answer'} {n}" for s, n in sorted(statuses.items(), key=str)),
+          file=sys.stderr)
     if failures:
         sys.exit("receiver_load.py: " + ", ".join(failures[:5]))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))

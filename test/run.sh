@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runner behind `make run`, `make test` and `make bench`.
 #
-#   test/run.sh run      build, install, load examples/perf-vertx.collapsed with bin/calltree-load, print its call tree
+#   test/run.sh run      build, install, load the README quick start's profiles (examples/web-*.pprof)
+#                        as it does, with bin/calltree-load, print the hot part of profile 1's call tree
 #   test/run.sh test     build with -Werror, install, pg_regress + isolation, test/t_*.sh
 #   test/run.sh bench    build, install, bench/run.sh
 #   test/run.sh shell [CMD...]   build, install, run CMD (default: bash) against the cluster
@@ -59,21 +60,26 @@ setup() {
 
 # ---------------------------------------------------------------- run
 do_run() {
-	local db=calltree example="$CT_REPO/examples/perf-vertx.collapsed" id
+	local db=calltree file host id
 	"$PG_BIN/createdb" "$db"
 	export PGDATABASE=$db
 	ct_psql "$db" -c 'CREATE EXTENSION calltree'
-	# The file travels from the client, streamed through psql (no server-side file access needed).
-	id=$("$CT_REPO/bin/calltree-load" --name perf-vertx "$example")
-	ct_say "loaded: examples/perf-vertx.collapsed as profile $id" \
-		"($(ct_query "$db" "SELECT count(*) || ' samples, weight ' || sum(weight) FROM calltree.sample WHERE profile_id = $id"))"
-	ct_say "call tree, top 40 nodes:"
-	ct_psql "$db" -P pager=off -v id="$id" <<-'SQL'
-		SELECT node, running, running_pct AS "running %", self, self_pct AS "self %", label
-		  FROM calltree.report((SELECT calltree.stack_agg(stack_id, weight)
-		                          FROM calltree.sample WHERE profile_id = :id))
-		 LIMIT 40;
+	# The quick start's loads (README.md), in its order, so that its ids
+	# are these: each file travels from the client, streamed through psql
+	# (no server-side file access needed).
+	for file in web-1 web-2 web-1-later; do
+		host=${file%-later}
+		id=$(cd "$CT_REPO" && bin/calltree-load "examples/$file.pprof" --meta "host=$host")
+		ct_say "loaded: examples/$file.pprof (host $host) as profile $id" \
+			"($(ct_query "$db" "SELECT count(*) || ' samples, ' || (sum(weight) / 1000000)::bigint || ' ms of CPU' FROM calltree.sample WHERE profile_id = $id"))"
+	done
+	ct_say "call tree of profile 1, the nodes on 25% or more of its CPU time (README.md, Quick start):"
+	ct_psql "$db" -P pager=off <<-'SQL'
+		SELECT label, running_pct, self_pct
+		  FROM calltree.report((SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = 1))
+		 WHERE running_pct >= 25;
 	SQL
+	ct_say "more: README.md's quick start; test/run.sh shell opens a shell on such a cluster"
 }
 
 # ---------------------------------------------------------------- test

@@ -28,8 +28,9 @@
 # (expect/: -a, errors go on), and the variables :shared (the real
 # profiles, ../shared) and :repo.
 # Then the operations: where the samples are, an import that fails half
-# way, concurrent imports, a third worker and a rebalance (same/ again),
-# and a stopped worker.
+# way, concurrent imports, collect_garbage() against a transaction writing
+# samples, a third worker and a rebalance (same/ again), and a stopped
+# worker.
 #
 #   test/run.sh shell test/t_citus.sh [NAME ...]
 # With names, only those same/ and expect/ files run, and no operations.
@@ -207,8 +208,8 @@ expect_outputs() {
 }
 
 # ---------------------------------------------------------------- operations
-# Where the rows are: every sample in a shard on a worker, as many as one
-# node holds; nothing in the heaps of the coordinator's own tables, which
+# Where the rows are: every sample set in a shard on a worker, with as many
+# samples as one node holds; nothing in the heaps of the coordinator's own tables, which
 # Citus keeps as empty shells (a direct write would land there)
 check_placement() {
 	local n
@@ -217,14 +218,14 @@ check_placement() {
 	                    || count(*) FILTER (WHERE n.nodename NOT LIKE '%/worker%')
 	               FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	               JOIN pg_dist_node n ON n.groupid = p.groupid
-	              WHERE s.logicalrelid = 'calltree.sample'::regclass")
-	[ "$n" = "2 0" ] || fail "placement: the samples' shards are not all on the two workers (workers, shards elsewhere: $n)"
-	[ "$(on coordinator ct_query "$db" "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample', 'SELECT count(*) FROM %s')")" = \
+	              WHERE s.logicalrelid = 'calltree.sample_set'::regclass")
+	[ "$n" = "2 0" ] || fail "placement: the sample sets' shards are not all on the two workers (workers, shards elsewhere: $n)"
+	[ "$(on coordinator ct_query "$db" "SELECT sum(result::bigint) FROM run_command_on_shards('calltree.sample_set', 'SELECT coalesce(sum(calltree.sample_count(samples)), 0) FROM %s')")" = \
 		"$(ct_query "$single" "SELECT count(*) FROM calltree.sample")" ] ||
-		fail "placement: the shards of sample do not hold one node's samples"
+		fail "placement: the shards of sample_set do not hold one node's samples"
 	n=$(on coordinator ct_query "$db" "SELECT string_agg(c.relname, ' ') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	              WHERE n.nspname = 'calltree' AND c.relkind = 'r' AND pg_relation_size(c.oid) > 0
-	                AND c.relname IN ('profile', 'sample_0', 'sample_default', 'event', 'func', 'frame', 'stack', 'labels', 'symbol')")
+	                AND c.relname IN ('profile', 'sample_set_0', 'sample_set_default', 'sample_0', 'sample_default', 'event', 'func', 'frame', 'stack', 'labels', 'symbol')")
 	[ -z "$n" ] || fail "placement: rows were written into the coordinator's shells: $n"
 }
 
@@ -258,9 +259,9 @@ load_citus() {
 	PGDATABASE=$db on coordinator "$repo/bin/calltree-load" "$@"
 }
 
-# An import that fails after it wrote samples (more than a batch of them,
-# SAMPLE_BATCH in src/writer/writer_internal.h, in the smallest cache) leaves nothing on any node: one distributed
-# transaction.
+# An import that fails after it wrote sample sets (its samples pass a
+# quarter of calltree.import_work_mem, src/writer/writer_sets.c, at the
+# smallest setting) leaves nothing on any node: one distributed transaction.
 check_failed_import() {
 	local before after inserted
 	before=$(footprint)
@@ -275,7 +276,7 @@ check_failed_import() {
 		fail "failed import: not the expected error: $(tail -n 3 "$work/fail.out")"
 	after=$(footprint)
 	[ "$before" = "$after" ] || fail "failed import: it left rows behind: before: $before; after: $after"
-	# and it had written samples on a worker before it failed: the shards'
+	# and it had written sample sets on a worker before it failed: the shards'
 	# count of inserted rows grew (their backends report it as they end)
 	local i
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -285,7 +286,8 @@ check_failed_import() {
 	fail "failed import: no sample reached a worker before the error; the test needs a bigger file"
 }
 
-# How many rows were ever inserted into the shards of sample on the workers
+# How many rows were ever inserted into the shards of sample_set (and
+# sample_row) on the workers
 samples_inserted() {
 	local w total=0 n
 	for w in worker1 worker2; do
@@ -352,6 +354,57 @@ check_concurrent_imports() {
 		fail "collect_garbage() deleted other rows on Citus than on one node"
 }
 
+# on_target TARGET CMD...: CMD (ct_query or ct_psql, then its arguments
+# without the database) on the coordinator's database (TARGET citus) or the
+# single node's (TARGET single)
+on_target() {
+	local target=$1 cmd=$2
+	shift 2
+	if [ "$target" = citus ]; then
+		on coordinator "$cmd" "$db" "$@"
+	else
+		"$cmd" "$single" "$@"
+	fi
+}
+
+# The references inside packed values under concurrency: collect_garbage()
+# waits for a transaction that writes a sample set through the view (both
+# take the lock on the coordinator's stack table), then keeps the new stack
+# that the set names.  On both, so that ids stay those of one node.
+check_gc_waits_for_writers() {
+	local target i tree trees=()
+	for target in citus single; do
+		on_target "$target" ct_query "SELECT calltree.import_collapsed(E'gc_main;gc_old 1\n', 'ct_gc')" >/dev/null
+		on_target "$target" ct_psql >"$work/gc-writer.out" 2>&1 <<-'SQL' &
+			SELECT id AS p FROM calltree.profile WHERE name = 'ct_gc' \gset
+			BEGIN;
+			SELECT calltree.intern_stack('{gc_main,gc_new}') AS s \gset
+			INSERT INTO calltree.sample (profile_id, stack_id, weight) VALUES (:p, :s, 2);
+			SELECT pg_sleep(3) AS gc_writer_waits;
+			COMMIT;
+		SQL
+		for ((i = 0; i < 50; i++)); do
+			[ "$(on_target "$target" ct_query "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%AS gc_writer_waits%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+			sleep 0.2
+		done
+		[ "$i" -lt 50 ] || fail "gc and a writer ($target): the writer did not start"
+		PGOPTIONS="$PGOPTIONS -c lock_timeout=500ms" on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >"$work/gc.out" 2>&1 &&
+			fail "gc and a writer ($target): collect_garbage() did not wait for the writer: $(cat "$work/gc.out")"
+		grep -q 'lock timeout' "$work/gc.out" ||
+			fail "gc and a writer ($target): not a lock timeout: $(cat "$work/gc.out")"
+		wait $! || fail "gc and a writer ($target): the writer failed: $(cat "$work/gc-writer.out")"
+		on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >/dev/null
+		tree=$(on_target "$target" ct_query "SELECT calltree.to_collapsed(calltree.stack_agg(s.stack_id, s.weight))
+		                                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id WHERE p.name = 'ct_gc'")
+		[ "$(sort <<<"$tree")" = "$(printf 'gc_main;gc_new 2\ngc_main;gc_old 1')" ] ||
+			fail "gc and a writer ($target): the profile's tree is not the one written: $tree"
+		on_target "$target" ct_query "DELETE FROM calltree.profile WHERE name = 'ct_gc'" >/dev/null
+		trees+=("$(on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()")")
+	done
+	[ "${trees[0]}" = "${trees[1]}" ] ||
+		fail "gc and a writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
+}
+
 # A third worker, and the shards rebalanced onto it: same results
 check_rebalance() {
 	node_start worker3
@@ -361,8 +414,8 @@ check_rebalance() {
 	local n
 	n=$(on coordinator ct_query "$db" "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	              JOIN pg_dist_node n ON n.groupid = p.groupid
-	             WHERE s.logicalrelid = 'calltree.sample'::regclass AND n.nodename LIKE '%/worker3'")
-	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample moved to the third worker"
+	             WHERE s.logicalrelid = 'calltree.sample_set'::regclass AND n.nodename LIKE '%/worker3'")
+	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample_set moved to the third worker"
 	same_outputs || fail "rebalance: results differ from one node's after the rebalance"
 }
 
@@ -386,6 +439,8 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	phase "placement and a failed import"
 	check_concurrent_imports
 	phase "concurrent imports"
+	check_gc_waits_for_writers
+	phase "collect_garbage() and a writer"
 	check_rebalance
 	phase "a third worker and a rebalance"
 	same_outputs after || fail "after/: results differ from one node's"

@@ -19,7 +19,8 @@
 #    to the page's database and PostgreSQL's programs first on PATH; they
 #    end the current psql session (the next sql block starts a new one).
 #    A bare block right after one is its expected stdout, compared the
-#    same way.
+#    same way; after a block fenced ```sh stderr, its stdout and stderr as
+#    written, run without PGOPTIONS (NOTICEs shown, as a user sees them).
 #    Both run with PGTZ=UTC, so that timestamps print as shown, and with
 #    client_min_messages=warning (ct_script_init of test/lib.sh sets PGOPTIONS).
 # 5. psql and sh blocks run in a scratch folder in which examples and bin

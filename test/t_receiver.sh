@@ -4,16 +4,22 @@
 # POST /push.v1.PusherService/Push, each stored once with the name, meta,
 # start and call tree that importing the same file in SQL gives; bad
 # requests of every kind refused with their status and nothing written;
-# 413 over the size limit; a retried or concurrent Push of one sample ID
-# stored once; OTLP profiles (made from the pprof file by an encoder of
-# protoc's classes) pushed to POST /v1development/profiles, raw and
-# gzipped, stored as import_otlp stores them, refusals as google.rpc.Status;
-# tenants: credentials to roles under row-level security,
-# unknown credentials refused; then the receiver's sessions ended and the
-# database refusing connections (503 with Retry-After, then recovery),
-# every connection busy (429), a slow client dropped, and SIGTERM draining a push in flight;
-# a load of 8 clients through those faults and a SIGKILL of the receiver;
-# and Pyroscope's Node.js SDK pushing with a token.
+# 413 over the size limit, and for a Push that decodes past it; a retried
+# or concurrent Push of one sample ID stored once; OTLP profiles (made
+# from the pprof file by an encoder of protoc's classes) pushed to POST
+# /v1development/profiles, raw and gzipped, in protobuf and in OTLP/JSON
+# (written by Google's json_format), stored as import_otlp stores the
+# protobuf, refusals as google.rpc.Status; a real JFR recording of the
+# Pyroscope Java agent pushed with format=jfr, raw and multipart, stored as
+# import_jfr stores it; tenants: credentials to roles under row-level
+# security, unknown credentials refused; then the receiver's sessions
+# ended, the answer to a COMMIT lost (the push looked up: 200, stored
+# once), the database refusing connections (503 with Retry-After, then
+# recovery), every connection busy (429), a slow client dropped, and
+# SIGTERM draining a push in flight; a load of 12 clients through a
+# restart of PostgreSQL and a SIGKILL of the receiver; Pyroscope's
+# Node.js SDK pushing with a token; and last the JFR push with the agent's
+# labels part (import_jfr's parameter labels).
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
@@ -137,9 +143,9 @@ bad_request() {
 bad_request 400 'invalid pprof data' "$ingest?name=x&format=pprof" --data-binary 'garbage'
 bad_request 400 'gzip' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.gz"
 bad_request 400 'pprof' "$ingest?name=x&format=pprof" --data-binary "@$work/truncated.pprof"
-bad_request 400 'invalid byte sequence for encoding "UTF8"' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
+bad_request 400 'collapsed profile is not valid UTF-8 at line 1' "$ingest?name=x&format=folded" --data-binary "@$work/latin1.txt"
 bad_request 400 'unknown format "svg"' "$ingest?name=x&format=svg" --data-binary "@$pprof"
-bad_request 415 'format=jfr is not yet supported' "$ingest?name=x&format=jfr" --data-binary "@$pprof"
+bad_request 415 'format=trie is not supported' "$ingest?name=x&format=trie" --data-binary "@$pprof"
 bad_request 400 'name is required' "$ingest?format=pprof" --data-binary "@$pprof"
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{region}&format=pprof" --data-binary "@$pprof"
 bad_request 400 'is not APP{KEY=VALUE,...}' "$ingest?name=x{a=b&format=pprof" --data-binary "@$pprof"
@@ -229,6 +235,24 @@ bad_request 415 '"code":"unimplemented"' "$url/push.v1.PusherService/Push" -H 'C
 bad_request 413 '"code":"resource_exhausted"' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/big"
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [{"samples": [{"rawProfile": "%%%"}]}]}'
 bad_request 400 'not a PushRequest in JSON' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary '{"series": [}'
+# what a body decodes to is bounded by --max-body too: 99,000 empty series
+# (2 bytes each in protobuf, 3 in JSON) or one series of 100 kB of labels
+# over 2,000 samples (its labels copied into the meta of each)
+/usr/bin/python3 - "$work" "$repo/test" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from protobuf_write import field_bytes
+work = sys.argv[1]
+open(f"{work}/empty_series", "wb").write(field_bytes(1, b"") * 99000)
+open(f"{work}/empty_series.json", "w").write('{"series": [' + ",".join(["{}"] * 60000) + "]}")
+labels = b"".join(field_bytes(1, field_bytes(1, b"service_name" if i == 0 else b"k%d" % i) + field_bytes(2, b"v" * 80))
+                  for i in range(1000))
+samples = b"".join(field_bytes(2, field_bytes(1, b"x")) for _ in range(2000))
+open(f"{work}/wide_series", "wb").write(field_bytes(1, labels + samples))
+PY
+bad_request 413 'decodes to more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/empty_series"
+bad_request 413 'decodes to more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/json' --data-binary "@$work/empty_series.json"
+bad_request 413 'with their series'"'"' labels take more than the limit of 200000 bytes' "$url/push.v1.PusherService/Push" -H 'Content-Type: application/proto' --data-binary "@$work/wide_series"
 expect "nothing of the bad Pushes" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE meta->>'push_id' IN ('id-good', 'id-bad', 'id-noname')")" 0
 
 # ---------------------------------------------------------------- metrics
@@ -248,21 +272,25 @@ otlp() { # otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP protobuf
 	shift
 	post "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$file" "$@"
 }
-# same_otlp FIRST-ID: the profiles from FIRST-ID on are those import_otlp
-# makes of the same request in SQL (names, units, starts, meta, trees)
+# same_otlp FIRST-ID [REQUEST COUNT]: the COUNT (2) profiles from FIRST-ID
+# on are those import_otlp makes of the same protobuf REQUEST ($work/otlp)
+# in SQL: names, units, starts, meta, samples (stack, weight, time, labels)
 same_otlp() {
+	local request=${2:-$work/otlp} count=${3:-2}
 	# the import's own statement does not see the profile rows it makes: a second one reads them
 	expect "OTLP push from $1 vs import_otlp" "$(ct_query "" "CREATE TEMP TABLE direct AS
-	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$work/otlp'), NULL, '{\"direct\": true}'))
+	    SELECT d.id, d.n FROM unnest(calltree.import_otlp(pg_read_binary_file('$request'), NULL, '{\"direct\": true}'))
 	                     WITH ORDINALITY AS d(id, n)" -c "
 	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
-	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id))
+	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id)),
+	     rows AS (SELECT profile_id, pg_catalog.md5(string_agg(concat_ws(' ', thread, ts, stack_id, weight, labels_id), ','
+	                                                         ORDER BY thread, ts, stack_id, weight, labels_id)) AS h
+	                FROM calltree.sample WHERE profile_id IN (SELECT id FROM pushed UNION ALL SELECT id FROM direct) GROUP BY profile_id)
 	SELECT count(*) || ' ' || count(*) FILTER (WHERE
-	           d.name = r.name AND d.format = r.format AND d.weight_unit = r.weight_unit
-	           AND d.started_at = r.started_at AND d.meta - 'direct' = r.meta
-	           AND (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = r.id)
-	               OPERATOR(calltree.=) (SELECT calltree.stack_agg(stack_id, weight) FROM calltree.sample WHERE profile_id = d.id))
-	  FROM pushed r FULL JOIN direct d USING (n)")" "2 2"
+	           d.name IS NOT DISTINCT FROM r.name AND d.format = r.format AND d.weight_unit = r.weight_unit
+	           AND d.started_at IS NOT DISTINCT FROM r.started_at AND d.meta - 'direct' = r.meta
+	           AND (SELECT h FROM rows WHERE profile_id = r.id) IS NOT DISTINCT FROM (SELECT h FROM rows WHERE profile_id = d.id))
+	  FROM pushed r FULL JOIN direct d USING (n)")" "$count $count"
 	ct_query "" "DELETE FROM calltree.profile WHERE meta ? 'direct'"
 }
 first=$(($(last_id) + 1))
@@ -315,12 +343,129 @@ head -c 300000 /dev/zero | gzip -c >"$work/zeros.gz"
 bad_request 413 'inflates past the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary "@$work/zeros.gz"
 expect "an inflated body over the limit: Status" "$(status_of_body)" "8 the body inflates past the limit of 200000 bytes"
 bad_request 413 'larger than the limit of 200000 bytes' "$otlp_url" -H 'Content-Type: application/x-protobuf' --data-binary "@$work/big"
-bad_request 415 '"code":12,"message":"OTLP/JSON is not supported' "$otlp_url" -H 'Content-Type: application/json' --data-binary '{"resourceProfiles": []}'
 bad_request 415 'Content-Type "text/plain" is not supported' "$otlp_url" -H 'Content-Type: text/plain' --data-binary "@$work/otlp"
 bad_request 415 'Content-Encoding "br"' "$otlp_url" -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: br' --data-binary "@$work/otlp"
 bad_request 405 'takes POST' "$otlp_url" -G
 expect "the receiver after the OTLP refusals" "$(otlp "$work/otlp")" 200
 before=$(profiles)
+# OTLP/JSON, made protobuf by the receiver, against Google's json_format
+# (test/otlp_json.py, OTLP's hex ids its one change): the JSON of the
+# pprof request, and of otlp_cases.py's "many" (several resources, every
+# value type, links, a profile id), store what their protobuf stores
+otlp_json() { /usr/bin/python3 "$repo/test/otlp_json.py" "$@" || fail "otlp_json.py $* failed"; }
+json_otlp() { # json_otlp FILE [CURL ARGS...]: the status of POSTing FILE as OTLP/JSON
+	local file=$1
+	shift
+	post "$otlp_url" -H 'Content-Type: application/json' --data-binary "@$file" "$@"
+}
+otlp_json to-json "$work/otlp" "$work/otlp.json"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push" "$(json_otlp "$work/otlp.json")" 200
+expect "OTLP/JSON's reply" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(cat "$work/body")" "Content-Type: application/json|{}"
+same_otlp "$first"
+otlp_json case many "$work/many.pb"
+otlp_json to-json "$work/many.pb" "$work/many.json"
+gzip -c "$work/many.json" >"$work/many.json.gz"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push, gzipped" "$(json_otlp "$work/many.json.gz" -H 'Content-Encoding: gzip')" 200
+same_otlp "$first" "$work/many.pb" 3
+# written by hand: proto names, 64-bit integers as numbers and strings,
+# uppercase hex, null members, unknown members, doubles in every form
+cat >"$work/hand.json" <<'JSON'
+{"resource_profiles": [{"resource": {"attributes": [
+    {"key": "service.name", "value": {"stringValue": "hand\u00e9"}},
+    {"key": "n", "value": {"int_value": -12}}, {"key": "big", "value": {"intValue": "9223372036854775807"}},
+    {"key": "inf", "value": {"doubleValue": "-Infinity"}}, {"key": "e", "value": {"doubleValue": 1.5e3}},
+    {"key": "flag", "value": {"boolValue": true}}, {"key": "nothing", "value": null}]},
+  "scopeProfiles": [{"scope": {"name": "hand", "attributes": null}, "profiles": [{
+    "sampleType": {"typeStrindex": 1, "unitStrindex": 2}, "periodType": {"typeStrindex": 1, "unitStrindex": 2},
+    "timeUnixNano": 1700000000000000000, "durationNano": "1000000000", "period": 10,
+    "profileId": "0F0F0F0F0F0F0F0F0F0F0F0F0F0F0F0F", "future": {"x": [1, {"y": null}], "z": "\"]}"},
+    "samples": [{"stackIndex": 1, "values": [3, "4"], "linkIndex": 1},
+                {"stack_index": 2, "timestamps_unix_nano": ["1700000000000001000", 1700000000000002000]}]}]}]}],
+ "dictionary": {"stringTable": ["", "cpu", "nanoseconds", "main", "work"],
+   "mappingTable": [{}], "attributeTable": [{}],
+   "functionTable": [{}, {"nameStrindex": 3}, {"nameStrindex": 4, "startLine": "12"}],
+   "locationTable": [{}, {"lines": [{"functionIndex": 2, "line": 14}, {"functionIndex": 1}], "address": "4096"}],
+   "stackTable": [{}, {"locationIndices": [1]}, {"locationIndices": []}],
+   "linkTable": [{}, {"traceId": "0102030405060708090A0B0C0D0E0F10", "spanId": "a1a2a3a4a5a6a7a8"}]}}
+JSON
+otlp_json to-pb "$work/hand.json" "$work/hand.pb"
+first=$(($(last_id) + 1))
+expect "OTLP/JSON push, by hand" "$(json_otlp "$work/hand.json")" 200
+same_otlp "$first" "$work/hand.pb" 1
+expect "OTLP/JSON by hand: meta" "$(ct_query "" "SELECT name || ' ' || meta::text FROM calltree.profile WHERE id >= $first")" \
+	'handé {"e": 1500, "n": -12, "big": 9223372036854775807, "inf": "-Infinity", "flag": true, "period": 10, "nothing": null, "duration_ns": 1000000000, "period_type": "cpu", "period_unit": "nanoseconds", "sample_type": "cpu", "service.name": "handé", "otel.scope.name": "hand", "otlp_profile_id": "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"}'
+before=$(profiles)
+expect "an empty OTLP/JSON request" "$(json_otlp /dev/stdin <<<'{}')" 200
+expect "an empty OTLP/JSON request stored nothing" "$(profiles)" "$before"
+# refusals: a google.rpc.Status in JSON, nothing written
+bad_json() { # bad_json STATUS MESSAGE-PART JSON
+	bad_request "$1" "$2" "$otlp_url" -H 'Content-Type: application/json' --data-binary "$3"
+	expect "a refused OTLP/JSON push's Status" "$(grep -i '^content-type' "$work/headers" | tr -d '\r')|$(cut -c1-9 "$work/body")" \
+		"Content-Type: application/json|{\"code\":$( [ "$1" = 413 ] && echo 8 || echo 3)"
+}
+bad_json 400 'invalid OTLP/JSON at byte 22 (resourceProfiles[0]): an object (ResourceProfiles) was expected' '{"resourceProfiles": [}'
+bad_json 400 'at byte 46 (dictionary.linkTable[1].traceId): an id must be hex digits, not \"xyz0\"' '{"dictionary": {"linkTable": [{}, {"traceId": "xyz0"}]}}'
+bad_json 400 '(dictionary.stackTable[0].locationIndices[1]): \"2147483648\" is not a whole number in the range of int32' \
+	'{"dictionary": {"stackTable": [{"locationIndices": [1, 2147483648]}]}}'
+bad_json 400 'is not a whole number in the range of uint64' '{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"durationNano": "-1"}]}]}]}'
+bad_json 400 'an element of an array may not be null' '{"dictionary": {"stringTable": ["", null]}}'
+bad_json 400 'followed by more than white space' '{} {}'
+bad_json 400 'bytes must be base64' '{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"originalPayload": "%%"}]}]}]}'
+deep=$(printf '{"arrayValue": {"values": [%.0s' $(seq 80))$(printf ']}}%.0s' $(seq 80))
+bad_json 400 'values nest more than 150 deep' "{\"resourceProfiles\": [{\"resource\": {\"attributes\": [{\"key\": \"deep\", \"value\": $deep}]}}]}"
+# a negative int32 takes 10 bytes of protobuf: 3 bytes of JSON make 10
+/usr/bin/python3 -c 'print("{\"dictionary\": {\"stackTable\": [{\"locationIndices\": [" + ",".join(["-1"] * 60000) + "]}]}}")' >"$work/negative.json"
+bad_json 413 'makes more than 200000 bytes of protobuf' "@$work/negative.json"
+expect "the receiver after the OTLP/JSON refusals" "$(json_otlp "$work/otlp.json")" 200
+before=$(profiles)
+
+# ---------------------------------------------------------------- JFR
+# The Pyroscope Java agent's push: format=jfr, the recording raw (gzipped)
+# or in the multipart part "jfr", its LabelsSnapshot in the part "labels"
+# (at the end of this file).  Every profile import_jfr makes of the
+# recording is stored, as the same call in SQL stores them.
+jfr=$shared/data/jfr/dump2.jfr.gz
+gzip -dc "$shared/data/jfr/dump2.labels.pb.gz" >"$work/labels.pb"
+chmod a+r "$work/labels.pb"
+# the query the agent sends
+jfr_query="name=javaapp{region=eu}&units=samples&aggregationType=sum&from=1700000000&until=1700000010&spyName=javaspy&sampleRate=20&format=jfr"
+jfr_meta='{"region": "eu", "sampleRate": 20, "spyName": "javaspy", "units": "samples", "aggregationType": "sum", "duration": 10}'
+# same_jfr FIRST-ID DIRECT-ARGS: the profiles from FIRST-ID on, 3 or more,
+# are those import_jfr(pg_read_binary_file(the recording), DIRECT-ARGS)
+# makes: names, units, meta, samples (thread, time, stack, weight, label
+# set); and started at the push's from
+same_jfr() {
+	expect "JFR push from $1 vs import_jfr" "$(ct_query "" "CREATE TEMP TABLE direct AS
+	    SELECT d.id, d.n FROM unnest(calltree.import_jfr(pg_read_binary_file('$jfr'), $2))
+	                     WITH ORDINALITY AS d(id, n)" -c "
+	WITH pushed AS (SELECT p.*, row_number() OVER (ORDER BY id) AS n FROM calltree.profile p WHERE id >= $1 AND NOT meta ? 'direct'),
+	     direct AS (SELECT p.*, d.n FROM direct d JOIN calltree.profile p USING (id)),
+	     rows AS (SELECT profile_id, pg_catalog.md5(string_agg(concat_ws(' ', thread, ts, stack_id, weight, labels_id), ','
+	                                                         ORDER BY thread, ts, stack_id, weight, labels_id)) AS h
+	                FROM calltree.sample WHERE profile_id IN (SELECT id FROM pushed UNION ALL SELECT id FROM direct) GROUP BY profile_id)
+	SELECT count(*) >= 3 AND count(*) = count(*) FILTER (WHERE
+	           d.name = 'javaapp' AND r.name = 'javaapp' AND d.format = r.format AND d.weight_unit = r.weight_unit
+	           AND r.started_at = to_timestamp(1700000000) AND d.meta - 'direct' = r.meta
+	           AND (SELECT h FROM rows WHERE profile_id = r.id) = (SELECT h FROM rows WHERE profile_id = d.id))
+	  FROM pushed r FULL JOIN direct d USING (n)")" t
+	ct_query "" "DELETE FROM calltree.profile WHERE meta ? 'direct'"
+}
+jfr_direct="name => 'javaapp', meta => '$jfr_meta'::jsonb || '{\"direct\": true}', sample_rate => 20"
+first=$(($(last_id) + 1))
+expect "JFR push" "$(post "$ingest?$jfr_query" -H 'Content-Type: application/octet-stream' --data-binary "@$jfr")" 200
+same_jfr "$first" "$jfr_direct"
+first=$(($(last_id) + 1))
+expect "JFR push, multipart" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr")" 200
+same_jfr "$first" "$jfr_direct"
+before=$(profiles)
+gzip -dc "$jfr" >"$work/dump2.jfr"
+head -c 50000 "$work/dump2.jfr" >"$work/cut.jfr"
+bad_request 400 'invalid JFR data at byte' "$ingest?$jfr_query" --data-binary "@$work/cut.jfr"
+bad_request 400 'no part named "jfr"' "$ingest?$jfr_query" -F "profile=@$jfr"
+bad_request 400 'no closing boundary' "$ingest?$jfr_query" -H 'Content-Type: multipart/form-data; boundary=XX' --data-binary "@$work/cut.multipart"
+bad_request 400 'sampleRate "0"' "$ingest?name=javaapp&format=jfr&sampleRate=0" --data-binary "@$jfr"
 
 # ---------------------------------------------------------------- tenants
 # The row-level-security recipe of docs/operations.md; the receiver logs in
@@ -406,6 +551,25 @@ ct_query "" "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity W
 sleep 0.2
 expect "a push after the sessions ended" "$(post "$fingest?name=again&format=pprof" --data-binary "@$pprof")" 200
 
+# the answer to a push's COMMIT lost (test/pg_commit_cutter.py, between
+# the receiver and the server, cuts the connection the server answers
+# COMMIT): the receiver asks the database whether the push committed, and
+# answers 200, the push stored once, not 503 and a retry storing it twice
+mkdir "$work/cutter"
+python3 "$repo/test/pg_commit_cutter.py" "$work/cutter" "$PGHOST" "$PGPORT" "$work/cut-commit" 2>>"$work/cutter.log" &
+ct_at_exit "kill $!"
+for i in $(seq 50); do
+	[ -S "$work/cutter/.s.PGSQL.$PGPORT" ] && break
+	[ "$i" -lt 50 ] || fail "pg_commit_cutter.py did not listen: $(cat "$work/cutter.log")"
+	sleep 0.1
+done
+start_receiver curl_cut --dbname "host=$work/cutter port=$PGPORT dbname=$db"
+touch "$work/cut-commit"
+expect "a push whose COMMIT's answer was lost" "$(post "$curl_cut/ingest?name=cutcommit&format=pprof" --data-binary "@$pprof")" 200
+[ ! -e "$work/cut-commit" ] || fail "pg_commit_cutter.py cut no COMMIT's answer"
+expect "a push whose COMMIT's answer was lost: stored once" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'cutcommit'")" 1
+kill -TERM "$curl_cut_pid"
+
 # the database refuses connections: 503 with Retry-After, nothing written; then it comes back
 before=$(profiles)
 ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
@@ -457,46 +621,63 @@ expect "drained: stored" "$(ct_query "" "SELECT count(*) FROM calltree.profile W
 grep -q 'SIGTERM: draining' "$work/receiver.log" || fail "the receiver did not log its draining"
 
 # ---------------------------------------------------------------- load and faults
-# 8 clients push for CALLTREE_RECEIVER_LOAD_SECONDS (default 12), each push
-# a sample with an ID of its own, retried until answered 200.  Meanwhile the
-# receiver's sessions are ended and the database refuses connections for a
-# second, and the receiver is killed (SIGKILL) and started again on the same
-# port.  Every ID answered 200 is stored exactly once, every profile is
-# whole, and the receiver's peak memory stays within its limits.
-load_seconds=${CALLTREE_RECEIVER_LOAD_SECONDS:-12}
+# 12 clients push for CALLTREE_RECEIVER_LOAD_SECONDS (default 20), each
+# push retried until answered 200: 8 send Pushes of a sample with an ID of
+# its own, 4 send the file to /ingest under a name of its own.  Meanwhile
+# PostgreSQL is restarted (pg_ctl restart: every session ends, the server
+# refuses connections while it stops and starts), and the receiver is
+# killed (SIGKILL) and started again on the same port.  Every ID answered
+# 200 is stored exactly once; every name answered 200 at least once, and
+# more often only by an attempt that failed after it reached the database;
+# nothing else of the load is stored, every profile is whole; and the
+# receiver's peak memory stays within its limits.
+load_seconds=${CALLTREE_RECEIVER_LOAD_SECONDS:-20}
 port=$(free_port)
 lurl=http://127.0.0.1:$port
 load_options=(--listen "127.0.0.1:$port" --dbname "dbname=$db" --connections 3 --max-clients 16 --max-body 200000)
 "$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
 lpid=$!
 ct_at_exit "kill $lpid"
-python3 "$repo/test/receiver_load.py" "$lurl" "$pprof" 8 "$load_seconds" >"$work/acked" 2>"$work/load.err" &
+python3 "$repo/test/receiver_load.py" "$lurl" "$pprof" 8 4 "$load_seconds" >"$work/acked" 2>"$work/load.err" &
 loader=$!
-sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
-ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
-	-c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'calltree-receiver'" >/dev/null
-sleep 1
-ct_query postgres "ALTER DATABASE $db ALLOW_CONNECTIONS true" >/dev/null
-sleep "$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')"
+quarter=$(awk -v s="$load_seconds" 'BEGIN { print s / 4 }')
+sleep "$quarter"
+ct_cluster_ctl "$PGHOST" -m fast restart >/dev/null 2>&1 || fail "the cluster did not restart" "$PGHOST/server.log"
+sleep "$quarter"
+peak_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$lpid/status")
 kill -KILL "$lpid"
 { wait "$lpid"; } 2>/dev/null || true
 "$receiver" "${load_options[@]}" >>"$work/receiver.log" 2>&1 &
 lpid=$!
 ct_at_exit "kill $lpid"
 wait "$loader" || fail "the load failed: $(cat "$work/load.err")"
-peak_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$lpid/status")
+read -r rss_kb hwm_kb < <(awk '/^VmRSS/ { rss = $2 } /^VmHWM/ { hwm = $2 } END { print rss, hwm }' "/proc/$lpid/status")
+[ "$hwm_kb" -le "$peak_kb" ] || peak_kb=$hwm_kb
 kill -TERM "$lpid"
 wait "$lpid" || fail "the load's receiver exited with status $? on SIGTERM"
-acked=$(wc -l <"$work/acked")
-[ "$acked" -ge 20 ] || fail "only $acked pushes were answered 200 in $load_seconds s"
-sort "$work/acked" >"$work/acked.sorted"
+acked=$(grep -c '^push ' "$work/acked" || true)
+ingested=$(grep -c '^ingest ' "$work/acked" || true)
+if [ "$acked" -lt 20 ] || [ "$ingested" -lt 10 ]; then
+	fail "only $acked Pushes and $ingested /ingest pushes were answered 200 in $load_seconds s"
+fi
+awk '$1 == "push" { print $2 }' "$work/acked" | sort >"$work/acked.sorted"
 ct_query "" "SELECT meta->>'push_id' FROM calltree.profile WHERE name = 'load'" | sort >"$work/stored"
 cmp -s "$work/acked.sorted" "$work/stored" ||
 	fail "the IDs stored are not those answered 200, once each: $(diff "$work/acked.sorted" "$work/stored" | head -n 5)"
+awk '$1 == "ingest" { print $2 "|" $3 }' "$work/acked" >"$work/ingest.acked"
+ct_query "" "SELECT name || '|' || count(*) FROM calltree.profile WHERE meta->>'spyName' = 'load' GROUP BY name" >"$work/ingest.stored"
+unexpected=$(awk -F '|' 'NR == FNR { stored[$1] = $2; next }
+	{ n = stored[$1] + 0; if (n < 1 || n > 1 + $2) print $1 "|" $2 "|" n; delete stored[$1] }
+	END { for (name in stored) print name "|not answered 200|" stored[name] }' "$work/ingest.stored" "$work/ingest.acked" | head -n 5)
+[ -z "$unexpected" ] || fail "/ingest pushes stored other than once (name|attempts that may have stored it|stored): $unexpected"
 expect "the load's profiles are whole" "$(ct_query "" "SELECT count(*) FROM calltree.profile p
-        WHERE name = 'load' AND (SELECT sum(weight) FROM calltree.sample s WHERE s.profile_id = p.id) IS DISTINCT FROM 1760000000")" 0
-# (2 x max-clients + connections) x max-body is 7 MB; the rest is the program, libpq and libmicrohttpd
+        WHERE (name = 'load' OR meta->>'spyName' = 'load')
+          AND (SELECT sum(weight) FROM calltree.sample s WHERE s.profile_id = p.id) IS DISTINCT FROM 1760000000")" 0
+grep -Eq '(503|no answer) [1-9]' "$work/load.err" || fail "no push of the load was refused by the faults: $(cat "$work/load.err")"
+# (3 x max-clients + connections) x max-body is 10 MB; the rest is the program, libpq and libmicrohttpd
 [ "$peak_kb" -lt 40000 ] || fail "the receiver's peak memory was $peak_kb kB"
+echo "load: $acked Pushes and $ingested /ingest pushes answered 200 in $load_seconds s; $(cat "$work/load.err");" \
+	"receiver peak $peak_kb kB (after the restart: VmRSS $rss_kb kB, VmHWM $hwm_kb kB)"
 
 # ---------------------------------------------------------------- a real agent
 # Pyroscope's Node.js SDK (test/js, npm ci by test/run.sh) profiles a
@@ -524,3 +705,18 @@ hot=$(ct_query "" "SELECT f.name FROM calltree.functions((SELECT calltree.stack_
          ORDER BY fn.self DESC LIMIT 1")
 # the SDK names a function FILE:NAME:LINE
 [[ $hot == *receiver_agent.js:burnCpu:* ]] || fail "the agent's hottest function is $hot, not burnCpu"
+
+# ---------------------------------------------------------------- JFR labels
+# The Java agent's multipart push with the part "labels" (its
+# LabelsSnapshot, which gives the label sets of the samples' context ids):
+# stored as import_jfr(labels => ...) stores the recording, the part raw
+# or gzipped (the agent's compressionLevelLabels).  Last, as it needs
+# import_jfr's parameter labels.
+first=$(($(last_id) + 1))
+expect "JFR push with labels" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr" -F "labels=@$work/labels.pb;filename=labels")" 200
+same_jfr "$first" "$jfr_direct, labels => pg_read_binary_file('$work/labels.pb')"
+first=$(($(last_id) + 1))
+expect "JFR push with gzipped labels" "$(post "$ingest?$jfr_query" -F "jfr=@$jfr;filename=jfr" \
+	-F "labels=@$shared/data/jfr/dump2.labels.pb.gz;filename=labels;type=application/x-protobuf")" 200
+same_jfr "$first" "$jfr_direct, labels => pg_read_binary_file('$work/labels.pb')"
+expect "JFR push with labels: samples with labels" "$(ct_query "" "SELECT count(*) > 0 FROM calltree.sample WHERE profile_id >= $first AND labels_id IS NOT NULL")" t

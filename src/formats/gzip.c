@@ -47,6 +47,19 @@ gzip_error(const char *format, size_t at, const char *what)
 	pg_unreachable();
 }
 
+/* The input ends inside the stream: a file cut short, said so */
+pg_attribute_noreturn()
+static void
+gzip_truncated(const char *format, size_t len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupt gzip-compressed %s data at byte %zu", format, len),
+			 errdetail("The data is truncated: it ends after %zu bytes, before the end of the gzip stream.", len),
+			 errhint("The file was cut short (an interrupted copy or download); \"gzip -t\" checks it.")));
+	pg_unreachable();
+}
+
 pg_attribute_noreturn()
 static void
 too_large(const char *format, size_t max_len)
@@ -130,7 +143,7 @@ gzip_reader_read(GzipReader *r, char *buf, size_t size)
 		}
 		/* no progress with room left to write: the input is used up */
 		if (ret == Z_BUF_ERROR && z->avail_out > 0 && used == r->len)
-			gzip_error(r->format, r->len, "unexpected end of the compressed data");
+			gzip_truncated(r->format, r->len);
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
 			gzip_error(r->format, used, z->msg ? z->msg : "invalid data");
 	}

@@ -3,7 +3,8 @@
  *	  The frame table of a thread, one calltree frame per row, in the two
  *	  formats: a Gecko frame names its func by a location string
  *	  (firefox_location.c), a processed frame points into a funcTable of
- *	  (name, fileName or source, resource, line, column).
+ *	  (name, fileName or source, resource, line, column).  Unnamed JS
+ *	  functions are named by where they start in both (js_names.h).
  */
 #include "postgres.h"
 
@@ -14,6 +15,7 @@
 
 #include "formats/json_reader.h"
 #include "import/firefox_profile.h"
+#include "import/js_names.h"
 
 /*
  * An unsymbolicated address inside a known library becomes, as in the
@@ -113,6 +115,23 @@ processed_string_column(FirefoxImport *imp, JsonbContainer *thread, JsonbContain
 	return strings;
 }
 
+/*
+ * The name of a func of the processed format.  An unnamed JS function is
+ * named by where it starts (js_names.h), as in a Gecko profile: the
+ * Firefox Profiler writes it as "(root scope) file" (from a Gecko
+ * profile), "(anonymous)" (from a Chrome one) or "".
+ */
+static const char *
+processed_func_name(const char *name, const char *file, OptionalInt line, OptionalInt col)
+{
+	static const char root_scope[] = "(root scope) ";
+
+	if (file != NULL && strncmp(name, root_scope, sizeof(root_scope) - 1) == 0 &&
+		strcmp(name + sizeof(root_scope) - 1, file) == 0)
+		name = NULL;
+	return js_function_name(name, file, line, col);
+}
+
 /* A func of a processed profile: its calltree id and its first line */
 typedef struct ProcessedFunc
 {
@@ -170,8 +189,10 @@ processed_funcs(FirefoxImport *imp, JsonbContainer *thread, JsonbContainer *shar
 			firefox_malformed(imp, t.name, row, "\"name\" must be a string index, found null");
 		funcs[row].line = firefox_cell_int4(imp, &t, &line, row);
 		funcs[row].col = firefox_cell_int4(imp, &t, &column, row);
-		funcs[row].id = profile_writer_func(imp->writer, func_name, file_name,
-											r >= 0 ? resources[r] : NULL);
+		funcs[row].id = profile_writer_func(imp->writer,
+											processed_func_name(func_name, file_name,
+																funcs[row].line, funcs[row].col),
+											file_name, r >= 0 ? resources[r] : NULL);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(imp->row_cxt);
 	}

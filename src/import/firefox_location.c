@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "import/firefox_profile.h"
+#include "import/js_names.h"
 
 /* Parses the digits in s[start, end) into *value; false if not all digits */
 static bool
@@ -171,8 +172,11 @@ split_file_line(const char *s, int len, Location *loc)
 
 /*
  * "name (file:line)", "name (file:line:col)" or "file:line": a JS func.  As
- * in the Firefox Profiler, the name ends at the last " (", and a frame
- * without a name (a script's top level) is "(root scope) file".
+ * in the Firefox Profiler, the name ends at the last " (".  A frame without
+ * a name (an anonymous function, or a script's top level: SpiderMonkey
+ * writes both so) is named by where it starts, "(anonymous) file:line:col"
+ * (js_names.h), where the Firefox Profiler says "(root scope) file" for
+ * all of them and so merges them.
  */
 static bool
 parse_js(const char *s, Location *loc)
@@ -191,7 +195,7 @@ parse_js(const char *s, Location *loc)
 	}
 	if (!split_file_line(s, len, loc))
 		return false;
-	loc->name = psprintf("(root scope) %s", loc->file);
+	loc->name = unconstify(char *, js_function_name(NULL, loc->file, loc->line, loc->col));
 	return true;
 }
 

@@ -17,7 +17,10 @@
  * Rules: "(root)" is not a frame, so its children are the root
  * funcs; "(program)", "(idle)" and "(garbage collector)" are children of
  * "(root)" and stay root-level funcs.  An empty functionName is
- * "(anonymous)".  func = (functionName, url), with an empty url as NULL;
+ * "(anonymous)", followed by its url's basename, line and column when
+ * known ("(anonymous) app.js:20:5", js_names.h), so that the unnamed
+ * functions of a script stay apart.  func = (functionName, url), with an
+ * empty url as NULL;
  * frame = (line, col), 1-based (the file's are 0-based; negative means
  * unknown, stored as NULL).  A sample that lands on the (root) node itself
  * has no other frame: it keeps a "(root)" func so its time is not lost.

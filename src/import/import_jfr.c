@@ -437,6 +437,7 @@ Datum
 calltree_import_jfr(PG_FUNCTION_ARGS)
 {
 	ProfileInfo info;
+	const ImportOptions keep = {0};	/* a file imported before: said, and kept */
 	const char *bytes;
 	size_t		len;
 	int64	   *ids;
@@ -462,6 +463,7 @@ calltree_import_jfr(PG_FUNCTION_ARGS)
 								   (size_t) calltree_import_work_mem * 1024);
 	}
 	profile_info_from_args(fcinfo, 1, 2, jfr_importer.format, &info);
+	content_note(&info, content_digest(bytes, len), &keep);
 	count = jfr_import_all(&info, bytes, len, sample_rate, labels, &ids);
 	elements = palloc(sizeof(Datum) * Max(count, 1));
 	for (int i = 0; i < count; i++)

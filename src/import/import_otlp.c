@@ -859,6 +859,7 @@ Datum
 calltree_import_otlp(PG_FUNCTION_ARGS)
 {
 	ProfileInfo info;
+	const ImportOptions keep = {0};	/* a file imported before: said, and kept */
 	const char *bytes;
 	size_t		len;
 	int64	   *ids;
@@ -869,6 +870,7 @@ calltree_import_otlp(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	bytes = otlp_bytes(PG_GETARG_BYTEA_PP(0), &len);
 	profile_info_from_args(fcinfo, 1, 2, otlp_importer.format, &info);
+	content_note(&info, content_digest(bytes, len), &keep);
 	count = otlp_import_all(&info, bytes, len, &ids);
 	elements = palloc(sizeof(Datum) * Max(count, 1));
 	for (int i = 0; i < count; i++)

@@ -20,7 +20,11 @@
  *   or when both are empty.  A func without a name (an unsymbolized
  *   location, a line without a function, or empty names) is named by its
  *   address, "0x4b43df", or "(unknown)" without one; Function.system_name
- *   stands in for an empty name.
+ *   stands in for an empty name.  A JavaScript function that Node's pprof
+ *   module wrote as "(anonymous)" (one Function for all of a script's) is
+ *   named by its file and line, "(anonymous) app.js:20" (js_names.h): its
+ *   start_line, else the line's line, where that module puts the line the
+ *   function starts at.
  * - A frame keeps the location's address (the uint64 stored as the bigint
  *   with the same bits), the line's line number and column.
  * - Labels become one jsonb object per sample, interned: a string label is
@@ -49,6 +53,7 @@
 #include "formats/gzip.h"
 #include "formats/pprof.h"
 #include "import/importer.h"
+#include "import/js_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_pprof);
 
@@ -251,6 +256,11 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 	}
 	if (name == NULL)
 		name = address_name(location->address);
+	else if (js_name_is_anonymous(name))
+		name = js_function_name(name, file,
+								function->start_line > 0 ? SOME_INT(function->start_line)
+								: frame_number(line->line, location->at, "line number"),
+								NO_INT);
 	func = profile_writer_func(import->writer, name, file, resource);
 	return profile_writer_frame(import->writer, func,
 								location->address ? SOME_INT((int64) location->address) : NO_INT,
@@ -611,5 +621,6 @@ calltree_import_pprof(PG_FUNCTION_ARGS)
 	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
 	import_options_from_args(fcinfo, &args, &options);
 	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
+	content_note(&info, content_digest(bytes, len), &options);
 	PG_RETURN_INT64(pprof_import(&info, bytes, len, &options));
 }

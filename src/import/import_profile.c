@@ -14,6 +14,10 @@
  * importer of the format they belong to; given for another format, they
  * are an error rather than ignored.  import_stream imports through
  * profile_import_bytes the files it does not read as a stream.
+ *
+ * Before anything is written, the digest of the content (gzip undone) is
+ * taken and an earlier profile of the same content looked for
+ * (import_duplicates.c).
  */
 #include "postgres.h"
 
@@ -116,44 +120,14 @@ unwrap_text(const char *data, size_t *len, bool *decompressed)
 	return data + bom;
 }
 
-/* Lines of gzipped text: checked as UTF-8 (as check_utf8 does), then converted */
-typedef struct GzipLines
-{
-	LineImport	import;
-	size_t		offset;			/* of the line in the text */
-} GzipLines;
-
-static void
-gzip_line(void *arg, const char *line, int len, int64 lineno)
-{
-	GzipLines  *lines = (GzipLines *) arg;
-	int			valid = pg_encoding_verifymbstr(PG_UTF8, line, len);
-	char	   *converted;
-
-	if (valid < len)
-		ereport(ERROR,
-				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
-				 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT,
-						lines->import.importer->name, lineno),
-				 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
-						   lines->offset + valid, (unsigned char) line[valid]),
-				 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
-	lines->offset += len + 1;
-	converted = pg_any_to_server(line, len, PG_UTF8);
-	if (converted != line)
-		len = strlen(converted);
-	line_import_feed_line(&lines->import, converted, len, lineno);
-	if (converted != line)
-		pfree(converted);
-}
-
 /*
  * The line importer of gzipped data, from its head (the first 64 kB, bom
- * bytes of them a byte-order mark), or NULL: JSON, pprof, UTF-16 and white space alone
- * are decompressed whole.
+ * bytes of them a byte-order mark), or NULL: JSON, pprof, UTF-16 and white
+ * space alone are decompressed whole.  *guess: what the head looks like.
  */
 static const Importer *
-gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *importer)
+gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *importer,
+				   FormatGuess *guess, const ImportOptions *options)
 {
 	size_t		i = bom;
 
@@ -162,8 +136,9 @@ gzip_line_importer(const char *head, size_t len, size_t bom, const Importer *imp
 	/* JSON goes the other way before it is recognized: its errors need the whole */
 	if (profile_is_wrapped(head, len) || i == len || head[i] == '{' || head[i] == '[')
 		return NULL;
+	profile_guess(head + bom, len - bom, guess);
 	if (importer == NULL)
-		importer = profile_detect(head + bom, len - bom);
+		importer = guess_importer(guess, options);
 	return importer->begin != NULL ? importer : NULL;
 }
 
@@ -210,28 +185,45 @@ import_gzip_lines(const char *data, size_t len, const Importer *importer,
 	size_t		n = gzip_reader_read(reader, piece, PROFILE_DETECT_WINDOW + 3);
 	size_t		bom = profile_utf8_bom_length(piece, n);
 	ProfileInfo line_info = *info;
-	GzipLines	lines = {0};
+	Utf8LineImport lines = {0};
 	LineReader	line_reader;
+	MemoryContext cxt = CurrentMemoryContext;
 	MemoryContext piece_cxt;
+	FormatGuess guess;
+	const Importer *line_importer = gzip_line_importer(piece, n, bom, importer, &guess, options);
 
-	importer = gzip_line_importer(piece, n, bom, importer);
-	if (importer == NULL)
+	if (line_importer == NULL)
 	{
 		gzip_reader_end(reader);
 		pfree(piece);
 		return false;
 	}
-	import_options_check(importer, options);
-	gzip_check(data, len, PROFILE_MAX_BYTES, "profile");
+	/* the stream checked whole, and its content's digest */
+	*id = content_note(&line_info, content_digest_gzip(data, len, PROFILE_MAX_BYTES, "profile"), options);
+	if (*id != 0)
+	{
+		gzip_reader_end(reader);
+		pfree(piece);
+		return true;
+	}
 
-	line_info.format = importer->format;
-	line_import_begin(&lines.import, importer, &line_info, options);
-	line_reader_init(&line_reader, gzip_line, &lines, false);
 	piece_cxt = AllocSetContextCreate(CurrentMemoryContext, "import_profile gzip piece",
 									  ALLOCSET_DEFAULT_SIZES);
-	gzip_feed_lines(reader, &line_reader, piece, bom, n - bom, piece_cxt);
+	PG_TRY();
+	{
+		import_options_check(line_importer, options);
+		line_info.format = line_importer->format;
+		line_import_begin(&lines.import, line_importer, &line_info, options);
+		line_reader_init(&line_reader, line_import_utf8_line, &lines, false);
+		gzip_feed_lines(reader, &line_reader, piece, bom, n - bom, piece_cxt);
+		*id = line_import_finish(&lines.import, line_reader.lineno);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(&guess, line_importer, importer != NULL, options, cxt);
+	}
+	PG_END_TRY();
 	gzip_reader_end(reader);
-	*id = line_import_finish(&lines.import, line_reader.lineno);
 	MemoryContextDelete(piece_cxt);
 	pfree(piece);
 	return true;
@@ -279,6 +271,9 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 	ProfileInfo format_info = *info;
 	bool		decompressed = false;
 	int64		id;
+	FormatGuess guess;
+	const Importer *given = importer;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (len == 0)
 		ereport(ERROR,
@@ -291,25 +286,39 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 		data = gzip_decompress(data, len, PROFILE_MAX_BYTES, "profile", &len);
 		decompressed = true;
 	}
+	id = content_note(&format_info, content_digest(data, len), options);
+	if (id != 0)
+		return id;				/* on_duplicate skip: the earlier profile */
 	data = unwrap_text(data, &len, &decompressed);
 	check_not_empty(data, len);
+	profile_guess(data, len, &guess);
 	if (importer == NULL)
-		importer = profile_detect(data, len);
-	import_options_check(importer, options);
-	format_info.format = importer->format;
-	if (importer->binary)
-		return importer->import(&format_info, data, len, options);
-	return import_text(importer, data, len, decompressed, &format_info, options);
+		importer = guess_importer(&guess, options);
+	PG_TRY();
+	{
+		import_options_check(importer, options);
+		format_info.format = importer->format;
+		if (importer->binary)
+			id = importer->import(&format_info, data, len, options);
+		else
+			id = import_text(importer, data, len, decompressed, &format_info, options);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(&guess, importer, given != NULL, options, cxt);
+	}
+	PG_END_TRY();
+	return id;
 }
 
 /*
  * import_profile(data bytea, name text, meta jsonb, strict boolean,
- * event text, sample_type text) → profile id
+ * event text, sample_type text, on_duplicate text) → profile id
  */
 Datum
 calltree_import_profile(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 3, .event = 4, .sample_type = 5, .source = -1};
+	const ImportArgs args = {.strict = 3, .event = 4, .sample_type = 5, .source = -1, .on_duplicate = 6};
 	bytea	   *raw;
 	ProfileInfo info;
 	ImportOptions options;

@@ -11,7 +11,10 @@
  *
  * Each profile is one thread, named by the profile's name, or by its index
  * ("0", "1", ...) if it has none.  func = (name, file), frame = (line, col)
- * as given (speedscope's are 1-based already).
+ * as given (speedscope's are 1-based already).  A frame without a name
+ * ("" or "(anonymous)", as speedscope names V8's unnamed functions) is
+ * named by its file, line and column: "(anonymous) app.js:20:5"
+ * (js_names.h).
  *
  * Units: "none" keeps the weights as they are (weight_unit 'samples');
  * "bytes" too ('bytes'); the time units become integer nanoseconds
@@ -38,6 +41,7 @@
 #include "formats/json_reader.h"
 #include "module.h"
 #include "import/importer.h"
+#include "import/js_names.h"
 
 PG_FUNCTION_INFO_V1(calltree_import_speedscope);
 
@@ -110,6 +114,8 @@ read_frames(SpeedscopeFile *file, JsonbContainer *root, const JsonPath *root_pat
 		file->frames[i].file = json_optional_string(FMT, object, "file", &path);
 		file->frames[i].line = optional_position(object, "line", &path);
 		file->frames[i].col = optional_position(object, "col", &path);
+		file->frames[i].name = js_function_name(file->frames[i].name, file->frames[i].file,
+												file->frames[i].line, file->frames[i].col);
 	}
 }
 

@@ -14,7 +14,9 @@
  * 64 kB are gathered to recognize the format as import_profile does.
  * Collapsed stacks and perf script are then parsed as they arrive, a line at
  * a time (their Importer's begin, feed_line and finish), so memory stays bounded by the longest line
- * whatever the size of the file.  Other formats, and gzip or UTF-16 data
+ * whatever the size of the file; their chunks are read once more before,
+ * for the digest of the content that the profile row keeps
+ * (import_duplicates.c).  Other formats, and gzip or UTF-16 data
  * (which the client normally unwraps itself), are gathered whole, at most
  * 1 GB like any text or bytea value, and imported like import_profile's
  * argument.
@@ -253,14 +255,14 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, const Importer *impor
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ProfileInfo line_info = *info;
-	LineImport	import;
+	Utf8LineImport import = {0};
 	LineReader	reader;
 	char	   *data;
 	int			len;
 
 	line_info.format = importer->format;
-	line_import_begin(&import, importer, &line_info, options);
-	line_reader_init(&reader, importer->feed_line, import.parser, true);
+	line_import_begin(&import.import, importer, &line_info, options);
+	line_reader_init(&reader, line_import_utf8_line, &import, false);
 
 	r->lines = &reader;
 	line_reader_feed(&reader, head->data + skip, head->len - skip);
@@ -274,7 +276,7 @@ import_lines(ChunkReader *r, StringInfo head, size_t skip, const Importer *impor
 	}
 	line_reader_finish(&reader);
 	r->lines = NULL;
-	return line_import_finish(&import, reader.lineno);
+	return line_import_finish(&import.import, reader.lineno);
 }
 
 /* Any other format: the whole file in memory, as import_profile reads it. */
@@ -332,40 +334,84 @@ stream_end(ChunkReader *chunks, ErrorContextCallback *errcallback)
 	SPI_finish();
 }
 
+/* The digest of the file the chunks hold, from a reading of its own (SPI connected) */
+static bytea *
+stream_digest(Oid relid)
+{
+	ChunkReader chunks;
+	ContentHash *hash = content_hash_begin();
+	char	   *data;
+	int			len;
+
+	chunk_reader_open(&chunks, relid);
+	while (chunk_reader_next(&chunks, &data, &len))
+		content_hash_add(hash, data, len);
+	chunk_reader_close(&chunks);
+	return content_hash_end(hash);
+}
+
 /*
  * Whether the file is read a line at a time: a line format that is not
  * wrapped (gzip, UTF-16) nor white space alone (which goes the other way,
  * to its error).  *importer: the given one, else the one recognized from
- * the head, unless wrapped; *bom: a UTF-8 byte-order mark's length.
+ * the head, unless wrapped; *guess: what the head looks like; *bom: a
+ * UTF-8 byte-order mark's length.
  */
 static bool
-stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **importer, size_t *bom)
+stream_reads_lines(ChunkReader *chunks, StringInfo head, const Importer **importer,
+				   FormatGuess *guess, size_t *bom, const ImportOptions *options)
 {
 	*bom = 0;
 	if (profile_is_wrapped(head->data, head->len))
 		return false;
 	*bom = profile_utf8_bom_length(head->data, head->len);
+	profile_guess(head->data + *bom, head->len - *bom, guess);
 	if (*importer == NULL)
-		*importer = profile_detect(head->data + *bom, head->len - *bom);
+		*importer = guess_importer(guess, options);
 	return (*importer)->begin != NULL &&
 		!(chunks->ended && all_white_space(head->data + *bom, head->len - *bom));
 }
 
+/* import_lines, its errors told what the guess of the format was (import_guess.c) */
+static int64
+import_lines_guessed(ChunkReader *chunks, StringInfo head, size_t bom, const Importer *importer,
+					 const FormatGuess *guess, bool given, const ProfileInfo *info,
+					 const ImportOptions *options)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int64		id = 0;
+
+	PG_TRY();
+	{
+		import_options_check(importer, options);
+		id = import_lines(chunks, head, bom, importer, info, options);
+	}
+	PG_CATCH();
+	{
+		guess_rethrow(guess, importer, given, options, cxt);
+	}
+	PG_END_TRY();
+	return id;
+}
+
 /*
  * import_stream(chunks regclass, name text, meta jsonb, format text,
- * strict boolean, event text, sample_type text, source text) → profile id
- * (0.1 declared it without source)
+ * strict boolean, event text, sample_type text, source text,
+ * on_duplicate text) → profile id (0.1 declared it without source, 0.2
+ * without on_duplicate)
  */
 Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
-	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7};
+	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7, .on_duplicate = 8};
 	const Importer *importer = NULL;
 	ProfileInfo info;
 	ChunkReader chunks;
 	StringInfoData head;
 	ErrorContextCallback errcallback;
 	ImportOptions options;
+	FormatGuess guess;
+	bool		given;
 	size_t		bom;
 	int64		id;
 
@@ -373,16 +419,19 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (!PG_ARGISNULL(3))
 		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	given = importer != NULL;
 	profile_info_from_args(fcinfo, 1, 2, NULL, &info);
 	import_options_from_args(fcinfo, &args, &options);
 	options.loader_terms = true;	/* bin/calltree-load's --option */
 
 	stream_begin(&chunks, PG_GETARG_OID(0), &errcallback);
 	read_head(&chunks, &head);
-	if (stream_reads_lines(&chunks, &head, &importer, &bom))
+	if (stream_reads_lines(&chunks, &head, &importer, &guess, &bom, &options))
 	{
-		import_options_check(importer, &options);
-		id = import_lines(&chunks, &head, bom, importer, &info, &options);
+		/* read twice: the digest first, as the profile row is written first */
+		id = content_note(&info, stream_digest(PG_GETARG_OID(0)), &options);
+		if (id == 0)
+			id = import_lines_guessed(&chunks, &head, bom, importer, &guess, given, &info, &options);
 		stream_end(&chunks, &errcallback);
 	}
 	else

@@ -1,7 +1,8 @@
 /*
  * importer.c
  *	  The table of importers, which import_profile and import_stream
- *	  dispatch through, and which options belong to which importer.
+ *	  dispatch through (by name, or by the name profile_detect.c guessed),
+ *	  and which options belong to which importer.
  *
  * An option given for a format it is not an option of is an error rather
  * than ignored: a caller who passes strict for a pprof file is mistaken
@@ -65,4 +66,12 @@ import_options_check(const Importer *importer, const ImportOptions *options)
 	check_option(options->event != NULL, "event", &perf_script_importer, importer);
 	check_option(options->sample_type != NULL, "sample_type", &pprof_importer, importer);
 	check_option(options->source != NULL, "source", &trace_events_importer, importer);
+}
+
+const Importer *
+guess_importer(const FormatGuess *guess, const ImportOptions *options)
+{
+	if (guess->format == NULL)
+		guess_unknown_json(guess, options);
+	return importer_by_name(guess->format);
 }

@@ -18,6 +18,8 @@
  *	  profile_detect.c		recognizing a format from a file's first bytes
  *	  import_profile.c		unwrapping and importing a file of any format
  *	  import_stream.c		a file sent as base64 chunks in a table
+ *	  import_duplicates.c	the digest of a file's content, a file imported before
+ *	  import_guess.c		errors that say the format was guessed, and from what
  *	  import_<format>.c		one format each, and its SQL function
  *
  * and the readers that formats share or that a format splits by what it
@@ -30,6 +32,8 @@
  *	  firefox_*.c			a Firefox Profiler profile's threads, frames,
  *							Gecko location strings and tables
  *							(firefox_profile.h lists them)
+ *	  js_names.c			the func name of an anonymous JavaScript
+ *							function, from where it starts
  */
 #ifndef CALLTREE_IMPORTER_H
 #define CALLTREE_IMPORTER_H
@@ -40,6 +44,14 @@
 
 #include "formats/line_reader.h"
 #include "writer/writer.h"
+
+/* What an import does with a file imported before (import_duplicates.c) */
+typedef enum OnDuplicate
+{
+	ON_DUPLICATE_KEEP,			/* a NOTICE, and a new profile */
+	ON_DUPLICATE_SKIP,			/* a NOTICE, and the earlier profile's id */
+	ON_DUPLICATE_ERROR
+} OnDuplicate;
 
 /*
  * The options of the importers, each of one format.  A NULL string or
@@ -53,6 +65,7 @@ typedef struct ImportOptions
 	const char *sample_type;	/* pprof: the sample type to import */
 	const char *source;			/* trace events: "samples" or "events" */
 	bool		loader_terms;	/* hints name options as bin/calltree-load takes them */
+	OnDuplicate on_duplicate;	/* import_profile and import_stream: of any format */
 } ImportOptions;
 
 typedef struct Importer
@@ -117,6 +130,7 @@ typedef struct ImportArgs
 	int			event;
 	int			sample_type;
 	int			source;
+	int			on_duplicate;	/* 0: the function takes none (0 is always the data) */
 } ImportArgs;
 
 extern void import_options_from_args(FunctionCallInfo fcinfo, const ImportArgs *args,
@@ -151,6 +165,20 @@ extern void line_import_begin(LineImport *import, const Importer *importer,
 							  const ProfileInfo *info, const ImportOptions *options);
 extern void line_import_feed_line(void *import, const char *line, int len, int64 lineno);
 extern int64 line_import_finish(LineImport *import, int64 lines);
+/*
+ * Lines of UTF-8 text (gzip inflated, a stream of chunks): each checked, an
+ * error naming its line and byte, then converted to the database's
+ * encoding and fed to the import.  A LineHandler whose arg is the
+ * Utf8LineImport; offset is where the next line starts in the text.
+ */
+typedef struct Utf8LineImport
+{
+	LineImport	import;
+	size_t		offset;
+} Utf8LineImport;
+
+extern void line_import_utf8_line(void *arg, const char *line, int len, int64 lineno);
+
 /* The whole text, already in the database's encoding: an Importer's import */
 extern int64 line_import_text(const Importer *importer, const ProfileInfo *info,
 							  const char *data, size_t len, const ImportOptions *options);
@@ -162,8 +190,36 @@ extern int64 line_import_text(const Importer *importer, const ProfileInfo *info,
 extern bool profile_is_wrapped(const char *data, size_t len);
 /* The length of a UTF-8 byte-order mark at the start of data: 3 or 0 */
 extern size_t profile_utf8_bom_length(const char *data, size_t len);
-/* The importer of unwrapped data, from its first PROFILE_DETECT_WINDOW bytes */
-extern const Importer *profile_detect(const char *data, size_t len);
+/*
+ * The format unwrapped data looks like, from its first PROFILE_DETECT_WINDOW
+ * bytes, and what tells (for errors: import_guess.c)
+ */
+typedef struct FormatGuess
+{
+	const char *format;			/* an importer's name; NULL: JSON of no format calltree reads */
+	const char *looks_like;		/* "binary data", "JSON", "text", or NULL: white space alone */
+	const char *why;			/* what tells: "its JSON has a \"head\" member" */
+} FormatGuess;
+
+extern void profile_guess(const char *data, size_t len, FormatGuess *guess);
+
+/* importer.c: the importer of a guess, or an error for JSON of no known format */
+extern const Importer *guess_importer(const FormatGuess *guess, const ImportOptions *options);
+
+/*
+ * import_guess.c: the error for JSON of no known format; and, in a
+ * PG_CATCH of an import, the error rethrown with
+ * what the guess tells: when the format was guessed (given false), that it
+ * was and from what, and how to give it; when it was given, what the file
+ * looks like if that is not what the format is (JSON, binary data, text).
+ * Errors that are not about the data (cancel, out of memory) go on as they
+ * are.  cxt: the memory context of the code before PG_TRY.
+ */
+extern pg_attribute_noreturn() void guess_unknown_json(const FormatGuess *guess,
+														const ImportOptions *options);
+extern pg_attribute_noreturn() void guess_rethrow(const FormatGuess *guess, const Importer *importer,
+												  bool given, const ImportOptions *options,
+												  MemoryContext cxt);
 
 /* import_profile.c: the largest profile read whole, as a text or bytea value */
 #define PROFILE_MAX_BYTES ((size_t) MaxAllocSize - VARHDRSZ - 1)
@@ -176,5 +232,21 @@ extern const Importer *profile_detect(const char *data, size_t len);
  */
 extern int64 profile_import_bytes(const char *data, size_t len, const Importer *importer,
 								  const ProfileInfo *info, const ImportOptions *options);
+
+/*
+ * import_duplicates.c: the digest of a file's content (gzip undone), whole
+ * or a piece at a time; then content_note keeps it in info for the profile
+ * row and looks for an earlier profile of the same content: a NOTICE
+ * naming it, or an ERROR (on_duplicate error); its id with on_duplicate
+ * skip (the caller then imports nothing and returns it), else 0.
+ */
+typedef struct ContentHash ContentHash;
+
+extern ContentHash *content_hash_begin(void);
+extern void content_hash_add(ContentHash *hash, const char *data, size_t len);
+extern bytea *content_hash_end(ContentHash *hash);
+extern bytea *content_digest(const char *data, size_t len);
+extern bytea *content_digest_gzip(const char *data, size_t len, size_t max_len, const char *format);
+extern int64 content_note(ProfileInfo *info, bytea *digest, const ImportOptions *options);
 
 #endif							/* CALLTREE_IMPORTER_H */

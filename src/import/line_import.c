@@ -6,6 +6,8 @@
  */
 #include "postgres.h"
 
+#include "mb/pg_wchar.h"
+
 #include "import/importer.h"
 
 void
@@ -46,4 +48,28 @@ line_import_text(const Importer *importer, const ProfileInfo *info, const char *
 	line_reader_feed(&reader, data, len);
 	line_reader_finish(&reader);
 	return line_import_finish(&import, reader.lineno);
+}
+
+void
+line_import_utf8_line(void *arg, const char *line, int len, int64 lineno)
+{
+	Utf8LineImport *lines = (Utf8LineImport *) arg;
+	int			valid = pg_encoding_verifymbstr(PG_UTF8, line, len);
+	char	   *converted;
+
+	if (valid < len)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("%s profile is not valid UTF-8 at line " INT64_FORMAT,
+						lines->import.importer->name, lineno),
+				 errdetail("Byte %zu of the text, 0x%02x, is not part of a UTF-8 character.",
+						   lines->offset + valid, (unsigned char) line[valid]),
+				 errhint("Text profiles are read as UTF-8, or as UTF-16 with a byte-order mark.")));
+	lines->offset += len + 1;
+	converted = pg_any_to_server(line, len, PG_UTF8);
+	if (converted != line)
+		len = strlen(converted);
+	line_import_feed_line(&lines->import, converted, len, lineno);
+	if (converted != line)
+		pfree(converted);
 }

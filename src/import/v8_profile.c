@@ -15,6 +15,7 @@
 #include "common/int.h"
 #include "miscadmin.h"
 
+#include "import/js_names.h"
 #include "import/v8_profile.h"
 
 /* ---------------------------------------------------------------- nodes */
@@ -58,12 +59,14 @@ v8_read_call_frame(V8Profile *profile, V8Node *node, JsonbContainer *frame, cons
 	node->name = json_required_string(format, frame, "functionName", path);
 	node->url = json_optional_string(format, frame, "url", path);
 	node->root_marker = strcmp(node->name, "(root)") == 0;
-	if (node->name[0] == '\0')
-		node->name = "(anonymous)";
 	if (node->url && node->url[0] == '\0')
 		node->url = NULL;
 	node->line = position_field(format, frame, "lineNumber", path);
 	node->col = position_field(format, frame, "columnNumber", path);
+	/* a call frame's position is where its function starts: its identity */
+	node->name = js_function_name(node->name, node->url, node->line, node->col);
+	if (node->name[0] == '\0')
+		node->name = JS_ANONYMOUS;
 }
 
 int64

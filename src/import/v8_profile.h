@@ -15,7 +15,8 @@
  * category "root") is not a frame, so its children are the root funcs; a
  * sample on the marker itself keeps a func of the marker's name so its time
  * is not lost.  func = (name, url), an empty url NULL; frame = (line, col),
- * 1-based, NULL when unknown.
+ * 1-based, NULL when unknown.  An unnamed function is named by where it
+ * starts, the call frame's url, line and column (js_names.h).
  */
 #ifndef CALLTREE_V8_PROFILE_H
 #define CALLTREE_V8_PROFILE_H

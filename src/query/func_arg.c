@@ -128,12 +128,30 @@ called_function(FunctionCallInfo fcinfo)
 	return psprintf("%s()", name ? name : "?");
 }
 
-/* A name calltree.func does not hold; a quoted id or array says how to pass ids */
+/* "\"a\", \"b\" or \"c\"" */
+static char *
+quoted_names(char **names, int count)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int i = 0; i < count; i++)
+		appendStringInfo(&out, "%s\"%s\"", i == 0 ? "" : i == count - 1 ? " or " : ", ", names[i]);
+	return out.data;
+}
+
+/*
+ * A name calltree.func does not hold; a quoted id or array says how to
+ * pass ids, another name suggests the closest names it holds.
+ */
 static pg_attribute_noreturn() void
 unknown_name(FunctionCallInfo fcinfo, const char *name)
 {
 	const char *digits = name + (name[0] == '-');
 	bool		number = *digits != '\0' && strspn(digits, "0123456789") == strlen(digits);
+
+	int			nclose = 0;
+	char	  **close = number || name[0] == '{' ? NULL : func_suggest_names(name, 3, &nclose);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -142,6 +160,8 @@ unknown_name(FunctionCallInfo fcinfo, const char *name)
 					   called_function(fcinfo)),
 			 number ? errhint("A quoted number is a name: to pass a func id, write it without quotes.") :
 			 name[0] == '{' ? errhint("A quoted array is a name: to pass func ids, write '%s'::int4[].", name) :
+			 nclose > 0 ? errhint("Did you mean %s? funcs('regular expression') lists the funcs whose names match a pattern.",
+								  quoted_names(close, nclose)) :
 			 errhint("funcs('regular expression') lists the funcs whose names match a pattern.")));
 }
 

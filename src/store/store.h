@@ -12,6 +12,7 @@
  *   sample_partitions.c  the trigger that keeps ids past the last window out
  *   sample_face.c        INSERT, UPDATE and DELETE on the view calltree.sample
  *   func_lookup.c        what SQL arguments name in calltree.func
+ *   func_suggest.c       the names close to one that names no func
  *   func_names.c         the names, files and resources of a tree's funcs
  *   profile_lookup.c     whether calltree.profile holds a profile id
  *
@@ -136,6 +137,13 @@ extern int32 *func_lookup_by_name(const char *name, int32 *count);
  * distinct; their number in *count (0 when it holds them all).
  */
 extern int32 *func_lookup_missing(const int32 *ids, int32 n, int32 *count);
+
+/*
+ * func_suggest.c: at most max names of calltree.func close to `name` (a
+ * few edits away ignoring case, or holding it), best first, for an error's
+ * "did you mean"; their number in *count.
+ */
+extern char **func_suggest_names(const char *name, int max, int *count);
 
 /* How unify_funcs() groups funcs */
 typedef enum FuncKey

@@ -42,6 +42,7 @@
 static struct
 {
 	SPIPlanPtr	insert_profile;
+	SPIPlanPtr	insert_profile_digest;
 	SPIPlanPtr	update_profile;
 } kept_plans;
 
@@ -191,11 +192,21 @@ writer_create(void)
 	return writer;
 }
 
+/*
+ * The INSERT of the profile row; with the file's digest when the importer
+ * gives one (it does not while the tables are those of a version before
+ * content_sha256, until ALTER EXTENSION calltree UPDATE).
+ */
 static SPIPlanPtr
-prepare_insert_profile(void)
+prepare_insert_profile(bool digest)
 {
-	Oid			types[5] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID};
+	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID};
 
+	if (digest)
+		return writer_prepare_kept(&kept_plans.insert_profile_digest,
+								   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256) "
+								   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6) RETURNING id",
+								   6, types);
 	return writer_prepare_kept(&kept_plans.insert_profile,
 							   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at) "
 							   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5) RETURNING id",
@@ -206,8 +217,8 @@ prepare_insert_profile(void)
 static int64
 insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 {
-	Datum		values[5];
-	char		nulls[5];
+	Datum		values[6];
+	char		nulls[6];
 
 	values[0] = text_or_null(info->name, &nulls[0]);
 	values[1] = text_or_null(info->format, &nulls[1]);
@@ -216,6 +227,8 @@ insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 	nulls[3] = info->meta ? ' ' : 'n';
 	values[4] = TimestampTzGetDatum(info->started_at);
 	nulls[4] = info->has_started_at ? ' ' : 'n';
+	values[5] = PointerGetDatum(info->content_sha256);
+	nulls[5] = info->content_sha256 ? ' ' : 'n';
 	return writer_execute_for_id(plan, values, nulls);
 }
 
@@ -226,7 +239,7 @@ profile_writer_begin(const ProfileInfo *info)
 	SPIPlanPtr	insert;
 
 	SPI_connect();
-	insert = prepare_insert_profile();
+	insert = prepare_insert_profile(info->content_sha256 != NULL);
 	writer_prepare_flush(writer);
 	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);

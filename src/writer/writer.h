@@ -36,6 +36,7 @@ typedef struct ProfileInfo
 	Jsonb	   *meta;
 	bool		has_started_at;
 	TimestampTz started_at;
+	bytea	   *content_sha256; /* the file's digest (import_duplicates.c), or NULL */
 } ProfileInfo;
 
 extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);

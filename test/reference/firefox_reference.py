@@ -13,6 +13,11 @@ them (its rules, written here as regular expressions):
     "file:line"         -> "(root scope) file"
     anything else       -> the whole string
 
+except for a JS function without a name ("file:line[:col]", or "(root scope)
+file" in a processed profile), which calltree names by where it starts,
+docs/formats.md's "(anonymous) basename:line[:col]", and the Firefox Profiler
+does not: it merges all of a file's.
+
 Usage: firefox_reference.py FILE SUBTREE_ROOT_NAME
 """
 import json
@@ -24,6 +29,12 @@ JS = re.compile(r'^(.*) \((.*):([0-9]+)\)$')
 JS_BARE = re.compile(r'^()(.*):([0-9]+)$')
 
 
+def anonymous_name(uri, line, col):
+    """An unnamed JS function's name: its file's last path segment, line[, col]."""
+    base = re.split(r'[/\\]', re.split(r'[?#]', uri, maxsplit=1)[0])[-1] or uri
+    return '(anonymous) %s:%d' % (base, line) + ('' if col is None else ':%d' % col)
+
+
 def func_of(location):
     m = JS.match(location) or JS_BARE.match(location)
     if not m:
@@ -32,7 +43,19 @@ def func_of(location):
     uri = uri.split(' -> ')[-1]
     # "file:line:col": the profiler's regex keeps ":line" in the file; calltree
     # splits it off; neither file here has columns, so both agree.
-    return (name if name else '(root scope) ' + uri, uri)
+    if name:
+        return (name, uri)
+    line, col = int(m.group(3)), None
+    m = re.match(r'^(.*):([0-9]+)$', uri)
+    if m:
+        uri, line, col = m.group(1), int(m.group(2)), line
+    return (anonymous_name(uri, line, col), uri)
+
+
+def processed_func(name, uri, line, col):
+    if uri is not None and line is not None and name in ('', '(anonymous)', '(root scope) ' + uri):
+        return (anonymous_name(uri, line, col), uri)
+    return (name, uri)
 
 
 def label(func):
@@ -53,7 +76,10 @@ def threads_of(doc):
         for th in doc['threads']:
             st = th.get('stringArray', strings)
             ft, fn, sk, sa = th['frameTable'], th['funcTable'], th['stackTable'], th['samples']
-            funcs = [(st[fn['name'][f]], None if fn['fileName'][f] is None else st[fn['fileName'][f]])
+            funcs = [processed_func(st[fn['name'][f]],
+                                    None if fn['fileName'][f] is None else st[fn['fileName'][f]],
+                                    fn['lineNumber'][f] if 'lineNumber' in fn else None,
+                                    fn['columnNumber'][f] if 'columnNumber' in fn else None)
                      for f in ft['func']]
             yield th['name'], funcs, list(zip(sk['prefix'], sk['frame'])), sa['stack'], sa.get('weight')
         return

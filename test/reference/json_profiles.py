@@ -21,6 +21,7 @@ Usage: json_profiles.py FILE...   (.cpuprofile by its name; trace events by
 """
 import hashlib
 import json
+import re
 import sys
 from decimal import Decimal, ROUND_HALF_UP
 
@@ -31,6 +32,26 @@ UNIT_SCALE = {"none": 1, "bytes": 1, "nanoseconds": 1, "microseconds": 1000,
 def scaled(value, scale):
     """value * scale rounded half away from zero (ROUND_HALF_UP on Decimal does that)."""
     return int((Decimal(str(value)) * scale).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+ANONYMOUS = ("", "(anonymous)", "(anonymous function)")
+
+
+def js_name(name, url, line, col):
+    """A function's name; an unnamed one with a file and a line (1-based, or
+    None) is named by where it starts: "(anonymous) app.js:20:5"."""
+    if name not in ANONYMOUS or not url or line is None:
+        return name
+    base = re.split(r"[/\\]", re.split(r"[?#]", url, maxsplit=1)[0])[-1] or url
+    return "(anonymous) %s:%d" % (base, line) + ("" if col is None else ":%d" % col)
+
+
+def call_frame(f):
+    """(name, url) of a V8 call frame, its 0-based positions (negative: none)."""
+    line, col = f.get("lineNumber", -1), f.get("columnNumber", -1)
+    name = js_name(f["functionName"], f.get("url"), line + 1 if line >= 0 else None,
+                   col + 1 if col >= 0 else None)
+    return (name or "(anonymous)", f.get("url") or None)
 
 
 def cpuprofile_samples(doc):
@@ -67,7 +88,7 @@ def cpuprofile_samples(doc):
         while node_id is not None:
             f = frame[node_id]
             if not (node_id not in parent and f["functionName"] == "(root)"):
-                out.append((f["functionName"] or "(anonymous)", f.get("url") or None))
+                out.append(call_frame(f))
             node_id = parent.get(node_id)
         return tuple(reversed(out))
 
@@ -80,7 +101,8 @@ def cpuprofile_samples(doc):
 
 
 def speedscope_samples(doc):
-    frames = [(f["name"], f.get("file")) for f in doc["shared"]["frames"]]
+    frames = [(js_name(f["name"], f.get("file"), f.get("line"), f.get("col")), f.get("file"))
+              for f in doc["shared"]["frames"]]
     result = []
     for index, prof in enumerate(doc["profiles"]):
         thread = prof.get("name") or str(index)
@@ -179,7 +201,7 @@ def trace_samples(doc):
         for nodes, _, _, _ in parts:
             for n in nodes:
                 cf = n["callFrame"]
-                frames[n["id"]] = (cf["functionName"] or "(anonymous)", cf.get("url") or None)
+                frames[n["id"]] = call_frame(cf)
                 fname[n["id"]] = cf["functionName"]
                 if "parent" in n:
                     link(n["id"], n["parent"])

@@ -210,14 +210,18 @@ $$;
 COMMENT ON FUNCTION expire_check(interval, interval) IS 'checks the arguments of expire() and its isolation level';
 
 -- The samples of the profile ids [first_id, end_id): counted from the
--- headers of their packed sets, and the rows not packed yet.
+-- headers of their packed sets, and the rows not packed yet.  PL/pgSQL:
+-- Citus cannot plan a SQL function's query of its tables with parameters.
 CREATE OR REPLACE FUNCTION sample_count_of(first_id bigint, end_id bigint) RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT coalesce((SELECT sum(@extschema@.sample_count(s.samples))::bigint FROM @extschema@.sample_set s
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN coalesce((SELECT sum(@extschema@.sample_count(s.samples))::bigint FROM @extschema@.sample_set s
                       WHERE s.profile_id >= first_id AND s.profile_id < end_id), 0)
          + (SELECT count(*) FROM @extschema@.sample_row r WHERE r.profile_id >= first_id AND r.profile_id < end_id);
-END;
+END
+$$;
 COMMENT ON FUNCTION sample_count_of(bigint, bigint) IS 'the number of samples of the profile ids [first_id, end_id), packed or not';
 
 -- Empties one partition whose profiles are all expirable, and deletes

@@ -77,19 +77,23 @@ AS 'MODULE_PATHNAME', 'calltree_import_jfr'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_jfr(bytea, text, jsonb, integer, bytea) IS 'imports a Java Flight Recorder recording (gzip-compressed or not), one profile per kind of sample event present (CPU, wall clock, allocations, live objects, monitor and park contentions and delays), a CPU or wall sample weighing 10^9/sample_rate ns (default: the recording''s own interval, else 100 Hz); labels: the Pyroscope Java agent''s LabelsSnapshot, giving samples their label sets by context id; returns every profile id';
 
+-- Every import keeps the digest of the file (profile.content_sha256, gzip
+-- undone); a file imported before is said with a NOTICE naming the earlier
+-- profile.  on_duplicate: 'keep' (import it again), 'skip' (return the
+-- earlier profile's id, import nothing) or 'error'.
 CREATE OR REPLACE FUNCTION import_profile(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                                strict boolean DEFAULT NULL, event text DEFAULT NULL,
-                               sample_type text DEFAULT NULL)
+                               sample_type text DEFAULT NULL, on_duplicate text DEFAULT 'keep')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_profile'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text) IS 'imports a profile of any supported format, recognized from its content (gzip and UTF-16 unwrapped), passing strict (collapsed), event (perf script) or sample_type (pprof) to its importer; returns the profile id';
+COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text, text) IS 'imports a profile of any supported format, recognized from its content (gzip and UTF-16 unwrapped), passing strict (collapsed), event (perf script) or sample_type (pprof) to its importer; a file imported before is kept again, skipped (the earlier id returned) or an error (on_duplicate: keep, skip, error); returns the profile id';
 
 CREATE OR REPLACE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                               format text DEFAULT NULL, strict boolean DEFAULT NULL,
                               event text DEFAULT NULL, sample_type text DEFAULT NULL,
-                              source text DEFAULT NULL)
+                              source text DEFAULT NULL, on_duplicate text DEFAULT 'keep')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'calltree_import_stream'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile and source (trace events); returns the profile id';
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile (on_duplicate too) and source (trace events); returns the profile id';

@@ -1,11 +1,12 @@
 --------------------------------------------------------------------------
 -- Citus: distribute() spreads the profiles over a Citus cluster's workers
--- (docs/citus.md).  Profiles, their samples and their trace events are
--- distributed by profile id and co-located, so that a profile's rows are
--- on one worker and a query grouped by profile runs there whole.  The
--- interned tables (func, frame, stack, labels, symbol) become reference
--- tables, a copy on every node, so that a worker resolves the stacks of
--- its samples itself.  rollup and rollup_level stay on the coordinator.
+-- (docs/citus.md).  Profiles, their sample sets (and the sample rows of
+-- version 0.2 not packed yet) and their trace events are distributed by
+-- profile id and co-located, so that a profile's rows are on one worker
+-- and a query grouped by profile runs there whole.  The interned tables
+-- (func, frame, stack, labels, symbol) become reference tables, a copy on
+-- every node, so that a worker resolves the stacks of its samples itself.
+-- rollup and rollup_level stay on the coordinator.
 --
 -- Citus refuses tables with triggers.  The integrity triggers that read
 -- other tables (15_integrity.sql) become the foreign keys they stand for,
@@ -15,9 +16,92 @@
 -- the intern lock) are kept: Citus copies them onto every shard, and they
 -- fire there.
 --
+-- The stacks and label sets inside packed values (sample_set.samples)
+-- cannot be foreign keys.  Their references are kept by the write path
+-- and by one check of deletions, both on the coordinator:
+--   - the writer vouches for its sample sets, as on one node; an INSERT
+--     into calltree.sample checks each row's stack and label set first
+--     (citus_sample_refs_check, a trigger of the view);
+--   - a DELETE from stack or labels (collect_garbage()'s) is checked
+--     against the dictionaries of every sample set, on the workers, by a
+--     trigger that acts on the coordinator's copy only
+--     (citus_interned_delete_check).
+-- Both take the lock on the coordinator's stack table that imports take,
+-- so that a check and a concurrent write cannot miss each other.
+--
 -- The extension does not depend on Citus: CREATE EXTENSION calltree works
 -- without it, and distribute() calls Citus's functions by name.
 --------------------------------------------------------------------------
+
+-- INSTEAD OF INSERT ON sample FOR EACH ROW, before sample_write (on Citus
+-- only): the row's stack and label set exist, and stay until the end of
+-- the transaction (collect_garbage() waits for the lock on stack).  On one
+-- node sample_set's own trigger checks them.
+CREATE OR REPLACE FUNCTION citus_sample_refs_check() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    LOCK TABLE @extschema@.stack IN ROW EXCLUSIVE MODE;
+    IF NEW.stack_id IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.stack s WHERE s.id OPERATOR(pg_catalog.=) NEW.stack_id) THEN
+        RAISE EXCEPTION 'sample of profile % refers to stack %, which does not exist', NEW.profile_id, NEW.stack_id
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Intern the stack first, with intern_stack().';
+    END IF;
+    IF NEW.labels_id IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM @extschema@.labels l WHERE l.id OPERATOR(pg_catalog.=) NEW.labels_id) THEN
+        RAISE EXCEPTION 'sample of profile % refers to label set %, which does not exist', NEW.profile_id, NEW.labels_id
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Intern the label set first, with intern_labels().';
+    END IF;
+    RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION citus_sample_refs_check() IS 'on Citus: trigger of calltree.sample that refuses a new sample whose stack or label set does not exist';
+
+-- AFTER DELETE ON stack or labels FOR EACH STATEMENT (on Citus only;
+-- TG_ARGV[0] names the table): no sample set names a deleted row.  Citus
+-- fires it on every node's copy of the table; it checks once, on the
+-- coordinator's, reading the sample sets of every worker.  Run as the
+-- owner, as a foreign key's check: it sees every sample set.
+CREATE OR REPLACE FUNCTION citus_interned_delete_check() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+    used bigint;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_local_group WHERE groupid OPERATOR(pg_catalog.=) 0) THEN
+        RETURN NULL;
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'on Citus, a DELETE from calltree.% needs the READ COMMITTED isolation level, not %',
+                        TG_ARGV[0], current_setting('transaction_isolation')
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'Delete unused stacks and label sets with calltree.collect_garbage().';
+    END IF;
+    ids := ARRAY(SELECT o.id FROM old_rows o);
+    -- wait for the imports in progress, and hold off new ones; then read
+    -- in a new snapshot, which sees what they committed
+    LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
+    IF TG_ARGV[0] = 'stack' THEN
+        SELECT u.id INTO used FROM @extschema@.sample_set s, unnest(@extschema@.stack_ids(s.samples)) AS u(id)
+         WHERE u.id OPERATOR(pg_catalog.=) ANY (ids) LIMIT 1;
+    ELSE
+        SELECT u.id INTO used FROM @extschema@.sample_set s, unnest(@extschema@.label_set_ids(s.samples)) AS u(id)
+         WHERE u.id OPERATOR(pg_catalog.=) ANY (ids) LIMIT 1;
+    END IF;
+    IF used IS NOT NULL THEN
+        RAISE EXCEPTION '% % is still referred to by samples', CASE WHEN TG_ARGV[0] = 'stack' THEN 'stack' ELSE 'label set' END, used
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Delete the profiles of those samples first; calltree.collect_garbage() deletes what nothing uses.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION citus_interned_delete_check() IS 'on Citus: trigger of calltree.stack and calltree.labels that refuses to delete a row that a sample set names';
 
 CREATE OR REPLACE FUNCTION distribute(shard_count int DEFAULT 32) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -39,7 +123,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Pass the number of shards of the profiles, such as 32 (a few per worker core).';
     END IF;
-    IF EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = '@extschema@.sample'::regclass) THEN
+    IF EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = '@extschema@.sample_set'::regclass) THEN
         RAISE EXCEPTION 'calltree is distributed already'
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
@@ -50,7 +134,7 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'SELECT citus_set_coordinator_host(''its host'', its port); then calltree.distribute() again.';
     END IF;
-    FOREACH t IN ARRAY ARRAY['profile', 'sample', 'event', 'func', 'frame', 'stack', 'labels', 'symbol'] LOOP
+    FOREACH t IN ARRAY ARRAY['profile', 'sample_set', 'sample_row', 'event', 'func', 'frame', 'stack', 'labels', 'symbol'] LOOP
         EXECUTE format('SELECT EXISTS (SELECT FROM @extschema@.%I)', t) INTO has_rows;
         IF has_rows THEN
             RAISE EXCEPTION 'calltree.distribute() needs empty tables: calltree.% has rows', t
@@ -59,14 +143,40 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- the triggers left read no table (see above), or are made for Citus
+    SET LOCAL citus.enable_unsafe_triggers = on;
+
     -- The checks that read other tables, as foreign keys
     DROP TRIGGER stack_insert_check ON @extschema@.stack;
     DROP TRIGGER stack_delete_check ON @extschema@.stack;
     DROP TRIGGER frame_delete_check ON @extschema@.frame;
-    DROP TRIGGER sample_insert_check ON @extschema@.sample;
-    DROP TRIGGER sample_update_check ON @extschema@.sample;
+    DROP TRIGGER sample_insert_check ON @extschema@.sample_row;
+    DROP TRIGGER sample_update_check ON @extschema@.sample_row;
+    DROP TRIGGER sample_set_insert_check ON @extschema@.sample_set;
+    DROP TRIGGER sample_set_update_check ON @extschema@.sample_set;
     DROP TRIGGER profile_delete_cascade ON @extschema@.profile;
     DROP TRIGGER labels_delete_check ON @extschema@.labels;
+    -- The view sample as a union of two single-table queries, which Citus
+    -- runs on each shard whatever the query around it; the planner's
+    -- shape of one node (a union of tables joined laterally to unnest())
+    -- is one that Citus pushes down only when grouped by profile
+    CREATE OR REPLACE VIEW @extschema@.sample WITH (security_invoker = true) AS
+    SELECT s.profile_id, s.thread, u.ts, u.stack_id, u.weight, u.labels_id
+      FROM @extschema@.sample_set s CROSS JOIN LATERAL @extschema@.unnest(s.samples) AS u
+    UNION ALL
+    SELECT r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id
+      FROM @extschema@.sample_row r;
+    -- Citus runs no UPDATE or DELETE on a view of its tables (it sends the
+    -- statement on the view to a worker as it is): calltree.sample takes
+    -- INSERTs only, checked first
+    DROP TRIGGER sample_write ON @extschema@.sample;
+    DROP TRIGGER sample_write_sets ON @extschema@.sample;
+    CREATE TRIGGER sample_citus_check INSTEAD OF INSERT ON @extschema@.sample
+        FOR EACH ROW EXECUTE FUNCTION @extschema@.citus_sample_refs_check();
+    CREATE TRIGGER sample_write INSTEAD OF INSERT ON @extschema@.sample
+        FOR EACH ROW EXECUTE FUNCTION @extschema@.sample_face_row();
+    CREATE TRIGGER sample_write_sets AFTER INSERT ON @extschema@.sample
+        FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.sample_face_write();
 
     -- Citus would turn a local table referring to a new reference table
     -- into a table of its own, made again on every worker, where the
@@ -77,8 +187,6 @@ BEGIN
     ALTER TABLE @extschema@.event DROP CONSTRAINT event_profile_id_fkey;
     ALTER TABLE @extschema@.event DROP CONSTRAINT event_func_id_fkey;
 
-    -- the triggers left read no table (see above)
-    SET LOCAL citus.enable_unsafe_triggers = on;
     -- foreign keys to reference tables: one connection per node
     SET LOCAL citus.multi_shard_modify_mode = 'sequential';
     PERFORM create_reference_table('@extschema@.func');
@@ -87,7 +195,8 @@ BEGIN
     PERFORM create_reference_table('@extschema@.labels');
     PERFORM create_reference_table('@extschema@.symbol');
     PERFORM create_distributed_table('@extschema@.profile', 'id', shard_count => shard_count);
-    PERFORM create_distributed_table('@extschema@.sample', 'profile_id', colocate_with => '@extschema@.profile');
+    PERFORM create_distributed_table('@extschema@.sample_set', 'profile_id', colocate_with => '@extschema@.profile');
+    PERFORM create_distributed_table('@extschema@.sample_row', 'profile_id', colocate_with => '@extschema@.profile');
     PERFORM create_distributed_table('@extschema@.event', 'profile_id', colocate_with => '@extschema@.profile');
 
     -- one constraint a statement: Citus takes no more
@@ -101,12 +210,22 @@ BEGIN
         FOREIGN KEY (profile_id) REFERENCES @extschema@.profile (id) ON DELETE CASCADE;
     ALTER TABLE @extschema@.event ADD CONSTRAINT event_func_fkey
         FOREIGN KEY (func_id) REFERENCES @extschema@.func (id);
-    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_profile_fkey
+    ALTER TABLE @extschema@.sample_set ADD CONSTRAINT sample_set_profile_fkey
         FOREIGN KEY (profile_id) REFERENCES @extschema@.profile (id) ON DELETE CASCADE;
-    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_stack_fkey
+    ALTER TABLE @extschema@.sample_row ADD CONSTRAINT sample_row_profile_fkey
+        FOREIGN KEY (profile_id) REFERENCES @extschema@.profile (id) ON DELETE CASCADE;
+    ALTER TABLE @extschema@.sample_row ADD CONSTRAINT sample_row_stack_fkey
         FOREIGN KEY (stack_id) REFERENCES @extschema@.stack (id);
-    ALTER TABLE @extschema@.sample ADD CONSTRAINT sample_labels_fkey
+    ALTER TABLE @extschema@.sample_row ADD CONSTRAINT sample_row_labels_fkey
         FOREIGN KEY (labels_id) REFERENCES @extschema@.labels (id);
+    -- the stacks and label sets inside sample sets (new names: the
+    -- workers' shells keep the old triggers)
+    CREATE TRIGGER stack_citus_delete_check AFTER DELETE ON @extschema@.stack
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.citus_interned_delete_check('stack');
+    CREATE TRIGGER labels_citus_delete_check AFTER DELETE ON @extschema@.labels
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.citus_interned_delete_check('labels');
 
     -- A query on one profile runs whole on its worker, report() and the
     -- other readers of names with it, and their queries of the interned
@@ -124,4 +243,4 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION distribute(int) IS 'on Citus: distributes profiles, samples and events by profile id over shard_count shards, and makes the interned tables reference tables';
+COMMENT ON FUNCTION distribute(int) IS 'on Citus: distributes profiles, sample sets and events by profile id over shard_count shards, and makes the interned tables reference tables';

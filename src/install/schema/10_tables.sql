@@ -15,10 +15,16 @@ CREATE TABLE profile (
     started_at  timestamptz,
     weight_unit text NOT NULL DEFAULT 'samples',
     meta        jsonb NOT NULL DEFAULT '{}',
-    imported_at timestamptz NOT NULL DEFAULT now()
+    imported_at timestamptz NOT NULL DEFAULT now(),
+    -- SHA-256 of the imported file's bytes, gzip undone (NULL: imported before 0.3)
+    content_sha256 bytea CONSTRAINT profile_content_sha256_length
+        CHECK (pg_catalog.octet_length(content_sha256) OPERATOR(pg_catalog.=) 32)
 );
 ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
+COMMENT ON COLUMN profile.content_sha256 IS 'SHA-256 of the imported file (after gunzip): an import of the same content names the earlier profile';
+-- every import looks up the profiles of the same content (import_duplicates.c)
+CREATE INDEX profile_content_sha256_idx ON profile USING hash (content_sha256);
 -- calltree-receiver stores each sample ID of a Pyroscope Push once, kept
 -- in meta->>'push_id' and looked up before every import (docs/ingest.md).
 -- A hash index: an ID of any length is a hash code in it.

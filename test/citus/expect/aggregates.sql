@@ -16,13 +16,21 @@ BEGIN
         IF line ~ 'Aggregate|Output: .*(agg|merge)\(|Query: |Task Count' THEN
             line := regexp_replace(line, '''\d+''::oid', '''<oid>''::oid', 'g');
             line := regexp_replace(line, '_\d{6,}', '_<shard>', 'g');
+            -- the view sample's query on a shard, written once
+            line := regexp_replace(line, '\(SELECT s\.profile_id, .* FROM calltree\.sample_row_<shard> r\) sample', '(<sample on the shard>) sample');
             RETURN NEXT line;
         END IF;
     END LOOP;
 END
 $$;
 
--- over all samples: a partial state per shard
+-- over all packed samples: a partial state per shard, each summed from
+-- the shard's sample sets without unpacking them to rows
+SELECT agg_pushdown('SELECT stack_agg(samples) FROM sample_set');
+SELECT agg_pushdown('SELECT thread, stack_agg(samples) FROM sample_set GROUP BY thread');
+SELECT agg_pushdown('SELECT profile_id, stack_agg(samples) FROM sample_set GROUP BY profile_id');
+-- over all samples a row each (the view sample, of sample_set and
+-- sample_row): the same, through the view's query on each shard
 SELECT agg_pushdown('SELECT stack_agg(stack_id, weight) FROM sample');
 SELECT agg_pushdown('SELECT stack_agg(stack_id) FROM sample');
 SELECT agg_pushdown('SELECT calltree_agg(stack_path(stack_id), weight) FROM sample');
@@ -33,7 +41,7 @@ SELECT agg_pushdown('SELECT profile_id, stack_agg(stack_id, weight) FROM sample 
 -- calltree_merge over a table of trees distributed by profile
 CREATE TABLE agg_trees AS
 SELECT profile_id, stack_agg(stack_id, weight) AS tree FROM sample GROUP BY profile_id;
-SELECT create_distributed_table('agg_trees', 'profile_id', colocate_with => 'calltree.sample') IS NOT NULL AS distributed;
+SELECT create_distributed_table('agg_trees', 'profile_id', colocate_with => 'calltree.sample_set') IS NOT NULL AS distributed;
 SELECT agg_pushdown('SELECT calltree_merge(tree) FROM agg_trees');
 -- (Citus refuses a subquery over one distributed table in the SELECT list
 -- of a query over another: CTEs compare the two)
@@ -46,8 +54,8 @@ SELECT agg_pushdown('SELECT stack_agg(stack_id, weight ORDER BY ts) FROM sample'
 
 -- the state a worker sends is text: stack_weights for stack_agg
 SELECT left(result, 1) AS starts, right(result, 1) AS ends, result ~ '^\{(-?\d+:-?\d+(,-?\d+:-?\d+)*)?\}$' AS stack_weights_text
-  FROM run_command_on_shards('calltree.sample',
-         $$SELECT worker_partial_agg('calltree.stack_agg(bigint,bigint)'::regprocedure, ROW(stack_id, weight))::text FROM %s$$)
+  FROM run_command_on_shards('calltree.sample_set',
+         $$SELECT worker_partial_agg('calltree.stack_agg(calltree.samples)'::regprocedure, samples)::text FROM %s$$)
  WHERE success AND result <> '' LIMIT 1;
 
 -- EXPLAIN ANALYZE of a partial aggregate of an extension's type fails in

@@ -2,7 +2,7 @@
 -- functions, exports and a few transforms; every interned table's rows.
 SET search_path = public, calltree;
 
-SELECT p.id, p.name, p.format, p.weight_unit, count(s.*) AS samples, sum(s.weight) AS weight
+SELECT p.id, p.name, p.format, p.weight_unit, count(s.stack_id) AS samples, sum(s.weight) AS weight
   FROM profile p LEFT JOIN sample s ON s.profile_id = p.id
  GROUP BY p.id ORDER BY p.id;
 

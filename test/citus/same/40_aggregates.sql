@@ -49,3 +49,18 @@ SELECT profile_id, md5(running::text) AS running
           FROM (SELECT DISTINCT ON (profile_id) profile_id, stack_id, weight
                   FROM sample ORDER BY profile_id, stack_id, weight) AS firsts) AS w
  ORDER BY profile_id;
+
+-- packed samples: stack_agg(samples) over sample_set, partial states per
+-- shard (test/citus/expect/aggregates.sql shows the plans); the trees of
+-- the same samples read a row each
+SELECT md5(stack_agg(samples)::text) AS packed, total(stack_agg(samples)), sum(sample_count(samples)) AS samples
+  FROM sample_set;
+WITH packed AS (SELECT stack_agg(samples) AS tree FROM sample_set),
+     a_row_each AS (SELECT stack_agg(stack_id, weight) AS tree FROM sample)
+SELECT packed.tree = a_row_each.tree AS packed_is_a_row_each FROM packed, a_row_each;
+SELECT thread, md5(stack_agg(samples)::text) AS tree
+  FROM sample_set GROUP BY thread ORDER BY thread NULLS FIRST;
+SELECT profile_id, md5(stack_agg(samples)::text) AS tree, sum(sample_count(samples)) AS samples
+  FROM sample_set GROUP BY profile_id ORDER BY profile_id;
+SELECT p.format, md5(stack_agg(s.samples)::text) AS tree
+  FROM profile p JOIN sample_set s ON s.profile_id = p.id GROUP BY p.format ORDER BY p.format;

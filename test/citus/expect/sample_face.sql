@@ -1,0 +1,32 @@
+-- calltree.sample, the view of packed samples a row each, on Citus:
+-- read as on one node (its query runs on the workers), INSERT packed on
+-- the way in and routed to the profile's worker; UPDATE and DELETE are
+-- refused (Citus runs no DML on a view of its tables): a profile's
+-- samples are deleted through sample_set, or with the profile.
+SET search_path = calltree, public;
+SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+-- (the new stack rolled back with the rest: collect_garbage() later finds
+-- the same garbage as on one node)
+BEGIN;
+SELECT intern_stack('{face_main,face_work}') AS face_stack \gset
+INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (2, 'face', :face_stack, 7), (2, 'face', :face_stack, 8);
+-- one set for the statement's rows, on the worker of profile 2
+SELECT thread, sample_count(samples) FROM sample_set WHERE profile_id = 2 AND thread = 'face';
+SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+SELECT stack_id = :face_stack AS face_stack, weight FROM sample WHERE profile_id = 2 AND thread = 'face' ORDER BY weight;
+SELECT (SELECT total(stack_agg(stack_id, weight)) FROM sample WHERE profile_id = 2)
+     = (SELECT total(stack_agg(samples)) FROM sample_set WHERE profile_id = 2) AS same_tree_total;
+-- refused, and nothing changed
+DELETE FROM sample WHERE profile_id = 2 AND thread = 'face';
+ROLLBACK;
+BEGIN;
+UPDATE sample SET weight = 1 WHERE profile_id = 2;
+ROLLBACK;
+BEGIN;
+DELETE FROM sample_set WHERE profile_id = 2;
+SELECT count(*) AS samples_of_2 FROM sample WHERE profile_id = 2;
+ROLLBACK;
+SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+-- a database distributed under 0.3 has no sample rows of 0.2 to pack
+CALL pack_samples();
+SELECT pack_samples_batch();
