@@ -10,7 +10,8 @@
  * a UTF-16 file and its UTF-8 copy are two contents.
  *
  * Before an import writes anything, the profiles of the same digest that
- * the caller can see are looked up (by the hash index on the column).  The
+ * the caller can see are looked up (the index on (content_sha256, id) gives
+ * the earliest at once, however many share the digest).  The
  * earliest of them is named: a NOTICE (on_duplicate 'keep', the default:
  * the file is imported again; calltree.duplicate_notice off silences it),
  * its id instead of an import ('skip': a retry is idempotent), or an ERROR
@@ -147,6 +148,9 @@ profile_with_digest(void)
 	return get_attnum(relid, "content_sha256") != InvalidAttrNumber ? relid : InvalidOid;
 }
 
+/* The look-up of a digest's earliest profile, kept (its plan follows the table) */
+static SPIPlanPtr lookup_plan = NULL;
+
 /* The earliest profile of the digest that the caller sees, said as options want */
 static int64
 content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
@@ -179,9 +183,18 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 		(void) set_config_option("citus.multi_shard_modify_mode", "sequential", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
-	ret = SPI_execute_with_args("SELECT id, name FROM calltree.profile "
-								"WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
-								1, &argtype, &arg, NULL, true, 1);
+	/* planned once per backend: every import asks */
+	if (lookup_plan == NULL)
+	{
+		SPIPlanPtr	plan = SPI_prepare("SELECT id, name FROM calltree.profile "
+									   "WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
+									   1, &argtype);
+
+		if (plan == NULL || SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not prepare the look-up of calltree.profile: %s", SPI_result_code_string(SPI_result));
+		lookup_plan = plan;
+	}
+	ret = SPI_execute_plan(lookup_plan, &arg, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "looking up calltree.profile failed: %s", SPI_result_code_string(ret));
 	if (SPI_processed > 0)

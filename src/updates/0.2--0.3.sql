@@ -167,7 +167,7 @@ $$;
 ALTER TABLE profile ADD COLUMN content_sha256 bytea CONSTRAINT profile_content_sha256_length
     CHECK (pg_catalog.octet_length(content_sha256) OPERATOR(pg_catalog.=) 32);
 COMMENT ON COLUMN profile.content_sha256 IS 'SHA-256 of the imported file (after gunzip): an import of the same content names the earlier profile';
-CREATE INDEX profile_content_sha256_idx ON profile USING hash (content_sha256);
+CREATE INDEX profile_content_sha256_idx ON profile (content_sha256, id);
 -- new argument on_duplicate
 DROP FUNCTION import_profile(bytea, text, jsonb, boolean, text, text);
 DROP FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text);

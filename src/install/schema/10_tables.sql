@@ -24,7 +24,9 @@ ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
 COMMENT ON COLUMN profile.content_sha256 IS 'SHA-256 of the imported file (after gunzip): an import of the same content names the earlier profile';
 -- every import looks up the profiles of the same content (import_duplicates.c)
-CREATE INDEX profile_content_sha256_idx ON profile USING hash (content_sha256);
+-- (digest, id): the earliest profile of a digest is the first entry, however
+-- many profiles share it (a hash index would return them all to be sorted)
+CREATE INDEX profile_content_sha256_idx ON profile (content_sha256, id);
 -- calltree-receiver stores each sample ID of a Pyroscope Push once, kept
 -- in meta->>'push_id' and looked up before every import (docs/ingest.md).
 -- A hash index: an ID of any length is a hash code in it.
