@@ -35,7 +35,8 @@ COMMENT ON FUNCTION profile_sample_sets(bigint) IS 'the samples of a profile as 
 -- smallest ids, skipping profiles another packer holds), packed into
 -- sample_set, a set per profile and thread (more for a thread past a
 -- million samples), and deleted from sample_row.  How many profiles it
--- packed: 0 when none is left.
+-- packed: 0 when none is left (or only profiles past the last window,
+-- which wait for theirs).
 CREATE OR REPLACE FUNCTION pack_samples_batch(max_profiles integer DEFAULT 100) RETURNS integer
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -60,10 +61,14 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
         RETURN 0;
     END IF;
-    -- the profiles to pack, locked against another packer and a delete
+    -- the profiles to pack, locked against another packer and a delete;
+    -- those past the last window of sample_set (0.2 let their samples into
+    -- sample_default) wait in sample_row until new_sample_partition()
+    -- opens their window: sample_set_default refuses them
     ids := ARRAY(
         SELECT p.id FROM @extschema@.profile p
          WHERE p.id = ANY (ARRAY(SELECT DISTINCT r.profile_id FROM @extschema@.sample_row r
+                                  WHERE r.profile_id < (SELECT max(w.end_id) FROM @extschema@.sample_partitions() w)
                                   ORDER BY r.profile_id LIMIT max_profiles * 4))
          ORDER BY p.id LIMIT max_profiles
            FOR NO KEY UPDATE SKIP LOCKED);
@@ -98,7 +103,12 @@ BEGIN
         total := total OPERATOR(pg_catalog.+) packed;
         COMMIT;
     END LOOP;
-    RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
+    IF EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed; the rows of profile ids past the last window are left', total
+            USING HINT = 'calltree.new_sample_partition() opens the next window; then call pack_samples() again.';
+    ELSE
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
+    END IF;
 END
 $$;
 COMMENT ON PROCEDURE pack_samples(integer) IS 'packs every sample row left in sample_row into sample_set, batch_profiles profiles per transaction, committing each; stop it any time and CALL it again to go on';
