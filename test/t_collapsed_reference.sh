@@ -36,7 +36,8 @@ ct_psql "$db" -c 'CREATE EXTENSION calltree'
 	fail "$dir holds files this test does not list: $(ls "$shared/data/$dir" | tr '\n' ' ')"
 
 # import IMPORTER FILE STRICTNESS: the import's output (the profile id) on
-# stdout, its messages in $work/messages, its exit status.
+# stdout, its messages in $work/messages, its exit status.  Each file is
+# imported several times: the NOTICE of a file seen before is turned off.
 import() {
 	local path="$shared/data/$dir/$2" strict=${3/lenient/false}
 	strict=${strict/strict/true}
@@ -44,11 +45,11 @@ import() {
 		import_collapsed | import_profile)
 			local read=pg_read_file
 			[ "$1" = import_collapsed ] || read=pg_read_binary_file
-			ct_psql "$db" -At -c 'SET client_min_messages = notice' \
+			ct_psql "$db" -At -c 'SET client_min_messages = notice' -c 'SET calltree.duplicate_notice = off' \
 				-c "SELECT calltree.$1($read('$path'), name => '$2', strict => $strict)"
 			;;
 		calltree-load)
-			PGOPTIONS="-c client_min_messages=notice" \
+			PGOPTIONS="-c client_min_messages=notice -c calltree.duplicate_notice=off" \
 				"$repo/bin/calltree-load" --no-progress -d "$db" --option "strict=$strict" "$path"
 			;;
 	esac 2>"$work/messages"
