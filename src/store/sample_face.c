@@ -35,12 +35,10 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -201,29 +199,44 @@ append(SampleList *list, const Sample *sample)
 	list->count++;
 }
 
-/* The value of column `name` of a row of the view, and whether it is NULL */
-static Datum
-row_value(HeapTuple row, TupleDesc desc, const char *name, bool *isnull)
+/*
+ * The columns of the view, in the order bindings/37_sample_face.sql gives
+ * them: a row's values are read by position, without a look-up by name.
+ */
+typedef enum FaceColumn
 {
-	for (int i = 0; i < desc->natts; i++)
-		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
-			return heap_getattr(row, i + 1, desc, isnull);
-	elog(ERROR, "calltree.sample has no column %s", name);
-	return (Datum) 0;
-}
+	FACE_PROFILE_ID = 1,
+	FACE_THREAD,
+	FACE_TS,
+	FACE_STACK_ID,
+	FACE_WEIGHT,
+	FACE_LABELS_ID
+} FaceColumn;
 
 static int64
-required_int8(HeapTuple row, TupleDesc desc, const char *name)
+required_int8(HeapTuple row, TupleDesc desc, FaceColumn column)
 {
 	bool		isnull;
-	Datum		value = row_value(row, desc, name, &isnull);
+	Datum		value = heap_getattr(row, column, desc, &isnull);
 
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NOT_NULL_VIOLATION),
-				 errmsg("null value in column \"%s\" of relation \"sample\" violates not-null constraint", name),
+				 errmsg("null value in column \"%s\" of relation \"sample\" violates not-null constraint",
+						NameStr(TupleDescAttr(desc, column - 1)->attname)),
 				 errhint("A sample has a profile, a stack and a weight; its thread, time and label set may be NULL.")));
 	return DatumGetInt64(value);
+}
+
+/* An optional bigint column: *present says whether it is not NULL */
+static int64
+optional_int8(HeapTuple row, TupleDesc desc, FaceColumn column, bool *present)
+{
+	bool		isnull;
+	Datum		value = heap_getattr(row, column, desc, &isnull);
+
+	*present = !isnull;
+	return isnull ? 0 : DatumGetInt64(value);
 }
 
 /* Gathers a row of the view into its group, as a sample added or removed */
@@ -238,8 +251,8 @@ gather(HeapTuple row, TupleDesc desc, bool added, Oid namespace)
 	Datum		thread;
 	bool		found;
 
-	key.profile_id = required_int8(row, desc, "profile_id");
-	thread = row_value(row, desc, "thread", &isnull);
+	key.profile_id = required_int8(row, desc, FACE_PROFILE_ID);
+	thread = heap_getattr(row, FACE_THREAD, desc, &isnull);
 	key.thread = NULL;
 	key.thread_len = 0;
 	if (!isnull)
@@ -249,22 +262,22 @@ gather(HeapTuple row, TupleDesc desc, bool added, Oid namespace)
 		key.thread = VARDATA_ANY(t);
 		key.thread_len = VARSIZE_ANY_EXHDR(t);
 	}
-	sample.stack_id = required_int8(row, desc, "stack_id");
-	sample.weight = required_int8(row, desc, "weight");
-	sample.ts = DatumGetInt64(row_value(row, desc, "ts", &isnull));
-	sample.has_ts = !isnull;
-	if (isnull)
-		sample.ts = 0;
-	sample.labels_id = DatumGetInt64(row_value(row, desc, "labels_id", &isnull));
-	sample.has_labels = !isnull;
-	if (isnull)
-		sample.labels_id = 0;
+	sample.stack_id = required_int8(row, desc, FACE_STACK_ID);
+	sample.weight = required_int8(row, desc, FACE_WEIGHT);
+	sample.ts = optional_int8(row, desc, FACE_TS, &sample.has_ts);
+	sample.labels_id = optional_int8(row, desc, FACE_LABELS_ID, &sample.has_labels);
 
 	group = hash_search(table, &key, HASH_ENTER, &found);
 	if (!found)
 	{
 		if (key.thread != NULL)
-			group->key.thread = MemoryContextStrdup(gathered_cxt, text_to_cstring(DatumGetTextPP(thread)));
+		{
+			char	   *copy = MemoryContextAlloc(gathered_cxt, key.thread_len + 1);
+
+			memcpy(copy, key.thread, key.thread_len);
+			copy[key.thread_len] = '\0';
+			group->key.thread = copy;
+		}
 		memset(&group->added, 0, sizeof(SampleList));
 		memset(&group->removed, 0, sizeof(SampleList));
 	}

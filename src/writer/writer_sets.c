@@ -6,11 +6,11 @@
  *
  * The batches of writer_samples.c arrive here with their stack ids real.
  * Each thread's samples gather in an array of their own; at the end of the
- * import each array becomes one row.  A thread whose array reaches
- * SAMPLES_MAX, and every thread when all arrays together pass a quarter of
- * calltree.import_work_mem, is written early, so that a profile too large
- * for one value, or for the memory it may take, is split across rows: a
- * profile's samples are the union of its rows, in any number.
+ * import each array becomes one row.  When all arrays together reach a
+ * quarter of calltree.import_work_mem, or SAMPLES_MAX if less, every
+ * thread is written early, so that a profile too large for one value, or
+ * for the memory it may take, is split across rows: a profile's samples
+ * are the union of its rows, in any number.
  *
  * A row goes in by an INSERT into calltree.sample_set, where row-level
  * security applies; its references are the writer's to vouch for
@@ -233,14 +233,12 @@ writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread, Siz
 	ThreadSamples *entry = thread_samples(sets, thread, thread_len);
 
 	sets->last = entry;
-	if (entry->count == SAMPLES_MAX)
-		write_thread(writer, sets, entry);
 	grow(sets, entry);
 	entry->samples[entry->count++] = *sample;
+	/* gathered_max <= SAMPLES_MAX: no thread's array passes what a value holds */
 	if (++sets->gathered >= sets->gathered_max)
 	{
 		CHECK_FOR_INTERRUPTS();
 		writer_sets_write_all(writer, sets);
-		sets->last = NULL;
 	}
 }
