@@ -260,6 +260,10 @@ SELECT total(pg_temp.tree(:minimal)), (SELECT name FROM func WHERE id = (stack_p
   FROM sample WHERE profile_id = :minimal;
 -- a sample refers to an unknown location
 SELECT import_pprof(:types || :fn || :loc || pg_temp.m(2, pg_temp.v(1, 9) || pg_temp.v(2, 9)) || :strs);
+-- the same where ids are not 1, 2, 3... (looked up by a hash, not by place):
+-- locations 1 and 1000, a sample at 999; functions 1 and 50, a location at 7
+SELECT import_pprof(:types || :fn || :loc || pg_temp.m(4, pg_temp.v(1, 1000) || pg_temp.m(4, pg_temp.v(1, 1))) || pg_temp.m(2, pg_temp.v(1, 999) || pg_temp.v(2, 9)) || :strs);
+SELECT import_pprof(:types || :fn || pg_temp.m(5, pg_temp.v(1, 50) || pg_temp.v(2, 3)) || pg_temp.m(4, pg_temp.v(1, 1) || pg_temp.m(4, pg_temp.v(1, 7))) || pg_temp.m(2, pg_temp.v(1, 1) || pg_temp.v(2, 9)) || :strs);
 -- a location refers to an unknown function, and to an unknown mapping
 SELECT import_pprof(:types || pg_temp.m(4, pg_temp.v(1, 1) || pg_temp.m(4, pg_temp.v(1, 5))) || pg_temp.m(2, pg_temp.v(1, 1) || pg_temp.v(2, 9)) || :strs);
 SELECT import_pprof(:types || :fn || pg_temp.m(4, pg_temp.v(1, 1) || pg_temp.v(2, 3)) || pg_temp.m(2, pg_temp.v(1, 1) || pg_temp.v(2, 9)) || :strs);

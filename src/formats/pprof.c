@@ -17,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "formats/pprof.h"
+#include "tree/hash64.h"
 
 void
 pprof_error(size_t at, const char *detail_fmt,...)
@@ -272,6 +273,55 @@ find_by_id(const void *array, int count, Size element, uint64 id)
 	return NULL;
 }
 
+typedef struct IdSlot
+{
+	uint64		id;
+	int32		index;
+	char		status;
+} IdSlot;
+
+#define SH_PREFIX		idslots
+#define SH_ELEMENT_TYPE IdSlot
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			id
+#define SH_HASH_KEY(tb, k)	calltree_hash64(k)
+#define SH_EQUAL(tb, a, b)	((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/*
+ * The index of a table whose ids are not 1, 2, 3... (writers that keep
+ * the ids of a larger profile): a hash instead of a bisection for each of
+ * the many lookups of a profile's samples.
+ */
+static void
+build_id_index(PprofIdIndex *index, const void *array, int count, Size element)
+{
+	index->slots = NULL;
+	if (count == 0 || ID_OF((const char *) array + (Size) (count - 1) * element) == (uint64) count)
+		return;
+	index->slots = idslots_create(CurrentMemoryContext, count, NULL);
+	for (int i = 0; i < count; i++)
+	{
+		bool		found;
+
+		idslots_insert(index->slots, ID_OF((const char *) array + (Size) i * element), &found)->index = i;
+	}
+}
+
+static const void *
+find_indexed(const PprofIdIndex *index, const void *array, int count, Size element, uint64 id)
+{
+	IdSlot	   *slot;
+
+	if (index->slots == NULL)
+		return find_by_id(array, count, element, id);
+	slot = idslots_lookup(index->slots, id);
+	return slot ? (const char *) array + (Size) slot->index * element : NULL;
+}
+
 /* One top-level field of the first pass. */
 static void
 decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int wiretype,
@@ -378,6 +428,8 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 	sort_by_id(profile->mappings, profile->nmappings, sizeof(PprofMapping), "mapping", mapping_at);
 	sort_by_id(profile->locations, profile->nlocations, sizeof(PprofLocation), "location", location_at);
 	sort_by_id(profile->functions, profile->nfunctions, sizeof(PprofFunction), "function", function_at);
+	build_id_index(&profile->location_index, profile->locations, profile->nlocations, sizeof(PprofLocation));
+	build_id_index(&profile->function_index, profile->functions, profile->nfunctions, sizeof(PprofFunction));
 	profile->cstrings = palloc0(sizeof(char *) * Max(profile->nstrings, 1));
 	/* profile.proto: string_table[0] must always be "" */
 	if (profile->nstrings > 0 && profile->strings[0].len != 0)
@@ -404,7 +456,9 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
 	/* kept with the profile, whatever context the caller works in */
 	caller = MemoryContextSwitchTo(GetMemoryChunkContext(profile->cstrings));
-	converted = pg_any_to_server(bytes, (int) s->len, PG_UTF8);
+	/* (in a UTF-8 database, checked once: the conversion would check again) */
+	converted = GetDatabaseEncoding() == PG_UTF8 ? (char *) bytes
+		: pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	if (converted == bytes)
 		converted = pnstrdup(bytes, s->len);
 	MemoryContextSwitchTo(caller);
@@ -415,8 +469,8 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 const PprofLocation *
 pprof_location(const PprofProfile *profile, uint64 id, size_t at)
 {
-	const PprofLocation *location = find_by_id(profile->locations, profile->nlocations,
-											   sizeof(PprofLocation), id);
+	const PprofLocation *location = find_indexed(&profile->location_index, profile->locations,
+												 profile->nlocations, sizeof(PprofLocation), id);
 
 	if (location == NULL)
 		pprof_error(at, "A sample refers to location id " UINT64_FORMAT ", which the profile does not define.", id);
@@ -430,7 +484,8 @@ pprof_function(const PprofProfile *profile, uint64 id, size_t at)
 
 	if (id == 0)
 		return NULL;
-	function = find_by_id(profile->functions, profile->nfunctions, sizeof(PprofFunction), id);
+	function = find_indexed(&profile->function_index, profile->functions, profile->nfunctions,
+							sizeof(PprofFunction), id);
 	if (function == NULL)
 		pprof_error(at, "A location refers to function id " UINT64_FORMAT ", which the profile does not define.", id);
 	return function;

@@ -119,6 +119,17 @@ typedef struct PprofString
 	size_t		len;
 } PprofString;
 
+/*
+ * Where each id of a table is, when its ids are not 1, 2, 3... (there
+ * the id's place is known without it): a hash from id to index, or NULL.
+ */
+struct idslots_hash;
+
+typedef struct PprofIdIndex
+{
+	struct idslots_hash *slots;
+} PprofIdIndex;
+
 typedef struct PprofProfile
 {
 	const uint8 *data;
@@ -133,6 +144,8 @@ typedef struct PprofProfile
 	int			nlocations;
 	PprofFunction *functions;
 	int			nfunctions;
+	PprofIdIndex location_index;
+	PprofIdIndex function_index;
 
 	PprofString *strings;
 	int			nstrings;

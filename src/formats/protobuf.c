@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include "utils/memutils.h"
+
 #include "formats/protobuf.h"
 
 /* A varint is at most 10 bytes: 64 bits, 7 per byte. */
@@ -71,11 +73,27 @@ pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
 }
 
 uint64
-pb_read_varint(PbReader *reader)
+pb_read_varint_slow(PbReader *reader)
 {
 	size_t		start = reader->pos;
 	uint64		value = 0;
 
+	/* far from the end: no bound to check byte by byte */
+	if (reader->end - reader->pos >= PB_MAX_VARINT_BYTES)
+	{
+		const uint8 *p = reader->data + reader->pos;
+
+		for (int i = 0; i < PB_MAX_VARINT_BYTES - 1; i++)
+		{
+			value |= (uint64) (p[i] & 0x7F) << (7 * i);
+			if ((p[i] & 0x80) == 0)
+			{
+				reader->pos += i + 1;
+				return value;
+			}
+		}
+	}
+	value = 0;
 	for (int i = 0; i < PB_MAX_VARINT_BYTES; i++)
 	{
 		uint8		byte;
@@ -185,18 +203,23 @@ pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
 	pb_read_submessage(reader, sub, message);
 }
 
+/* Makes room for `more` values in a growing array */
 static void
-append_varint(uint64 **values, int *count, int *capacity, uint64 value)
+reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 {
-	if (*count == *capacity)
-	{
-		*capacity = *capacity ? *capacity * 2 : 8;
-		if (*values == NULL)
-			*values = palloc(sizeof(uint64) * *capacity);
-		else
-			*values = repalloc(*values, sizeof(uint64) * *capacity);
-	}
-	(*values)[(*count)++] = value;
+	size_t		needed = (size_t) count + more;
+
+	if (needed <= (size_t) *capacity)
+		return;
+	if (needed > MaxAllocSize / sizeof(uint64))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a repeated field holds more values than fit in memory")));
+	*capacity = (int) Max(needed, (size_t) Max(*capacity, 4) * 2);
+	if (*values == NULL)
+		*values = palloc(sizeof(uint64) * *capacity);
+	else
+		*values = repalloc(*values, sizeof(uint64) * *capacity);
 }
 
 void
@@ -204,10 +227,15 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				  uint64 **values, int *count, int *capacity)
 {
 	PbReader	packed;
+	uint64	   *out;
+	int			n;
 
 	if (wiretype == PB_VARINT)
 	{
-		append_varint(values, count, capacity, pb_read_varint(reader));
+		uint64		value = pb_read_varint(reader);
+
+		reserve_varints(values, *count, capacity, 1);
+		(*values)[(*count)++] = value;
 		return;
 	}
 	if (wiretype != PB_LEN)
@@ -215,8 +243,12 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				 field_name, wiretype);
 	/* every varint takes at least one byte, so the count is bounded by the length */
 	pb_read_submessage(reader, &packed, reader->message);
+	reserve_varints(values, *count, capacity, packed.end - packed.pos);
+	out = *values;
+	n = *count;
 	while (packed.pos < packed.end)
-		append_varint(values, count, capacity, pb_read_varint(&packed));
+		out[n++] = pb_read_varint(&packed);
+	*count = n;
 }
 
 /* ---------------------------------------------------------------- writing */

@@ -38,7 +38,7 @@ typedef struct PbReader
 extern void pb_reader_init(PbReader *reader, const uint8 *data, size_t len,
 						   const char *format, const char *message);
 extern bool pb_next_field(PbReader *reader, uint32 *field, int *wiretype);
-extern uint64 pb_read_varint(PbReader *reader);
+extern uint64 pb_read_varint_slow(PbReader *reader);
 extern uint64 pb_read_fixed64(PbReader *reader);
 extern uint32 pb_read_fixed32(PbReader *reader);
 extern size_t pb_read_length(PbReader *reader);
@@ -64,6 +64,19 @@ extern void pb_error(const PbReader *reader, size_t at, const char *detail_fmt,.
 			pg_attribute_printf(3, 4) pg_attribute_noreturn();
 
 /* Writing: appends to a StringInfo */
+/*
+ * A varint.  Most varints of a profile (ids, small counts, tags) take one
+ * byte: that case is read here, without a call; the rest, and every check
+ * of a long or truncated varint, in pb_read_varint_slow.
+ */
+static inline uint64
+pb_read_varint(PbReader *reader)
+{
+	if (likely(reader->pos < reader->end) && (reader->data[reader->pos] & 0x80) == 0)
+		return reader->data[reader->pos++];
+	return pb_read_varint_slow(reader);
+}
+
 extern void pb_put_varint(StringInfo buf, uint64 value);
 extern void pb_put_tag(StringInfo buf, uint32 field, int wiretype);
 extern void pb_put_varint_field(StringInfo buf, uint32 field, uint64 value);

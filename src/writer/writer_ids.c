@@ -102,10 +102,12 @@ profile_writer_func(ProfileWriter *writer, const char *name, const char *file, c
 	bool		found;
 	int64		id;
 
-	resetStringInfo(key);
 	writer_func_key(key, name, file, resource);
+	/* the backend's cache first: in a repeat import it knows every func */
+	if (intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+		return (int32) id;
 	id = cached_id(writer->funcs, key, &found);
-	if (found || intern_cache_get(INTERN_FUNC, key->data, key->len, &id))
+	if (found)
 		return (int32) id;
 	id = intern_probe_func(writer->probe, name, file, resource);
 	if (id != 0)
@@ -132,11 +134,12 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	int64		id;
 	int64		real_func;
 
-	resetStringInfo(key);
 	writer_frame_key(key, func, address, line, col, implementation);
-	id = cached_id(writer->frames, key, &found);
 	/* the backend's cache knows frames by their real func id */
-	if (found || (func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id)))
+	if (func > 0 && intern_cache_get(INTERN_FRAME, key->data, key->len, &id))
+		return id;
+	id = cached_id(writer->frames, key, &found);
+	if (found)
 		return id;
 	real_func = real_id(&writer->pending_funcs, func);
 	id = real_func > 0
@@ -289,12 +292,16 @@ int64
 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 {
 	StackKey	key = {prefix, frame};
-	CachedStack *entry = stackcache_lookup(writer->stacks, key);
+	CachedStack *entry;
 	bool		found;
 	int64		real_prefix;
 	int64		real_frame;
 	int64		id = 0;
 
+	/* on real ids, the backend's cache first: a repeat import finds every stack there */
+	if (prefix >= 0 && frame > 0 && intern_cache_get_stack(prefix, frame, &id))
+		return id;
+	entry = stackcache_lookup(writer->stacks, key);
 	if (entry)
 		return entry->id;
 	real_prefix = real_id(&writer->pending_stacks, prefix);
