@@ -11,6 +11,7 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/array.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "tree/samples.h"
@@ -29,57 +30,40 @@ packed_argument(FunctionCallInfo fcinfo)
 	return PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 }
 
-typedef struct UnnestState
-{
-	Sample	   *samples;
-	int64		count;
-} UnnestState;
-
 /*
  * unnest(samples): one row (stack_id, weight, ts, labels_id) per sample, in
  * the value's canonical order; ts and labels_id NULL where it has none.
+ * The rows go straight into the tuplestore that a function scan keeps
+ * anyway, without a call and a tuple built per row.
  */
 Datum
 samples_unnest(PG_FUNCTION_ARGS)
 {
-	FuncCallContext *funcctx;
-	UnnestState *state;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	struct varlena *value = packed_argument(fcinfo);
+	Sample	   *samples;
+	int64		count;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
-	Sample	   *sample;
 
-	if (SRF_IS_FIRSTCALL())
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &count);
+	for (int64 i = 0; i < count; i++)
 	{
-		struct varlena *value;
-		MemoryContext old;
-		TupleDesc	desc;
+		const Sample *sample = &samples[i];
 
-		funcctx = SRF_FIRSTCALL_INIT();
-		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("unnest(samples) called in a context that cannot take a record")));
-		funcctx->tuple_desc = BlessTupleDesc(desc);
-		value = packed_argument(fcinfo);
-		state = palloc(sizeof(UnnestState));
-		state->samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
-										&state->count);
-		funcctx->user_fctx = state;
-		MemoryContextSwitchTo(old);
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		values[0] = Int64GetDatum(sample->stack_id);
+		values[1] = Int64GetDatum(sample->weight);
+		values[2] = Int64GetDatum(sample->ts);
+		nulls[2] = !sample->has_ts;
+		values[3] = Int64GetDatum(sample->labels_id);
+		nulls[3] = !sample->has_labels;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	funcctx = SRF_PERCALL_SETUP();
-	state = funcctx->user_fctx;
-	if ((int64) funcctx->call_cntr >= state->count)
-		SRF_RETURN_DONE(funcctx);
-	sample = &state->samples[funcctx->call_cntr];
-	values[0] = Int64GetDatum(sample->stack_id);
-	values[1] = Int64GetDatum(sample->weight);
-	values[2] = Int64GetDatum(sample->ts);
-	nulls[2] = !sample->has_ts;
-	values[3] = Int64GetDatum(sample->labels_id);
-	nulls[3] = !sample->has_labels;
-	SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc, values, nulls)));
+	pfree(samples);
+	return (Datum) 0;
 }
 
 /* sample_count(samples): from the header alone */
