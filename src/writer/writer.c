@@ -356,6 +356,7 @@ profile_writer_finish(ProfileWriter *writer)
 	writer_sets_write_all(writer, writer->sets);
 	writer_write_all_pending(writer);	/* stacks no sample refers to still exist */
 	writer_remember_written(writer);
+	writer_lock_label_sets(writer);
 	intern_probe_end(writer->probe);
 	UnregisterSnapshot(writer->held_snapshot);
 	if (writer->weight_unit || writer->has_started_at)

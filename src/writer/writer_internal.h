@@ -185,6 +185,9 @@ struct ProfileWriter
 	/* samples, events and labels (writer_samples.c) */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
+	int64	   *labels_used;	/* the distinct label sets the samples use */
+	int			nlabels_used;
+	int			labels_used_capacity;
 	SampleSets *sets;			/* the samples gathered per thread (writer_sets.c) */
 	int			nsamples;		/* in the batch not yet written */
 	int64		samples_written;	/* by earlier batches */
@@ -282,6 +285,7 @@ extern void writer_sets_write_all(ProfileWriter *writer, SampleSets *sets);
 
 /* writer_samples.c */
 extern void writer_prepare_samples(ProfileWriter *writer);
+extern void writer_lock_label_sets(ProfileWriter *writer);
 extern void writer_flush_samples(ProfileWriter *writer);
 
 #endif							/* CALLTREE_WRITER_INTERNAL_H */

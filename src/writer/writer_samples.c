@@ -72,33 +72,93 @@ void
 writer_prepare_samples(ProfileWriter *writer)
 {
 	Oid			labels_types[1] = {JSONBOID};
-	Oid			id_types[1] = {INT8OID};
+	Oid			id_types[1] = {INT8ARRAYOID};
 
 	alloc_sample_batch(writer);
 	writer->intern_labels_plan = writer_prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
-		writer_prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1, id_types);
+		writer_prepare_kept(&kept_plans.lock_labels, "SELECT l.id FROM calltree.labels l WHERE l.id OPERATOR(pg_catalog.=) ANY ($1) "
+							"ORDER BY l.id FOR KEY SHARE", 1, id_types);
 	writer->sets = writer_sets_create(writer->cxt);
 }
 
 /*
- * Holds a label set until the transaction ends, as a sample's reference
- * check would: the writer's samples skip that check.
+ * Holds the label sets the samples use until the transaction ends, as the
+ * samples' reference check would (the writer's samples skip it): all in one
+ * statement, as the import ends.  A label set deleted since the import
+ * found it is missing then, and the import fails: the samples that were
+ * written already go with it.
  */
-static void
-lock_label_set(ProfileWriter *writer, int64 id)
+static int
+compare_int64(const void *a, const void *b)
 {
-	Datum		id_value = Int64GetDatum(id);
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The first of the ascending ids that the ascending rows found lack */
+static int64
+first_missing(const Datum *ids, int count, SPITupleTable *found)
+{
+	uint64		row = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		bool		isnull;
+
+		if (row < SPI_processed &&
+			DatumGetInt64(SPI_getbinval(found->vals[row], found->tupdesc, 1, &isnull)) == DatumGetInt64(ids[i]))
+			row++;
+		else
+			return DatumGetInt64(ids[i]);
+	}
+	return 0;
+}
+
+void
+writer_lock_label_sets(ProfileWriter *writer)
+{
+	Datum	   *ids;
+	Datum		array;
 	char		null = ' ';
 
-	if (SPI_execute_plan(writer->lock_labels_plan, &id_value, &null, false, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
+	int			count = 0;
+
+	if (writer->nlabels_used == 0)
+		return;
+	/* distinct ids, as the statement returns them */
+	qsort(writer->labels_used, writer->nlabels_used, sizeof(int64), compare_int64);
+	ids = palloc(sizeof(Datum) * writer->nlabels_used);
+	for (int i = 0; i < writer->nlabels_used; i++)
+		if (i == 0 || writer->labels_used[i] != writer->labels_used[i - 1])
+			ids[count++] = Int64GetDatum(writer->labels_used[i]);
+	array = PointerGetDatum(writer_int8_array(ids, NULL, count));
+	if (SPI_execute_plan(writer->lock_labels_plan, &array, &null, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "locking the label sets of an import failed");
+	if (SPI_processed != (uint64) count)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("label set " INT64_FORMAT " was deleted while the import used it", id),
+				 errmsg("label set " INT64_FORMAT " was deleted while the import used it",
+						first_missing(ids, count, SPI_tuptable)),
 				 errhint("Import the profile again.")));
 	MemoryContextSwitchTo(writer->cxt);
+}
+
+/* Remembers a label set the samples use, for writer_lock_label_sets */
+static void
+label_set_used(ProfileWriter *writer, int64 id)
+{
+	if (writer->nlabels_used == writer->labels_used_capacity)
+	{
+		writer->labels_used_capacity = Max(writer->labels_used_capacity * 2, 16);
+		writer->labels_used = writer->labels_used
+			? repalloc(writer->labels_used, sizeof(int64) * writer->labels_used_capacity)
+			: MemoryContextAlloc(writer->cxt, sizeof(int64) * writer->labels_used_capacity);
+	}
+	writer->labels_used[writer->nlabels_used++] = id;
 }
 
 int64
@@ -121,7 +181,7 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 		intern_cache_put(INTERN_LABELS, key->data, key->len, id);
 	}
 	/* cached or not: the samples' label set is held until the end */
-	lock_label_set(writer, id);
+	label_set_used(writer, id);
 	writer_cache_id(writer->cxt, writer->labels, key, id);
 	return id;
 }
