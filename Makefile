@@ -9,7 +9,7 @@ MODULE_big = calltree
 # settings and _PG_init) may be used by any of them.
 FOLDERS = tree formats store writer import query export
 OBJS = src/module.o $(foreach f,$(FOLDERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(f)/*.c))))
-SHLIB_LINK += -lz
+SHLIB_LINK += -lz -ldeflate
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # Versions (docs/hacking.md, "Releasing a version").  The current version's

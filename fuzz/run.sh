@@ -181,7 +181,7 @@ PY
 }
 
 build() {
-	CT_PACKAGES=(clang-14 libclang-rt-14-dev zlib1g-dev postgresql-server-dev-15)
+	CT_PACKAGES=(clang-14 libclang-rt-14-dev zlib1g-dev libdeflate-dev postgresql-server-dev-15)
 	ct_ensure_packages
 	make -s -C "$fuzz_dir" PG_CONFIG="$PG_CONFIG" BUILD="$build" >"$work/build.log" 2>&1 ||
 		fail "building the harnesses failed" "$work/build.log"

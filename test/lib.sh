@@ -82,7 +82,7 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_CONFIG="$PG_BIN/pg_config"
 export PG_BIN PG_CONFIG
 CT_PORT=${CT_PORT:-54329}
-CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-cron zlib1g-dev make gcc chromium golang-go gzip python3 clang-14 libclang-rt-14-dev libmicrohttpd-dev libpq-dev protobuf-compiler python3-protobuf python3-scipy curl openjdk-17-jdk-headless nodejs)
+CT_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-cron zlib1g-dev libdeflate-dev make gcc chromium golang-go gzip python3 clang-14 libclang-rt-14-dev libmicrohttpd-dev libpq-dev protobuf-compiler python3-protobuf python3-scipy curl openjdk-17-jdk-headless nodejs)
 CT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CALLTREE_SHARED=${CALLTREE_SHARED:-$CT_REPO/../shared}
 CALLTREE_SHARED=$(cd "$CALLTREE_SHARED" 2>/dev/null && pwd || echo "$CALLTREE_SHARED")

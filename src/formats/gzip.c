@@ -3,10 +3,14 @@
  *	  gzip compression and decompression with zlib (see gzip.h).
  *
  * zlib allocates through palloc, so its memory goes with the current
- * memory context even when an error interrupts it.
+ * memory context even when an error interrupts it.  A whole stream of one
+ * member, of moderate size, is decompressed by libdeflate instead, two to
+ * three times faster (decompress_at_once); anything it does not take goes
+ * through zlib, which names what is wrong and where.
  */
 #include "postgres.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "miscadmin.h"
@@ -16,6 +20,8 @@
 /* windowBits for a gzip wrapper (16) with the largest window (15) */
 #define GZIP_WINDOW_BITS (16 + MAX_WBITS)
 #define GZIP_CHUNK (64 * 1024)
+/* the most decompressed at once, without a check for interrupts: ~0.1 s */
+#define AT_ONCE_MAX (64 * 1024 * 1024)
 
 static voidpf
 zlib_alloc(voidpf opaque, uInt items, uInt size)
@@ -180,13 +186,56 @@ gzip_check(const char *data, size_t len, size_t max_len, const char *format)
 	pfree(scratch);
 }
 
+/*
+ * A stream of one gzip member whose trailer gives its size (modulo 2^32),
+ * decompressed into a buffer of that size in one call; NULL when it is not
+ * one, when that size is wrong or too large, or when the data is corrupt:
+ * the caller then reads it with zlib.  libdeflate checks the CRC-32 and the
+ * size.  Its decompressor is the backend's, made on first use (malloc).
+ */
+static char *
+decompress_at_once(const char *data, size_t len, size_t max_len, size_t *out_len)
+{
+	static struct libdeflate_decompressor *decompressor = NULL;
+	const uint8 *trailer = (const uint8 *) data + len - 4;
+	size_t		size;
+	size_t		used;
+	size_t		produced;
+	char	   *out;
+
+	/* a header of 10 bytes, an empty deflate block, the 8-byte trailer */
+	if (len < 20)
+		return NULL;
+	size = (size_t) trailer[0] | (size_t) trailer[1] << 8 | (size_t) trailer[2] << 16 | (size_t) trailer[3] << 24;
+	if (size > max_len || size > AT_ONCE_MAX)
+		return NULL;
+	if (decompressor == NULL && (decompressor = libdeflate_alloc_decompressor()) == NULL)
+		return NULL;
+	out = palloc(Max(size, 1));
+	if (libdeflate_gzip_decompress_ex(decompressor, data, len, out, size, &used, &produced) != LIBDEFLATE_SUCCESS ||
+		used != len || produced != size)
+	{
+		pfree(out);
+		return NULL;
+	}
+	*out_len = produced;
+	return out;
+}
+
 char *
 gzip_decompress(const char *data, size_t len, size_t max_len, const char *format, size_t *out_len)
 {
-	GzipReader *r = gzip_reader_begin(data, len, format);
-	size_t		capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1);
-	char	   *out = palloc_extended(capacity, MCXT_ALLOC_HUGE);
+	char	   *at_once = decompress_at_once(data, len, max_len, out_len);
+	GzipReader *r;
+	size_t		capacity;
+	char	   *out;
 	size_t		produced = 0;
+
+	if (at_once)
+		return at_once;
+	r = gzip_reader_begin(data, len, format);
+	capacity = Min(Max(len * 4, (size_t) GZIP_CHUNK), max_len + 1);
+	out = palloc_extended(capacity, MCXT_ALLOC_HUGE);
 
 	while (!r->ended)
 	{
