@@ -34,7 +34,7 @@ typedef struct CachedId
 #define SH_ELEMENT_TYPE CachedId
 #define SH_KEY_TYPE		BytesKey
 #define SH_KEY			key
-#define SH_HASH_KEY(tb, k)	hash_bytes((const unsigned char *) (k).data, (k).len)
+#define SH_HASH_KEY(tb, k)	calltree_hash_bytes((k).data, (k).len)
 #define SH_EQUAL(tb, a, b)	((a).len == (b).len && memcmp((a).data, (b).data, (a).len) == 0)
 #define SH_STORE_HASH
 #define SH_GET_HASH(tb, a)	((a)->hash)
