@@ -341,7 +341,9 @@ decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int 
 			break;
 		case PPROF_PROFILE_SAMPLE:
 			pb_expect_submessage(reader, wiretype, "Profile.sample", &sub, "Sample");
-			profile->nsamples++;
+			if (profile->nsamples++ == 0)
+				profile->samples_from = reader->field_at;
+			profile->samples_to = reader->pos;
 			break;
 		case PPROF_PROFILE_MAPPING:
 			pb_expect_submessage(reader, wiretype, "Profile.mapping", &sub, "Mapping");
@@ -522,6 +524,9 @@ void
 pprof_samples_begin(const PprofProfile *profile, PbReader *top)
 {
 	pb_reader_init(top, profile->data, profile->len, "pprof", "Profile");
+	/* from the first sample to the end of the last: the rest has no sample */
+	top->pos = profile->samples_from;
+	top->end = profile->samples_to;
 }
 
 static void

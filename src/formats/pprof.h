@@ -158,6 +158,8 @@ typedef struct PprofProfile
 	int64		duration_nanos;
 	int64		period;
 	int64		nsamples;
+	size_t		samples_from;	/* where the first sample's field starts */
+	size_t		samples_to;		/* and where the last one's ends */
 } PprofProfile;
 
 typedef struct PprofLabel
