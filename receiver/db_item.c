@@ -1,0 +1,292 @@
+/*
+ * db_item.c
+ *	  The statements of one item of a push (db_item.h).
+ *
+ * pprof goes to import_pprof, which reads gzip itself; OTLP to
+ * import_otlp and JFR to import_jfr (with the Java agent's labels, when
+ * sent), whose profile ids come back as one array.  The other formats
+ * go through import_stream, the only importer that takes the format by
+ * name (so that format=folded is read as collapsed stacks and nothing
+ * else) and unwraps gzip: the body is one base64 chunk in the temporary
+ * table each connection made (db_pool.c).  Every value from the request is
+ * a parameter, the body a binary one.
+ *
+ * The statements go out together, so the ids an import made reach the
+ * statements after it through a setting of the transaction
+ * (calltree_receiver.ids), not through the receiver: the UPDATE of
+ * started_at, then the look-up of twins.
+ *
+ * An item is stored once, however often it is pushed:
+ * - with a sample ID (push_id): an advisory lock on the ID, then the
+ *   import only if no profile has that meta->>'push_id' (a hash index);
+ * - without one: an advisory lock on a hash of what the push is (role,
+ *   format, name, meta, start, body), the import, then the look-up of an
+ *   earlier twin of each profile made: the same content (content_sha256,
+ *   its index, among the RECENT_TWINS latest profiles of that content),
+ *   name, format, unit, start and meta, imported within TWIN_WINDOW.  An
+ *   item whose every profile has a twin is a retry (db_import.c rolls it
+ *   back).  The lock makes a retry that arrives while the first attempt
+ *   still runs wait for it, and then see what it committed.
+ */
+#include "db_item.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BYTEA_OID 17
+
+/* pg_advisory_xact_lock's first key for push ids: "ct" "pu" */
+#define PUSH_ID_LOCK_CLASS "1668574325"
+/* ... and for the hash of a push without an id: "ct" "rt" */
+#define RETRY_LOCK_CLASS "1668575860"
+
+/* How far back a retry finds the push it repeats */
+#define TWIN_WINDOW "1 hour"
+/* How many of the latest profiles of one content are compared with a new one */
+#define RECENT_TWINS "16"
+
+#define IDS_SETTING "'calltree_receiver.ids'"
+#define IDS_MADE "pg_catalog.current_setting(" IDS_SETTING ")::pg_catalog.int8[]"
+
+static const char *const started_at_sql =
+	"UPDATE calltree.profile SET started_at = pg_catalog.to_timestamp($1::pg_catalog.float8)"
+	" WHERE id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
+
+/*
+ * For each profile made, the earliest of its twins among the latest
+ * profiles of its content; jsonb compares the columns that may be NULL.
+ */
+static const char *const twins_sql =
+	"SELECT pg_catalog.count(*), pg_catalog.count(t.id)"
+	"  FROM calltree.profile n"
+	"  LEFT JOIN LATERAL ("
+	"       SELECT c.id FROM (SELECT e.id, e.name, e.format, e.weight_unit, e.started_at, e.meta, e.imported_at"
+	"                           FROM calltree.profile e"
+	"                          WHERE e.content_sha256 OPERATOR(pg_catalog.=) n.content_sha256"
+	"                            AND e.id OPERATOR(pg_catalog.<) n.id"
+	"                          ORDER BY e.id DESC LIMIT " RECENT_TWINS ") c"
+	"        WHERE c.imported_at OPERATOR(pg_catalog.>)"
+	"              (pg_catalog.now() OPERATOR(pg_catalog.-) '" TWIN_WINDOW "'::pg_catalog.interval)"
+	"          AND pg_catalog.jsonb_build_array(c.name, c.format, c.weight_unit, c.started_at, c.meta)"
+	"              OPERATOR(pg_catalog.=)"
+	"              pg_catalog.jsonb_build_array(n.name, n.format, n.weight_unit, n.started_at, n.meta)"
+	"        ORDER BY c.id LIMIT 1) t ON true"
+	" WHERE n.id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
+
+/* FNV-1a, 32 bits, over len bytes, from hash */
+static uint32_t
+fnv1a(uint32_t hash, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		hash = (hash ^ p[i]) * 16777619u;
+	return hash;
+}
+
+/* The same, over a string and its terminating zero (NULL: a lone zero) */
+static uint32_t
+fnv1a_str(uint32_t hash, const char *s)
+{
+	return s ? fnv1a(hash, s, strlen(s) + 1) : fnv1a(hash, "", 1);
+}
+
+/* The advisory lock's key of an item without a push id, as int4 text */
+static void
+retry_lock_key(const char *role, const ImportItem *item, char *out, size_t size)
+{
+	uint32_t	hash = 2166136261u;
+
+	hash = fnv1a_str(hash, role);
+	hash = fnv1a_str(hash, item->format);
+	hash = fnv1a_str(hash, item->name);
+	hash = fnv1a_str(hash, item->meta);
+	hash = fnv1a_str(hash, item->started_at);
+	hash = fnv1a(hash, item->data, item->len);
+	snprintf(out, size, "%d", (int32_t) hash);
+}
+
+/*
+ * Sends a statement with text parameters, but for those of lengths[i] >= 0
+ * (lengths NULL: none), which are binary bytea of that many bytes
+ */
+static bool
+send(PGconn *conn, const char *sql, int nparams, const char *const *values, const long *lengths)
+{
+	Oid			types[8] = {0};
+	int			binary_lengths[8] = {0};
+	int			formats[8] = {0};
+
+	for (int i = 0; lengths != NULL && i < nparams; i++)
+		if (lengths[i] >= 0)
+		{
+			types[i] = BYTEA_OID;
+			binary_lengths[i] = (int) lengths[i];
+			formats[i] = 1;
+		}
+	return PQsendQueryParams(conn, sql, nparams, types, values, binary_lengths, formats, 0) == 1;
+}
+
+/*
+ * The call that imports an item, an expression of bigint[], its
+ * parameters in values and lengths, how many in *nparams
+ */
+static const char *
+import_call(const ImportItem *item, const char **values, long *lengths, int *nparams)
+{
+	values[0] = item->data;
+	lengths[0] = (long) item->len;
+	values[1] = item->name;
+	values[2] = item->meta;
+	*nparams = 3;
+	if (strcmp(item->format, "pprof") == 0)
+		return "ARRAY[calltree.import_pprof($1, NULL, $2::pg_catalog.text, $3::pg_catalog.jsonb)]";
+	if (strcmp(item->format, "otlp") == 0)
+		return "calltree.import_otlp($1, $2::pg_catalog.text, $3::pg_catalog.jsonb)";
+	if (strcmp(item->format, "jfr") != 0)
+	{
+		/* import_stream: the body is in the chunks table already */
+		values[0] = item->name;
+		values[1] = item->meta;
+		values[2] = item->format;
+		lengths[0] = -1;
+		return "ARRAY[calltree.import_stream('pg_temp.calltree_receiver_chunks'::pg_catalog.regclass,"
+			" $1::pg_catalog.text, $2::pg_catalog.jsonb, $3::pg_catalog.text)]";
+	}
+	values[3] = item->sample_rate;
+	*nparams = 4;
+	if (item->labels == NULL)
+		return "calltree.import_jfr(data => $1, name => $2::pg_catalog.text,"
+			" meta => $3::pg_catalog.jsonb, sample_rate => $4::pg_catalog.int4)";
+	values[4] = item->labels;
+	lengths[4] = (long) item->labels_len;
+	*nparams = 5;
+	return "calltree.import_jfr(data => $1, name => $2::pg_catalog.text,"
+		" meta => $3::pg_catalog.jsonb, sample_rate => $4::pg_catalog.int4, labels => $5)";
+}
+
+static bool
+is_streamed(const ImportItem *item)
+{
+	return item->format == NULL ||
+		(strcmp(item->format, "pprof") != 0 && strcmp(item->format, "otlp") != 0 &&
+		 strcmp(item->format, "jfr") != 0);
+}
+
+/* The body of a streamed item, as the one chunk of the connection's table */
+static bool
+send_chunk(PGconn *conn, const ImportItem *item)
+{
+	const char *chunk[1] = {item->data};
+	long		chunk_length[1] = {(long) item->len};
+
+	return send(conn, "DELETE FROM pg_temp.calltree_receiver_chunks", 0, NULL, NULL) &&
+		send(conn, "INSERT INTO pg_temp.calltree_receiver_chunks (seq, chunk)"
+			 " VALUES (1, pg_catalog.encode($1, 'base64'))", 1, chunk, chunk_length);
+}
+
+/*
+ * The import: whether the item's push id was stored (then nothing is
+ * imported) and the ids made, kept in the setting for what follows
+ */
+static bool
+send_import(PGconn *conn, const ImportItem *item)
+{
+	const char *values[6] = {0};
+	long		lengths[6] = {-1, -1, -1, -1, -1, -1};
+	int			nparams;
+	const char *call = import_call(item, values, lengths, &nparams);
+	char		sql[1024];
+
+	if (item->push_id == NULL)
+		snprintf(sql, sizeof(sql),
+				 "SELECT false, pg_catalog.set_config(" IDS_SETTING ", (%s)::pg_catalog.text, true)", call);
+	else
+	{
+		values[nparams++] = item->push_id;
+		snprintf(sql, sizeof(sql),
+				 "SELECT d.stored, pg_catalog.set_config(" IDS_SETTING ","
+				 " CASE WHEN d.stored THEN '{}' ELSE (%s)::pg_catalog.text END, true)"
+				 " FROM (SELECT EXISTS (SELECT FROM calltree.profile"
+				 " WHERE meta OPERATOR(pg_catalog.->>) 'push_id' OPERATOR(pg_catalog.=) $%d) AS stored) d",
+				 call, nparams);
+	}
+	return send(conn, sql, nparams, values, lengths);
+}
+
+int
+db_item_send(PGconn *conn, const char *role, const ImportItem *item, StepKind *kinds)
+{
+	int			n = 0;
+	bool		ok;
+
+	if (item->push_id != NULL)
+	{
+		const char *values[1] = {item->push_id};
+
+		ok = send(conn, "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
+				  1, values, NULL);
+	}
+	else
+	{
+		char		key[16];
+		const char *values[1] = {key};
+
+		retry_lock_key(role, item, key, sizeof(key));
+		ok = send(conn, "SELECT pg_catalog.pg_advisory_xact_lock(" RETRY_LOCK_CLASS ", $1::pg_catalog.int4)",
+				  1, values, NULL);
+	}
+	kinds[n++] = STEP_COMMAND;
+	if (ok && is_streamed(item))
+	{
+		ok = send_chunk(conn, item);
+		kinds[n++] = STEP_COMMAND;
+		kinds[n++] = STEP_COMMAND;
+	}
+	ok = ok && send_import(conn, item);
+	kinds[n++] = STEP_IMPORT;
+	if (ok && item->started_at != NULL)
+	{
+		const char *values[1] = {item->started_at};
+
+		ok = send(conn, started_at_sql, 1, values, NULL);
+		kinds[n++] = STEP_COMMAND;
+	}
+	if (ok && item->push_id == NULL)
+	{
+		ok = send(conn, twins_sql, 0, NULL, NULL);
+		kinds[n++] = STEP_TWINS;
+	}
+	return ok ? n : -1;
+}
+
+/* How many ids a bigint[] as text holds: {} none, {1,2} two */
+static int
+count_ids(const char *ids)
+{
+	int			n = strcmp(ids, "{}") != 0;
+
+	for (const char *p = ids; *p; p++)
+		n += *p == ',';
+	return n;
+}
+
+void
+db_item_note(StepKind kind, const PGresult *res, ItemOutcome *outcome)
+{
+	if (kind == STEP_IMPORT)
+	{
+		outcome->stored = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		outcome->made = count_ids(PQgetvalue(res, 0, 1));
+	}
+	else if (kind == STEP_TWINS)
+		outcome->twins = atoi(PQgetvalue(res, 0, 1));
+}
+
+bool
+db_item_is_retry(const ItemOutcome *outcome)
+{
+	return outcome->made > 0 && outcome->twins == outcome->made;
+}
