@@ -151,10 +151,11 @@ read_segment(PGconn *conn, const StepKind *kinds, int n, ItemOutcome *outcome, c
  * the kind of each into kinds, how many, or -1 if libpq refused one
  */
 static int
-send_segment(PGconn *conn, const char *role, const ImportItem *item, bool first, bool last, StepKind *kinds)
+send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *item, bool first, bool last,
+			 StepKind *kinds)
 {
 	int			n = 0;
-	int			m;
+	int			m = 0;
 
 	if (first)
 	{
@@ -164,28 +165,29 @@ send_segment(PGconn *conn, const char *role, const ImportItem *item, bool first,
 			return -1;
 		kinds[n++] = STEP_COMMAND;
 		if (role != NULL &&
-			PQsendQueryParams(conn, "SELECT pg_catalog.set_config('role', $1, true)", 1, NULL, values, NULL, NULL, 0) != 1)
+			(m = db_send(conn, prepared, ST_ROLE, "SELECT pg_catalog.set_config('role', $1, true)",
+						 1, values, NULL, STEP_COMMAND, kinds + n)) < 0)
 			return -1;
-		if (role != NULL)
-			kinds[n++] = STEP_COMMAND;
+		n += role != NULL ? m : 0;
 	}
 	if (item != NULL)
 	{
-		if ((m = db_item_send(conn, role, item, kinds + n)) < 0)
+		if ((m = db_item_send(conn, prepared, role, item, kinds + n)) < 0)
 			return -1;
 		n += m;
 	}
 	if (last)
 	{
-		if (PQsendQueryParams(conn, "SELECT pg_catalog.txid_current()", 0, NULL, NULL, NULL, NULL, 0) != 1)
+		if ((m = db_send(conn, prepared, ST_XID, "SELECT pg_catalog.txid_current()",
+						 0, NULL, NULL, STEP_XID, kinds + n)) < 0)
 			return -1;
-		kinds[n++] = STEP_XID;
+		n += m;
 	}
 	return PQpipelineSync(conn) == 1 ? n : -1;
 }
 
 /* The most statements of a segment: BEGIN, the role, an item's, the id */
-#define SEGMENT_MAX_STEPS (ITEM_MAX_STEPS + 3)
+#define SEGMENT_MAX_STEPS (1 + 2 + ITEM_MAX_STEPS + 2)
 
 /* How an attempt at a push on one connection ended */
 typedef enum Attempt
@@ -216,13 +218,14 @@ is_retry(const ItemOutcome *outcomes, int n)
  * they got
  */
 static bool
-send_items(PGconn *conn, const char *role, const ImportItem *items, int n, ItemOutcome *outcomes,
-		   char *xid, size_t xid_size, Reply *reply, bool *stale)
+send_items(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *items, int n,
+		   ItemOutcome *outcomes, char *xid, size_t xid_size, Reply *reply, bool *stale)
 {
 	for (int i = 0; i == 0 || i < n; i++)
 	{
 		StepKind	kinds[SEGMENT_MAX_STEPS];
-		int			nkinds = send_segment(conn, role, n > 0 ? &items[i] : NULL, i == 0, i >= n - 1, kinds);
+		int			nkinds = send_segment(conn, prepared, role, n > 0 ? &items[i] : NULL, i == 0, i >= n - 1,
+										  kinds);
 
 		if (nkinds < 0 || !read_segment(conn, kinds, nkinds, &outcomes[n > 0 ? i : 0], xid, xid_size, reply))
 		{
@@ -243,7 +246,7 @@ send_items(PGconn *conn, const char *role, const ImportItem *items, int n, ItemO
  * caller, who finds out whether it committed.
  */
 static Attempt
-attempt_import(PGconn *conn, const char *role, const ImportItem *items, int n, Reply *reply,
+attempt_import(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *items, int n, Reply *reply,
 			   ImportCounts *counts, char *xid, size_t xid_size)
 {
 	ItemOutcome *outcomes = calloc((size_t) n + 1, sizeof(ItemOutcome));
@@ -264,7 +267,7 @@ attempt_import(PGconn *conn, const char *role, const ImportItem *items, int n, R
 		free(outcomes);
 		return ATTEMPT_FAILED;
 	}
-	sent = send_items(conn, role, items, n, outcomes, xid, xid_size, reply, &stale);
+	sent = send_items(conn, prepared, role, items, n, outcomes, xid, xid_size, reply, &stale);
 	if (PQstatus(conn) == CONNECTION_OK && PQexitPipelineMode(conn) != 1 && sent)
 	{
 		reply_db_error(reply, conn, NULL);
@@ -282,6 +285,11 @@ attempt_import(PGconn *conn, const char *role, const ImportItem *items, int n, R
 	{
 		if (PQstatus(conn) == CONNECTION_OK && PQisBusy(conn) == 0)
 			PQclear(PQexec(conn, "ROLLBACK"));
+		/* which statements a failed pipeline prepared is not known: none now */
+		if (!sent && PQstatus(conn) == CONNECTION_OK)
+			PQclear(PQexec(conn, "DEALLOCATE ALL"));
+		if (!sent)
+			*prepared = 0;
 		return !sent ? (stale ? ATTEMPT_STALE : ATTEMPT_FAILED) : ATTEMPT_DONE;
 	}
 	res = PQexec(conn, "COMMIT");
@@ -377,7 +385,7 @@ db_import(struct DbPool *pool, const char *role, const ImportItem *items, int n,
 			free(error);
 			return false;
 		}
-		result = attempt_import(conn, role, items, n, reply, counts, xid, sizeof(xid));
+		result = attempt_import(conn, db_prepared(pool, conn), role, items, n, reply, counts, xid, sizeof(xid));
 		db_release(pool, conn);
 		if (result != ATTEMPT_STALE)
 			break;

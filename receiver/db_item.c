@@ -55,24 +55,23 @@ static const char *const started_at_sql =
 	" WHERE id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
 
 /*
- * For each profile made, the earliest of its twins among the latest
- * profiles of its content; jsonb compares the columns that may be NULL.
+ * How many profiles were made, and how many of them have a twin among the
+ * latest profiles of their content: the cheap columns compared first,
+ * then, through jsonb (which compares NULLs), those that may be NULL.
  */
 static const char *const twins_sql =
-	"SELECT pg_catalog.count(*), pg_catalog.count(t.id)"
-	"  FROM calltree.profile n"
-	"  LEFT JOIN LATERAL ("
-	"       SELECT c.id FROM (SELECT e.id, e.name, e.format, e.weight_unit, e.started_at, e.meta, e.imported_at"
-	"                           FROM calltree.profile e"
-	"                          WHERE e.content_sha256 OPERATOR(pg_catalog.=) n.content_sha256"
-	"                            AND e.id OPERATOR(pg_catalog.<) n.id"
-	"                          ORDER BY e.id DESC LIMIT " RECENT_TWINS ") c"
+	"SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE EXISTS ("
+	"       SELECT FROM (SELECT e.name, e.format, e.weight_unit, e.started_at, e.meta, e.imported_at"
+	"                      FROM calltree.profile e"
+	"                     WHERE e.content_sha256 OPERATOR(pg_catalog.=) n.content_sha256"
+	"                       AND e.id OPERATOR(pg_catalog.<) n.id"
+	"                     ORDER BY e.id DESC LIMIT " RECENT_TWINS ") c"
 	"        WHERE c.imported_at OPERATOR(pg_catalog.>)"
 	"              (pg_catalog.now() OPERATOR(pg_catalog.-) '" TWIN_WINDOW "'::pg_catalog.interval)"
-	"          AND pg_catalog.jsonb_build_array(c.name, c.format, c.weight_unit, c.started_at, c.meta)"
-	"              OPERATOR(pg_catalog.=)"
-	"              pg_catalog.jsonb_build_array(n.name, n.format, n.weight_unit, n.started_at, n.meta)"
-	"        ORDER BY c.id LIMIT 1) t ON true"
+	"          AND c.weight_unit OPERATOR(pg_catalog.=) n.weight_unit"
+	"          AND pg_catalog.jsonb_build_array(c.started_at, c.name, c.format, c.meta)"
+	"              OPERATOR(pg_catalog.=) pg_catalog.jsonb_build_array(n.started_at, n.name, n.format, n.meta)))"
+	"  FROM calltree.profile n"
 	" WHERE n.id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
 
 /* FNV-1a, 32 bits, over len bytes, from hash */
@@ -109,15 +108,22 @@ retry_lock_key(const char *role, const ImportItem *item, char *out, size_t size)
 }
 
 /*
- * Sends a statement with text parameters, but for those of lengths[i] >= 0
- * (lengths NULL: none), which are binary bytea of that many bytes
+ * Sends statement id (its text sql) with text parameters, but for those of
+ * lengths[i] >= 0 (lengths NULL: none), which are binary bytea of that
+ * many bytes.  Each statement is prepared the first time a connection
+ * runs it, in the same pipeline, so that its parse and plan are not paid
+ * again by every push; the kinds of the answers to come go into kinds.
+ * How many statements went out (1 or 2), -1 if libpq refused one.
  */
-static bool
-send(PGconn *conn, const char *sql, int nparams, const char *const *values, const long *lengths)
+int
+db_send(PGconn *conn, unsigned *prepared, StatementId id, const char *sql, int nparams,
+		const char *const *values, const long *lengths, StepKind kind, StepKind *kinds)
 {
 	Oid			types[8] = {0};
 	int			binary_lengths[8] = {0};
 	int			formats[8] = {0};
+	char		name[32];
+	int			n = 0;
 
 	for (int i = 0; lengths != NULL && i < nparams; i++)
 		if (lengths[i] >= 0)
@@ -126,7 +132,35 @@ send(PGconn *conn, const char *sql, int nparams, const char *const *values, cons
 			binary_lengths[i] = (int) lengths[i];
 			formats[i] = 1;
 		}
-	return PQsendQueryParams(conn, sql, nparams, types, values, binary_lengths, formats, 0) == 1;
+	snprintf(name, sizeof(name), "calltree_receiver_%d", (int) id);
+	if ((*prepared & (1u << id)) == 0)
+	{
+		if (PQsendPrepare(conn, name, sql, nparams, types) != 1)
+			return -1;
+		*prepared |= 1u << id;
+		kinds[n++] = STEP_COMMAND;
+	}
+	if (PQsendQueryPrepared(conn, name, nparams, values, binary_lengths, formats, 0) != 1)
+		return -1;
+	kinds[n++] = kind;
+	return n;
+}
+
+/* The import's statement: by format, and whether a push id is checked */
+static StatementId
+import_statement(const ImportItem *item)
+{
+	int			variant;
+
+	if (strcmp(item->format, "pprof") == 0)
+		variant = 0;
+	else if (strcmp(item->format, "otlp") == 0)
+		variant = 1;
+	else if (strcmp(item->format, "jfr") == 0)
+		variant = item->labels == NULL ? 2 : 3;
+	else
+		variant = 4;
+	return (StatementId) (ST_IMPORT + 2 * variant + (item->push_id != NULL));
 }
 
 /*
@@ -176,23 +210,28 @@ is_streamed(const ImportItem *item)
 }
 
 /* The body of a streamed item, as the one chunk of the connection's table */
-static bool
-send_chunk(PGconn *conn, const ImportItem *item)
+static int
+send_chunk(PGconn *conn, unsigned *prepared, const ImportItem *item, StepKind *kinds)
 {
 	const char *chunk[1] = {item->data};
 	long		chunk_length[1] = {(long) item->len};
+	int			n = db_send(conn, prepared, ST_CHUNK_CLEAR, "DELETE FROM pg_temp.calltree_receiver_chunks",
+							0, NULL, NULL, STEP_COMMAND, kinds);
+	int			m;
 
-	return send(conn, "DELETE FROM pg_temp.calltree_receiver_chunks", 0, NULL, NULL) &&
-		send(conn, "INSERT INTO pg_temp.calltree_receiver_chunks (seq, chunk)"
-			 " VALUES (1, pg_catalog.encode($1, 'base64'))", 1, chunk, chunk_length);
+	if (n < 0)
+		return -1;
+	m = db_send(conn, prepared, ST_CHUNK_WRITE, "INSERT INTO pg_temp.calltree_receiver_chunks (seq, chunk)"
+				" VALUES (1, pg_catalog.encode($1, 'base64'))", 1, chunk, chunk_length, STEP_COMMAND, kinds + n);
+	return m < 0 ? -1 : n + m;
 }
 
 /*
  * The import: whether the item's push id was stored (then nothing is
  * imported) and the ids made, kept in the setting for what follows
  */
-static bool
-send_import(PGconn *conn, const ImportItem *item)
+static int
+send_import(PGconn *conn, unsigned *prepared, const ImportItem *item, StepKind *kinds)
 {
 	const char *values[6] = {0};
 	long		lengths[6] = {-1, -1, -1, -1, -1, -1};
@@ -213,53 +252,52 @@ send_import(PGconn *conn, const ImportItem *item)
 				 " WHERE meta OPERATOR(pg_catalog.->>) 'push_id' OPERATOR(pg_catalog.=) $%d) AS stored) d",
 				 call, nparams);
 	}
-	return send(conn, sql, nparams, values, lengths);
+	return db_send(conn, prepared, import_statement(item), sql, nparams, values, lengths, STEP_IMPORT, kinds);
 }
 
-int
-db_item_send(PGconn *conn, const char *role, const ImportItem *item, StepKind *kinds)
+/* The advisory lock that makes two copies of one push wait for each other */
+static int
+send_lock(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *item, StepKind *kinds)
 {
-	int			n = 0;
-	bool		ok;
+	char		key[16];
+	const char *values[1] = {key};
 
 	if (item->push_id != NULL)
 	{
-		const char *values[1] = {item->push_id};
+		values[0] = item->push_id;
+		return db_send(conn, prepared, ST_LOCK_PUSH_ID,
+					   "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
+					   1, values, NULL, STEP_COMMAND, kinds);
+	}
+	retry_lock_key(role, item, key, sizeof(key));
+	return db_send(conn, prepared, ST_LOCK_RETRY,
+				   "SELECT pg_catalog.pg_advisory_xact_lock(" RETRY_LOCK_CLASS ", $1::pg_catalog.int4)",
+				   1, values, NULL, STEP_COMMAND, kinds);
+}
 
-		ok = send(conn, "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
-				  1, values, NULL);
-	}
-	else
-	{
-		char		key[16];
-		const char *values[1] = {key};
+int
+db_item_send(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *item, StepKind *kinds)
+{
+	int			n = send_lock(conn, prepared, role, item, kinds);
+	int			m = 0;
 
-		retry_lock_key(role, item, key, sizeof(key));
-		ok = send(conn, "SELECT pg_catalog.pg_advisory_xact_lock(" RETRY_LOCK_CLASS ", $1::pg_catalog.int4)",
-				  1, values, NULL);
-	}
-	kinds[n++] = STEP_COMMAND;
-	if (ok && is_streamed(item))
-	{
-		ok = send_chunk(conn, item);
-		kinds[n++] = STEP_COMMAND;
-		kinds[n++] = STEP_COMMAND;
-	}
-	ok = ok && send_import(conn, item);
-	kinds[n++] = STEP_IMPORT;
-	if (ok && item->started_at != NULL)
+	if (n >= 0 && is_streamed(item))
+		n = (m = send_chunk(conn, prepared, item, kinds + n)) < 0 ? -1 : n + m;
+	if (n >= 0)
+		n = (m = send_import(conn, prepared, item, kinds + n)) < 0 ? -1 : n + m;
+	if (n >= 0 && item->started_at != NULL)
 	{
 		const char *values[1] = {item->started_at};
 
-		ok = send(conn, started_at_sql, 1, values, NULL);
-		kinds[n++] = STEP_COMMAND;
+		m = db_send(conn, prepared, ST_STARTED_AT, started_at_sql, 1, values, NULL, STEP_COMMAND, kinds + n);
+		n = m < 0 ? -1 : n + m;
 	}
-	if (ok && item->push_id == NULL)
+	if (n >= 0 && item->push_id == NULL)
 	{
-		ok = send(conn, twins_sql, 0, NULL, NULL);
-		kinds[n++] = STEP_TWINS;
+		m = db_send(conn, prepared, ST_TWINS, twins_sql, 0, NULL, NULL, STEP_TWINS, kinds + n);
+		n = m < 0 ? -1 : n + m;
 	}
-	return ok ? n : -1;
+	return n;
 }
 
 /* How many ids a bigint[] as text holds: {} none, {1,2} two */
