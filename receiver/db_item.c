@@ -74,37 +74,50 @@ static const char *const twins_sql =
 	"  FROM calltree.profile n"
 	" WHERE n.id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
 
-/* FNV-1a, 32 bits, over len bytes, from hash */
-static uint32_t
-fnv1a(uint32_t hash, const void *data, size_t len)
+/*
+ * A hash of len bytes, from hash: 8 bytes at a time (a body is hashed
+ * whole for every push, so byte by byte would cost more than all else
+ * the receiver does with it), each word mixed in by a multiply and a
+ * shift; for a lock's key, no more
+ */
+static uint64_t
+hash_bytes(uint64_t hash, const void *data, size_t len)
 {
 	const unsigned char *p = data;
+	uint64_t	word;
 
-	for (size_t i = 0; i < len; i++)
-		hash = (hash ^ p[i]) * 16777619u;
-	return hash;
+	for (; len >= 8; p += 8, len -= 8)
+	{
+		memcpy(&word, p, 8);
+		hash = (hash ^ word) * 0x9E3779B97F4A7C15u;
+		hash ^= hash >> 29;
+	}
+	word = 0;					/* the tail, and how long it is */
+	memcpy(&word, p, len);
+	hash = (hash ^ word ^ ((uint64_t) len << 56)) * 0x9E3779B97F4A7C15u;
+	return hash ^ (hash >> 29);
 }
 
 /* The same, over a string and its terminating zero (NULL: a lone zero) */
-static uint32_t
-fnv1a_str(uint32_t hash, const char *s)
+static uint64_t
+hash_string(uint64_t hash, const char *s)
 {
-	return s ? fnv1a(hash, s, strlen(s) + 1) : fnv1a(hash, "", 1);
+	return s ? hash_bytes(hash, s, strlen(s) + 1) : hash_bytes(hash, "", 1);
 }
 
 /* The advisory lock's key of an item without a push id, as int4 text */
 static void
 retry_lock_key(const char *role, const ImportItem *item, char *out, size_t size)
 {
-	uint32_t	hash = 2166136261u;
+	uint64_t	hash = 0;
 
-	hash = fnv1a_str(hash, role);
-	hash = fnv1a_str(hash, item->format);
-	hash = fnv1a_str(hash, item->name);
-	hash = fnv1a_str(hash, item->meta);
-	hash = fnv1a_str(hash, item->started_at);
-	hash = fnv1a(hash, item->data, item->len);
-	snprintf(out, size, "%d", (int32_t) hash);
+	hash = hash_string(hash, role);
+	hash = hash_string(hash, item->format);
+	hash = hash_string(hash, item->name);
+	hash = hash_string(hash, item->meta);
+	hash = hash_string(hash, item->started_at);
+	hash = hash_bytes(hash, item->data, item->len);
+	snprintf(out, size, "%d", (int32_t) (uint32_t) (hash ^ (hash >> 32)));
 }
 
 /*
@@ -146,20 +159,29 @@ db_send(PGconn *conn, unsigned *prepared, StatementId id, const char *sql, int n
 	return n;
 }
 
+/* Whether the item goes through import_stream (format NULL: recognized) */
+static bool
+is_streamed(const ImportItem *item)
+{
+	return item->format == NULL ||
+		(strcmp(item->format, "pprof") != 0 && strcmp(item->format, "otlp") != 0 &&
+		 strcmp(item->format, "jfr") != 0);
+}
+
 /* The import's statement: by format, and whether a push id is checked */
 static StatementId
 import_statement(const ImportItem *item)
 {
 	int			variant;
 
-	if (strcmp(item->format, "pprof") == 0)
+	if (is_streamed(item))
+		variant = 4;
+	else if (strcmp(item->format, "pprof") == 0)
 		variant = 0;
 	else if (strcmp(item->format, "otlp") == 0)
 		variant = 1;
-	else if (strcmp(item->format, "jfr") == 0)
-		variant = item->labels == NULL ? 2 : 3;
 	else
-		variant = 4;
+		variant = item->labels == NULL ? 2 : 3;
 	return (StatementId) (ST_IMPORT + 2 * variant + (item->push_id != NULL));
 }
 
@@ -175,11 +197,11 @@ import_call(const ImportItem *item, const char **values, long *lengths, int *npa
 	values[1] = item->name;
 	values[2] = item->meta;
 	*nparams = 3;
-	if (strcmp(item->format, "pprof") == 0)
+	if (!is_streamed(item) && strcmp(item->format, "pprof") == 0)
 		return "ARRAY[calltree.import_pprof($1, NULL, $2::pg_catalog.text, $3::pg_catalog.jsonb)]";
-	if (strcmp(item->format, "otlp") == 0)
+	if (!is_streamed(item) && strcmp(item->format, "otlp") == 0)
 		return "calltree.import_otlp($1, $2::pg_catalog.text, $3::pg_catalog.jsonb)";
-	if (strcmp(item->format, "jfr") != 0)
+	if (is_streamed(item))
 	{
 		/* import_stream: the body is in the chunks table already */
 		values[0] = item->name;
@@ -199,14 +221,6 @@ import_call(const ImportItem *item, const char **values, long *lengths, int *npa
 	*nparams = 5;
 	return "calltree.import_jfr(data => $1, name => $2::pg_catalog.text,"
 		" meta => $3::pg_catalog.jsonb, sample_rate => $4::pg_catalog.int4, labels => $5)";
-}
-
-static bool
-is_streamed(const ImportItem *item)
-{
-	return item->format == NULL ||
-		(strcmp(item->format, "pprof") != 0 && strcmp(item->format, "otlp") != 0 &&
-		 strcmp(item->format, "jfr") != 0);
 }
 
 /* The body of a streamed item, as the one chunk of the connection's table */

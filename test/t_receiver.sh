@@ -5,7 +5,8 @@
 # start and call tree that importing the same file in SQL gives; bad
 # requests of every kind refused with their status and nothing written;
 # 413 over the size limit, and for a Push that decodes past it; a retried
-# or concurrent Push of one sample ID stored once; OTLP profiles (made
+# or concurrent Push of one sample ID stored once, and a retried push
+# without one (the same request again); OTLP profiles (made
 # from the pprof file by an encoder of protoc's classes) pushed to POST
 # /v1development/profiles, raw and gzipped, in protobuf and in OTLP/JSON
 # (written by Google's json_format), stored as import_otlp stores the
@@ -110,6 +111,15 @@ expect "pprof push with another until" "$(post "$ingest?name=shop{region=eu,host
 	-H 'Content-Type: application/octet-stream' --data-binary "@$pprof")" 200
 expect "pprof push with another until: stored" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'shop'")" 2
 ct_query "" "DELETE FROM calltree.profile WHERE id = $(last_id)"
+# 4 copies of one new push at once (an agent's retry while its first
+# attempt still runs): stored once, each waiting for the one before
+racers=()
+for i in 1 2 3 4; do
+	post "$ingest?name=racer&from=1700000000&until=1700000010" --data-binary "@$pprof" -o /dev/null >"$work/ingest-race.$i" &
+	racers+=($!)
+done
+wait "${racers[@]}"
+expect "concurrent copies of a push" "$(cat "$work"/ingest-race.*)|$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'racer'")" "200200200200|1"
 
 # multipart/form-data with the part profile (and one the receiver ignores);
 # from in milliseconds
@@ -204,6 +214,11 @@ expect "Push retried" "$(push "$work/push1")" 200
 pushreq --series 'service_name=cart' --sample "$pprof:id-1" --sample "$pprof:id-4" >"$work/push2"
 expect "Push with one new sample" "$(push "$work/push2")" 200
 expect "Push IDs stored once" "$(ct_query "" "SELECT string_agg(meta->>'push_id', ',' ORDER BY id) FROM calltree.profile WHERE meta ? 'push_id'")" "id-1,id-2,id-3,id-4"
+# a sample without an ID, retried: known as the same push, stored once
+pushreq --series 'service_name=noid' --sample "$pprof" >"$work/push_noid"
+expect "Push without an ID" "$(push "$work/push_noid")" 200
+expect "Push without an ID, retried" "$(push "$work/push_noid")" 200
+expect "Push without an ID stored once" "$(ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = 'noid'")" 1
 # the same new ID pushed by 4 clients at once: stored once
 pushreq --series 'service_name=race' --sample "$pprof:id-race" >"$work/push3"
 racers=()
@@ -272,7 +287,7 @@ expect "nothing of the bad Pushes" "$(ct_query "" "SELECT count(*) FROM calltree
 
 # ---------------------------------------------------------------- metrics
 expect "metrics" "$(curl -s "$url/metrics" | grep -E '^calltree_receiver_(requests_total\{endpoint="push",status="200"\}|refusals_total\{reason="too_large"\}|db_connections) ')" \
-	'calltree_receiver_requests_total{endpoint="push",status="200"} 9
+	'calltree_receiver_requests_total{endpoint="push",status="200"} 11
 calltree_receiver_refusals_total{reason="too_large"} 3
 calltree_receiver_db_connections 4'
 
