@@ -229,7 +229,11 @@ send_items(PGconn *conn, unsigned *prepared, const char *role, const ImportItem 
 
 		if (nkinds < 0 || !read_segment(conn, kinds, nkinds, &outcomes[n > 0 ? i : 0], xid, xid_size, reply))
 		{
-			/* lost at once: the server closed the connection while it was idle */
+			/*
+			 * lost in the first segment (most often: the server closed the
+			 * connection while it was idle): nothing was committed, another
+			 * connection may try
+			 */
 			*stale = i == 0 && PQstatus(conn) != CONNECTION_OK;
 			if (nkinds < 0 || (PQstatus(conn) != CONNECTION_OK && !*stale))
 				reply_db_error(reply, conn, NULL);
