@@ -1,11 +1,16 @@
 """Pushes one pprof file to calltree-receiver's POST /ingest from several
 threads, each over one kept-alive connection, for a number of seconds;
-prints the pushes answered 200 per second, and exits 1 on any other status.
+prints the pushes answered 200 per second, how many, and the CPU seconds
+this client took, and exits 1 on any other status.
+
+Each push has a from and until of its own, as an agent's pushes do (the
+receiver takes a push identical to an earlier one for its retry).
 
     receiver_push.py URL FILE CLIENTS SECONDS
 """
 
 import http.client
+import resource
 import sys
 import threading
 import time
@@ -15,8 +20,10 @@ import urllib.parse
 def pusher(url, body, deadline, counts, index, errors):
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    path = "/ingest?name=ingest&format=pprof&spyName=bench"
+    start = 1700000000 + index * 10**7
     while time.monotonic() < deadline:
+        at = start + 10 * counts[index]
+        path = f"/ingest?name=ingest&format=pprof&spyName=bench&from={at}&until={at + 10}"
         conn.request("POST", path, body, {"Content-Type": "application/octet-stream"})
         reply = conn.getresponse()
         reply.read()
@@ -41,7 +48,8 @@ def main(url, path, clients, seconds):
     elapsed = time.monotonic() - start
     if errors:
         sys.exit(f"receiver_push.py: statuses {sorted(set(errors))}")
-    print(f"{sum(counts) / elapsed:.1f} {sum(counts)}")
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"{sum(counts) / elapsed:.1f} {sum(counts)} {usage.ru_utime + usage.ru_stime:.2f}")
 
 
 if __name__ == "__main__":

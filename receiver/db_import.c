@@ -2,17 +2,18 @@
  * db_import.c
  *	  One push, one transaction (db_import.h).
  *
- * pprof goes to import_pprof, which reads gzip itself; OTLP to
- * import_otlp and JFR to import_jfr (with the Java agent's labels, when
- * sent), whose profile ids come back as one array.  The other formats
- * go through import_stream, the only importer that takes the format by
- * name (so that format=folded is read as collapsed stacks and nothing
- * else) and unwraps gzip: the body is one base64 chunk in the temporary
- * table each connection made (db_pool.c).  Every value from the request is
- * a parameter, the body a binary one; the role is set with set_config, not
- * spliced into SQL.  A COMMIT whose answer is lost with its connection is
- * looked up by the transaction's id (txid_status), so that a push that
- * committed is answered 200, not 503 and stored again by its retry.
+ * The statements go out in libpq's pipeline mode, a segment of them per
+ * item (db_item.c), each segment one round trip: BEGIN and the role
+ * (set_config, not spliced into SQL) with the first item, the
+ * transaction's id with the last.  Then COMMIT, alone, once the answers
+ * said the push is good and new; a push that repeats one stored before
+ * (every profile it made has an earlier twin) is rolled back and answered
+ * as if stored now.  The transaction's id is known before COMMIT is sent:
+ * a COMMIT whose answer is lost with its connection is looked up by it
+ * (txid_status), so that a push that committed is answered 200, not 503.
+ * A segment answers only once read whole, so each stays small (one item's
+ * statements and their one-row answers), and libpq's blocking writes
+ * never wait on answers it has not read.
  */
 #include "db_import.h"
 
@@ -25,13 +26,9 @@
 
 #include <libpq-fe.h>
 
+#include "db_item.h"
 #include "db_pool.h"
 #include "metrics.h"
-
-#define BYTEA_OID 17
-
-/* pg_advisory_xact_lock's first key for push ids: "ct" "pu" */
-#define PUSH_ID_LOCK_CLASS "1668574325"
 
 /*
  * The status of a failed statement: bad input is the client's (4xx: data
@@ -100,174 +97,217 @@ db_reply_unavailable(Reply *reply, bool busy, const char *why)
 }
 
 /*
- * Runs one statement with text parameters, but for those of lengths[i] >= 0
- * (lengths NULL: none), which are binary bytea of that many bytes; its
- * result, or NULL after filling the reply.  The caller clears the result.
+ * Reads the answers of one segment of the pipeline: a statement of each
+ * kind, then the sync.  Notes them in outcome (the transaction's id in
+ * xid); false after filling the reply with the first failure, or, when
+ * the connection was lost, with nothing (the caller says it).
  */
-static PGresult *
-run(PGconn *conn, Reply *reply, const char *sql, int nparams, const char *const *values,
-	const long *lengths)
+static bool
+read_segment(PGconn *conn, const StepKind *kinds, int n, ItemOutcome *outcome, char *xid, size_t xid_size,
+			 Reply *reply)
 {
-	Oid			types[8] = {0};
-	int			binary_lengths[8] = {0};
-	int			formats[8] = {0};
+	bool		ok = true;
 	PGresult   *res;
-	ExecStatusType status;
 
-	for (int i = 0; lengths != NULL && i < nparams; i++)
-		if (lengths[i] >= 0)
+	for (int i = 0; i < n && PQstatus(conn) == CONNECTION_OK; i++)
+	{
+		ExecStatusType status;
+
+		if ((res = PQgetResult(conn)) == NULL)
+			return false;
+		status = PQresultStatus(res);
+		if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
 		{
-			types[i] = BYTEA_OID;
-			binary_lengths[i] = (int) lengths[i];
-			formats[i] = 1;
+			if (kinds[i] == STEP_XID)
+				snprintf(xid, xid_size, "%s", PQgetvalue(res, 0, 0));
+			else
+				db_item_note(kinds[i], res, outcome);
 		}
-	res = PQexecParams(conn, sql, nparams, types, values, binary_lengths, formats, 0);
-	status = PQresultStatus(res);
-	if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-		return res;
-	reply_db_error(reply, conn, res);
+		else if (status != PGRES_PIPELINE_ABORTED && ok && PQstatus(conn) == CONNECTION_OK)
+		{
+			reply_db_error(reply, conn, res);
+			ok = false;
+		}
+		PQclear(res);
+		/* the end of the statement's answers */
+		while ((res = PQgetResult(conn)) != NULL)
+			PQclear(res);
+	}
+	if (PQstatus(conn) != CONNECTION_OK)
+		return false;
+	res = PQgetResult(conn);
+	if (PQresultStatus(res) != PGRES_PIPELINE_SYNC && ok)
+	{
+		reply_db_error(reply, conn, res);
+		ok = false;
+	}
 	PQclear(res);
-	return NULL;
+	return ok;
 }
 
-static bool
-run_command(PGconn *conn, Reply *reply, const char *sql, int nparams, const char *const *values)
+/*
+ * Sends a segment of the pipeline: BEGIN and the role first, the item's
+ * statements (item NULL: none), the transaction's id last, then the sync;
+ * the kind of each into kinds, how many, or -1 if libpq refused one
+ */
+static int
+send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *item, bool first, bool last,
+			 StepKind *kinds)
 {
-	PGresult   *res = run(conn, reply, sql, nparams, values, NULL);
+	int			n = 0;
+	int			m = 0;
 
-	PQclear(res);
-	return res != NULL;
+	if (first)
+	{
+		const char *values[1] = {role};
+
+		if (PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1)
+			return -1;
+		kinds[n++] = STEP_COMMAND;
+		if (role != NULL &&
+			(m = db_send(conn, prepared, ST_ROLE, "SELECT pg_catalog.set_config('role', $1, true)",
+						 1, values, NULL, STEP_COMMAND, kinds + n)) < 0)
+			return -1;
+		n += role != NULL ? m : 0;
+	}
+	if (item != NULL)
+	{
+		if ((m = db_item_send(conn, prepared, role, item, kinds + n)) < 0)
+			return -1;
+		n += m;
+	}
+	if (last)
+	{
+		if ((m = db_send(conn, prepared, ST_XID, "SELECT pg_catalog.txid_current()",
+						 0, NULL, NULL, STEP_XID, kinds + n)) < 0)
+			return -1;
+		n += m;
+	}
+	return PQpipelineSync(conn) == 1 ? n : -1;
 }
 
-/* Whether a profile of this push id is stored (locking the id till commit) */
-static bool
-push_id_stored(PGconn *conn, Reply *reply, const char *push_id, bool *stored)
-{
-	const char *values[1] = {push_id};
-	PGresult   *res;
+/* The most statements of a segment: BEGIN, the role, an item's, the id */
+#define SEGMENT_MAX_STEPS (1 + 2 + ITEM_MAX_STEPS + 2)
 
-	if (!run_command(conn, reply,
-					 "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
-					 1, values))
-		return false;
-	res = run(conn, reply,
-			  "SELECT 1 FROM calltree.profile"
-			  " WHERE meta OPERATOR(pg_catalog.->>) 'push_id' OPERATOR(pg_catalog.=) $1 LIMIT 1",
-			  1, values, NULL);
-	if (res == NULL)
-		return false;
-	*stored = PQntuples(res) > 0;
-	PQclear(res);
+/* How an attempt at a push on one connection ended */
+typedef enum Attempt
+{
+	ATTEMPT_FAILED,				/* the reply says why */
+	ATTEMPT_STALE,				/* the connection was closed before: take another */
+	ATTEMPT_DONE,				/* committed, or a retry of a push stored before */
+	ATTEMPT_UNANSWERED			/* COMMIT sent, its answer lost */
+} Attempt;
+
+/* Whether the push repeats one stored before: nothing new, some twin */
+static bool
+is_retry(const ItemOutcome *outcomes, int n)
+{
+	bool		twinned = false;
+
+	for (int i = 0; i < n; i++)
+		if (db_item_is_retry(&outcomes[i]))
+			twinned = true;
+		else if (outcomes[i].made > 0)
+			return false;
+	return twinned;
+}
+
+/*
+ * The items, each in a segment of the pipeline that runs its statements
+ * in one round trip, the first segment opening the transaction: how far
+ * they got
+ */
+static bool
+send_items(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *items, int n,
+		   ItemOutcome *outcomes, char *xid, size_t xid_size, Reply *reply, bool *stale)
+{
+	for (int i = 0; i == 0 || i < n; i++)
+	{
+		StepKind	kinds[SEGMENT_MAX_STEPS];
+		int			nkinds = send_segment(conn, prepared, role, n > 0 ? &items[i] : NULL, i == 0, i >= n - 1,
+										  kinds);
+
+		if (nkinds < 0 || !read_segment(conn, kinds, nkinds, &outcomes[n > 0 ? i : 0], xid, xid_size, reply))
+		{
+			/*
+			 * lost in the first segment (most often: the server closed the
+			 * connection while it was idle): nothing was committed, another
+			 * connection may try
+			 */
+			*stale = i == 0 && PQstatus(conn) != CONNECTION_OK;
+			if (nkinds < 0 || (PQstatus(conn) != CONNECTION_OK && !*stale))
+				reply_db_error(reply, conn, NULL);
+			return false;
+		}
+	}
 	return true;
 }
 
 /*
- * The statement that imports an item, its parameters in values and
- * lengths.  Every statement returns the ids it made as a bigint[].
+ * The push on one connection: its items; then COMMIT, the transaction's
+ * id known before it is sent, or for a retry ROLLBACK.  Connection lost
+ * before COMMIT is answered: ATTEMPT_UNANSWERED, the reply left to the
+ * caller, who finds out whether it committed.
  */
-static const char *
-import_statement(const ImportItem *item, const char **values, long *lengths, int *nparams)
+static Attempt
+attempt_import(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *items, int n, Reply *reply,
+			   ImportCounts *counts, char *xid, size_t xid_size)
 {
-	values[0] = item->data;
-	lengths[0] = (long) item->len;
-	values[1] = item->name;
-	values[2] = item->meta;
-	*nparams = 3;
-	if (strcmp(item->format, "pprof") == 0)
-		return "SELECT ARRAY[calltree.import_pprof($1, NULL, $2::pg_catalog.text, $3::pg_catalog.jsonb)]";
-	if (strcmp(item->format, "otlp") == 0)
-		return "SELECT calltree.import_otlp($1, $2::pg_catalog.text, $3::pg_catalog.jsonb)";
-	/* jfr */
-	values[3] = item->sample_rate;
-	*nparams = 4;
-	if (item->labels == NULL)
-		return "SELECT calltree.import_jfr(data => $1, name => $2::pg_catalog.text,"
-			" meta => $3::pg_catalog.jsonb, sample_rate => $4::pg_catalog.int4)";
-	values[4] = item->labels;
-	lengths[4] = (long) item->labels_len;
-	*nparams = 5;
-	return "SELECT calltree.import_jfr(data => $1, name => $2::pg_catalog.text,"
-		" meta => $3::pg_catalog.jsonb, sample_rate => $4::pg_catalog.int4, labels => $5)";
-}
-
-/*
- * Through import_stream, the formats that go by name: the body one base64
- * chunk of the connection's temporary table
- */
-static PGresult *
-import_streamed(PGconn *conn, Reply *reply, const ImportItem *item)
-{
-	const char *chunk[1] = {item->data};
-	long		chunk_length[1] = {(long) item->len};
-	const char *values[3] = {item->name, item->meta, item->format};
+	ItemOutcome *outcomes = calloc((size_t) n + 1, sizeof(ItemOutcome));
+	bool		stale = false;
+	bool		sent;
+	bool		retry;
 	PGresult   *res;
+	Attempt		result;
 
-	if (!run_command(conn, reply, "DELETE FROM pg_temp.calltree_receiver_chunks", 0, NULL))
-		return NULL;
-	res = run(conn, reply,
-			  "INSERT INTO pg_temp.calltree_receiver_chunks (seq, chunk)"
-			  " VALUES (1, pg_catalog.encode($1, 'base64'))",
-			  1, chunk, chunk_length);
-	if (res == NULL)
-		return NULL;
-	PQclear(res);
-	return run(conn, reply,
-			   "SELECT ARRAY[calltree.import_stream('pg_temp.calltree_receiver_chunks'::pg_catalog.regclass,"
-			   " $1::pg_catalog.text, $2::pg_catalog.jsonb, $3::pg_catalog.text)]",
-			   3, values, NULL);
-}
-
-/*
- * Imports one item; the ids of the profiles it made (a bigint[] as text,
- * malloc'd), or NULL after filling the reply
- */
-static char *
-import_item(PGconn *conn, Reply *reply, const ImportItem *item)
-{
-	PGresult   *res;
-	char	   *ids;
-
-	if (item->format != NULL &&
-		(strcmp(item->format, "pprof") == 0 || strcmp(item->format, "otlp") == 0 ||
-		 strcmp(item->format, "jfr") == 0))
+	if (outcomes == NULL)
 	{
-		const char *values[5] = {0};
-		long		lengths[5] = {-1, -1, -1, -1, -1};
-		int			nparams;
-		const char *sql = import_statement(item, values, lengths, &nparams);
-
-		res = run(conn, reply, sql, nparams, values, lengths);
+		reply_text(reply, 503, "out of memory");
+		return ATTEMPT_FAILED;
 	}
+	if (PQenterPipelineMode(conn) != 1)
+	{
+		reply_db_error(reply, conn, NULL);
+		free(outcomes);
+		return ATTEMPT_FAILED;
+	}
+	sent = send_items(conn, prepared, role, items, n, outcomes, xid, xid_size, reply, &stale);
+	if (PQstatus(conn) == CONNECTION_OK && PQexitPipelineMode(conn) != 1 && sent)
+	{
+		reply_db_error(reply, conn, NULL);
+		sent = false;
+	}
+	retry = sent && is_retry(outcomes, n);
+	memset(counts, 0, sizeof(ImportCounts));
+	for (int i = 0; sent && i < n; i++)
+	{
+		counts->duplicates += outcomes[i].stored || db_item_is_retry(&outcomes[i]);
+		counts->imported += retry ? 0 : outcomes[i].made;
+	}
+	free(outcomes);
+	if (!sent || retry)
+	{
+		if (PQstatus(conn) == CONNECTION_OK && PQisBusy(conn) == 0)
+			PQclear(PQexec(conn, "ROLLBACK"));
+		/* which statements a failed pipeline prepared is not known: none now */
+		if (!sent && PQstatus(conn) == CONNECTION_OK)
+			PQclear(PQexec(conn, "DEALLOCATE ALL"));
+		if (!sent)
+			*prepared = 0;
+		return !sent ? (stale ? ATTEMPT_STALE : ATTEMPT_FAILED) : ATTEMPT_DONE;
+	}
+	res = PQexec(conn, "COMMIT");
+	if (PQresultStatus(res) == PGRES_COMMAND_OK)
+		result = ATTEMPT_DONE;
+	else if (PQstatus(conn) != CONNECTION_OK)
+		result = ATTEMPT_UNANSWERED;
 	else
-		res = import_streamed(conn, reply, item);
-	if (res == NULL)
-		return NULL;
-	ids = strdup(PQgetvalue(res, 0, 0));
+	{
+		reply_db_error(reply, conn, res);
+		result = ATTEMPT_FAILED;
+	}
 	PQclear(res);
-	return ids;
-}
-
-/* How many ids a bigint[] as text holds: {} none, {1,2} two */
-static int
-count_ids(const char *ids)
-{
-	int			n = strcmp(ids, "{}") != 0;
-
-	for (const char *p = ids; *p; p++)
-		n += *p == ',';
-	return n;
-}
-
-/* Sets started_at of the new profiles from the push's time */
-static bool
-set_started_at(PGconn *conn, Reply *reply, const char *ids, const char *started_at)
-{
-	const char *values[2] = {ids, started_at};
-
-	return run_command(conn, reply,
-					   "UPDATE calltree.profile SET started_at = pg_catalog.to_timestamp($2::pg_catalog.float8)"
-					   " WHERE id OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int8[])",
-					   2, values);
+	return result;
 }
 
 static double
@@ -277,67 +317,6 @@ seconds_since(const struct timespec *start)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double) (now.tv_sec - start->tv_sec) + (double) (now.tv_nsec - start->tv_nsec) / 1e9;
-}
-
-/*
- * COMMIT, the transaction's id taken first into xid.  When the connection
- * is lost before COMMIT is answered, *unanswered is set and the reply left
- * to the caller, who finds out whether it committed.
- */
-static bool
-commit(PGconn *conn, Reply *reply, char *xid, size_t xid_size, bool *unanswered)
-{
-	PGresult   *res = run(conn, reply, "SELECT pg_catalog.txid_current()", 0, NULL, NULL);
-	bool		ok;
-
-	if (res == NULL)
-		return false;
-	snprintf(xid, xid_size, "%s", PQgetvalue(res, 0, 0));
-	PQclear(res);
-	res = PQexec(conn, "COMMIT");
-	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-	if (!ok && PQstatus(conn) != CONNECTION_OK)
-		*unanswered = true;
-	else if (!ok)
-		reply_db_error(reply, conn, res);
-	PQclear(res);
-	return ok;
-}
-
-static bool
-import_all(PGconn *conn, const char *role, const ImportItem *items, int n, Reply *reply,
-		   ImportCounts *counts, char *xid, size_t xid_size, bool *unanswered)
-{
-	if (role != NULL)
-	{
-		const char *values[1] = {role};
-
-		if (!run_command(conn, reply, "SELECT pg_catalog.set_config('role', $1, true)", 1, values))
-			return false;
-	}
-	for (int i = 0; i < n; i++)
-	{
-		bool		stored = false;
-		char	   *ids;
-		bool		ok;
-
-		if (items[i].push_id != NULL && !push_id_stored(conn, reply, items[i].push_id, &stored))
-			return false;
-		if (stored)
-		{
-			counts->duplicates++;
-			continue;
-		}
-		ids = import_item(conn, reply, &items[i]);
-		if (ids == NULL)
-			return false;
-		ok = items[i].started_at == NULL || set_started_at(conn, reply, ids, items[i].started_at);
-		counts->imported += count_ids(ids);
-		free(ids);
-		if (!ok)
-			return false;
-	}
-	return commit(conn, reply, xid, xid_size, unanswered);
 }
 
 /*
@@ -382,79 +361,51 @@ committed_after_all(struct DbPool *pool, const char *xid)
 }
 
 /*
- * BEGIN, on a connection that answers.  One the server closed since it
+ * One push, on a connection that answers.  One the server closed since it
  * was last used (a restart ends them all) is dropped and the next taken,
  * or made again: once per connection of the pool, and once more.
  */
-static PGconn *
-begin(struct DbPool *pool, Reply *reply)
-{
-	int			size;
-	int			attempts;
-
-	db_in_use(pool, &size);
-	attempts = size + 1;
-	for (int attempt = 1; attempt <= attempts; attempt++)
-	{
-		PGconn	   *conn;
-		char	   *error;
-		DbAcquire	got = db_acquire(pool, &conn, &error);
-		PGresult   *res;
-
-		if (got != DB_ACQUIRED)
-		{
-			db_reply_unavailable(reply, got == DB_BUSY, error);
-			free(error);
-			return NULL;
-		}
-		res = PQexec(conn, "BEGIN");
-		if (PQresultStatus(res) == PGRES_COMMAND_OK)
-		{
-			PQclear(res);
-			return conn;
-		}
-		if (PQstatus(conn) == CONNECTION_OK || attempt == attempts)
-		{
-			reply_db_error(reply, conn, res);
-			PQclear(res);
-			db_release(pool, conn);
-			return NULL;
-		}
-		PQclear(res);
-		db_release(pool, conn);
-	}
-	return NULL;				/* not reached */
-}
-
 bool
 db_import(struct DbPool *pool, const char *role, const ImportItem *items, int n, Reply *reply,
 		  ImportCounts *counts)
 {
 	struct timespec start;
-	PGconn	   *conn;
-	bool		committed;
+	int			size;
+	Attempt		result = ATTEMPT_FAILED;
 	char		xid[32] = "";
-	bool		unanswered = false;
 
 	memset(counts, 0, sizeof(ImportCounts));
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	conn = begin(pool, reply);
-	if (conn == NULL)
-		return false;
-	committed = import_all(conn, role, items, n, reply, counts, xid, sizeof(xid), &unanswered);
-	if (!committed && PQstatus(conn) == CONNECTION_OK)
-		PQclear(PQexec(conn, "ROLLBACK"));
-	db_release(pool, conn);
-	if (unanswered)
+	db_in_use(pool, &size);
+	for (int attempt = 1; attempt <= size + 1; attempt++)
 	{
-		committed = committed_after_all(pool, xid);
-		if (!committed)
+		PGconn	   *conn;
+		char	   *error;
+		DbAcquire	got = db_acquire(pool, &conn, &error);
+
+		if (got != DB_ACQUIRED)
+		{
+			db_reply_unavailable(reply, got == DB_BUSY, error);
+			free(error);
+			return false;
+		}
+		result = attempt_import(conn, db_prepared(pool, conn), role, items, n, reply, counts, xid, sizeof(xid));
+		db_release(pool, conn);
+		if (result != ATTEMPT_STALE)
+			break;
+	}
+	if (result == ATTEMPT_STALE)
+		db_reply_unavailable(reply, false, "every database connection was lost");
+	if (result == ATTEMPT_UNANSWERED)
+	{
+		result = committed_after_all(pool, xid) ? ATTEMPT_DONE : ATTEMPT_FAILED;
+		if (result != ATTEMPT_DONE)
 			db_reply_unavailable(reply, false, "the connection was lost before the database answered COMMIT, "
 								 "and the push is not known to be stored");
 	}
-	if (committed)
+	if (result == ATTEMPT_DONE)
 		metrics_observe_import(seconds_since(&start), counts->imported);
-	return committed;
+	return result == ATTEMPT_DONE;
 }
 
 void

@@ -22,6 +22,7 @@ typedef struct DbSlot
 {
 	PGconn	   *conn;			/* NULL: not connected */
 	bool		busy;
+	unsigned	prepared;		/* the statements conn has prepared (db_item.h) */
 } DbSlot;
 
 struct DbPool
@@ -170,7 +171,10 @@ db_acquire(DbPool *pool, PGconn **conn, char **error)
 	pthread_mutex_unlock(&pool->lock);
 
 	if (slot->conn == NULL)
+	{
 		slot->conn = connect_db(pool->conninfo, error);
+		slot->prepared = 0;
+	}
 	if (slot->conn == NULL)
 	{
 		pthread_mutex_lock(&pool->lock);
@@ -208,6 +212,17 @@ db_release(DbPool *pool, PGconn *conn)
 		pthread_cond_signal(&pool->freed);
 	}
 	pthread_mutex_unlock(&pool->lock);
+}
+
+unsigned *
+db_prepared(DbPool *pool, PGconn *conn)
+{
+	DbSlot	   *slot;
+
+	pthread_mutex_lock(&pool->lock);
+	slot = slot_of(pool, conn);
+	pthread_mutex_unlock(&pool->lock);
+	return &slot->prepared;
 }
 
 int

@@ -26,6 +26,12 @@ extern void db_pool_destroy(DbPool *pool);
 extern DbAcquire db_acquire(DbPool *pool, PGconn **conn, char **error);
 extern void db_release(DbPool *pool, PGconn *conn);
 
+/*
+ * Which statements an acquired connection has prepared, a bit each, for
+ * its user to read and set (db_item.h); 0 for a new connection
+ */
+extern unsigned *db_prepared(DbPool *pool, PGconn *conn);
+
 /* Connections in use, of how many */
 extern int	db_in_use(DbPool *pool, int *size);
 

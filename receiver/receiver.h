@@ -21,7 +21,8 @@
  *	    gunzip.c		gzipped request bodies (Content-Encoding)
  *	    base64.c		base64 (JSON bytes, Basic credentials)
  *	    db_pool.c		the database connections
- *	    db_import.c		one push, one transaction
+ *	    db_import.c		one push, one transaction, in two round trips
+ *	    db_item.c		the statements of one profile of a push; retries known
  *	    tenants.c		credentials to PostgreSQL roles
  *	    metrics.c		counters for GET /metrics
  *	    buffer.c		growable buffers, JSON strings

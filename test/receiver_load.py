@@ -7,9 +7,12 @@ until it is answered 200.  Exits 1 on any other status.
 PUSH_CLIENTS send PushRequests of one sample with an ID of its own
 (POST /push.v1.PusherService/Push): the receiver stores each ID once,
 however often it is retried.  INGEST_CLIENTS send the file to POST /ingest
-under a name of its own: a push carries no ID there, so an attempt that
-failed after it reached the database (its connection lost, a 503) may have
-stored it too.  Prints one line per push answered 200:
+under a name of its own, with a time of its own (from, until, and the
+pprof's time_nanos, as an agent's profiles differ): a push carries no ID
+there, and the receiver knows a retry by its being the same push, so each
+is stored once too, also when an attempt that failed after it reached the
+database (its connection lost, a 503) had stored it.  Prints one line per
+push answered 200:
 
     push ID
     ingest NAME ATTEMPTS-THAT-MAY-HAVE-STORED-IT
@@ -20,12 +23,13 @@ retried for up to 60 s.
 """
 
 import collections
+import gzip
 import http.client
 import sys
 import threading
 import time
 
-from protobuf_write import field_bytes
+from protobuf_write import field_bytes, field_varint
 
 
 def push_request(raw, sample_id):
@@ -67,8 +71,11 @@ class Client(threading.Thread):
             return (f"push {sample_id}", "/push.v1.PusherService/Push", push_request(self.raw, sample_id),
                     "application/proto")
         name = f"load-ingest-{self.index}-{seq}"
-        return (f"ingest {name}", f"/ingest?name={name}&format=pprof&spyName=load", self.raw,
-                "application/octet-stream")
+        start = 1700000000 + 1000 * self.index + 10 * seq
+        # Profile.time_nanos (9) once more: the last one counts
+        body = gzip.decompress(self.raw) + field_varint(9, start * 10**9)
+        return (f"ingest {name}", f"/ingest?name={name}&format=pprof&spyName=load&from={start}&until={start + 10}",
+                body, "application/octet-stream")
 
     def run(self):
         seq = 0

@@ -15,6 +15,9 @@
 #   20 ms; mutex contentions and delay (jdk.JavaMonitorEnter: 1 and its
 #   duration), block contentions and delay (jdk.ThreadPark) and live
 #   objects (jdk.OldObjectSample: 1 each) agree with the JDK's reading.
+# - test/jfr/Spans.java, wall-clock events written by hand with the span
+#   context of Pyroscope's async-profiler (spanId, spanName): each
+#   sample's labels (profile_id, span_name) agree with the JDK's reading.
 #
 # Needs Debian's openjdk-17-jdk-headless (java, jfr).  Runs against the
 # cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
@@ -131,3 +134,40 @@ got=$(meta contended)
 want=process_cpu/cpu/nanoseconds/50,memory/alloc_in_new_tlab_bytes/bytes/-,memory/live/count/-,mutex/contentions/count/-,mutex/delay/nanoseconds/-,block/contentions/count/-,block/delay/nanoseconds/-
 [ "$got" = "$want" ] || fail "Contended's profiles and meta: expected [$want], got [$got]"
 echo "t_jfr_jdk: ok (Contended's profiles $got)"
+
+# Spans: async-profiler's wall-clock events with the span context that
+# Pyroscope's async-profiler writes on them (spanId, and spanName, a
+# string id of the agent's labels, beside contextId), written by the JDK
+# for test/jfr/Spans.java, as no recording at hand carries them.  With the
+# agent's labels, each sample's label set is its context's labels plus
+# profile_id and span_name, as test/jfr_spans.py reads the events from
+# `jfr print --json`; without the labels, none (as Pyroscope's reader).
+cat >"$work/spans.jfc" <<'JFC'
+<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0">
+  <event name="profiler.WallClockSample"><setting name="enabled">true</setting><setting name="stackTrace">true</setting></event>
+</configuration>
+JFC
+(cd "$work" && java -XX:StartFlightRecording=filename="$work/Spans.jfr",settings="$work/spans.jfc" "$here/jfr/Spans.java" >/dev/null 2>&1) ||
+	fail "java could not record Spans"
+(cd "$here" && python3 jfr_spans.py labels "$work/spans-labels.pb")
+chmod a+r "$work/Spans.jfr" "$work/spans-labels.pb"
+expected=$(jfr print --json --events profiler.WallClockSample "$work/Spans.jfr" | (cd "$here" && python3 jfr_spans.py expected) | LC_ALL=C sort)
+# spans_labels [LABELS-ARGUMENT]: per sample, the function that made it and its labels
+spans_labels() {
+	ct_psql "$db" -At -v rec="$work/Spans.jfr" <<-SQL | LC_ALL=C sort
+		CREATE TEMP TABLE spans AS SELECT unnest(calltree.import_jfr(pg_read_binary_file(:'rec')$1)) AS id;
+		SELECT f.name || E'\t' || coalesce((SELECT string_agg(key || '=' || value, ',' ORDER BY key COLLATE "C") FROM jsonb_each_text(l.labels)), '')
+		  FROM spans JOIN calltree.sample s ON s.profile_id = spans.id
+		  JOIN calltree.stack leaf ON leaf.id = s.stack_id JOIN calltree.stack caller ON caller.id = leaf.prefix_id
+		  JOIN calltree.frame fr ON fr.id = caller.frame_id JOIN calltree.func f ON f.id = fr.func_id
+		  LEFT JOIN calltree.labels l ON l.id = s.labels_id;
+	SQL
+}
+[ "$(printf '%s\n' "$expected" | grep -c profile_id)" = 2 ] || fail "Spans: the JDK's reading has no span ids: [$expected]"
+got=$(spans_labels ", labels => pg_read_binary_file('$work/spans-labels.pb')")
+[ "$got" = "$expected" ] || fail "Spans: expected the samples [$expected], got [$got]"
+got=$(spans_labels "")
+want=$(printf '%s\n' "$expected" | cut -f1 | sed 's/$/\t/')
+[ "$got" = "$want" ] || fail "Spans without the labels: expected [$want], got [$got]"
+echo "t_jfr_jdk: ok (Spans: span_name and profile_id of each sample as jfr print --json reads them)"

@@ -479,6 +479,8 @@ typedef struct JfrLayout
 	int			event_bytes[JFR_KIND_COUNT];
 	int			event_duration[JFR_KIND_COUNT];
 	int			event_context[JFR_KIND_COUNT];
+	int			event_span_id[JFR_KIND_COUNT];
+	int			event_span_name[JFR_KIND_COUNT];
 	int			setting_class;	/* jdk.ActiveSetting, -1 if absent */
 } JfrLayout;
 
@@ -526,6 +528,8 @@ find_layout(const JfrDecoder *decoder, JfrLayout *layout)
 		layout->event_duration[k] = cls && (k == JFR_MONITOR_ENTER || k == JFR_THREAD_PARK) ?
 			jfr_field_index(cls, "duration") : -1;
 		layout->event_context[k] = cls ? jfr_field_index(cls, "contextId") : -1;
+		layout->event_span_id[k] = cls ? jfr_field_index(cls, "spanId") : -1;
+		layout->event_span_name[k] = cls ? jfr_field_index(cls, "spanName") : -1;
 	}
 	layout->setting_class = jfr_class_by_name(decoder, "jdk.ActiveSetting");
 }
@@ -646,6 +650,10 @@ read_sample(JfrDecoder *decoder, const JfrLayout *layout, JfrKind kind, JfrReade
 		sample.duration = ticks_to_nanos(decoder, values[f].num, values[f].at);
 	if ((f = layout->event_context[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
 		sample.context_id = values[f].num;
+	if ((f = layout->event_span_id[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
+		sample.span_id = values[f].num;
+	if ((f = layout->event_span_name[kind]) >= 0 && !cls->fields[f].array && !cls->fields[f].constant_pool)
+		sample.span_name = values[f].num;
 	if ((f = layout->event_stack[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)
 		sample.stack_key = values[f].num;
 	if ((f = layout->event_thread[kind]) >= 0 && cls->fields[f].constant_pool && !cls->fields[f].array)

@@ -77,6 +77,8 @@ typedef struct JfrSample
 	int64		bytes;			/* allocations: the bytes the event stands for, else 0 */
 	int64		duration;		/* its duration in nanoseconds (locks), else 0 */
 	int64		context_id;		/* its contextId (the Java agent's labels), 0: none */
+	int64		span_id;		/* its spanId (Pyroscope's async-profiler), 0: none */
+	int64		span_name;		/* its spanName: a string id of the agent's labels, 0: none */
 	const char *thread;			/* the sampled thread's name, NULL if unknown */
 	const char *state;			/* its thread state's name, NULL if unknown */
 	size_t		at;				/* byte offset of the event */

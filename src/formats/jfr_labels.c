@@ -236,6 +236,10 @@ jfr_labels_decode(const uint8 *data, size_t len, size_t memory_limit)
 	}
 	sort_last_wins(&strings);
 	sort_last_wins(&contexts);
+	result->data = data;
+	result->len = len;
+	result->strings = palloc(sizeof(EntryList));
+	*result->strings = strings;
 	result->sets = palloc(sizeof(JfrLabelSet) * Max(contexts.count, 1));
 	for (int i = 0; i < contexts.count; i++)
 	{
@@ -250,6 +254,17 @@ jfr_labels_decode(const uint8 *data, size_t len, size_t memory_limit)
 		result->count++;
 	}
 	return result;
+}
+
+char *
+jfr_labels_string(const JfrLabels *labels, int64 id)
+{
+	PbReader	reader;
+
+	if (find_entry(labels->strings, id) == NULL)
+		return NULL;
+	pb_reader_init(&reader, labels->data, labels->len, LABELS_FORMAT, "LabelsSnapshot");
+	return label_string(&reader, labels->strings, id, 0, "span name");
 }
 
 int

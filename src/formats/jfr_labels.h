@@ -26,10 +26,16 @@ typedef struct JfrLabelSet
 	Jsonb	   *labels;			/* {"key": "value", ...} */
 } JfrLabelSet;
 
+struct EntryList;
+
 typedef struct JfrLabels
 {
 	JfrLabelSet *sets;			/* sorted by context id, one per id */
 	int			count;
+	/* the snapshot's strings, read when asked for (jfr_labels_string) */
+	const uint8 *data;			/* the snapshot, which must outlive this */
+	size_t		len;
+	struct EntryList *strings;
 } JfrLabels;
 
 /*
@@ -42,5 +48,12 @@ extern JfrLabels *jfr_labels_decode(const uint8 *data, size_t len, size_t memory
 
 /* The index of a context's label set, -1 if it has none */
 extern int	jfr_labels_find(const JfrLabels *labels, int64 context_id);
+
+/*
+ * A string of the snapshot by its id (as an event's spanName gives it), in
+ * the server's encoding; NULL if the snapshot has none of that id.  Text
+ * that is not UTF-8 is an ERROR naming its byte offset.
+ */
+extern char *jfr_labels_string(const JfrLabels *labels, int64 id);
 
 #endif							/* CALLTREE_JFR_LABELS_H */

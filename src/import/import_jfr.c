@@ -30,7 +30,11 @@
  * - the sampled thread's Java name (else its OS name) is the sample's
  *   thread;
  * - with the Java agent's labels (jfr_labels.h), an event's contextId
- *   gives its sample's label set.
+ *   gives its sample's label set; and the span context that Pyroscope's
+ *   async-profiler writes on events, spanId and spanName (a string id of
+ *   the labels), adds the labels profile_id (the span id, 16 hex digits)
+ *   and span_name, so that a profile can be joined to a trace, as
+ *   Pyroscope's own reader adds them (only with the labels).
  */
 #include "postgres.h"
 
@@ -117,6 +121,7 @@ typedef struct JfrImport
 	const JfrLabels *labels;	/* NULL: none given */
 	int64	   *label_ids;		/* the interned id of each of labels' sets, 0: not yet */
 	MemoryContext stack_cxt;	/* reset after each new stack */
+	MemoryContext span_cxt;		/* reset after each sample of a span */
 } JfrImport;
 
 static char *
@@ -187,18 +192,84 @@ sample_weight(const JfrImport *import, const JfrSample *sample)
 	return weight;
 }
 
-/* The interned label set of a sample's context, 0 for none */
+static void
+push_label(JsonbParseState **state, const char *key, const char *value)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) key;
+	v.val.string.len = strlen(key);
+	pushJsonbValue(state, WJB_KEY, &v);
+	v.val.string.val = (char *) value;
+	v.val.string.len = strlen(value);
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
+/*
+ * The label set of a sample of a span: its context's labels (NULL: none),
+ * then profile_id and span_name (NULL or empty: left out); NULL if empty
+ */
+static Jsonb *
+span_label_set(const Jsonb *context, int64 span_id, const char *span_name)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+	int			n = 0;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (context != NULL)
+	{
+		JsonbIterator *it = JsonbIteratorInit((JsonbContainer *) &context->root);
+		JsonbIteratorToken token;
+
+		while ((token = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+			if (token == WJB_KEY || token == WJB_VALUE)
+			{
+				pushJsonbValue(&state, token, &v);
+				n++;
+			}
+	}
+	if (span_id != 0)
+	{
+		push_label(&state, "profile_id", psprintf("%016" INT64_MODIFIER "x", (uint64) span_id));
+		n++;
+	}
+	if (span_name != NULL && span_name[0] != '\0')
+	{
+		push_label(&state, "span_name", span_name);
+		n++;
+	}
+	return n == 0 ? NULL : JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* The interned label set of a sample's context and span, 0 for none */
 static int64
 sample_labels(JfrImport *import, const JfrSample *sample)
 {
-	int			i;
+	int			i = -1;
+	int64		id = 0;
+	MemoryContext caller;
+	Jsonb	   *labels;
 
-	if (import->labels == NULL || sample->context_id == 0 ||
-		(i = jfr_labels_find(import->labels, sample->context_id)) < 0)
+	if (import->labels == NULL)
 		return 0;
-	if (import->label_ids[i] == 0)
-		import->label_ids[i] = profile_writer_labels(import->writer, import->labels->sets[i].labels);
-	return import->label_ids[i];
+	if (sample->context_id != 0)
+		i = jfr_labels_find(import->labels, sample->context_id);
+	if (sample->span_id == 0 && sample->span_name == 0)
+	{
+		if (i >= 0 && import->label_ids[i] == 0)
+			import->label_ids[i] = profile_writer_labels(import->writer, import->labels->sets[i].labels);
+		return i >= 0 ? import->label_ids[i] : 0;
+	}
+	caller = MemoryContextSwitchTo(import->span_cxt);
+	labels = span_label_set(i >= 0 ? import->labels->sets[i].labels : NULL, sample->span_id,
+							sample->span_name != 0 ? jfr_labels_string(import->labels, sample->span_name) : NULL);
+	MemoryContextSwitchTo(caller);
+	if (labels != NULL)
+		id = profile_writer_labels(import->writer, labels);
+	MemoryContextReset(import->span_cxt);
+	return id;
 }
 
 static void
@@ -318,6 +389,8 @@ import_kind(const JfrRecording *recording, int p, uint32 events, const ProfileIn
 		import.label_ids = palloc0(sizeof(int64) * Max(import.labels->count, 1));
 	import.stack_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree JFR stack",
 											 ALLOCSET_DEFAULT_SIZES);
+	import.span_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree JFR span labels",
+											ALLOCSET_SMALL_SIZES);
 	import.writer = profile_writer_begin(&profile_info);
 	(void) jfr_decode(recording->data, recording->len, events, (size_t) calltree_import_work_mem * 1024,
 					  write_sample, &import);
