@@ -77,6 +77,23 @@ static const char *const twins_sql =
 	" WHERE n.id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
 
 /*
+ * The look-up of twins reads the latest profiles of a content backwards
+ * through the index on (content_sha256, id), stopping after RECENT_TWINS.
+ * Statistics older than a burst of pushes of one content (an agent's
+ * retries, a benchmark) make a bitmap scan look cheaper, which reads every
+ * profile of that content and sorts them: cost growing with each push.
+ * So bitmap scans are off for that statement alone, the setting as it was
+ * kept aside and put back after it.
+ */
+static const char *const plan_index_sql =
+	"SELECT pg_catalog.set_config('calltree_receiver.enable_bitmapscan',"
+	" pg_catalog.current_setting('enable_bitmapscan'), true),"
+	" pg_catalog.set_config('enable_bitmapscan', 'off', true)";
+static const char *const plan_restore_sql =
+	"SELECT pg_catalog.set_config('enable_bitmapscan',"
+	" pg_catalog.current_setting('calltree_receiver.enable_bitmapscan'), true)";
+
+/*
  * A hash of len bytes, from hash: 8 bytes at a time (a body is hashed
  * whole for every push; byte by byte that took 15% of the receiver's
  * CPU), each word mixed in by a multiply and a shift; for a lock's key,
@@ -310,7 +327,17 @@ db_item_send(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 	}
 	if (n >= 0 && item->push_id == NULL)
 	{
+		m = db_send(conn, prepared, ST_PLAN_INDEX, plan_index_sql, 0, NULL, NULL, STEP_COMMAND, kinds + n);
+		n = m < 0 ? -1 : n + m;
+	}
+	if (n >= 0 && item->push_id == NULL)
+	{
 		m = db_send(conn, prepared, ST_TWINS, twins_sql, 0, NULL, NULL, STEP_TWINS, kinds + n);
+		n = m < 0 ? -1 : n + m;
+	}
+	if (n >= 0 && item->push_id == NULL)
+	{
+		m = db_send(conn, prepared, ST_PLAN_RESTORE, plan_restore_sql, 0, NULL, NULL, STEP_COMMAND, kinds + n);
 		n = m < 0 ? -1 : n + m;
 	}
 	return n;

@@ -14,8 +14,8 @@
 
 #include "db_import.h"
 
-/* The most statements one item sends: 6, each maybe prepared first */
-#define ITEM_MAX_STEPS 12
+/* The most statements one item sends: 8, each maybe prepared first */
+#define ITEM_MAX_STEPS 16
 
 /* The statements, each prepared on a connection the first time it runs */
 typedef enum StatementId
@@ -28,6 +28,8 @@ typedef enum StatementId
 	ST_CHUNK_WRITE,
 	ST_STARTED_AT,
 	ST_TWINS,
+	ST_PLAN_INDEX,
+	ST_PLAN_RESTORE,
 	ST_IMPORT					/* then its variants: 5 formats, with or without push id */
 } StatementId;
 
