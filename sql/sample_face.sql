@@ -82,6 +82,29 @@ DELETE FROM sample WHERE profile_id = :p AND thread = 'many';
 SELECT count(*) AS sets_left FROM sample_set WHERE profile_id = :p AND thread = 'many';
 RESET calltree.import_work_mem;
 
+-- an UPDATE whose join matches a row twice updates it once, as on a
+-- table: the second match finds the old sample gone and adds no other
+INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (:p, 'joined', :z, 1), (:p, 'joined', :y, 1);
+UPDATE sample s SET weight = s.weight + 10 FROM (VALUES (1), (2)) AS v(x)
+ WHERE s.profile_id = :p AND s.thread = 'joined' AND s.stack_id = :z;
+SELECT stack_id = :z AS z, weight FROM sample WHERE profile_id = :p AND thread = 'joined' ORDER BY weight;
+
+-- a statement on sample inside an exception block that rolls back takes
+-- its own rows only, not those the outer statement gathered before it
+CREATE FUNCTION pg_temp.insert_undone(p bigint, stack bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    BEGIN
+        INSERT INTO calltree.sample (profile_id, thread, stack_id, weight) VALUES (p, 'undone', stack, 99);
+        RAISE EXCEPTION 'undo';
+    EXCEPTION WHEN raise_exception THEN NULL;
+    END;
+    RETURN stack;
+END
+$$;
+INSERT INTO sample (profile_id, thread, stack_id, weight)
+SELECT :p, 'outer', pg_temp.insert_undone(:p, :z), w FROM generate_series(1, 3) AS w;
+SELECT thread, weight FROM sample WHERE profile_id = :p AND thread IN ('outer', 'undone') ORDER BY thread, weight;
+
 -- what only a table takes is sample_set's
 TRUNCATE sample;
 CREATE INDEX ON sample (stack_id);

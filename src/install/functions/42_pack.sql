@@ -75,13 +75,18 @@ BEGIN
     IF cardinality(ids) = 0 THEN
         RETURN 0;
     END IF;
-    -- a million samples at most per set: samples_agg holds 40 bytes a sample
+    -- the rows this statement deletes are those it packs: a row that a
+    -- DELETE on sample removed meanwhile (the DELETE waited for) is not
+    -- packed.  A million samples at most per set: samples_agg holds 40
+    -- bytes a sample
+    WITH moved AS (
+        DELETE FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids)
+        RETURNING r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id)
     INSERT INTO @extschema@.sample_set (profile_id, thread, samples)
     SELECT c.profile_id, c.thread, @extschema@.samples_agg(c.stack_id, c.weight, c.ts, c.labels_id)
-      FROM (SELECT r.*, (row_number() OVER (PARTITION BY r.profile_id, r.thread ORDER BY r.ts) - 1) / 1048576 AS chunk
-              FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids)) AS c
+      FROM (SELECT m.*, (row_number() OVER (PARTITION BY m.profile_id, m.thread ORDER BY m.ts) - 1) / 1048576 AS chunk
+              FROM moved m) AS c
      GROUP BY c.profile_id, c.thread, c.chunk;
-    DELETE FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids);
     RETURN cardinality(ids);
 END
 $$;
