@@ -105,6 +105,24 @@ INSERT INTO sample (profile_id, thread, stack_id, weight)
 SELECT :p, 'outer', pg_temp.insert_undone(:p, :z), w FROM generate_series(1, 3) AS w;
 SELECT thread, weight FROM sample WHERE profile_id = :p AND thread IN ('outer', 'undone') ORDER BY thread, weight;
 
+-- the statements the view's triggers run resolve "=" in pg_catalog, not
+-- through the caller's search_path: operators of a schema before it (that
+-- would fail here) are not used, on sets and on sample_row alike
+CREATE SCHEMA face_trojan;
+CREATE FUNCTION face_trojan.text_eq(a text, b text) RETURNS boolean LANGUAGE plpgsql
+AS $$BEGIN RAISE EXCEPTION 'face_trojan = (text, text) ran'; END$$;
+CREATE FUNCTION face_trojan.int8_eq(a bigint, b bigint) RETURNS boolean LANGUAGE plpgsql
+AS $$BEGIN RAISE EXCEPTION 'face_trojan = (bigint, bigint) ran'; END$$;
+CREATE OPERATOR face_trojan.= (FUNCTION = face_trojan.text_eq, LEFTARG = text, RIGHTARG = text);
+CREATE OPERATOR face_trojan.= (FUNCTION = face_trojan.int8_eq, LEFTARG = bigint, RIGHTARG = bigint);
+INSERT INTO sample_row (profile_id, thread, ts, stack_id, weight) VALUES (:p, 'trojan', 5, :z, 3);
+SET search_path = face_trojan, pg_catalog, calltree;
+INSERT INTO sample (profile_id, thread, stack_id, weight) VALUES (:p, 'trojan', :z, 1);
+DELETE FROM sample WHERE profile_id OPERATOR(pg_catalog.=) :p AND thread OPERATOR(pg_catalog.=) 'trojan';
+SET search_path = calltree, public;
+SELECT count(*) AS trojan_left FROM sample WHERE profile_id = :p AND thread = 'trojan';
+DROP SCHEMA face_trojan CASCADE;
+
 -- what only a table takes is sample_set's
 TRUNCATE sample;
 CREATE INDEX ON sample (stack_id);

@@ -390,6 +390,13 @@ calltree_sample_face_row(PG_FUNCTION_ARGS)
 	return PointerGetDatum(trigdata->tg_trigtuple);
 }
 
+/*
+ * "a IS NOT DISTINCT FROM b" of the SQL below, without that form's look-up
+ * of "=" through the caller's search_path
+ */
+#define SAME_VALUE(a, b) \
+	"(" a " OPERATOR(pg_catalog.=) " b " OR (" a " IS NULL AND " b " IS NULL))"
+
 static Datum
 thread_datum(const FaceKey *key, char *null)
 {
@@ -439,7 +446,7 @@ remove_from_sets(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 	values[1] = thread_datum(key, &nulls[1]);
 	if (SPI_execute_with_args("SELECT s.tableoid, s.ctid, s.samples FROM calltree.sample_set s "
 							  "WHERE s.profile_id OPERATOR(pg_catalog.=) $1 "
-							  "AND s.thread IS NOT DISTINCT FROM $2 FOR UPDATE",
+							  "AND " SAME_VALUE("s.thread", "$2") " FOR UPDATE",
 							  2, types, values, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read calltree.sample_set");
 	sets = SPI_tuptable;
@@ -509,9 +516,9 @@ remove_from_rows(const FaceKey *key, const Sample *sample)
 	nulls[5] = sample->has_labels ? ' ' : 'n';
 	if (SPI_execute_with_args("DELETE FROM calltree.sample_row r WHERE (r.tableoid, r.ctid) OPERATOR(pg_catalog.=) "
 							  "(SELECT o.tableoid, o.ctid FROM calltree.sample_row o "
-							  " WHERE o.profile_id OPERATOR(pg_catalog.=) $1 AND o.thread IS NOT DISTINCT FROM $2 "
-							  " AND o.ts IS NOT DISTINCT FROM $3 AND o.stack_id OPERATOR(pg_catalog.=) $4 "
-							  " AND o.weight OPERATOR(pg_catalog.=) $5 AND o.labels_id IS NOT DISTINCT FROM $6 "
+							  " WHERE o.profile_id OPERATOR(pg_catalog.=) $1 AND " SAME_VALUE("o.thread", "$2")
+							  " AND " SAME_VALUE("o.ts", "$3") " AND o.stack_id OPERATOR(pg_catalog.=) $4 "
+							  " AND o.weight OPERATOR(pg_catalog.=) $5 AND " SAME_VALUE("o.labels_id", "$6")
 							  " LIMIT 1 FOR UPDATE)",
 							  6, types, values, nulls, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from calltree.sample_row");
