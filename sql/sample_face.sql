@@ -123,6 +123,20 @@ SET search_path = calltree, public;
 SELECT count(*) AS trojan_left FROM sample WHERE profile_id = :p AND thread = 'trojan';
 DROP SCHEMA face_trojan CASCADE;
 
+-- a statement removing many rows of sample_row reads their group once,
+-- not once per row (2,000 rows: a scan each when each removal looked its
+-- row up, the rows it deleted before read again every time)
+INSERT INTO sample_row (profile_id, thread, ts, stack_id, weight)
+SELECT :p, 'many rows', t / 2, :z, 1 FROM generate_series(1, 2000) AS t;
+BEGIN;
+DELETE FROM sample WHERE profile_id = :p AND thread = 'many rows' AND ts < 1000;
+SELECT sum(seq_scan + coalesce(idx_scan, 0)) < 100 AS read_once
+  FROM pg_stat_xact_user_tables
+ WHERE relid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = 'sample_row'::regclass);
+COMMIT;
+SELECT count(*) AS rows_left, min(ts) FROM sample_row WHERE profile_id = :p AND thread = 'many rows';
+DELETE FROM sample_row WHERE profile_id = :p;
+
 -- what only a table takes is sample_set's
 TRUNCATE sample;
 CREATE INDEX ON sample (stack_id);

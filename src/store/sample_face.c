@@ -44,6 +44,7 @@
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -498,31 +499,133 @@ remove_from_sets(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 	return ndoomed;
 }
 
-/* Deletes one row of sample_row equal to the sample: whether there was one */
-static bool
-remove_from_rows(const FaceKey *key, const Sample *sample)
+/* A row of sample_row that remove_from_rows read: its sample, from column `first` on */
+static void
+row_sample(HeapTuple row, TupleDesc desc, int first, Sample *sample)
 {
-	Oid			types[6] = {INT8OID, TEXTOID, INT8OID, INT8OID, INT8OID, INT8OID};
-	Datum		values[6];
-	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+	bool		isnull;
+
+	sample->ts = DatumGetInt64(SPI_getbinval(row, desc, first, &isnull));
+	sample->has_ts = !isnull;
+	if (isnull)
+		sample->ts = 0;
+	sample->stack_id = DatumGetInt64(SPI_getbinval(row, desc, first + 1, &isnull));
+	sample->weight = DatumGetInt64(SPI_getbinval(row, desc, first + 2, &isnull));
+	sample->labels_id = DatumGetInt64(SPI_getbinval(row, desc, first + 3, &isnull));
+	sample->has_labels = !isnull;
+	if (isnull)
+		sample->labels_id = 0;
+}
+
+/*
+ * Picks a row of sample_row equal to each doomed sample (in canonical
+ * order) that has one: the group's rows are read in that order too,
+ * through a cursor, and matched by a merge, so that a statement removing
+ * many rows reads the group's once (not once per row).  Their ids into
+ * tids; how many.
+ */
+static int
+pick_rows(const FaceKey *key, const Sample *doomed, int64 ndoomed, ItemPointerData *tids)
+{
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+	SPIPlanPtr	plan;
+	Portal		portal;
+	int64		d = 0;
+	int			picked = 0;
 
 	values[0] = Int64GetDatum(key->profile_id);
 	values[1] = thread_datum(key, &nulls[1]);
-	values[2] = Int64GetDatum(sample->ts);
-	nulls[2] = sample->has_ts ? ' ' : 'n';
-	values[3] = Int64GetDatum(sample->stack_id);
-	values[4] = Int64GetDatum(sample->weight);
-	values[5] = Int64GetDatum(sample->labels_id);
-	nulls[5] = sample->has_labels ? ' ' : 'n';
-	if (SPI_execute_with_args("DELETE FROM calltree.sample_row r WHERE (r.tableoid, r.ctid) OPERATOR(pg_catalog.=) "
-							  "(SELECT o.tableoid, o.ctid FROM calltree.sample_row o "
-							  " WHERE o.profile_id OPERATOR(pg_catalog.=) $1 AND " SAME_VALUE("o.thread", "$2")
-							  " AND " SAME_VALUE("o.ts", "$3") " AND o.stack_id OPERATOR(pg_catalog.=) $4 "
-							  " AND o.weight OPERATOR(pg_catalog.=) $5 AND " SAME_VALUE("o.labels_id", "$6")
-							  " LIMIT 1 FOR UPDATE)",
-							  6, types, values, nulls, false, 0) != SPI_OK_DELETE)
+	plan = SPI_prepare("SELECT r.ctid, r.ts, r.stack_id, r.weight, r.labels_id FROM calltree.sample_row r "
+					   "WHERE r.profile_id OPERATOR(pg_catalog.=) $1 AND " SAME_VALUE("r.thread", "$2")
+					   " ORDER BY r.ts IS NOT NULL, r.ts, r.stack_id, r.labels_id IS NOT NULL, r.labels_id, r.weight",
+					   2, types);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the read of calltree.sample_row");
+	portal = SPI_cursor_open(NULL, plan, values, nulls, false);
+	while (d < ndoomed)
+	{
+		SPI_cursor_fetch(portal, true, 1024);
+		if (SPI_processed == 0)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < SPI_processed && d < ndoomed; i++)
+		{
+			Sample		row;
+			int			cmp = -1;
+			bool		isnull;
+
+			row_sample(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &row);
+			while (d < ndoomed && (cmp = samples_compare(&doomed[d], &row)) < 0)
+				d++;
+			if (d < ndoomed && cmp == 0)
+			{
+				ItemPointerCopy((ItemPointer) DatumGetPointer(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull)),
+								&tids[picked++]);
+				d++;
+			}
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	SPI_freeplan(plan);
+	return picked;
+}
+
+/*
+ * Deletes from sample_row a row equal to each doomed sample (in canonical
+ * order), by their ids, in one statement; a row that another transaction
+ * deleted meanwhile (the statement waited for it) stays undeleted here.
+ * Keeps in `doomed`, in order, the samples no row was deleted for, and in
+ * `which` what was beside them; returns their number.
+ */
+static int64
+remove_from_rows(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed)
+{
+	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * ndoomed);
+	int			picked = pick_rows(key, doomed, ndoomed, tids);
+	Datum	   *elements;
+	Oid			types[2] = {INT8OID, TIDARRAYOID};
+	Datum		values[2];
+	Sample	   *deleted;
+	bool	   *found;
+	int64		left = 0;
+
+	if (picked == 0)
+	{
+		pfree(tids);
+		return ndoomed;
+	}
+	elements = palloc(sizeof(Datum) * picked);
+	for (int i = 0; i < picked; i++)
+		elements[i] = PointerGetDatum(&tids[i]);
+	values[0] = Int64GetDatum(key->profile_id);
+	values[1] = PointerGetDatum(construct_array(elements, picked, TIDOID, sizeof(ItemPointerData), false, TYPALIGN_SHORT));
+	/* the profile's partition only: a row id is one partition's */
+	if (SPI_execute_with_args("DELETE FROM calltree.sample_row r WHERE r.profile_id OPERATOR(pg_catalog.=) $1 "
+							  "AND r.ctid OPERATOR(pg_catalog.=) ANY ($2) "
+							  "RETURNING r.ts, r.stack_id, r.weight, r.labels_id",
+							  2, types, values, NULL, false, 0) != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "could not delete from calltree.sample_row");
-	return SPI_processed > 0;
+	deleted = palloc(sizeof(Sample) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+		row_sample(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &deleted[i]);
+	samples_sort(deleted, (int64) SPI_processed);
+	found = palloc(sizeof(bool) * ndoomed);
+	(void) samples_remove(deleted, (int64) SPI_processed, doomed, ndoomed, found);
+	for (int64 d = 0; d < ndoomed; d++)
+		if (!found[d])
+		{
+			which[left] = which[d];
+			doomed[left++] = doomed[d];
+		}
+	SPI_freetuptable(SPI_tuptable);
+	pfree(deleted);
+	pfree(found);
+	pfree(elements);
+	pfree(tids);
+	return left;
 }
 
 static int
@@ -533,8 +636,9 @@ compare_removals(const void *a, const void *b)
 
 /*
  * Removes the group's removed samples, from its sets first, then its rows
- * (then its sets again, for the rows packed meanwhile); an updated row's new sample is added to its group where the old one was
- * found, and forgotten where it was not.
+ * (then its sets again, for the rows packed meanwhile); an updated row's
+ * new sample is added to its group where the old one was found, and
+ * forgotten where it was not.
  */
 static void
 remove_samples(FaceGroup *group, Oid samples_type, MemoryContext cxt)
@@ -552,16 +656,7 @@ remove_samples(FaceGroup *group, Oid samples_type, MemoryContext cxt)
 		which[i] = i;
 	}
 	left = remove_from_sets(&group->key, doomed, which, list->count, samples_type);
-	missing = 0;
-	for (int64 i = 0; i < left; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!remove_from_rows(&group->key, &doomed[i]))
-		{
-			doomed[missing] = doomed[i];
-			which[missing++] = which[i];
-		}
-	}
+	missing = left > 0 ? remove_from_rows(&group->key, doomed, which, left) : 0;
 	/*
 	 * A row that pack_samples() moved into a set while this statement
 	 * waited for it is in that set now: read the sets again, in a new
