@@ -15,7 +15,8 @@
  *	  are read FOR UPDATE, one equal sample removed for each deleted row
  *	  (the rows are a multiset: deleting two equal rows removes two), and
  *	  each set rewritten or deleted; what no set holds is a row of
- *	  sample_row, deleted there;
+ *	  sample_row, deleted there (the group's rows read once, in canonical
+ *	  order, and matched by a merge);
  *	- an updated row is both: its old values removed, and its new ones
  *	  added if the old were found (an UPDATE whose join matches a row
  *	  twice, or that finds it changed by a transaction that committed
