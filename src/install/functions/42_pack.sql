@@ -108,11 +108,18 @@ BEGIN
         total := total OPERATOR(pg_catalog.+) packed;
         COMMIT;
     END LOOP;
-    IF EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
+    -- a batch packs nothing also when other transactions hold the
+    -- profiles left (another packer, a delete): those wait for no window
+    IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
+    ELSIF EXISTS (SELECT 1 FROM @extschema@.sample_row r
+                   WHERE r.profile_id OPERATOR(pg_catalog.<)
+                         (SELECT pg_catalog.max(w.end_id) FROM @extschema@.sample_partitions() w)) THEN
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed; the rows of profiles that other transactions hold are left', total
+            USING HINT = 'Another pack_samples() or a statement on those profiles holds them: call pack_samples() again once it ends.';
+    ELSE
         RAISE NOTICE 'calltree.pack_samples: % profiles packed; the rows of profile ids past the last window are left', total
             USING HINT = 'calltree.new_sample_partition() opens the next window; then call pack_samples() again.';
-    ELSE
-        RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
     END IF;
 END
 $$;
