@@ -362,6 +362,28 @@ gather(HeapTuple old, HeapTuple new, TupleDesc desc, Oid namespace)
 }
 
 /*
+ * The row trigger reads a row's columns by position (FaceColumn): it
+ * serves calltree.sample, and refuses a relation of other columns (a
+ * trigger of a view of one's own calling it), which it would misread.
+ */
+static void
+check_face_columns(Relation relation)
+{
+	static const Oid types[] = {INT8OID, TEXTOID, INT8OID, INT8OID, INT8OID, INT8OID};
+	TupleDesc	desc = RelationGetDescr(relation);
+	bool		matches = desc->natts == lengthof(types);
+
+	for (int i = 0; matches && i < desc->natts; i++)
+		matches = TupleDescAttr(desc, i)->atttypid == types[i] && !TupleDescAttr(desc, i)->attisdropped;
+	if (!matches)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_sample_face_row() fires on the view calltree.sample only, not on \"%s\"",
+						RelationGetRelationName(relation)),
+				 errdetail("It reads the columns profile_id bigint, thread text, ts bigint, stack_id bigint, weight bigint and labels_id bigint, in that order.")));
+}
+
+/*
  * INSTEAD OF INSERT, UPDATE or DELETE ON sample FOR EACH ROW: gathers the
  * row; the statement's AFTER trigger writes it.
  */
@@ -376,6 +398,7 @@ calltree_sample_face_row(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("calltree_sample_face_row() must fire INSTEAD OF, FOR EACH ROW")));
+	check_face_columns(trigdata->tg_relation);
 	desc = RelationGetDescr(trigdata->tg_relation);
 	namespace = RelationGetNamespace(trigdata->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
