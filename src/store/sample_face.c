@@ -607,7 +607,7 @@ pick_rows(const FaceKey *key, const Sample *doomed, int64 ndoomed, ItemPointerDa
 static int64
 remove_from_rows(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed)
 {
-	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * ndoomed);
+	ItemPointerData *tids = palloc_extended(sizeof(ItemPointerData) * ndoomed, MCXT_ALLOC_HUGE);
 	int			picked = pick_rows(key, doomed, ndoomed, tids);
 	Datum	   *elements;
 	Oid			types[2] = {INT8OID, TIDARRAYOID};
@@ -621,7 +621,7 @@ remove_from_rows(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 		pfree(tids);
 		return ndoomed;
 	}
-	elements = palloc(sizeof(Datum) * picked);
+	elements = palloc_extended(sizeof(Datum) * picked, MCXT_ALLOC_HUGE);
 	for (int i = 0; i < picked; i++)
 		elements[i] = PointerGetDatum(&tids[i]);
 	values[0] = Int64GetDatum(key->profile_id);
@@ -632,7 +632,7 @@ remove_from_rows(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 							  "RETURNING r.ts, r.stack_id, r.weight, r.labels_id",
 							  2, types, values, NULL, false, 0) != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "could not delete from calltree.sample_row");
-	deleted = palloc(sizeof(Sample) * Max(SPI_processed, 1));
+	deleted = palloc_extended(sizeof(Sample) * Max(SPI_processed, 1), MCXT_ALLOC_HUGE);
 	for (uint64 i = 0; i < SPI_processed; i++)
 		row_sample(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &deleted[i]);
 	samples_sort(deleted, (int64) SPI_processed);
@@ -668,8 +668,8 @@ static void
 remove_samples(FaceGroup *group, Oid samples_type, MemoryContext cxt)
 {
 	RemovalList *list = &group->removed;
-	Sample	   *doomed = palloc(sizeof(Sample) * list->count);
-	int64	   *which = palloc(sizeof(int64) * list->count);
+	Sample	   *doomed = palloc_extended(sizeof(Sample) * list->count, MCXT_ALLOC_HUGE);
+	int64	   *which = palloc_extended(sizeof(int64) * list->count, MCXT_ALLOC_HUGE);
 	int64		left;
 	int64		missing;
 
