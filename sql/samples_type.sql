@@ -110,8 +110,11 @@ SELECT pg_temp.receive('\x0100830002010601000001040402');
 SELECT pg_temp.receive('\x0100030201060100000104040200');
 -- a stack index beyond the dictionary
 SELECT pg_temp.receive('\x01000302010601000002040402');
--- a dictionary entry no sample uses (stack 5)
+-- a dictionary entry no sample uses (stack 5, the entry at byte 6), and a
+-- label set no sample uses (label set 8 of {5:1#7,5:1#7}: at byte 8, after
+-- the stack dictionary)
 SELECT pg_temp.receive('\x01000302010601000000040402');
+SELECT pg_temp.receive('\x0102020102010a0e00000002020101');
 -- out of order: the two samples of stack 3 with weights 2 then 1
 SELECT pg_temp.receive('\x01000302010601000001040202');
 -- a weight unit that is not the greatest common divisor: weights 2, 2, 4 with unit 1

@@ -4,7 +4,8 @@
 # collapsed line, in one gzipped pprof sample, and once per batch of a
 # stream; JSON documents of a million elements, in every JSON format; an old
 # Gecko profile of many threads, each a JSON string of its own; a gzip file
-# that inflates to 100 MB of collapsed stacks.
+# that inflates to 100 MB of collapsed stacks; and a DELETE through the view
+# calltree.sample that rewrites many large sample sets.
 #
 # Each case runs in a session of its own, which reads its backend's
 # /proc/self/status through pg_read_file (so the test needs no right on the
@@ -17,7 +18,7 @@
 # Before the budgets held, the cases took (in MB): deep_collapsed 249,
 # deep_pprof 228, stream_batches 102, cpuprofile 478, speedscope 679,
 # firefox 186, trace_events 219, firefox_string_threads 140,
-# gzip_collapsed 304.
+# gzip_collapsed 304, view_delete 130.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
 set -euo pipefail
@@ -125,6 +126,23 @@ fi
 if want gzip_collapsed; then
 	bomb gzip_collapsed 100
 	measure gzip_collapsed 32 "SELECT calltree.import_profile($bytes) > 0"
+fi
+
+# a DELETE through the view calltree.sample of one sample in each of 250
+# profiles, each a set of 40,000 samples (some 125 kB): each set is read,
+# rewritten and let go before the next (they were all kept until the
+# statement's end, 2 copies of each: 130 MB)
+if want view_delete; then
+	ct_psql "$db" -At <<-SQL >/dev/null
+	INSERT INTO calltree.profile (name) SELECT 'view delete ' || g FROM pg_catalog.generate_series(1, 250) AS g;
+	INSERT INTO calltree.sample_set (profile_id, thread, samples)
+	SELECT p.id, 't', v.samples
+	  FROM calltree.profile p,
+	       (SELECT calltree.samples_agg(calltree.intern_stack('{main,work}'), w, w, NULL) AS samples
+	          FROM pg_catalog.generate_series(1, 40000) AS w) AS v
+	 WHERE p.name LIKE 'view delete %';
+	SQL
+	measure view_delete 32 "DELETE FROM calltree.sample s WHERE s.ts OPERATOR(pg_catalog.=) 7"
 fi
 
 printf "$CT_NAME: %s\n" "${report[@]}"

@@ -586,12 +586,6 @@ read_weight_column(Reader *reader, const SamplesHeader *header, int64 *weight)
 				  header->weight_unit);
 }
 
-static void
-unused_entry(Size at, const char *what, int64 index, int64 id)
-{
-	malformed(at, "%s " INT64_FORMAT " (id " INT64_FORMAT ") is used by no sample", what, index, id);
-}
-
 /* The offset of entry i of a column of varints starting at `start` (for errors) */
 static Size
 entry_offset(const Reader *reader, Size start, int64 i)
@@ -601,6 +595,19 @@ entry_offset(const Reader *reader, Size start, int64 i)
 	for (int64 k = 0; k < i; k++)
 		(void) read_varint(&scan, "entry");
 	return scan.pos;
+}
+
+/*
+ * Entry `index` of a dictionary is used by no sample: the error names it,
+ * at its own offset (`skip` entries past the first dictionary's start:
+ * the label set dictionary follows the stack dictionary's d entries).
+ */
+static void
+unused_entry(const Reader *reader, const SamplesHeader *header, int64 skip,
+			 const char *what, int64 index, int64 id)
+{
+	malformed(entry_offset(reader, header->dictionaries, skip + index),
+			  "%s " INT64_FORMAT " (id " INT64_FORMAT ") is used by no sample", what, index, id);
 }
 
 static void
@@ -623,7 +630,7 @@ read_label_column(Reader *reader, const SamplesHeader *header, const int64 *dict
 	}
 	for (int64 k = 0; k < header->nlabels; k++)
 		if (!used[k])
-			unused_entry(header->dictionaries, "label set dictionary entry", k, dictionary[k]);
+			unused_entry(reader, header, header->nstacks, "label set dictionary entry", k, dictionary[k]);
 	pfree(used);
 }
 
@@ -710,7 +717,7 @@ samples_decode(const uint8 *data, Size len, int64 *count)
 	}
 	for (int64 k = 0; k < header.nstacks; k++)
 		if (!used[k])
-			unused_entry(header.dictionaries, "stack dictionary entry", k, stacks[k]);
+			unused_entry(&reader, &header, 0, "stack dictionary entry", k, stacks[k]);
 	read_label_column(&reader, &header, labels, samples);
 	read_time_column(&reader, &header, samples);
 	if (reader.pos != len)

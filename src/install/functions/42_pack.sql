@@ -75,13 +75,18 @@ BEGIN
     IF cardinality(ids) = 0 THEN
         RETURN 0;
     END IF;
-    -- a million samples at most per set: samples_agg holds 40 bytes a sample
+    -- the rows this statement deletes are those it packs: a row that a
+    -- DELETE on sample removed meanwhile (the DELETE waited for) is not
+    -- packed.  A million samples at most per set: samples_agg holds 40
+    -- bytes a sample
+    WITH moved AS (
+        DELETE FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids)
+        RETURNING r.profile_id, r.thread, r.ts, r.stack_id, r.weight, r.labels_id)
     INSERT INTO @extschema@.sample_set (profile_id, thread, samples)
     SELECT c.profile_id, c.thread, @extschema@.samples_agg(c.stack_id, c.weight, c.ts, c.labels_id)
-      FROM (SELECT r.*, (row_number() OVER (PARTITION BY r.profile_id, r.thread ORDER BY r.ts) - 1) / 1048576 AS chunk
-              FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids)) AS c
+      FROM (SELECT m.*, (row_number() OVER (PARTITION BY m.profile_id, m.thread ORDER BY m.ts) - 1) / 1048576 AS chunk
+              FROM moved m) AS c
      GROUP BY c.profile_id, c.thread, c.chunk;
-    DELETE FROM @extschema@.sample_row r WHERE r.profile_id = ANY (ids);
     RETURN cardinality(ids);
 END
 $$;
@@ -103,11 +108,18 @@ BEGIN
         total := total OPERATOR(pg_catalog.+) packed;
         COMMIT;
     END LOOP;
-    IF EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
+    -- a batch packs nothing also when other transactions hold the
+    -- profiles left (another packer, a delete): those wait for no window
+    IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
+    ELSIF EXISTS (SELECT 1 FROM @extschema@.sample_row r
+                   WHERE r.profile_id OPERATOR(pg_catalog.<)
+                         (SELECT pg_catalog.max(w.end_id) FROM @extschema@.sample_partitions() w)) THEN
+        RAISE NOTICE 'calltree.pack_samples: % profiles packed; the rows of profiles that other transactions hold are left', total
+            USING HINT = 'Another pack_samples() or a statement on those profiles holds them: call pack_samples() again once it ends.';
+    ELSE
         RAISE NOTICE 'calltree.pack_samples: % profiles packed; the rows of profile ids past the last window are left', total
             USING HINT = 'calltree.new_sample_partition() opens the next window; then call pack_samples() again.';
-    ELSE
-        RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
     END IF;
 END
 $$;
