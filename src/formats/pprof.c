@@ -17,7 +17,7 @@
 #include "utils/memutils.h"
 
 #include "formats/pprof.h"
-#include "tree/hash64.h"
+#include "common/hashfn.h"
 
 void
 pprof_error(size_t at, const char *detail_fmt,...)
@@ -284,7 +284,7 @@ typedef struct IdSlot
 #define SH_ELEMENT_TYPE IdSlot
 #define SH_KEY_TYPE		uint64
 #define SH_KEY			id
-#define SH_HASH_KEY(tb, k)	calltree_hash64(k)
+#define SH_HASH_KEY(tb, k)	murmurhash32((uint32) (k) ^ (uint32) ((k) >> 32))
 #define SH_EQUAL(tb, a, b)	((a) == (b))
 #define SH_SCOPE		static inline
 #define SH_DECLARE
