@@ -416,6 +416,9 @@ check_rebalance() {
 	              JOIN pg_dist_node n ON n.groupid = p.groupid
 	             WHERE s.logicalrelid = 'calltree.sample_set'::regclass AND n.nodename LIKE '%/worker3'")
 	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample_set moved to the third worker"
+	# the checks of new sample sets moved with their shards
+	n=$(on_all sample_set "SELECT count(*) FROM pg_trigger WHERE tgrelid = '%s'::regclass AND tgname LIKE 'sample\_set\_citus\_%%check%%'" | sort -u | tr '\n' ' ')
+	[ "$n" = "2 " ] || fail "rebalance: not every shard of sample_set has the two checks of new sample sets (counts: $n)"
 	same_outputs || fail "rebalance: results differ from one node's after the rebalance"
 }
 

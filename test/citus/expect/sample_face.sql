@@ -30,3 +30,21 @@ SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id =
 -- a database distributed under 0.3 has no sample rows of 0.2 to pack
 CALL pack_samples();
 SELECT pack_samples_batch();
+-- sample sets written straight into sample_set are checked on their
+-- worker: the stacks and label sets their values name exist (as on one
+-- node); a value naming others is refused, and nothing is written
+SELECT min(stack_id) AS good_stack FROM sample WHERE profile_id = 2 \gset
+INSERT INTO sample_set (profile_id, thread, samples)
+SELECT 2, 'bad', samples_agg(s, 1) FROM (VALUES (:good_stack), (999999999)) AS v(s);
+INSERT INTO sample_set (profile_id, thread, samples)
+SELECT 2, 'bad', samples_agg(:good_stack, 1, 0, 999999999);
+BEGIN;
+INSERT INTO sample_set (profile_id, thread, samples) SELECT 2, 'good', samples_agg(:good_stack, 5);
+UPDATE sample_set SET samples = (SELECT samples_agg(999999998, 5))
+ WHERE profile_id = 2 AND thread = 'good';
+ROLLBACK;
+BEGIN;
+INSERT INTO sample_set (profile_id, thread, samples) SELECT 2, 'good', samples_agg(:good_stack, 5);
+SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
+ROLLBACK;
+SELECT count(*) AS samples, sum(weight) AS weight FROM sample WHERE profile_id = 2;
