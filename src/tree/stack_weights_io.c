@@ -129,10 +129,10 @@ parse_int64(TextParser *parser, const char *what, const char **start)
 }
 
 /*
- * The most pairs a text of `len` bytes can hold: one per colon, and each
- * takes at least four bytes (a digit, the colon, a digit, a comma or the
- * final brace).  What the parse allocates, so that it stays within a few
- * times the input's size whatever the input.
+ * The most pairs a text of `len` bytes can hold: one per colon, and the
+ * k-th ends at least 4k bytes in (the brace, then a digit, the colon and a
+ * digit per pair, with a comma between two).  What the parse allocates, so
+ * that it stays within a few times the input's size whatever the input.
  */
 static int64
 pairs_bound(const char *str, size_t len)
@@ -146,7 +146,7 @@ pairs_bound(const char *str, size_t len)
 		colons++;
 		p++;
 	}
-	return Min(colons, (int64) (len / 4));
+	return Min(colons, (int64) ((len + 1) / 4));
 }
 
 /* Reads the pairs into ids[] and sums[] (room for `capacity`); their number */
@@ -162,6 +162,7 @@ parse_pairs(TextParser *parser, int64 *ids, int64 *sums, int64 capacity)
 	{
 		const char *start;
 		int64		id = parse_int64(parser, "stack id", &start);
+		int64		sum;
 
 		if (count > 0 && id <= ids[count - 1])
 			ereport(ERROR,
@@ -172,10 +173,12 @@ parse_pairs(TextParser *parser, int64 *ids, int64 *sums, int64 capacity)
 							   id, ids[count - 1]),
 					 errhint("Write each stack once, in ascending order of stack id.")));
 		expect(parser, ':', "\":\" and a weight");
-		/* (a pair read has used a colon and four bytes: never past the bound) */
-		Assert(count < capacity);
+		sum = parse_int64(parser, "weight", &start);
+		/* (never true: a pair read has used a colon and four bytes) */
+		if (unlikely(count >= capacity))
+			elog(ERROR, "stack_weights input holds more pairs than its bound " INT64_FORMAT, capacity);
 		ids[count] = id;
-		sums[count] = parse_int64(parser, "weight", &start);
+		sums[count] = sum;
 		count++;
 		if ((count & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
