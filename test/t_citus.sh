@@ -405,6 +405,60 @@ check_gc_waits_for_writers() {
 		fail "gc and a writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
 }
 
+# new_citus_database NAME: a database of that name on the three nodes,
+# with Citus, the coordinator and the two workers in its metadata
+new_citus_database() {
+	local node
+	for node in coordinator worker1 worker2; do
+		on "$node" ct_query postgres "CREATE DATABASE $1" >/dev/null 2>&1
+		on "$node" ct_query "$1" 'CREATE EXTENSION citus' >/dev/null
+	done
+	on coordinator ct_psql "$1" >/dev/null <<-SQL
+		SELECT citus_set_coordinator_host('$nodes_dir/coordinator', $port);
+		SELECT citus_add_node('$nodes_dir/worker1', $port);
+		SELECT citus_add_node('$nodes_dir/worker2', $port);
+	SQL
+}
+
+# A database distributed under 0.2 moves to 0.3 by bin/calltree-move
+# (docs/citus.md, "Version 0.2"): profiles of every kind of column (times,
+# threads, label sets, events), and after the move each profile has the
+# same samples, tree and time order, packed, and the ids go on.
+check_move_from_02() {
+	local sql before
+	new_citus_database calltree_v02
+	new_citus_database calltree_v03
+	on coordinator ct_psql calltree_v02 -v shared="$shared" >/dev/null <<-'SQL'
+		SET client_min_messages = warning;
+		CREATE EXTENSION calltree VERSION '0.2';
+		SELECT calltree.distribute(shard_count => 4);
+		SELECT calltree.import_pprof(pg_read_binary_file(:'shared' || '/data/pprof/sample.cpu'), name => 'pprof');
+		SELECT calltree.import_perf_script(pg_read_file(:'shared' || '/data/speedscope-samples/linux-perf/simple-with-header.linux-perf.txt'), name => 'perf_script');
+		SELECT calltree.import_trace_events(pg_read_file(:'shared' || '/data/speedscope-samples/trace-event/simple.json'), 'trace');
+		SELECT calltree.import_collapsed(pg_read_file(:'shared' || '/data/speedscope-samples/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt'), 'collapsed');
+	SQL
+	on coordinator ct_psql calltree_v03 -c 'CREATE EXTENSION calltree' -c 'SELECT calltree.distribute(shard_count => 4)' >/dev/null
+	PGHOST="$nodes_dir/coordinator" PGPORT=$port PATH="$PG_BIN:$PATH" \
+		"$repo/bin/calltree-move" "dbname=calltree_v02" "dbname=calltree_v03" >"$work/move.out" 2>&1 ||
+		fail "move from 0.2: bin/calltree-move failed: $(tail -n 5 "$work/move.out")"
+	sql="SELECT p.id, p.name, count(s.stack_id), sum(s.weight), count(DISTINCT s.thread), count(s.labels_id),
+	            md5(calltree.stack_agg(s.stack_id, s.weight)::text),
+	            md5(string_agg(s.ts || ' ' || s.stack_id, ',' ORDER BY s.thread, s.ts, s.stack_id, s.weight)),
+	            (SELECT count(*) FROM calltree.event e WHERE e.profile_id = p.id)
+	       FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id GROUP BY p.id, p.name ORDER BY p.id"
+	before=$(on coordinator ct_query calltree_v02 "$sql")
+	[ "$(wc -l <<<"$before")" = 4 ] || fail "move from 0.2: not the four profiles of 0.2: $before"
+	[ "$before" = "$(on coordinator ct_query calltree_v03 "$sql")" ] ||
+		fail "move from 0.2: the profiles differ after the move: $(on coordinator ct_query calltree_v03 "$sql")"
+	[ "$(on coordinator ct_query calltree_v03 "SELECT count(*) FROM calltree.sample_row")" = 0 ] &&
+		[ "$(on coordinator ct_query calltree_v03 "SELECT count(*) > 0 FROM calltree.sample_set")" = t ] ||
+		fail "move from 0.2: the samples are not packed into sample_set"
+	local last new
+	last=$(on coordinator ct_query calltree_v02 "SELECT max(id) FROM calltree.profile")
+	new=$(on coordinator ct_query calltree_v03 "SELECT calltree.import_collapsed(E'moved;on 1\\n', 'after the move')")
+	[ "$new" -gt "$last" ] || fail "move from 0.2: a new profile took id $new, not one past $last"
+}
+
 # A third worker, and the shards rebalanced onto it: same results
 check_rebalance() {
 	node_start worker3
@@ -444,6 +498,8 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	phase "concurrent imports"
 	check_gc_waits_for_writers
 	phase "collect_garbage() and a writer"
+	check_move_from_02
+	phase "a database of 0.2 moved to 0.3"
 	check_rebalance
 	phase "a third worker and a rebalance"
 	same_outputs after || fail "after/: results differ from one node's"
