@@ -23,16 +23,13 @@
 --     set first, on the coordinator (citus_sample_refs_check, a trigger of
 --     the view); every statement writing sample sets (the writer's, the
 --     view's, yours) is checked on its shard, on the worker, against the
---     node's copy of stack and labels, whose rows it locks as a foreign
---     key does (citus_sample_set_refs_check);
+--     node's copy of stack and labels (citus_sample_set_refs_check);
 --   - a DELETE from stack or labels (collect_garbage()'s) is checked
 --     against the dictionaries of every sample set, on the workers, by a
 --     trigger that acts on the coordinator's copy only
 --     (citus_interned_delete_check).
 -- The view's check and that of deletions take the lock on the
--- coordinator's stack table that imports take; the check on the shard
--- locks the rows it finds instead, which a DELETE waits for on the
--- workers' copies before the coordinator's check runs.  So a check and a
+-- coordinator's stack table that imports take, so that a check and a
 -- concurrent write cannot miss each other.
 --
 -- The extension does not depend on Citus: CREATE EXTENSION calltree works
@@ -113,12 +110,14 @@ COMMENT ON FUNCTION citus_interned_delete_check() IS 'on Citus: trigger of callt
 -- Citus only; new_sets the new rows): every stack and label set that the
 -- new values name exists.  Citus fires it on the shard, on the worker that
 -- holds it, which reads the node's copy of stack and labels (the
--- placements of the reference tables) and locks the rows it finds FOR KEY
--- SHARE there, as a foreign key's check does: a DELETE of them (each
--- node's copy is deleted, the workers' before the coordinator's) waits for
--- this transaction, and the coordinator's check of that DELETE
--- (citus_interned_delete_check) then sees its sample sets.  Run as the
--- owner, as a foreign key's check.
+-- placements of the reference tables).  It takes no lock: imports and the
+-- view's inserts hold the coordinator's (see above), which a deletion's
+-- check waits for; a statement of yours on sample_set takes it itself
+-- when a concurrent collect_garbage() matters (docs/citus.md).  Locking
+-- the rows here, as a foreign key does, would cost a bulk load a row lock
+-- per stack and set, and could wait on a worker for a deletion that waits
+-- on the coordinator for this transaction.  Run as the owner, as a
+-- foreign key's check.
 CREATE OR REPLACE FUNCTION citus_sample_set_refs_check() RETURNS trigger
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -127,7 +126,6 @@ DECLARE
     t text;
     copy_name text;
     ids bigint[];
-    locked bigint;
     missing bigint;
 BEGIN
     FOREACH t IN ARRAY ARRAY['stack', 'labels'] LOOP
@@ -140,13 +138,10 @@ BEGIN
         -- this node's copy of the reference table (its one shard)
         SELECT shard_name(s.logicalrelid, s.shardid) INTO copy_name
           FROM pg_dist_shard s WHERE s.logicalrelid = format('@extschema@.%I', t)::regclass;
-        EXECUTE format('SELECT count(*) FROM (SELECT r.id FROM %s r WHERE r.id OPERATOR(pg_catalog.=) ANY ($1) FOR KEY SHARE OF r) AS l',
-                       copy_name)
-           INTO locked USING ids;
-        CONTINUE WHEN locked = cardinality(ids);
-        EXECUTE format('SELECT i.id FROM unnest($1) AS i(id) WHERE NOT EXISTS (SELECT FROM %s r WHERE r.id OPERATOR(pg_catalog.=) i.id) LIMIT 1',
+        EXECUTE format('SELECT i.id FROM unnest($1) AS i(id) WHERE NOT EXISTS (SELECT 1 FROM %s r WHERE r.id OPERATOR(pg_catalog.=) i.id) LIMIT 1',
                        copy_name)
            INTO missing USING ids;
+        CONTINUE WHEN missing IS NULL;
         IF t = 'stack' THEN
             RAISE EXCEPTION 'a new sample refers to stack %, which does not exist', missing
                 USING ERRCODE = 'foreign_key_violation',
