@@ -405,6 +405,46 @@ check_gc_waits_for_writers() {
 		fail "gc and a writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
 }
 
+# The same for a sample set written straight into sample_set, with the
+# lock on stack taken first as docs/citus.md says (the check on the shard
+# takes none): collect_garbage() waits for the writer, then keeps the
+# stack, unused until then, that the new set names.
+check_gc_waits_for_direct_writers() {
+	local target i tree trees=()
+	for target in citus single; do
+		on_target "$target" ct_query "SELECT calltree.import_collapsed(E'gc_main;gc_old 1\n', 'ct_gc_direct')" >/dev/null
+		on_target "$target" ct_query "SELECT calltree.intern_stack('{gc_main,gc_direct}')" >/dev/null
+		on_target "$target" ct_psql >"$work/gc-direct.out" 2>&1 <<-'SQL' &
+			SELECT id AS p FROM calltree.profile WHERE name = 'ct_gc_direct' \gset
+			SELECT calltree.intern_stack('{gc_main,gc_direct}') AS s \gset
+			BEGIN;
+			LOCK TABLE calltree.stack IN ROW EXCLUSIVE MODE;
+			INSERT INTO calltree.sample_set (profile_id, thread, samples) SELECT :p, 'direct', calltree.samples_agg(:s, 2);
+			SELECT pg_sleep(3) AS gc_direct_waits;
+			COMMIT;
+		SQL
+		for ((i = 0; i < 50; i++)); do
+			[ "$(on_target "$target" ct_query "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%AS gc_direct_waits%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+			sleep 0.2
+		done
+		[ "$i" -lt 50 ] || fail "gc and a direct writer ($target): the writer did not start: $(cat "$work/gc-direct.out")"
+		PGOPTIONS="$PGOPTIONS -c lock_timeout=500ms" on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >"$work/gc.out" 2>&1 &&
+			fail "gc and a direct writer ($target): collect_garbage() did not wait for the writer: $(cat "$work/gc.out")"
+		grep -q 'lock timeout' "$work/gc.out" ||
+			fail "gc and a direct writer ($target): not a lock timeout: $(cat "$work/gc.out")"
+		wait $! || fail "gc and a direct writer ($target): the writer failed: $(cat "$work/gc-direct.out")"
+		on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >/dev/null
+		tree=$(on_target "$target" ct_query "SELECT calltree.to_collapsed(calltree.stack_agg(s.stack_id, s.weight))
+		                                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id WHERE p.name = 'ct_gc_direct'")
+		[ "$(sort <<<"$tree")" = "$(printf 'gc_main;gc_direct 2\ngc_main;gc_old 1')" ] ||
+			fail "gc and a direct writer ($target): the profile's tree is not the one written: $tree"
+		on_target "$target" ct_query "DELETE FROM calltree.profile WHERE name = 'ct_gc_direct'" >/dev/null
+		trees+=("$(on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()")")
+	done
+	[ "${trees[0]}" = "${trees[1]}" ] ||
+		fail "gc and a direct writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
+}
+
 # new_citus_database NAME: a database of that name on the three nodes,
 # with Citus, the coordinator and the two workers in its metadata
 new_citus_database() {
@@ -497,6 +537,7 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	check_concurrent_imports
 	phase "concurrent imports"
 	check_gc_waits_for_writers
+	check_gc_waits_for_direct_writers
 	phase "collect_garbage() and a writer"
 	check_move_from_02
 	phase "a database of 0.2 moved to 0.3"
