@@ -29,9 +29,10 @@ UPDATES_FROM   = $(sort $(foreach d,$(UPDATE_DELTAS),$(firstword $(subst --, ,$(
 DATA_built = calltree--$(EXTVERSION).sql $(foreach v,$(UPDATES_FROM),calltree--$(v)--$(EXTVERSION).sql)
 DATA = $(wildcard src/releases/calltree--*.sql)
 
-# The client programs in Python, installed beside PostgreSQL's (psql's
-# folder): the command line and the loader it runs for `calltree load`.
-SCRIPTS = bin/calltree bin/calltree-load
+# The client programs, installed beside PostgreSQL's (psql's folder): the
+# command line and the loader it runs for `calltree load` (Python), and
+# the move of a 0.2 database into a new 0.3 one (bash, docs/citus.md).
+SCRIPTS = bin/calltree bin/calltree-load bin/calltree-move
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --load-extension=calltree

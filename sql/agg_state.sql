@@ -76,6 +76,9 @@ SELECT '{1:2'::stack_weights;
 SELECT '{1:2,}'::stack_weights;
 SELECT '{1 2}'::stack_weights;
 SELECT '{1:}'::stack_weights;
+-- (shorter than its pairs would need: the parse never writes past them)
+SELECT '{5:'::stack_weights;
+SELECT '{5:1,6:'::stack_weights;
 SELECT '{:1}'::stack_weights;
 SELECT '{1:2} x'::stack_weights;
 SELECT '{5:1,3:1}'::stack_weights;

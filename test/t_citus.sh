@@ -405,6 +405,100 @@ check_gc_waits_for_writers() {
 		fail "gc and a writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
 }
 
+# The same for a sample set written straight into sample_set, with the
+# lock on stack taken first as docs/citus.md says (the check on the shard
+# takes none): collect_garbage() waits for the writer, then keeps the
+# stack, unused until then, that the new set names.
+check_gc_waits_for_direct_writers() {
+	local target i tree trees=()
+	for target in citus single; do
+		on_target "$target" ct_query "SELECT calltree.import_collapsed(E'gc_main;gc_old 1\n', 'ct_gc_direct')" >/dev/null
+		on_target "$target" ct_query "SELECT calltree.intern_stack('{gc_main,gc_direct}')" >/dev/null
+		on_target "$target" ct_psql >"$work/gc-direct.out" 2>&1 <<-'SQL' &
+			SELECT id AS p FROM calltree.profile WHERE name = 'ct_gc_direct' \gset
+			SELECT calltree.intern_stack('{gc_main,gc_direct}') AS s \gset
+			BEGIN;
+			LOCK TABLE calltree.stack IN ROW EXCLUSIVE MODE;
+			INSERT INTO calltree.sample_set (profile_id, thread, samples) SELECT :p, 'direct', calltree.samples_agg(:s, 2);
+			SELECT pg_sleep(3) AS gc_direct_waits;
+			COMMIT;
+		SQL
+		for ((i = 0; i < 50; i++)); do
+			[ "$(on_target "$target" ct_query "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%AS gc_direct_waits%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+			sleep 0.2
+		done
+		[ "$i" -lt 50 ] || fail "gc and a direct writer ($target): the writer did not start: $(cat "$work/gc-direct.out")"
+		PGOPTIONS="$PGOPTIONS -c lock_timeout=500ms" on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >"$work/gc.out" 2>&1 &&
+			fail "gc and a direct writer ($target): collect_garbage() did not wait for the writer: $(cat "$work/gc.out")"
+		grep -q 'lock timeout' "$work/gc.out" ||
+			fail "gc and a direct writer ($target): not a lock timeout: $(cat "$work/gc.out")"
+		wait $! || fail "gc and a direct writer ($target): the writer failed: $(cat "$work/gc-direct.out")"
+		on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >/dev/null
+		tree=$(on_target "$target" ct_query "SELECT calltree.to_collapsed(calltree.stack_agg(s.stack_id, s.weight))
+		                                      FROM calltree.profile p JOIN calltree.sample s ON s.profile_id = p.id WHERE p.name = 'ct_gc_direct'")
+		[ "$(sort <<<"$tree")" = "$(printf 'gc_main;gc_direct 2\ngc_main;gc_old 1')" ] ||
+			fail "gc and a direct writer ($target): the profile's tree is not the one written: $tree"
+		on_target "$target" ct_query "DELETE FROM calltree.profile WHERE name = 'ct_gc_direct'" >/dev/null
+		trees+=("$(on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()")")
+	done
+	[ "${trees[0]}" = "${trees[1]}" ] ||
+		fail "gc and a direct writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
+}
+
+# new_citus_database NAME: a database of that name on the three nodes,
+# with Citus, the coordinator and the two workers in its metadata
+new_citus_database() {
+	local node
+	for node in coordinator worker1 worker2; do
+		on "$node" ct_query postgres "CREATE DATABASE $1" >/dev/null 2>&1
+		on "$node" ct_query "$1" 'CREATE EXTENSION citus' >/dev/null
+	done
+	on coordinator ct_psql "$1" >/dev/null <<-SQL
+		SELECT citus_set_coordinator_host('$nodes_dir/coordinator', $port);
+		SELECT citus_add_node('$nodes_dir/worker1', $port);
+		SELECT citus_add_node('$nodes_dir/worker2', $port);
+	SQL
+}
+
+# A database distributed under 0.2 moves to 0.3 by bin/calltree-move
+# (docs/citus.md, "Version 0.2"): profiles of every kind of column (times,
+# threads, label sets, events), and after the move each profile has the
+# same samples, tree and time order, packed, and the ids go on.
+check_move_from_02() {
+	local sql before
+	new_citus_database calltree_v02
+	new_citus_database calltree_v03
+	on coordinator ct_psql calltree_v02 -v shared="$shared" >/dev/null <<-'SQL'
+		SET client_min_messages = warning;
+		CREATE EXTENSION calltree VERSION '0.2';
+		SELECT calltree.distribute(shard_count => 4);
+		SELECT calltree.import_pprof(pg_read_binary_file(:'shared' || '/data/pprof/sample.cpu'), name => 'pprof');
+		SELECT calltree.import_perf_script(pg_read_file(:'shared' || '/data/speedscope-samples/linux-perf/simple-with-header.linux-perf.txt'), name => 'perf_script');
+		SELECT calltree.import_trace_events(pg_read_file(:'shared' || '/data/speedscope-samples/trace-event/simple.json'), 'trace');
+		SELECT calltree.import_collapsed(pg_read_file(:'shared' || '/data/speedscope-samples/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt'), 'collapsed');
+	SQL
+	on coordinator ct_psql calltree_v03 -c 'CREATE EXTENSION calltree' -c 'SELECT calltree.distribute(shard_count => 4)' >/dev/null
+	PGHOST="$nodes_dir/coordinator" PGPORT=$port PATH="$PG_BIN:$PATH" \
+		"$repo/bin/calltree-move" "dbname=calltree_v02" "dbname=calltree_v03" >"$work/move.out" 2>&1 ||
+		fail "move from 0.2: bin/calltree-move failed: $(tail -n 5 "$work/move.out")"
+	sql="SELECT p.id, p.name, count(s.stack_id), sum(s.weight), count(DISTINCT s.thread), count(s.labels_id),
+	            md5(calltree.stack_agg(s.stack_id, s.weight)::text),
+	            md5(string_agg(s.ts || ' ' || s.stack_id, ',' ORDER BY s.thread, s.ts, s.stack_id, s.weight)),
+	            (SELECT count(*) FROM calltree.event e WHERE e.profile_id = p.id)
+	       FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id GROUP BY p.id, p.name ORDER BY p.id"
+	before=$(on coordinator ct_query calltree_v02 "$sql")
+	[ "$(wc -l <<<"$before")" = 4 ] || fail "move from 0.2: not the four profiles of 0.2: $before"
+	[ "$before" = "$(on coordinator ct_query calltree_v03 "$sql")" ] ||
+		fail "move from 0.2: the profiles differ after the move: $(on coordinator ct_query calltree_v03 "$sql")"
+	[ "$(on coordinator ct_query calltree_v03 "SELECT count(*) FROM calltree.sample_row")" = 0 ] &&
+		[ "$(on coordinator ct_query calltree_v03 "SELECT count(*) > 0 FROM calltree.sample_set")" = t ] ||
+		fail "move from 0.2: the samples are not packed into sample_set"
+	local last new
+	last=$(on coordinator ct_query calltree_v02 "SELECT max(id) FROM calltree.profile")
+	new=$(on coordinator ct_query calltree_v03 "SELECT calltree.import_collapsed(E'moved;on 1\\n', 'after the move')")
+	[ "$new" -gt "$last" ] || fail "move from 0.2: a new profile took id $new, not one past $last"
+}
+
 # A third worker, and the shards rebalanced onto it: same results
 check_rebalance() {
 	node_start worker3
@@ -416,6 +510,9 @@ check_rebalance() {
 	              JOIN pg_dist_node n ON n.groupid = p.groupid
 	             WHERE s.logicalrelid = 'calltree.sample_set'::regclass AND n.nodename LIKE '%/worker3'")
 	[ "$n" -gt 0 ] || fail "rebalance: no shard of sample_set moved to the third worker"
+	# the checks of new sample sets moved with their shards
+	n=$(on_all sample_set "SELECT count(*) FROM pg_trigger WHERE tgrelid = '%s'::regclass AND tgname LIKE 'sample\_set\_citus\_%%check%%'" | sort -u | tr '\n' ' ')
+	[ "$n" = "2 " ] || fail "rebalance: not every shard of sample_set has the two checks of new sample sets (counts: $n)"
 	same_outputs || fail "rebalance: results differ from one node's after the rebalance"
 }
 
@@ -440,7 +537,10 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	check_concurrent_imports
 	phase "concurrent imports"
 	check_gc_waits_for_writers
+	check_gc_waits_for_direct_writers
 	phase "collect_garbage() and a writer"
+	check_move_from_02
+	phase "a database of 0.2 moved to 0.3"
 	check_rebalance
 	phase "a third worker and a rebalance"
 	same_outputs after || fail "after/: results differ from one node's"

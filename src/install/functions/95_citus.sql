@@ -17,17 +17,20 @@
 -- fire there.
 --
 -- The stacks and label sets inside packed values (sample_set.samples)
--- cannot be foreign keys.  Their references are kept by the write path
--- and by one check of deletions, both on the coordinator:
---   - the writer vouches for its sample sets, as on one node; an INSERT
---     into calltree.sample checks each row's stack and label set first
---     (citus_sample_refs_check, a trigger of the view);
+-- cannot be foreign keys.  Their references are kept by checks of writes
+-- and one check of deletions:
+--   - an INSERT into calltree.sample checks each row's stack and label
+--     set first, on the coordinator (citus_sample_refs_check, a trigger of
+--     the view); every statement writing sample sets (the writer's, the
+--     view's, yours) is checked on its shard, on the worker, against the
+--     node's copy of stack and labels (citus_sample_set_refs_check);
 --   - a DELETE from stack or labels (collect_garbage()'s) is checked
 --     against the dictionaries of every sample set, on the workers, by a
 --     trigger that acts on the coordinator's copy only
 --     (citus_interned_delete_check).
--- Both take the lock on the coordinator's stack table that imports take,
--- so that a check and a concurrent write cannot miss each other.
+-- The view's check and that of deletions take the lock on the
+-- coordinator's stack table that imports take, so that a check and a
+-- concurrent write cannot miss each other.
 --
 -- The extension does not depend on Citus: CREATE EXTENSION calltree works
 -- without it, and distribute() calls Citus's functions by name.
@@ -102,6 +105,56 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION citus_interned_delete_check() IS 'on Citus: trigger of calltree.stack and calltree.labels that refuses to delete a row that a sample set names';
+
+-- AFTER INSERT and AFTER UPDATE ON sample_set FOR EACH STATEMENT (on
+-- Citus only; new_sets the new rows): every stack and label set that the
+-- new values name exists.  Citus fires it on the shard, on the worker that
+-- holds it, which reads the node's copy of stack and labels (the
+-- placements of the reference tables).  It takes no lock: imports and the
+-- view's inserts hold the coordinator's (see above), which a deletion's
+-- check waits for; a statement of yours on sample_set takes it itself
+-- when a concurrent collect_garbage() matters (docs/citus.md).  Locking
+-- the rows here, as a foreign key does, would cost a bulk load a row lock
+-- per stack and set, and could wait on a worker for a deletion that waits
+-- on the coordinator for this transaction.  Run as the owner, as a
+-- foreign key's check.
+CREATE OR REPLACE FUNCTION citus_sample_set_refs_check() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text;
+    copy_name text;
+    ids bigint[];
+    missing bigint;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['stack', 'labels'] LOOP
+        IF t = 'stack' THEN
+            ids := ARRAY(SELECT DISTINCT u.id FROM new_sets n, unnest(@extschema@.stack_ids(n.samples)) AS u(id));
+        ELSE
+            ids := ARRAY(SELECT DISTINCT u.id FROM new_sets n, unnest(@extschema@.label_set_ids(n.samples)) AS u(id));
+        END IF;
+        CONTINUE WHEN cardinality(ids) = 0;
+        -- this node's copy of the reference table (its one shard)
+        SELECT shard_name(s.logicalrelid, s.shardid) INTO copy_name
+          FROM pg_dist_shard s WHERE s.logicalrelid = format('@extschema@.%I', t)::regclass;
+        EXECUTE format('SELECT i.id FROM unnest($1) AS i(id) WHERE NOT EXISTS (SELECT 1 FROM %s r WHERE r.id OPERATOR(pg_catalog.=) i.id) LIMIT 1',
+                       copy_name)
+           INTO missing USING ids;
+        CONTINUE WHEN missing IS NULL;
+        IF t = 'stack' THEN
+            RAISE EXCEPTION 'a new sample refers to stack %, which does not exist', missing
+                USING ERRCODE = 'foreign_key_violation',
+                      HINT = 'Intern the stack first, with intern_stack().';
+        END IF;
+        RAISE EXCEPTION 'a new sample refers to label set %, which does not exist', missing
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Intern the label set first, with intern_labels().';
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION citus_sample_set_refs_check() IS 'on Citus: trigger of calltree.sample_set, fired on its shards, that refuses new sample sets naming stacks or label sets that do not exist';
 
 CREATE OR REPLACE FUNCTION distribute(shard_count int DEFAULT 32) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -226,6 +279,12 @@ BEGIN
     CREATE TRIGGER labels_citus_delete_check AFTER DELETE ON @extschema@.labels
         REFERENCING OLD TABLE AS old_rows
         FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.citus_interned_delete_check('labels');
+    CREATE TRIGGER sample_set_citus_insert_check AFTER INSERT ON @extschema@.sample_set
+        REFERENCING NEW TABLE AS new_sets
+        FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.citus_sample_set_refs_check();
+    CREATE TRIGGER sample_set_citus_update_check AFTER UPDATE ON @extschema@.sample_set
+        REFERENCING NEW TABLE AS new_sets
+        FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.citus_sample_set_refs_check();
 
     -- A query on one profile runs whole on its worker, report() and the
     -- other readers of names with it, and their queries of the interned
