@@ -252,6 +252,15 @@ BEGIN
     samples := 0;
     FOR pass IN 1 .. 2 LOOP
         IF pass = 2 THEN
+            -- the window's profiles first, then its partition: the order of
+            -- every other writer of old profiles (pack_samples_batch(), a
+            -- DELETE of a profile, samples inserted for it), so none waits
+            -- for the partition while holding a profile this waits for.
+            -- On Citus, which locks no rows of a query over all shards, the
+            -- DELETE below takes them.
+            IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+                PERFORM 1 FROM @extschema@.profile p WHERE p.id >= lo AND p.id < end_id ORDER BY p.id FOR UPDATE;
+            END IF;
             EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
         END IF;
         checked := '{}';
