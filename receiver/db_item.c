@@ -325,20 +325,26 @@ db_item_send(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 		m = db_send(conn, prepared, ST_STARTED_AT, started_at_sql, 1, values, NULL, STEP_COMMAND, kinds + n);
 		n = m < 0 ? -1 : n + m;
 	}
-	if (n >= 0 && item->push_id == NULL)
+	if (item->push_id == NULL)
 	{
-		m = db_send(conn, prepared, ST_PLAN_INDEX, plan_index_sql, 0, NULL, NULL, STEP_COMMAND, kinds + n);
-		n = m < 0 ? -1 : n + m;
-	}
-	if (n >= 0 && item->push_id == NULL)
-	{
-		m = db_send(conn, prepared, ST_TWINS, twins_sql, 0, NULL, NULL, STEP_TWINS, kinds + n);
-		n = m < 0 ? -1 : n + m;
-	}
-	if (n >= 0 && item->push_id == NULL)
-	{
-		m = db_send(conn, prepared, ST_PLAN_RESTORE, plan_restore_sql, 0, NULL, NULL, STEP_COMMAND, kinds + n);
-		n = m < 0 ? -1 : n + m;
+		/* the look-up of twins, its plan's setting around it */
+		const struct
+		{
+			StatementId id;
+			const char *sql;
+			StepKind	kind;
+		}			twins_steps[] = {
+			{ST_PLAN_INDEX, plan_index_sql, STEP_COMMAND},
+			{ST_TWINS, twins_sql, STEP_TWINS},
+			{ST_PLAN_RESTORE, plan_restore_sql, STEP_COMMAND},
+		};
+
+		for (int i = 0; i < (int) (sizeof(twins_steps) / sizeof(twins_steps[0])) && n >= 0; i++)
+		{
+			m = db_send(conn, prepared, twins_steps[i].id, twins_steps[i].sql, 0, NULL, NULL,
+						twins_steps[i].kind, kinds + n);
+			n = m < 0 ? -1 : n + m;
+		}
 	}
 	return n;
 }
