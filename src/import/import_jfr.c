@@ -158,8 +158,9 @@ sample_stack(JfrImport *import, JfrDecoder *decoder, const JfrSample *sample)
 												 frames[i].line > 0 ? SOME_INT(frames[i].line) : NO_INT,
 												 NO_INT, NULL);
 
-		stack = profile_writer_walk_push(import->writer, frame);
+		profile_writer_walk_push(import->writer, frame);
 	}
+	stack = profile_writer_walk_end(import->writer);
 	MemoryContextReset(import->stack_cxt);
 	profile_writer_memo_put(import->writer, &key, sizeof(key), stack);
 	return stack;

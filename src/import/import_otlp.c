@@ -609,8 +609,9 @@ stack_id(OtlpImport *import, int32 index, size_t at)
 			CHECK_FOR_INTERRUPTS();
 		lf = location_frames(import, locations[i], stack->at);
 		for (int j = 0; j < lf->nframes; j++)
-			id = profile_writer_walk_push(import->writer, lf->frames[j]);
+			profile_writer_walk_push(import->writer, lf->frames[j]);
 	}
+	id = profile_writer_walk_end(import->writer);
 	import->stack_ids[index] = id;
 	return id;
 }

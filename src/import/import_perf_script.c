@@ -465,7 +465,8 @@ end_sample(PerfParser *p)
 		}
 		profile_writer_walk_begin(p->writer);
 		for (int i = p->nframes - 1; i >= 0; i--)
-			stack = profile_writer_walk_push(p->writer, p->frames[i]);
+			profile_writer_walk_push(p->writer, p->frames[i]);
+		stack = profile_writer_walk_end(p->writer);
 		profile_writer_sample(p->writer, p->header.thread, true, p->header.ts - p->first_ts, stack,
 							  p->header.has_period ? p->header.period : 1, 0);
 		p->imported++;

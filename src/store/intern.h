@@ -51,6 +51,7 @@ typedef enum InternKind
 	INTERN_FUNC,
 	INTERN_FRAME,
 	INTERN_LABELS,
+	INTERN_PATH,				/* a whole stack: its frame ids, root first */
 	INTERN_KINDS
 } InternKind;
 

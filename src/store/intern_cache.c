@@ -2,10 +2,11 @@
  * intern_cache.c
  *	  The backend's cache of interned ids, kept from one import to the next.
  *
- * Keys of funcs, frames and label sets (bytes the writer encodes) and of
- * stacks (prefix, frame) map to the ids of rows that exist.  A repeat import
- * of a known build then finds every func, frame and stack here instead of
- * in the indexes.
+ * Keys of funcs, frames and label sets (bytes the writer encodes), of
+ * whole paths (their frame ids, root first) and of stacks (prefix, frame)
+ * map to the ids of rows that exist.  A repeat import of a known build then
+ * finds every func, frame and stack here instead of in the indexes, and
+ * each stack of a sample by one look-up of its path.
  *
  * An entry is only worth something if its row still exists, with that key,
  * whenever an import uses it.  Rows change in these ways, and each empties

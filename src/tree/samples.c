@@ -154,29 +154,56 @@ typedef struct Writer
 	Size		capacity;
 } Writer;
 
+/* Room for `bytes` more bytes */
+static inline void
+writer_reserve(Writer *writer, Size bytes)
+{
+	if (unlikely(writer->len + bytes > writer->capacity))
+	{
+		writer->capacity = Max(writer->capacity * 2, writer->len + bytes);
+		writer->data = repalloc_huge(writer->data, writer->capacity);
+	}
+}
+
 static void
 write_byte(Writer *writer, uint8 byte)
 {
-	if (writer->len == writer->capacity)
-	{
-		writer->capacity *= 2;
-		writer->data = repalloc_huge(writer->data, writer->capacity);
-	}
+	writer_reserve(writer, 1);
 	writer->data[writer->len++] = byte;
 }
 
-static void
+/* A varint takes at most 10 bytes: room is made once */
+static inline void
 write_varint(Writer *writer, uint64 value)
 {
+	uint8	   *out;
+
+	writer_reserve(writer, 10);
+	out = writer->data + writer->len;
 	while (value >= 0x80)
 	{
-		write_byte(writer, (uint8) (value | 0x80));
+		*out++ = (uint8) (value | 0x80);
 		value >>= 7;
 	}
-	write_byte(writer, (uint8) value);
+	*out++ = (uint8) value;
+	writer->len = out - writer->data;
 }
 
-/* The distinct values of `count` ids, ascending, in a new array; *distinct gets their number */
+/* Whether `count` ids are in ascending order (not strictly) */
+static bool
+ascending(const int64 *ids, int64 count)
+{
+	for (int64 i = 1; i < count; i++)
+		if (ids[i] < ids[i - 1])
+			return false;
+	return true;
+}
+
+/*
+ * The distinct values of `count` ids, ascending, in a new array; *distinct
+ * gets their number.  Samples without times are in stack order already:
+ * their stacks need no sort.
+ */
 static int64 *
 distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 {
@@ -191,7 +218,7 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 		else if (samples[i].has_labels)
 			ids[n++] = samples[i].labels_id;
 	}
-	if (n > 1)
+	if (n > 1 && !ascending(ids, n))
 		qsort(ids, (size_t) n, sizeof(int64), compare_int64_qsort);
 	for (int64 i = 0; i < n; i++)
 		if (kept == 0 || ids[i] != ids[kept - 1])
@@ -218,6 +245,21 @@ index_of(const int64 *dictionary, int64 count, int64 id)
 	}
 	Assert(dictionary[low] == id);
 	return low;
+}
+
+/*
+ * The same, for ids met mostly in ascending order (the stacks of samples
+ * without times): the index of the previous id, or the next, is tried
+ * before bisecting.
+ */
+static inline int64
+index_near(const int64 *dictionary, int64 count, int64 id, int64 previous)
+{
+	if (dictionary[previous] == id)
+		return previous;
+	if (previous + 1 < count && dictionary[previous + 1] == id)
+		return previous + 1;
+	return index_of(dictionary, count, id);
 }
 
 static void
@@ -312,7 +354,7 @@ samples_encode(Sample *samples, int64 count)
 
 	for (int64 i = 0; i < count; i++)
 	{
-		int64		index = index_of(stacks, nstacks, samples[i].stack_id);
+		int64		index = index_near(stacks, nstacks, samples[i].stack_id, previous);
 
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();

@@ -182,6 +182,8 @@ writer_create(void)
 	writer->walk_capacity = 64;
 	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
+	writer->path_capacity = 64;
+	writer->path_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->path_capacity);
 	writer_init_stack_caches(writer);
 	writer->next_analyze = 1000;
 	writer_pending_init(&writer->pending_funcs, cxt, sizeof(PendingFunc));

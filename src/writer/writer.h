@@ -55,13 +55,15 @@ extern int64 profile_writer_address(ProfileWriter *writer, const char *resource,
 extern int64 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame);
 
 /*
- * A stack a frame at a time, root first: begin, then push each frame, which
- * returns the stack so far.  Frames equal to the previous walk's at the same
- * depth reuse its stacks without a lookup (consecutive samples share long
- * prefixes).
+ * A stack a frame at a time, root first: begin, push each frame, then end,
+ * which returns the stack (0 when no frame was pushed).  A path met in an
+ * earlier import of this backend is found by one look-up; others share the
+ * stacks of the prefix they have in common with the path resolved before
+ * (consecutive samples share long prefixes).
  */
 extern void profile_writer_walk_begin(ProfileWriter *writer);
-extern int64 profile_writer_walk_push(ProfileWriter *writer, int64 frame);
+extern void profile_writer_walk_push(ProfileWriter *writer, int64 frame);
+extern int64 profile_writer_walk_end(ProfileWriter *writer);
 
 /* stack ids memoized under a key of the importer's (a pprof location list) */
 extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);

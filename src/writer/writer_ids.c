@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -23,6 +24,12 @@
 
 /* children read at once per known stack; more, and each is probed */
 #define MAX_CHILDREN_READ 64
+
+/*
+ * Paths deeper than this are not remembered whole by the backend's cache:
+ * a key of their size would crowd out many others.
+ */
+#define MAX_CACHED_PATH 1024
 
 /* Caches a key's id, the key copied into `cxt` */
 void
@@ -44,41 +51,66 @@ writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id
  * byte followed by its bytes.  A frame's key names its func by id, real or
  * provisional; the backend's cache knows only real ones.
  */
-static void
-key_add_string(StringInfo key, const char *s)
+static inline size_t
+key_string_size(const char *s, size_t *len)
 {
-	appendStringInfoChar(key, s ? 1 : 0);
-	if (s)
-		appendBinaryStringInfo(key, s, strlen(s) + 1);
+	*len = s ? strlen(s) + 1 : 0;
+	return 1 + *len;
 }
 
-static void
-key_add_int(StringInfo key, OptionalInt value)
+/* Appends, the room made already */
+static inline void
+key_put_string(StringInfo key, const char *s, size_t len)
 {
-	appendStringInfoChar(key, value.present ? 1 : 0);
+	key->data[key->len++] = s ? 1 : 0;
+	if (s)
+		memcpy(key->data + key->len, s, len);
+	key->len += len;
+}
+
+static inline void
+key_put_int(StringInfo key, OptionalInt value)
+{
+	key->data[key->len++] = value.present ? 1 : 0;
 	if (value.present)
-		appendBinaryStringInfo(key, (const char *) &value.value, sizeof(int64));
+	{
+		memcpy(key->data + key->len, &value.value, sizeof(int64));
+		key->len += sizeof(int64);
+	}
 }
 
 void
 writer_func_key(StringInfo key, const char *name, const char *file, const char *resource)
 {
+	size_t		name_len;
+	size_t		file_len;
+	size_t		resource_len;
+	size_t		size = key_string_size(name, &name_len) + key_string_size(file, &file_len) +
+		key_string_size(resource, &resource_len);
+
 	resetStringInfo(key);
-	key_add_string(key, name);
-	key_add_string(key, file);
-	key_add_string(key, resource);
+	enlargeStringInfo(key, size);
+	key_put_string(key, name, name_len);
+	key_put_string(key, file, file_len);
+	key_put_string(key, resource, resource_len);
+	key->data[key->len] = '\0';
 }
 
 void
 writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
 				 OptionalInt col, const char *implementation)
 {
+	size_t		implementation_len;
+	size_t		size = 4 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+
 	resetStringInfo(key);
-	key_add_int(key, SOME_INT(func));
-	key_add_int(key, address);
-	key_add_int(key, line);
-	key_add_int(key, col);
-	key_add_string(key, implementation);
+	enlargeStringInfo(key, size);
+	key_put_int(key, SOME_INT(func));
+	key_put_int(key, address);
+	key_put_int(key, line);
+	key_put_int(key, col);
+	key_put_string(key, implementation, implementation_len);
+	key->data[key->len] = '\0';
 }
 
 void
@@ -162,10 +194,15 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 static void
 address_key(StringInfo key, const char *resource, int64 address)
 {
+	size_t		resource_len;
+	size_t		size = 1 + 1 + sizeof(int64) + key_string_size(resource, &resource_len);
+
 	resetStringInfo(key);
-	appendStringInfoChar(key, 'A');
-	key_add_int(key, SOME_INT(address));
-	key_add_string(key, resource);
+	enlargeStringInfo(key, size);
+	key->data[key->len++] = 'A';
+	key_put_int(key, SOME_INT(address));
+	key_put_string(key, resource, resource_len);
+	key->data[key->len] = '\0';
 }
 
 /* The name of a new address frame's func: address_name(), in the writer's context */
@@ -330,34 +367,87 @@ profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 frame)
 void
 profile_writer_walk_begin(ProfileWriter *writer)
 {
-	writer->walk_last_depth = writer->walk_depth;
-	writer->walk_depth = 0;
-	writer->walk_diverged = false;
-	writer->walk_stack = 0;
+	writer->path_depth = 0;
 }
 
-int64
+void
 profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 {
-	int32		d = writer->walk_depth;
-
-	if (!writer->walk_diverged && d < writer->walk_last_depth && writer->walk_frames[d] == frame)
-		writer->walk_stack = writer->walk_stacks[d];
-	else
+	if (writer->path_depth == writer->path_capacity)
 	{
-		writer->walk_diverged = true;
-		writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
-		if (d == writer->walk_capacity)
-		{
-			writer->walk_capacity *= 2;
-			writer->walk_frames = repalloc_huge(writer->walk_frames, sizeof(int64) * writer->walk_capacity);
-			writer->walk_stacks = repalloc_huge(writer->walk_stacks, sizeof(int64) * writer->walk_capacity);
-		}
-		writer->walk_frames[d] = frame;
-		writer->walk_stacks[d] = writer->walk_stack;
+		writer->path_capacity *= 2;
+		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
 	}
-	writer->walk_depth = d + 1;
-	return writer->walk_stack;
+	writer->path_frames[writer->path_depth++] = frame;
+}
+
+/* Whether every frame of a path is a row that exists: a key of the backend's cache */
+static bool
+path_is_real(const int64 *frames, int count)
+{
+	for (int i = 0; i < count; i++)
+		if (frames[i] <= 0)
+			return false;
+	return true;
+}
+
+/*
+ * The stack of a path, a frame at a time.  The frames it shares from the
+ * root with the path resolved before reuse that one's stacks (consecutive
+ * samples share long prefixes); it is then remembered in its place.
+ */
+static int64
+resolve_path(ProfileWriter *writer, const int64 *frames, int count)
+{
+	int			shared = 0;
+	int64		stack = 0;
+
+	if (count > writer->walk_capacity)
+	{
+		writer->walk_capacity = Max(count, 2 * writer->walk_capacity);
+		writer->walk_frames = repalloc_huge(writer->walk_frames, sizeof(int64) * writer->walk_capacity);
+		writer->walk_stacks = repalloc_huge(writer->walk_stacks, sizeof(int64) * writer->walk_capacity);
+	}
+	while (shared < writer->walk_depth && shared < count && writer->walk_frames[shared] == frames[shared])
+		shared++;
+	if (shared > 0)
+		stack = writer->walk_stacks[shared - 1];
+	for (int d = shared; d < count; d++)
+	{
+		if ((d & 0x3FF) == 0x3FF)
+			CHECK_FOR_INTERRUPTS();
+		stack = profile_writer_stack(writer, stack, frames[d]);
+		writer->walk_frames[d] = frames[d];
+		writer->walk_stacks[d] = stack;
+	}
+	writer->walk_depth = count;
+	return stack;
+}
+
+/*
+ * The stack of the frames pushed since walk_begin.  A path whose frames are
+ * all rows that exist is looked up whole in the backend's cache first: a
+ * repeat import then finds each stack by one look-up, not one per frame.
+ */
+int64
+profile_writer_walk_end(ProfileWriter *writer)
+{
+	const int64 *frames = writer->path_frames;
+	int			count = writer->path_depth;
+	int			len = (int) (sizeof(int64) * count);
+	bool		cacheable;
+	int64		stack = 0;
+
+	if (count == 0)
+		return 0;
+	cacheable = count <= MAX_CACHED_PATH && path_is_real(frames, count);
+	if (cacheable && intern_cache_get(INTERN_PATH, (const char *) frames, len, &stack))
+		return stack;
+	stack = resolve_path(writer, frames, count);
+	/* a stack that exists, not one this import makes (provisional until written) */
+	if (cacheable && stack > 0)
+		intern_cache_put(INTERN_PATH, (const char *) frames, len, stack);
+	return stack;
 }
 
 bool
@@ -389,14 +479,12 @@ profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 s
 int64
 profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
 {
-	int64		stack = 0;
-
 	profile_writer_walk_begin(writer);
 	for (int i = 0; i < count; i++)
 	{
 		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
 
-		stack = profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
+		profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
 	}
-	return stack;
+	return profile_writer_walk_end(writer);
 }

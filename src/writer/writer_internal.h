@@ -142,14 +142,15 @@ struct ProfileWriter
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 	SPIPlanPtr	address_name_plan;	/* prepared on first use */
 
-	/* the current walk (profile_writer_walk_*) and the previous one's path */
+	/* the frames of the current walk (profile_writer_walk_*), root first */
+	int64	   *path_frames;
+	int32		path_depth;
+	int32		path_capacity;
+	/* the path resolved last, frame by frame, and the stack of each prefix */
 	int64	   *walk_frames;
 	int64	   *walk_stacks;
 	int32		walk_depth;
-	int32		walk_last_depth;
 	int32		walk_capacity;
-	bool		walk_diverged;
-	int64		walk_stack;
 
 	/* the stacks, and the memory they take (writer_memory.c) */
 	stackcache_hash *stacks;
