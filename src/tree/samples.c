@@ -103,11 +103,13 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-static int
-compare_int64_qsort(const void *a, const void *b)
-{
-	return compare_int64(*(const int64 *) a, *(const int64 *) b);
-}
+/* ids sorted with the comparison inlined too */
+#define ST_SORT sort_ids
+#define ST_ELEMENT_TYPE int64
+#define ST_COMPARE(a, b) compare_int64(*(a), *(b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 void
 samples_sort(Sample *samples, int64 count)
@@ -219,7 +221,7 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 			ids[n++] = samples[i].labels_id;
 	}
 	if (n > 1 && !ascending(ids, n))
-		qsort(ids, (size_t) n, sizeof(int64), compare_int64_qsort);
+		sort_ids(ids, (size_t) n);
 	for (int64 i = 0; i < n; i++)
 		if (kept == 0 || ids[i] != ids[kept - 1])
 			ids[kept++] = ids[i];
