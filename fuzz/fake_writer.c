@@ -152,10 +152,15 @@ profile_writer_walk_begin(ProfileWriter *writer)
 	writer->walk_stack = 0;
 }
 
-int64
+void
 profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 {
 	writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
+}
+
+int64
+profile_writer_walk_end(ProfileWriter *writer)
+{
 	return writer->walk_stack;
 }
 
