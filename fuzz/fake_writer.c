@@ -130,6 +130,15 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 }
 
 int64
+profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+						  const char *resource, OptionalInt address, OptionalInt line,
+						  OptionalInt col, const char *implementation)
+{
+	return profile_writer_frame(writer, profile_writer_func(writer, name, file, resource),
+								address, line, col, implementation);
+}
+
+int64
 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
 {
 	check_string(resource, false, "address resource");

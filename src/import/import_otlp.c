@@ -540,7 +540,6 @@ line_frame(OtlpImport *import, const OtlpLocation *location, const OtlpLine *lin
 	const OtlpFunction *function = otlp_function(&import->request, line->function, location->at);
 	const char *name = NULL;
 	const char *file = NULL;
-	int32		func;
 
 	if (function)
 	{
@@ -551,11 +550,10 @@ line_frame(OtlpImport *import, const OtlpLocation *location, const OtlpLine *lin
 	}
 	if (name == NULL)
 		name = location->address ? psprintf("0x%" INT64_MODIFIER "x", location->address) : "(unknown)";
-	func = profile_writer_func(import->writer, name, file, resource);
-	return profile_writer_frame(import->writer, func,
-								location->address ? SOME_INT((int64) location->address) : NO_INT,
-								frame_number(line->line, location->at, "line number"),
-								frame_number(line->column, location->at, "column"), NULL);
+	return profile_writer_func_frame(import->writer, name, file, resource,
+									 location->address ? SOME_INT((int64) location->address) : NO_INT,
+									 frame_number(line->line, location->at, "line number"),
+									 frame_number(line->column, location->at, "column"), NULL);
 }
 
 static const LocationFrames *

@@ -245,7 +245,6 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 	const PprofFunction *function = pprof_function(&import->profile, line->function_id, location->at);
 	const char *name = NULL;
 	const char *file = NULL;
-	int32		func;
 
 	if (function)
 	{
@@ -261,11 +260,10 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 								function->start_line > 0 ? SOME_INT(function->start_line)
 								: frame_number(line->line, location->at, "line number"),
 								NO_INT);
-	func = profile_writer_func(import->writer, name, file, resource);
-	return profile_writer_frame(import->writer, func,
-								location->address ? SOME_INT((int64) location->address) : NO_INT,
-								frame_number(line->line, location->at, "line number"),
-								frame_number(line->column, location->at, "column"), NULL);
+	return profile_writer_func_frame(import->writer, name, file, resource,
+									 location->address ? SOME_INT((int64) location->address) : NO_INT,
+									 frame_number(line->line, location->at, "line number"),
+									 frame_number(line->column, location->at, "column"), NULL);
 }
 
 /* The frames of a location, outermost first, interned on first use. */

@@ -49,6 +49,10 @@ extern int32 profile_writer_func(ProfileWriter *writer, const char *name,
 								 const char *file, const char *resource);
 extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 								  OptionalInt line, OptionalInt col, const char *implementation);
+/* the func's, then the frame's: the same ids as those two calls, found at once when known */
+extern int64 profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+									   const char *resource, OptionalInt address, OptionalInt line,
+									   OptionalInt col, const char *implementation);
 /* a frame known only by its address in a resource (intern_address) */
 extern int64 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address);
 /* prefix 0: a root stack */

@@ -113,6 +113,23 @@ writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt li
 	key->data[key->len] = '\0';
 }
 
+/* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
+static void
+func_frame_key(StringInfo key, const char *name, const char *file, const char *resource,
+			   OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
+{
+	size_t		implementation_len;
+	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+
+	writer_func_key(key, name, file, resource);
+	enlargeStringInfo(key, size);
+	key_put_int(key, address);
+	key_put_int(key, line);
+	key_put_int(key, col);
+	key_put_string(key, implementation, implementation_len);
+	key->data[key->len] = '\0';
+}
+
 void
 writer_stack_key(StringInfo key, int64 prefix, int64 frame)
 {
@@ -187,6 +204,31 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 		id = writer_pending_add(&writer->pending_frames, &row);
 	}
 	writer_cache_id(writer->cxt, writer->frames, key, id);
+	return id;
+}
+
+/*
+ * A frame and its func at once.  A repeat import finds the frame in the
+ * backend's cache under its func's fields and its own, in one look-up
+ * instead of one for the func and one for the frame.
+ */
+int64
+profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+						  const char *resource, OptionalInt address, OptionalInt line,
+						  OptionalInt col, const char *implementation)
+{
+	StringInfo	key = &writer->func_frame_key;
+	int32		func;
+	int64		id;
+
+	func_frame_key(key, name, file, resource, address, line, col, implementation);
+	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
+		return id;
+	func = profile_writer_func(writer, name, file, resource);
+	id = profile_writer_frame(writer, func, address, line, col, implementation);
+	/* a frame that exists (a new one's id is provisional until it is written) */
+	if (id > 0)
+		intern_cache_put(INTERN_FUNC_FRAME, key->data, key->len, id);
 	return id;
 }
 
@@ -481,10 +523,7 @@ profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
 {
 	profile_writer_walk_begin(writer);
 	for (int i = 0; i < count; i++)
-	{
-		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
-
-		profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
-	}
+		profile_writer_walk_push(writer, profile_writer_func_frame(writer, names[i], NULL, NULL,
+																   NO_INT, NO_INT, NO_INT, NULL));
 	return profile_writer_walk_end(writer);
 }
