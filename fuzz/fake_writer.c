@@ -167,6 +167,13 @@ profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 	writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
 }
 
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	for (int i = 0; i < count; i++)
+		profile_writer_walk_push(writer, frames[i]);
+}
+
 int64
 profile_writer_walk_end(ProfileWriter *writer)
 {

@@ -606,8 +606,7 @@ stack_id(OtlpImport *import, int32 index, size_t at)
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		lf = location_frames(import, locations[i], stack->at);
-		for (int j = 0; j < lf->nframes; j++)
-			profile_writer_walk_push(import->writer, lf->frames[j]);
+		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
 	}
 	id = profile_writer_walk_end(import->writer);
 	import->stack_ids[index] = id;

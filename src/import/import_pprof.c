@@ -312,8 +312,7 @@ sample_stack(PprofImport *import, const PprofSample *sample)
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
-		for (int j = 0; j < lf->nframes; j++)
-			profile_writer_walk_push(import->writer, lf->frames[j]);
+		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
 	}
 	stack = profile_writer_walk_end(import->writer);
 	profile_writer_memo_put(import->writer, sample->location_ids, key_len, stack);

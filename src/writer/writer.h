@@ -68,6 +68,8 @@ extern int64 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 fra
 extern void profile_writer_walk_begin(ProfileWriter *writer);
 extern void profile_writer_walk_push(ProfileWriter *writer, int64 frame);
 extern int64 profile_writer_walk_end(ProfileWriter *writer);
+/* several frames pushed at once, root first */
+extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count);
 
 /* stack ids memoized under a key of the importer's (a pprof location list) */
 extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);

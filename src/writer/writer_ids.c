@@ -423,6 +423,18 @@ profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 	writer->path_frames[writer->path_depth++] = frame;
 }
 
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	if (writer->path_depth + count > writer->path_capacity)
+	{
+		writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
+		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
+	}
+	memcpy(writer->path_frames + writer->path_depth, frames, sizeof(int64) * count);
+	writer->path_depth += count;
+}
+
 /* Whether every frame of a path is a row that exists: a key of the backend's cache */
 static bool
 path_is_real(const int64 *frames, int count)
