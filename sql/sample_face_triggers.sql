@@ -55,6 +55,18 @@ DROP TRIGGER "Audit" ON sample;
 COPY sample (profile_id, thread, stack_id, weight) FROM PROGRAM :'copy_program';
 SELECT seen, samples, weight FROM audit_log ORDER BY n;
 
+-- a query that a function runs for each row of the statement (a look-up
+-- here) leaves the rows gathered: the statement's rows are one set still
+CREATE FUNCTION looked_up(stack bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN (SELECT s.id FROM calltree.stack s WHERE s.id = stack);
+END
+$$;
+INSERT INTO sample (profile_id, thread, stack_id, weight)
+SELECT :p, 'looked up', looked_up(:z), w FROM generate_series(1, 3) AS w;
+SELECT count(*) AS sets, sum(sample_count(samples)) AS samples FROM sample_set WHERE profile_id = :p AND thread = 'looked up';
+DROP FUNCTION looked_up(bigint);
+
 DROP TRIGGER audit ON sample;
 DROP FUNCTION audit_samples();
 DROP TABLE audit_log;
