@@ -79,6 +79,22 @@ key_put_int(StringInfo key, OptionalInt value)
 	}
 }
 
+/* A frame's own fields, appended to its key */
+static void
+key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, OptionalInt col,
+					 const char *implementation)
+{
+	size_t		implementation_len;
+	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+
+	enlargeStringInfo(key, size);
+	key_put_int(key, address);
+	key_put_int(key, line);
+	key_put_int(key, col);
+	key_put_string(key, implementation, implementation_len);
+	key->data[key->len] = '\0';
+}
+
 void
 writer_func_key(StringInfo key, const char *name, const char *file, const char *resource)
 {
@@ -100,17 +116,10 @@ void
 writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
 				 OptionalInt col, const char *implementation)
 {
-	size_t		implementation_len;
-	size_t		size = 4 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
-
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	enlargeStringInfo(key, 1 + sizeof(int64));
 	key_put_int(key, SOME_INT(func));
-	key_put_int(key, address);
-	key_put_int(key, line);
-	key_put_int(key, col);
-	key_put_string(key, implementation, implementation_len);
-	key->data[key->len] = '\0';
+	key_put_frame_fields(key, address, line, col, implementation);
 }
 
 /* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
@@ -118,16 +127,8 @@ static void
 func_frame_key(StringInfo key, const char *name, const char *file, const char *resource,
 			   OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
 {
-	size_t		implementation_len;
-	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
-
 	writer_func_key(key, name, file, resource);
-	enlargeStringInfo(key, size);
-	key_put_int(key, address);
-	key_put_int(key, line);
-	key_put_int(key, col);
-	key_put_string(key, implementation, implementation_len);
-	key->data[key->len] = '\0';
+	key_put_frame_fields(key, address, line, col, implementation);
 }
 
 void
@@ -412,25 +413,28 @@ profile_writer_walk_begin(ProfileWriter *writer)
 	writer->path_depth = 0;
 }
 
-void
-profile_writer_walk_push(ProfileWriter *writer, int64 frame)
-{
-	if (writer->path_depth == writer->path_capacity)
-	{
-		writer->path_capacity *= 2;
-		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
-	}
-	writer->path_frames[writer->path_depth++] = frame;
-}
-
-void
-profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+/* Room for `count` more frames in the walk's path */
+static inline void
+path_reserve(ProfileWriter *writer, int count)
 {
 	if (writer->path_depth + count > writer->path_capacity)
 	{
 		writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
 		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
 	}
+}
+
+void
+profile_writer_walk_push(ProfileWriter *writer, int64 frame)
+{
+	path_reserve(writer, 1);
+	writer->path_frames[writer->path_depth++] = frame;
+}
+
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	path_reserve(writer, count);
 	memcpy(writer->path_frames + writer->path_depth, frames, sizeof(int64) * count);
 	writer->path_depth += count;
 }
