@@ -49,66 +49,45 @@ pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 }
 
 /*
- * The next field of the current message: false at its end.  A tag is a
- * varint holding the field number and the wire type.
+ * The tag of a field whose tag pb_next_field() does not read inline: one
+ * of two bytes or more, or one that is refused.
  */
-bool
-pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
+uint64
+pb_read_tag_slow(PbReader *reader)
 {
-	uint64		tag;
+	uint64		tag = pb_read_varint(reader);
+	int			wiretype = (int) (tag & 7);
 
-	if (reader->pos >= reader->end)
-		return false;
-	reader->field_at = reader->pos;
-	tag = pb_read_varint(reader);
-	*wiretype = (int) (tag & 7);
 	if ((tag >> 3) == 0 || (tag >> 3) > PG_INT32_MAX)
 		pb_error(reader, reader->field_at, "field number " UINT64_FORMAT " is out of range.", tag >> 3);
-	*field = (uint32) (tag >> 3);
-	if (*wiretype != PB_VARINT && *wiretype != PB_FIXED64 &&
-		*wiretype != PB_LEN && *wiretype != PB_FIXED32)
+	if (wiretype != PB_VARINT && wiretype != PB_FIXED64 &&
+		wiretype != PB_LEN && wiretype != PB_FIXED32)
 		pb_error(reader, reader->field_at, "field %u has wire type %d, which is not supported.",
-				 *field, *wiretype);
-	return true;
+				 (uint32) (tag >> 3), wiretype);
+	return tag;
 }
 
 uint64
 pb_read_varint_slow(PbReader *reader)
 {
-	size_t		start = reader->pos;
+	const uint8 *p = reader->data + reader->pos;
+	size_t		n = Min(reader->end - reader->pos, PB_MAX_VARINT_BYTES);
 	uint64		value = 0;
 
-	/* far from the end: no bound to check byte by byte */
-	if (reader->end - reader->pos >= PB_MAX_VARINT_BYTES)
+	for (size_t i = 0; i < n; i++)
 	{
-		const uint8 *p = reader->data + reader->pos;
-
-		for (int i = 0; i < PB_MAX_VARINT_BYTES - 1; i++)
+		/* the tenth byte may only hold the 64th bit */
+		if (i == PB_MAX_VARINT_BYTES - 1 && p[i] > 1)
+			pb_error(reader, reader->pos, "a varint does not fit in 64 bits.");
+		value |= (uint64) (p[i] & 0x7F) << (7 * i);
+		if ((p[i] & 0x80) == 0)
 		{
-			value |= (uint64) (p[i] & 0x7F) << (7 * i);
-			if ((p[i] & 0x80) == 0)
-			{
-				reader->pos += i + 1;
-				return value;
-			}
+			reader->pos += i + 1;
+			return value;
 		}
 	}
-	value = 0;
-	for (int i = 0; i < PB_MAX_VARINT_BYTES; i++)
-	{
-		uint8		byte;
-
-		if (reader->pos >= reader->end)
-			pb_error(reader, start, "a varint runs past the end of its message.");
-		byte = reader->data[reader->pos++];
-		/* the tenth byte may only hold the 64th bit */
-		if (i == PB_MAX_VARINT_BYTES - 1 && byte > 1)
-			pb_error(reader, start, "a varint does not fit in 64 bits.");
-		value |= (uint64) (byte & 0x7F) << (7 * i);
-		if ((byte & 0x80) == 0)
-			return value;
-	}
-	pb_error(reader, start, "a varint is longer than 10 bytes.");
+	/* (ten bytes without an end would have failed on the tenth) */
+	pb_error(reader, reader->pos, "a varint runs past the end of its message.");
 }
 
 uint64
@@ -137,29 +116,20 @@ pb_read_fixed32(PbReader *reader)
 	return value;
 }
 
-/* The length of a length-delimited field, checked against what is left. */
-size_t
-pb_read_length(PbReader *reader)
+/* The error of pb_read_length(): len, read at `at`, is more than what is left. */
+void
+pb_length_error(const PbReader *reader, size_t at, uint64 len)
 {
-	size_t		at = reader->pos;
-	uint64		len = pb_read_varint(reader);
-
-	if (len > reader->end - reader->pos)
-		pb_error(reader, at, "a length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
-				 len, reader->end - reader->pos);
-	return (size_t) len;
+	pb_error(reader, at, "a length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
+			 len, reader->end - reader->pos);
 }
 
-/* Reads a length-delimited field as a message of its own. */
+/* The error of pb_expect_varint() and pb_expect_submessage(): the field has another wire type. */
 void
-pb_read_submessage(PbReader *reader, PbReader *sub, const char *message)
+pb_wiretype_error(const PbReader *reader, int wiretype, const char *field_name, int expected)
 {
-	size_t		len = pb_read_length(reader);
-
-	*sub = *reader;
-	sub->end = reader->pos + len;
-	sub->message = message;
-	reader->pos += len;
+	pb_error(reader, reader->field_at, "field %s has wire type %d, expected %s.", field_name, wiretype,
+			 expected == PB_VARINT ? "0 (varint)" : "2 (length-delimited)");
 }
 
 void
@@ -184,25 +154,6 @@ pb_skip(PbReader *reader, int wiretype)
 	}
 }
 
-uint64
-pb_expect_varint(PbReader *reader, int wiretype, const char *field_name)
-{
-	if (wiretype != PB_VARINT)
-		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 0 (varint).",
-				 field_name, wiretype);
-	return pb_read_varint(reader);
-}
-
-void
-pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
-					 PbReader *sub, const char *message)
-{
-	if (wiretype != PB_LEN)
-		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 2 (length-delimited).",
-				 field_name, wiretype);
-	pb_read_submessage(reader, sub, message);
-}
-
 /* Makes room for `more` values in a growing array */
 static void
 reserve_varints(uint64 **values, int count, int *capacity, size_t more)
@@ -222,13 +173,58 @@ reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 		*values = repalloc(*values, sizeof(uint64) * *capacity);
 }
 
+/*
+ * Decodes the packed varints of `packed` into out, which has room for one
+ * per byte; their number.  Values of one to three bytes are read in a loop
+ * of locals (writes to out could alias the reader's fields otherwise), as
+ * long as three bytes are left; the rest through pb_read_varint.
+ */
+static int
+read_packed_varints(PbReader *packed, uint64 *out)
+{
+	const uint8 *p = packed->data + packed->pos;
+	const uint8 *end = packed->data + packed->end;
+	const uint8 *three_left = end - Min(packed->end - packed->pos, 2);
+	uint64	   *o = out;
+
+	for (;;)
+	{
+		uint64		value;
+
+		while (p < three_left)
+		{
+			value = p[0];
+			if (value < 0x80)
+				p += 1;
+			else if (p[1] < 0x80)
+			{
+				value = (value & 0x7F) | (uint64) p[1] << 7;
+				p += 2;
+			}
+			else if (p[2] < 0x80)
+			{
+				value = (value & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) p[2] << 14;
+				p += 3;
+			}
+			else
+				break;
+			*o++ = value;
+		}
+		if (p == end)
+			break;
+		packed->pos = p - packed->data;
+		*o++ = pb_read_varint(packed);
+		p = packed->data + packed->pos;
+	}
+	packed->pos = packed->end;
+	return (int) (o - out);
+}
+
 void
 pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				  uint64 **values, int *count, int *capacity)
 {
 	PbReader	packed;
-	uint64	   *out;
-	int			n;
 
 	if (wiretype == PB_VARINT)
 	{
@@ -243,12 +239,10 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				 field_name, wiretype);
 	/* every varint takes at least one byte, so the count is bounded by the length */
 	pb_read_submessage(reader, &packed, reader->message);
+	if (packed.pos == packed.end)
+		return;
 	reserve_varints(values, *count, capacity, packed.end - packed.pos);
-	out = *values;
-	n = *count;
-	while (packed.pos < packed.end)
-		out[n++] = pb_read_varint(&packed);
-	*count = n;
+	*count += read_packed_varints(&packed, *values + *count);
 }
 
 /* ---------------------------------------------------------------- writing */
