@@ -71,23 +71,27 @@ uint64
 pb_read_varint_slow(PbReader *reader)
 {
 	const uint8 *p = reader->data + reader->pos;
-	size_t		n = Min(reader->end - reader->pos, PB_MAX_VARINT_BYTES);
+	size_t		left = reader->end - reader->pos;
+	size_t		n = Min(left, PB_MAX_VARINT_BYTES - 1);
 	uint64		value = 0;
+	int			shift = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++, shift += 7)
 	{
-		/* the tenth byte may only hold the 64th bit */
-		if (i == PB_MAX_VARINT_BYTES - 1 && p[i] > 1)
-			pb_error(reader, reader->pos, "a varint does not fit in 64 bits.");
-		value |= (uint64) (p[i] & 0x7F) << (7 * i);
-		if ((p[i] & 0x80) == 0)
+		value |= (uint64) (p[i] & 0x7F) << shift;
+		if (p[i] < 0x80)
 		{
 			reader->pos += i + 1;
 			return value;
 		}
 	}
-	/* (ten bytes without an end would have failed on the tenth) */
-	pb_error(reader, reader->pos, "a varint runs past the end of its message.");
+	if (left < PB_MAX_VARINT_BYTES)
+		pb_error(reader, reader->pos, "a varint runs past the end of its message.");
+	/* the tenth byte may only hold the 64th bit */
+	if (p[PB_MAX_VARINT_BYTES - 1] > 1)
+		pb_error(reader, reader->pos, "a varint does not fit in 64 bits.");
+	reader->pos += PB_MAX_VARINT_BYTES;
+	return value | (uint64) p[PB_MAX_VARINT_BYTES - 1] << 63;
 }
 
 uint64
@@ -174,49 +178,77 @@ reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 }
 
 /*
- * Decodes the packed varints of `packed` into out, which has room for one
- * per byte; their number.  Values of one to three bytes are read in a loop
- * of locals (writes to out could alias the reader's fields otherwise), as
- * long as three bytes are left; the rest through pb_read_varint.
+ * The varint at p of a packed field that ends at end into *value, through
+ * pb_read_varint on a reader of these bytes (which raises the errors);
+ * where it ends.
  */
-static int
-read_packed_varints(PbReader *packed, uint64 *out)
+static pg_noinline const uint8 *
+packed_varint_slow(const PbReader *reader, const uint8 *p, const uint8 *end, uint64 *value)
 {
-	const uint8 *p = packed->data + packed->pos;
-	const uint8 *end = packed->data + packed->end;
-	const uint8 *three_left = end - Min(packed->end - packed->pos, 2);
+	PbReader	packed = *reader;
+
+	packed.pos = p - reader->data;
+	packed.end = end - reader->data;
+	*value = pb_read_varint(&packed);
+	return reader->data + packed.pos;
+}
+
+/*
+ * A varint of one to three bytes at *p, of which `left` (at least one) can
+ * be read: moves *p past it; false, without moving, for other varints.
+ */
+static inline bool
+short_varint(const uint8 **p, size_t left, uint64 *value)
+{
+	const uint8 *q = *p;
+
+	if (q[0] < 0x80)
+	{
+		*value = q[0];
+		*p += 1;
+		return true;
+	}
+	if (left >= 2 && q[1] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
+		*p += 2;
+		return true;
+	}
+	if (left >= 3 && q[2] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
+		*p += 3;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Decodes the len bytes of packed varints at the reader's position into
+ * out, which has room for len values; their number.  While three bytes
+ * are left, short varints are read without a check of the end; the last
+ * ones with it, and longer ones by packed_varint_slow.
+ */
+static inline int
+read_packed_varints(const PbReader *reader, size_t len, uint64 *out)
+{
+	const uint8 *p = reader->data + reader->pos;
+	const uint8 *end = p + len;
+	const uint8 *three_left = end - Min(len, 2);
 	uint64	   *o = out;
+	uint64		value;
 
 	for (;;)
 	{
-		uint64		value;
-
-		while (p < three_left)
-		{
-			value = p[0];
-			if (value < 0x80)
-				p += 1;
-			else if (p[1] < 0x80)
-			{
-				value = (value & 0x7F) | (uint64) p[1] << 7;
-				p += 2;
-			}
-			else if (p[2] < 0x80)
-			{
-				value = (value & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) p[2] << 14;
-				p += 3;
-			}
-			else
-				break;
+		while (p < three_left && short_varint(&p, 3, &value))
 			*o++ = value;
-		}
 		if (p == end)
 			break;
-		packed->pos = p - packed->data;
-		*o++ = pb_read_varint(packed);
-		p = packed->data + packed->pos;
+		if (short_varint(&p, end - p, &value))
+			*o++ = value;
+		else
+			p = packed_varint_slow(reader, p, end, o++);
 	}
-	packed->pos = packed->end;
 	return (int) (o - out);
 }
 
@@ -224,7 +256,7 @@ void
 pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				  uint64 **values, int *count, int *capacity)
 {
-	PbReader	packed;
+	size_t		len;
 
 	if (wiretype == PB_VARINT)
 	{
@@ -237,12 +269,14 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 	if (wiretype != PB_LEN)
 		pb_error(reader, reader->field_at, "repeated field %s has wire type %d, expected 0 or 2 (packed).",
 				 field_name, wiretype);
-	/* every varint takes at least one byte, so the count is bounded by the length */
-	pb_read_submessage(reader, &packed, reader->message);
-	if (packed.pos == packed.end)
+	len = pb_read_length(reader);
+	if (len == 0)
 		return;
-	reserve_varints(values, *count, capacity, packed.end - packed.pos);
-	*count += read_packed_varints(&packed, *values + *count);
+	/* every varint takes at least one byte, so the count is bounded by the length */
+	if ((size_t) (*capacity - *count) < len)
+		reserve_varints(values, *count, capacity, len);
+	*count += read_packed_varints(reader, len, *values + *count);
+	reader->pos += len;
 }
 
 /* ---------------------------------------------------------------- writing */

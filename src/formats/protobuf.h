@@ -41,14 +41,6 @@ extern uint64 pb_read_fixed64(PbReader *reader);
 extern uint32 pb_read_fixed32(PbReader *reader);
 extern void pb_skip(PbReader *reader, int wiretype);
 
-/*
- * A repeated varint field, packed (wire type 2) or not (wire type 0): the
- * values are appended to *values (count and capacity updated; *values may
- * be NULL with capacity 0).
- */
-extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
-							  uint64 **values, int *count, int *capacity);
-
 extern void pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 			pg_attribute_printf(3, 4) pg_attribute_noreturn();
 
@@ -161,6 +153,14 @@ pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
 		pb_wiretype_error(reader, wiretype, field_name, PB_LEN);
 	pb_read_submessage(reader, sub, message);
 }
+
+/*
+ * A repeated varint field, packed (wire type 2) or not (wire type 0): the
+ * values are appended to *values (count and capacity updated; *values may
+ * be NULL with capacity 0).
+ */
+extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
+							  uint64 **values, int *count, int *capacity);
 
 /* Writing: appends to a StringInfo */
 extern void pb_put_varint(StringInfo buf, uint64 value);
