@@ -268,10 +268,24 @@ compare_ids(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
+static bool
+strictly_increasing(const void *array, int count, Size element)
+{
+	const char *p = array;
+
+	for (int i = 1; i < count; i++, p += element)
+		if (ID_OF(p) >= ID_OF(p + element))
+			return false;
+	return true;
+}
+
 static void
 sort_by_id(void *array, int count, Size element, const char *table, size_t (*at_of) (const void *))
 {
 	if (count == 0)
+		return;
+	/* most writers list a table by increasing id: nothing to sort or check */
+	if (ID_OF(array) != 0 && strictly_increasing(array, count, element))
 		return;
 	qsort(array, count, element, compare_ids);
 	for (int i = 0; i < count; i++)

@@ -178,15 +178,28 @@ reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 }
 
 /*
- * The varint at p of a packed field that ends at end into *value, through
- * pb_read_varint on a reader of these bytes (which raises the errors);
- * where it ends.
+ * The varint at p of a packed field that ends at end into *value; where it
+ * ends.  One of up to nine bytes that ends inside the field is read here
+ * (no check can fail on it); the others through pb_read_varint on a
+ * reader of the field's bytes, which raises the errors.
  */
 static pg_noinline const uint8 *
 packed_varint_slow(const PbReader *reader, const uint8 *p, const uint8 *end, uint64 *value)
 {
-	PbReader	packed = *reader;
+	PbReader	packed;
+	uint64		v = 0;
+	int			shift = 0;
 
+	for (const uint8 *q = p; q < end && q - p < PB_MAX_VARINT_BYTES - 1; q++, shift += 7)
+	{
+		v |= (uint64) (*q & 0x7F) << shift;
+		if (*q < 0x80)
+		{
+			*value = v;
+			return q + 1;
+		}
+	}
+	packed = *reader;
 	packed.pos = p - reader->data;
 	packed.end = end - reader->data;
 	*value = pb_read_varint(&packed);
@@ -194,8 +207,9 @@ packed_varint_slow(const PbReader *reader, const uint8 *p, const uint8 *end, uin
 }
 
 /*
- * A varint of one to three bytes at *p, of which `left` (at least one) can
- * be read: moves *p past it; false, without moving, for other varints.
+ * A varint of one to four bytes at *p (ids, counts, most sampled values),
+ * of which `left` (at least one) can be read: moves *p past it; false,
+ * without moving, for other varints.
  */
 static inline bool
 short_varint(const uint8 **p, size_t left, uint64 *value)
@@ -220,12 +234,19 @@ short_varint(const uint8 **p, size_t left, uint64 *value)
 		*p += 3;
 		return true;
 	}
+	if (left >= 4 && q[3] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
+			(uint64) q[3] << 21;
+		*p += 4;
+		return true;
+	}
 	return false;
 }
 
 /*
  * Decodes the len bytes of packed varints at the reader's position into
- * out, which has room for len values; their number.  While three bytes
+ * out, which has room for len values; their number.  While four bytes
  * are left, short varints are read without a check of the end; the last
  * ones with it, and longer ones by packed_varint_slow.
  */
@@ -234,13 +255,13 @@ read_packed_varints(const PbReader *reader, size_t len, uint64 *out)
 {
 	const uint8 *p = reader->data + reader->pos;
 	const uint8 *end = p + len;
-	const uint8 *three_left = end - Min(len, 2);
+	const uint8 *four_left = end - Min(len, 3);
 	uint64	   *o = out;
 	uint64		value;
 
 	for (;;)
 	{
-		while (p < three_left && short_varint(&p, 3, &value))
+		while (p < four_left && short_varint(&p, 4, &value))
 			*o++ = value;
 		if (p == end)
 			break;

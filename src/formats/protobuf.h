@@ -58,10 +58,10 @@ extern void pb_wiretype_error(const PbReader *reader, int wiretype, const char *
 							  int expected) pg_attribute_noreturn();
 
 /*
- * A varint.  Most varints of a profile (ids, small counts, tags, string
- * indexes) take one to three bytes, read here when they end inside the
- * message; the rest, and every check of a long or truncated varint, in
- * pb_read_varint_slow.
+ * A varint.  Most varints of a profile (ids, counts, tags, string
+ * indexes, addresses below 256 MB) take one to four bytes, read here when
+ * they end inside the message; the rest, and every check of a long or
+ * truncated varint, in pb_read_varint_slow.
  */
 static inline uint64
 pb_read_varint(PbReader *reader)
@@ -83,6 +83,12 @@ pb_read_varint(PbReader *reader)
 	{
 		reader->pos += 3;
 		return (uint64) (p[0] & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) p[2] << 14;
+	}
+	if (likely(left >= 4) && p[3] < 0x80)
+	{
+		reader->pos += 4;
+		return (uint64) (p[0] & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) (p[2] & 0x7F) << 14 |
+			(uint64) p[3] << 21;
 	}
 	return pb_read_varint_slow(reader);
 }
