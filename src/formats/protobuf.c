@@ -11,6 +11,19 @@
 /* A varint is at most 10 bytes: 64 bits, 7 per byte. */
 #define PB_MAX_VARINT_BYTES 10
 
+/*
+ * The one-byte tags: fields 1 to 15 (bytes 0x08 to 0x7F), of wire types
+ * 0, 1, 2 and 5, i.e. bytes whose low three bits are 0, 1, 2 or 5.
+ */
+#define SHORT_TAGS(f) \
+	[(f) * 8 + PB_VARINT] = true, [(f) * 8 + PB_FIXED64] = true, \
+	[(f) * 8 + PB_LEN] = true, [(f) * 8 + PB_FIXED32] = true
+const bool	pb_short_tag[256] = {
+	SHORT_TAGS(1), SHORT_TAGS(2), SHORT_TAGS(3), SHORT_TAGS(4), SHORT_TAGS(5),
+	SHORT_TAGS(6), SHORT_TAGS(7), SHORT_TAGS(8), SHORT_TAGS(9), SHORT_TAGS(10),
+	SHORT_TAGS(11), SHORT_TAGS(12), SHORT_TAGS(13), SHORT_TAGS(14), SHORT_TAGS(15)
+};
+
 void
 pb_reader_init(PbReader *reader, const uint8 *data, size_t len,
 			   const char *format, const char *message)

@@ -93,11 +93,13 @@ pb_read_varint(PbReader *reader)
 	return pb_read_varint_slow(reader);
 }
 
+/* Whether each byte is a whole tag that pb_next_field accepts (protobuf.c) */
+extern const bool pb_short_tag[256];
+
 /*
  * The next field of the current message: false at its end.  A tag is a
  * varint holding the field number and the wire type; a one-byte tag
- * (fields 1 to 15) of a supported wire type (0, 1, 2 or 5, the bits of
- * 0x27) is read here.
+ * (fields 1 to 15) of a supported wire type is read here.
  */
 static inline bool
 pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
@@ -108,7 +110,7 @@ pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
 		return false;
 	reader->field_at = reader->pos;
 	tag = reader->data[reader->pos];
-	if (likely((uint8) (tag - 8) < 0x80 - 8 && ((0x27 >> (tag & 7)) & 1) != 0))
+	if (likely(pb_short_tag[tag]))
 		reader->pos++;
 	else
 		tag = pb_read_tag_slow(reader);
