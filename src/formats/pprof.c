@@ -98,7 +98,7 @@ typedef struct PprofDecoder
 	PprofLine  *lines;
 	int			nlines;
 	int			lines_capacity;
-	int			max_location_lines; /* as when each location had a table */
+	int			max_location_lines; /* of one location: grow_limit() of its lines */
 } PprofDecoder;
 
 /* A new line of a location, zeroed */

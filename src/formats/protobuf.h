@@ -46,7 +46,7 @@ extern void pb_error(const PbReader *reader, size_t at, const char *detail_fmt,.
 
 /*
  * The readers below are inline: a profile has hundreds of thousands of
- * fields, most of them a one-byte tag and a varint of one to three bytes.
+ * fields, most of them a one-byte tag and a varint of one to four bytes.
  * The common case is read here without a call; every other case, and
  * every check that fails, goes through the out-of-line functions, which
  * read from the same position again and raise the errors.
