@@ -238,3 +238,18 @@ SELECT pg_temp.try(pg_temp.chain('{1}', names => array['\x61616161616161c3'::byt
 SELECT import_pprof(pg_temp.chain(array(SELECT 10 * i FROM generate_series(1, 40) i), lines => 3)) AS inlined \gset
 SELECT pg_temp.frames(:inlined, 1) AS one, pg_temp.frames(:inlined, 40) AS forty,
        array_length(stack_path((SELECT stack_id FROM sample WHERE profile_id = :inlined AND weight = 1000)), 1) AS frames;
+
+------------------------------------------------------------------------
+-- A sample's location list is remembered under the bytes of its one
+-- packed field: the same bytes again (weight 14) find the same stack; the
+-- same first field followed by a second one (12) is a longer list; the
+-- same list unpacked (13), or after an empty packed field (15), is the
+-- same stack read another way.  Leaf first, so [1,2] is f2 > f1.
+------------------------------------------------------------------------
+SELECT import_pprof(pg_temp.chain('{1,2,3}', extra =>
+           pg_temp.m(2, pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{11}'))
+        || pg_temp.m(2, pg_temp.packed(1, '{1,2}') || pg_temp.packed(1, '{3}') || pg_temp.packed(2, '{12}'))
+        || pg_temp.m(2, pg_temp.v(1, 1) || pg_temp.v(1, 2) || pg_temp.packed(2, '{13}'))
+        || pg_temp.m(2, pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{14}'))
+        || pg_temp.m(2, pg_temp.packed(1, '{}') || pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{15}')))) AS memo \gset
+SELECT w, pg_temp.frames(:memo, w) AS stack FROM unnest('{11,12,13,14,15,1000}'::bigint[]) AS w;

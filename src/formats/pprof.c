@@ -725,6 +725,35 @@ decode_label(PbReader *reader, PprofLabel *label)
 	}
 }
 
+/*
+ * Passes over a sample's packed location_id field, its length checked,
+ * keeping where it is: pprof_read_sample_locations reads it as
+ * pb_append_varints would have here, with the same errors.
+ */
+static void
+keep_location_field(PbReader *reader, PprofSample *sample)
+{
+	size_t		start = reader->pos;
+	size_t		len;
+
+	sample->location_field = *reader;
+	len = pb_read_length(reader);
+	reader->pos += len;
+	sample->location_bytes = reader->data + start;
+	sample->location_bytes_len = reader->pos - start;
+	sample->locations_pending = true;
+}
+
+void
+pprof_read_sample_locations(PprofSample *sample)
+{
+	PbReader	field = sample->location_field;
+
+	sample->locations_pending = false;
+	pb_append_varints(&field, PB_LEN, "Sample.location_id", &sample->location_ids,
+					  &sample->nlocation_ids, &sample->location_ids_capacity);
+}
+
 static void
 decode_sample(PbReader *reader, PprofSample *sample)
 {
@@ -736,13 +765,24 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	sample->nlocation_ids = 0;
 	sample->nvalues = 0;
 	sample->nlabels = 0;
+	sample->location_bytes = NULL;
+	sample->location_bytes_len = 0;
+	sample->locations_pending = false;
 	while (pb_next_field(reader, &field, &wiretype))
 	{
 		switch (field)
 		{
 			case PPROF_SAMPLE_LOCATION_ID:
-				pb_append_varints(reader, wiretype, "Sample.location_id", &sample->location_ids,
-								  &sample->nlocation_ids, &sample->location_ids_capacity);
+				if (wiretype == PB_LEN && sample->location_bytes == NULL && sample->nlocation_ids == 0)
+					keep_location_field(reader, sample);
+				else
+				{
+					/* a second field: the ids in file order, and no key */
+					pprof_sample_locations(sample);
+					sample->location_bytes = NULL;
+					pb_append_varints(reader, wiretype, "Sample.location_id", &sample->location_ids,
+									  &sample->nlocation_ids, &sample->location_ids_capacity);
+				}
 				break;
 			case PPROF_SAMPLE_VALUE:
 				pb_append_varints(reader, wiretype, "Sample.value", &sample->values,

@@ -177,9 +177,20 @@ typedef struct PprofLabel
 typedef struct PprofSample
 {
 	size_t		at;
-	uint64	   *location_ids;	/* leaf first */
+	uint64	   *location_ids;	/* leaf first: see pprof_sample_locations */
 	int			nlocation_ids;
 	int			location_ids_capacity;
+
+	/*
+	 * A sample's one packed location_id field (as every writer of pprof
+	 * sends them) is read when its ids are asked for, not before: its bytes
+	 * (length included) are a key for a stack met before, which then needs
+	 * no decoding.  NULL for other samples, whose ids are read at once.
+	 */
+	const uint8 *location_bytes;
+	size_t		location_bytes_len;
+	PbReader	location_field;	/* at the field's length, for reading it */
+	bool		locations_pending;
 	uint64	   *values;			/* int64 values, as read */
 	int			nvalues;
 	int			values_capacity;
@@ -193,6 +204,16 @@ extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len);
 /* Streams the samples: start with pprof_samples_begin, then next until false. */
 extern void pprof_samples_begin(const PprofProfile *profile, PbReader *top);
 extern bool pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sample);
+
+extern void pprof_read_sample_locations(PprofSample *sample);
+
+/* Makes sample->location_ids hold the sample's locations (leaf first). */
+static inline void
+pprof_sample_locations(PprofSample *sample)
+{
+	if (sample->locations_pending)
+		pprof_read_sample_locations(sample);
+}
 
 extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what);
 

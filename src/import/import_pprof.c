@@ -294,16 +294,19 @@ location_frames(PprofImport *import, const PprofLocation *location)
 /*
  * The stack of a sample (root first), 0 when it has no locations.  Samples
  * of one stack under several label sets repeat its location list: the
- * stack is memoized under it.
+ * stack is memoized under the bytes of the list, which then need no
+ * decoding.  A list not in one packed field (rare) is decoded each time.
  */
 static int64
-sample_stack(PprofImport *import, const PprofSample *sample)
+sample_stack(PprofImport *import, PprofSample *sample)
 {
 	int64		stack = 0;
-	int			key_len = (int) (sizeof(uint64) * sample->nlocation_ids);
+	const char *key = (const char *) sample->location_bytes;
+	int			key_len = (int) sample->location_bytes_len;
 
-	if (profile_writer_memo_get(import->writer, sample->location_ids, key_len, &stack))
+	if (key && profile_writer_memo_get(import->writer, key, key_len, &stack))
 		return stack;
+	pprof_sample_locations(sample);
 	profile_writer_walk_begin(import->writer);
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
@@ -315,7 +318,8 @@ sample_stack(PprofImport *import, const PprofSample *sample)
 		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
 	}
 	stack = profile_writer_walk_end(import->writer);
-	profile_writer_memo_put(import->writer, sample->location_ids, key_len, stack);
+	if (key)
+		profile_writer_memo_put(import->writer, key, key_len, stack);
 	return stack;
 }
 
