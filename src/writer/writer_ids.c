@@ -434,8 +434,13 @@ profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 void
 profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
 {
+	int64	   *to;
+
 	path_reserve(writer, count);
-	memcpy(writer->path_frames + writer->path_depth, frames, sizeof(int64) * count);
+	/* a location has a frame or two: a loop, not a call of memcpy */
+	to = writer->path_frames + writer->path_depth;
+	for (int i = 0; i < count; i++)
+		to[i] = frames[i];
 	writer->path_depth += count;
 }
 
