@@ -42,6 +42,12 @@ fuzz_writer_begin(void)
 }
 
 void
+fuzz_writer_allow_negative_weights(ProfileWriter *writer)
+{
+	writer->negative_weights = true;
+}
+
+void
 fuzz_writer_reset(void)
 {
 	memset(&the_writer, 0, sizeof(the_writer));
