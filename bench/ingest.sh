@@ -93,7 +93,9 @@ say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samp
 for c in $CLIENTS; do
 	server_before=$(server_ticks)
 	TIMEFORMAT='%U %S'
-	{ time "$PG_BIN/pgbench" -n -M "$PROTOCOL" -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
+	# no NOTICE per import (the file was imported before; its sample type), as
+	# calltree-receiver's sessions set it: an ingest client reads none
+	{ time PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" "$PG_BIN/pgbench" -n -M "$PROTOCOL" -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
 		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"; } 2>"$work/pgbench.time"
 	# the backends of pgbench's clients have ended (and been reaped) once a new connection succeeds
 	ct_psql "$DB" -c "SELECT pg_sleep(0.2)" >/dev/null
@@ -120,6 +122,7 @@ done
 # CPU per import, in one session
 if [ "$CPU_IMPORTS" -gt 0 ]; then
 	{
+		echo "SET client_min_messages = warning;"
 		echo "SELECT pg_backend_pid() AS pid \\gset"
 		echo "\\setenv CT_INGEST_PID :pid"
 		for _ in $(seq 20); do cat "$work/ingest.sql"; done
