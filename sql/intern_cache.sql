@@ -122,6 +122,8 @@ SELECT count(*) = :stacks AS stacks_back FROM calltree.stack;
 -- removes those stacks must make the next import write them again; each
 -- import below is checked against the lines it was given, read back from
 -- the tables, and no sample or stack may refer to a row that is gone.
+-- A profile of the same frames in another order (ic keeper ...) keeps
+-- the frames, so that the imports after the deletion meet the same paths.
 CREATE FUNCTION pg_temp.collapsed(p bigint) RETURNS text
 LANGUAGE sql AS $$ SELECT string_agg(path || ' ' || weight, E'\n' ORDER BY path) FROM pg_temp.paths(p) $$;
 CREATE FUNCTION pg_temp.gone() RETURNS bigint
@@ -130,11 +132,15 @@ LANGUAGE sql AS $$ SELECT sum(n)::bigint FROM pg_temp.dangling() $$;
 -- their rows collected, then imported twice more.
 SELECT import_collapsed(E'ic_p_main;ic_p_run;ic_p_a 3\nic_p_main;ic_p_run;ic_p_b 2\nic_p_main;ic_p_c 1\n',
                         'ic pprof source') AS src \gset
+SELECT import_collapsed(E'ic_p_a;ic_p_b;ic_p_c;ic_p_run;ic_p_main 1\n', 'ic pprof keeper source') AS keep \gset
 CREATE TEMP TABLE ic_pprof AS
 SELECT to_pprof(stack_agg(stack_id, weight)) AS data FROM sample WHERE profile_id = :src;
+SELECT import_pprof(to_pprof(stack_agg(stack_id, weight)), name => 'ic keeper pprof') > 0 AS imported
+  FROM sample WHERE profile_id = :keep;
 SELECT import_pprof(data, name => 'ic pprof ' || i) > 0 AS imported FROM ic_pprof, generate_series(1, 3) i;
 DELETE FROM profile WHERE name LIKE 'ic pprof%';
 SELECT stacks >= 5 AS collected FROM collect_garbage();
+-- the keeper's 5 stacks are left
 SELECT count(*) AS stacks_left FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
  WHERE f.name LIKE 'ic\_p\_%';
 SELECT import_pprof(data, name => 'ic pprof 4') AS p FROM ic_pprof \gset
@@ -147,6 +153,8 @@ CREATE TEMP TABLE ic_perf AS
 SELECT E'ic 1/1 1.000000: 1 cpu-clock:\n\t30 ic_s_leaf (/ic/prog)\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n'
        'ic 1/1 1.000001: 1 cpu-clock:\n\t99 [unknown] (/ic/libperf.so)\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n'
        'ic 1/1 1.000002: 1 cpu-clock:\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n' AS data;
+SELECT import_perf_script(E'ic 1/1 1.000000: 1 cpu-clock:\n\t10 ic_s_main (/ic/prog)\n\t20 ic_s_mid (/ic/prog)\n'
+                          '\t30 ic_s_leaf (/ic/prog)\n\t99 [unknown] (/ic/libperf.so)\n\n', name => 'ic keeper perf') > 0 AS imported;
 SELECT import_perf_script(data, name => 'ic perf ' || i) > 0 AS imported FROM ic_perf, generate_series(1, 3) i;
 DELETE FROM profile WHERE name LIKE 'ic perf%';
 SELECT stacks >= 4 AS collected FROM collect_garbage();
@@ -179,13 +187,19 @@ SELECT import_collapsed(E'ic_v_main;ic_v_a 1\nic_v_main;ic_v_a;ic_v_b 2\n', 'ic 
 COMMIT;
 SELECT pg_temp.collapsed(:p), pg_temp.gone();
 -- e. Paths of 1,024 frames (the deepest remembered) and 1,025 (not),
--- imported three times, collected, and imported again.
+-- imported three times, their leaves collected (the keeper keeps the
+-- rest), and imported again.
 CREATE TEMP TABLE ic_deep AS
 SELECT (SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1023) d) || E';ic_d_x 1\n'
     || (SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1024) d) || E';ic_d_y 2\n' AS data;
+SELECT import_collapsed((SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1024) d) || E';ic_d_y;ic_d_x 1\n',
+                        'ic keeper deep') > 0 AS imported;
 SELECT import_collapsed(data, 'ic deep ' || i) > 0 AS imported FROM ic_deep, generate_series(1, 3) i;
 DELETE FROM profile WHERE name LIKE 'ic deep%';
-SELECT stacks >= 1026 AS collected FROM collect_garbage();
+SELECT stacks >= 1 AS collected FROM collect_garbage();
+-- the keeper's 1,026 stacks are left: ic_d_x's leaf is gone
+SELECT count(*) AS stacks_left FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
+ WHERE f.name LIKE 'ic\_d%';
 SELECT import_collapsed(data, 'ic deep 4') AS p FROM ic_deep \gset
 SELECT pg_temp.collapsed(:p) = (SELECT string_agg(l, E'\n' ORDER BY l) FROM ic_deep, regexp_split_to_table(rtrim(data, E'\n'), E'\n') l)
        AS same, pg_temp.gone();
