@@ -237,7 +237,7 @@ intern_cache_open(void)
 	AcceptInvalidationMessages();
 	if (cache_valid && memcmp(oids, table_oids, sizeof(oids)) == 0)
 	{
-		/* full of paths the last import did not meet: make way for others */
+		/* full of paths the last import did not meet: room for the profiles of now */
 		if (paths_refused && path_hits == 0)
 			paths_reset();
 	}
