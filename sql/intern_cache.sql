@@ -207,6 +207,37 @@ SELECT import_collapsed(data, 'ic deep 5') AS p FROM ic_deep \gset
 SELECT pg_temp.collapsed(:p) = (SELECT string_agg(l, E'\n' ORDER BY l) FROM ic_deep, regexp_split_to_table(rtrim(data, E'\n'), E'\n') l)
        AS same, pg_temp.gone();
 
+-- f. perf script within 1 MB of calltree.import_work_mem: the writer
+-- writes its rows and empties its caches every 1,024 samples, between
+-- which its frames get their real ids; three imports, the stacks deleted
+-- (the frames kept), and a fourth, each against the lines it was given.
+SET calltree.import_work_mem = '1MB';
+CREATE TEMP TABLE ic_lines AS
+SELECT i, (SELECT string_agg('ic_f' || ((i * 7 + k * k * 13 + (i % 17) * k) % 211), ';' ORDER BY k)
+             FROM generate_series(1, 3 + i % 40) k) AS path
+  FROM generate_series(1, 3000) i;
+CREATE TEMP TABLE ic_bounded AS
+SELECT string_agg(E'ic 1/1 1.' || lpad(i::text, 6, '0') || E': 1 cpu-clock:\n'
+                  || (SELECT string_agg(E'\t' || to_hex(o) || ' ' || f || E' (/ic/prog)\n', '' ORDER BY o DESC)
+                        FROM regexp_split_to_table(path, ';') WITH ORDINALITY AS u(f, o)) || E'\n', '' ORDER BY i) AS data
+  FROM ic_lines;
+CREATE FUNCTION pg_temp.bounded_wrong(p bigint) RETURNS TABLE (samples bigint, unexpected bigint, missing bigint)
+LANGUAGE sql AS $$
+    WITH got AS (SELECT path, weight FROM pg_temp.paths(p)),
+    want AS (SELECT path, count(*)::numeric AS weight FROM ic_lines GROUP BY path)
+    SELECT (SELECT sum(weight)::bigint FROM got),
+           (SELECT count(*) FROM (SELECT * FROM got EXCEPT SELECT * FROM want) d),
+           (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM got) d)
+$$;
+SELECT i, w.* FROM ic_bounded, generate_series(1, 3) i,
+       pg_temp.bounded_wrong(import_perf_script(data, name => 'ic bounded ' || i)) w;
+DELETE FROM profile WHERE name LIKE 'ic bounded%';
+DELETE FROM stack s USING frame fr, func f
+ WHERE fr.id = s.frame_id AND f.id = fr.func_id AND f.name LIKE 'ic\_f%';
+SELECT w.* FROM ic_bounded, pg_temp.bounded_wrong(import_perf_script(data, name => 'ic bounded 4')) w;
+SELECT pg_temp.gone();
+RESET calltree.import_work_mem;
+
 -- 7. The extension dropped and made again in this backend: new tables.
 CREATE DATABASE calltree_intern_cache;
 \c calltree_intern_cache
