@@ -28,6 +28,9 @@
 #   BENCH_INGEST_SECONDS=20   length of each pgbench run
 #   BENCH_INGEST_CPU_IMPORTS=200   imports timed for the CPU per import (0: skip)
 #   BENCH_INGEST_CLIENTS="1 4"
+#   BENCH_INGEST_PROTOCOL=prepared   pgbench's query mode: prepared (as an
+#                        ingest client, calltree-receiver among them, sends
+#                        its statement) or simple (parsed and planned each time)
 #   BENCH_INGEST_DB=calltree_bench_ingest
 set -euo pipefail
 
@@ -39,6 +42,7 @@ SECONDS_PER_RUN=${BENCH_INGEST_SECONDS:-20}
 CLIENTS=${BENCH_INGEST_CLIENTS:-1 4}
 CPU_IMPORTS=${BENCH_INGEST_CPU_IMPORTS:-200}
 DB=${BENCH_INGEST_DB:-calltree_bench_ingest}
+PROTOCOL=${BENCH_INGEST_PROTOCOL:-prepared}
 TARGET_TPS_4=2000
 
 # shellcheck source=test/lib.sh
@@ -85,11 +89,11 @@ server_ticks() {
 	} | awk '{ t += $1 } END { print t + 0 }'
 }
 
-say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samples samples), one profile per transaction, ${SECONDS_PER_RUN} s per run"
+say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samples samples), one profile per transaction, ${SECONDS_PER_RUN} s per run, $PROTOCOL statements"
 for c in $CLIENTS; do
 	server_before=$(server_ticks)
 	TIMEFORMAT='%U %S'
-	{ time "$PG_BIN/pgbench" -n -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
+	{ time "$PG_BIN/pgbench" -n -M "$PROTOCOL" -f "$work/ingest.sql" -c "$c" -j "$c" -T "$SECONDS_PER_RUN" "$DB" >"$work/pgbench.out" 2>&1 ||
 		die "pgbench with $c clients failed: $(tail -5 "$work/pgbench.out")"; } 2>"$work/pgbench.time"
 	# the backends of pgbench's clients have ended (and been reaped) once a new connection succeeds
 	ct_psql "$DB" -c "SELECT pg_sleep(0.2)" >/dev/null

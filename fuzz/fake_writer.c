@@ -42,6 +42,12 @@ fuzz_writer_begin(void)
 }
 
 void
+fuzz_writer_allow_negative_weights(ProfileWriter *writer)
+{
+	writer->negative_weights = true;
+}
+
+void
 fuzz_writer_reset(void)
 {
 	memset(&the_writer, 0, sizeof(the_writer));
@@ -130,6 +136,15 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 }
 
 int64
+profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+						  const char *resource, OptionalInt address, OptionalInt line,
+						  OptionalInt col, const char *implementation)
+{
+	return profile_writer_frame(writer, profile_writer_func(writer, name, file, resource),
+								address, line, col, implementation);
+}
+
+int64
 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address)
 {
 	check_string(resource, false, "address resource");
@@ -156,6 +171,13 @@ void
 profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 {
 	writer->walk_stack = profile_writer_stack(writer, writer->walk_stack, frame);
+}
+
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	for (int i = 0; i < count; i++)
+		profile_writer_walk_push(writer, frames[i]);
 }
 
 int64

@@ -11,6 +11,8 @@
 
 /* A fresh writer, begun; it lives until the next call. */
 extern ProfileWriter *fuzz_writer_begin(void);
+/* weights below 0 accepted from now on (a signed tree's collapsed lines) */
+extern void fuzz_writer_allow_negative_weights(ProfileWriter *writer);
 extern int64 fuzz_writer_samples(const ProfileWriter *writer);
 extern int64 fuzz_writer_events(const ProfileWriter *writer);
 extern bool fuzz_writer_finished(const ProfileWriter *writer);

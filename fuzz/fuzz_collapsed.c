@@ -31,8 +31,12 @@ parse(void *arg)
 	const Importer *importer = &collapsed_importer;
 	ImportOptions options = {.strict_given = true, .strict = input->strict};
 	ProfileWriter *writer = fuzz_writer_begin();
-	void	   *parser = importer->begin(writer, &options);
+	void	   *parser;
 	LineReader	reader;
+
+	/* import_collapsed reads a signed tree's negative counts */
+	fuzz_writer_allow_negative_weights(writer);
+	parser = importer->begin(writer, &options);
 
 	line_reader_init(&reader, importer->feed_line, parser, false);
 	line_reader_feed(&reader, input->data, input->len);

@@ -67,6 +67,7 @@ walk_samples(PprofProfile *profile)
 	while (pprof_next_sample(profile, &top, &sample))
 	{
 		seen++;
+		pprof_sample_locations(&sample);
 		for (int i = 0; i < sample.nlocation_ids; i++)
 		{
 			const PprofLocation *location = pprof_location(profile, sample.location_ids[i], sample.at);

@@ -181,6 +181,7 @@ check_samples(PprofProfile *decoded, const Profile *profile)
 
 		FUZZ_CHECK(seen < profile->nsamples, "more samples came back than went in");
 		expected = &profile->samples[seen];
+		pprof_sample_locations(&sample);
 		FUZZ_CHECK(sample.nlocation_ids == expected->depth &&
 				   (expected->depth == 0 ||
 					memcmp(sample.location_ids, expected->location_ids,

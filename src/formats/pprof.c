@@ -17,7 +17,6 @@
 #include "utils/memutils.h"
 
 #include "formats/pprof.h"
-#include "common/hashfn.h"
 
 void
 pprof_error(size_t at, const char *detail_fmt,...)
@@ -36,21 +35,88 @@ pprof_error(size_t at, const char *detail_fmt,...)
 	pg_unreachable();
 }
 
+/*
+ * The most entries that grow() gives one table: its capacities are 16, 32,
+ * 64... as long as the table fits in MaxAllocSize.
+ */
+static int
+grow_limit(Size element)
+{
+	int			capacity = 16;
+
+	while ((Size) capacity * 2 * element <= MaxAllocSize)
+		capacity *= 2;
+	return capacity;
+}
+
+static void
+table_full_error(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("pprof profile has too many entries in one table")));
+}
+
+/* Doubles the capacity of a growing array, within max_bytes (huge when over MaxAllocSize). */
+static pg_noinline void
+enlarge(void **array, int *capacity, Size element, Size max_bytes)
+{
+	int			wanted = *capacity ? *capacity * 2 : 16;
+
+	if (*capacity > PG_INT32_MAX / 2 || (Size) wanted * element > max_bytes)
+		table_full_error();
+	*array = *array ? repalloc_huge(*array, (Size) wanted * element)
+		: palloc_extended((Size) wanted * element, MCXT_ALLOC_HUGE);
+	*capacity = wanted;
+}
+
 /* Appends one zeroed element to a growing array; the new element. */
-static void *
+static inline void *
 grow(void **array, int *count, int *capacity, Size element)
 {
-	if (*count == *capacity)
-	{
-		*capacity = *capacity ? *capacity * 2 : 16;
-		if ((Size) *capacity * element > MaxAllocSize)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("pprof profile has too many entries in one table")));
-		*array = *array ? repalloc(*array, (Size) *capacity * element) : palloc((Size) *capacity * element);
-	}
-	memset((char *) *array + (Size) (*count) * element, 0, element);
-	return (char *) *array + (Size) (*count)++ * element;
+	char	   *added;
+
+	if (unlikely(*count == *capacity))
+		enlarge(array, capacity, element, MaxAllocSize);
+	added = (char *) *array + (Size) (*count)++ * element;
+	memset(added, 0, element);
+	return added;
+}
+
+/*
+ * The growing tables of the first pass, and the lines of every location
+ * in one array: a location's lines are lines[first_line ...], pointed to
+ * once the array has stopped moving.
+ */
+typedef struct PprofDecoder
+{
+	int			sample_types_capacity;
+	int			mappings_capacity;
+	int			locations_capacity;
+	int			functions_capacity;
+	int			strings_capacity;
+	PprofLine  *lines;
+	int			nlines;
+	int			lines_capacity;
+	int			max_location_lines; /* of one location: grow_limit() of its lines */
+} PprofDecoder;
+
+/* A new line of a location, zeroed */
+static inline PprofLine *
+add_line(PprofDecoder *decoder, PprofLocation *location)
+{
+	PprofLine  *line;
+
+	if (location->nlines == 0)
+		location->first_line = decoder->nlines;
+	else if (unlikely(location->nlines == decoder->max_location_lines))
+		table_full_error();
+	if (unlikely(decoder->nlines == decoder->lines_capacity))
+		enlarge((void **) &decoder->lines, &decoder->lines_capacity, sizeof(PprofLine), MaxAllocHugeSize);
+	line = &decoder->lines[decoder->nlines++];
+	memset(line, 0, sizeof(PprofLine));
+	location->nlines++;
+	return line;
 }
 
 static void
@@ -122,11 +188,10 @@ decode_line(PbReader *reader, PprofLine *line)
 }
 
 static void
-decode_location(PbReader *reader, PprofLocation *location)
+decode_location(PprofDecoder *decoder, PbReader *reader, PprofLocation *location)
 {
 	uint32		field;
 	int			wiretype;
-	int			capacity = 0;
 	PbReader	sub;
 
 	location->at = reader->pos;
@@ -145,8 +210,7 @@ decode_location(PbReader *reader, PprofLocation *location)
 				break;
 			case PPROF_LOCATION_LINE:
 				pb_expect_submessage(reader, wiretype, "Location.line", &sub, "Line");
-				decode_line(&sub, grow((void **) &location->lines, &location->nlines,
-									   &capacity, sizeof(PprofLine)));
+				decode_line(&sub, add_line(decoder, location));
 				break;
 			case PPROF_LOCATION_IS_FOLDED:
 				(void) pb_expect_varint(reader, wiretype, "Location.is_folded");
@@ -204,10 +268,24 @@ compare_ids(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
+static bool
+strictly_increasing(const void *array, int count, Size element)
+{
+	const char *p = array;
+
+	for (int i = 1; i < count; i++, p += element)
+		if (ID_OF(p) >= ID_OF(p + element))
+			return false;
+	return true;
+}
+
 static void
 sort_by_id(void *array, int count, Size element, const char *table, size_t (*at_of) (const void *))
 {
 	if (count == 0)
+		return;
+	/* most writers list a table by increasing id: nothing to sort or check */
+	if (ID_OF(array) != 0 && strictly_increasing(array, count, element))
 		return;
 	qsort(array, count, element, compare_ids);
 	for (int i = 0; i < count; i++)
@@ -273,74 +351,96 @@ find_by_id(const void *array, int count, Size element, uint64 id)
 	return NULL;
 }
 
-typedef struct IdSlot
-{
-	uint64		id;
-	int32		index;
-	char		status;
-} IdSlot;
-
-#define SH_PREFIX		idslots
-#define SH_ELEMENT_TYPE IdSlot
-#define SH_KEY_TYPE		uint64
-#define SH_KEY			id
-#define SH_HASH_KEY(tb, k)	murmurhash32((uint32) (k) ^ (uint32) ((k) >> 32))
-#define SH_EQUAL(tb, a, b)	((a) == (b))
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
 /*
- * The index of a table whose ids are not 1, 2, 3... (writers that keep
- * the ids of a larger profile): a hash instead of a bisection for each of
- * the many lookups of a profile's samples.
+ * The index of a table whose ids are not 1, 2, 3... (writers that keep the
+ * ids of a larger profile): an open-addressing hash from id to the entry's
+ * place (pprof_id_slot, linear probing), instead of a bisection for each
+ * of the many lookups of a profile's samples.  It has at least four times
+ * as many slots as ids, so that most ids are in their first slot.  Ids
+ * chosen to collide could make probes long: a table whose longest probe
+ * would pass PPROF_MAX_PROBE is given up for the bisection, so that a
+ * lookup costs a bounded number of steps either way.
  */
+#define PPROF_MAX_PROBE 32
+
 static void
 build_id_index(PprofIdIndex *index, const void *array, int count, Size element)
 {
+	int			bits = 1;
+	uint64		mask;
+
 	index->slots = NULL;
 	if (count == 0 || ID_OF((const char *) array + (Size) (count - 1) * element) == (uint64) count)
 		return;
-	index->slots = idslots_create(CurrentMemoryContext, count, NULL);
+	while (((uint64) 1 << bits) < (uint64) count * 4)
+		bits++;
+	mask = ((uint64) 1 << bits) - 1;
+	index->shift = 64 - bits;
+	index->slots = palloc_extended(sizeof(int32) << bits, MCXT_ALLOC_HUGE);
+	memset(index->slots, 0xFF, sizeof(int32) << bits);	/* every slot -1 */
 	for (int i = 0; i < count; i++)
 	{
-		bool		found;
+		uint64		slot = pprof_id_slot(index, ID_OF((const char *) array + (Size) i * element));
+		int			probe = 0;
 
-		idslots_insert(index->slots, ID_OF((const char *) array + (Size) i * element), &found)->index = i;
+		while (index->slots[slot] >= 0)
+		{
+			if (++probe > PPROF_MAX_PROBE)
+			{
+				pfree(index->slots);
+				index->slots = NULL;
+				return;
+			}
+			slot = (slot + 1) & mask;
+		}
+		index->slots[slot] = i;
 	}
 }
 
-static const void *
+static inline const void *
 find_indexed(const PprofIdIndex *index, const void *array, int count, Size element, uint64 id)
 {
-	IdSlot	   *slot;
+	uint64		mask;
+	uint64		slot;
 
 	if (index->slots == NULL)
 		return find_by_id(array, count, element, id);
-	slot = idslots_lookup(index->slots, id);
-	return slot ? (const char *) array + (Size) slot->index * element : NULL;
+	mask = PG_UINT64_MAX >> index->shift;
+	slot = pprof_id_slot(index, id);
+	/* (every id of the table is within PPROF_MAX_PROBE slots of its own) */
+	for (int probe = 0; probe <= PPROF_MAX_PROBE; probe++)
+	{
+		int32		at = index->slots[slot];
+		const char *p;
+
+		if (at < 0)
+			return NULL;
+		p = (const char *) array + (Size) at * element;
+		if (ID_OF(p) == id)
+			return p;
+		slot = (slot + 1) & mask;
+	}
+	return NULL;
 }
 
 /* One top-level field of the first pass. */
 static void
-decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int wiretype,
-					 int *capacities)
+decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *reader,
+					 uint32 field, int wiretype)
 {
 	PbReader	sub;
-	uint64	   *ignored = NULL;
-	int			nignored = 0;
-	int			ignored_capacity = 0;
-
 	switch (field)
 	{
 		case PPROF_PROFILE_SAMPLE_TYPE:
 			pb_expect_submessage(reader, wiretype, "Profile.sample_type", &sub, "ValueType");
 			decode_value_type(&sub, grow((void **) &profile->sample_types, &profile->nsample_types,
-										 &capacities[0], sizeof(PprofValueType)));
+										 &decoder->sample_types_capacity, sizeof(PprofValueType)));
 			break;
 		case PPROF_PROFILE_SAMPLE:
-			pb_expect_submessage(reader, wiretype, "Profile.sample", &sub, "Sample");
+			/* only counted and skipped, without a reader of its own */
+			if (wiretype != PB_LEN)
+				pb_wiretype_error(reader, wiretype, "Profile.sample", PB_LEN);
+			reader->pos += pb_read_length(reader);
 			if (profile->nsamples++ == 0)
 				profile->samples_from = reader->field_at;
 			profile->samples_to = reader->pos;
@@ -348,26 +448,30 @@ decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int 
 		case PPROF_PROFILE_MAPPING:
 			pb_expect_submessage(reader, wiretype, "Profile.mapping", &sub, "Mapping");
 			decode_mapping(&sub, grow((void **) &profile->mappings, &profile->nmappings,
-									  &capacities[1], sizeof(PprofMapping)));
+									  &decoder->mappings_capacity, sizeof(PprofMapping)));
 			break;
 		case PPROF_PROFILE_LOCATION:
 			pb_expect_submessage(reader, wiretype, "Profile.location", &sub, "Location");
-			decode_location(&sub, grow((void **) &profile->locations, &profile->nlocations,
-									   &capacities[2], sizeof(PprofLocation)));
+			decode_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
+												&decoder->locations_capacity, sizeof(PprofLocation)));
 			break;
 		case PPROF_PROFILE_FUNCTION:
 			pb_expect_submessage(reader, wiretype, "Profile.function", &sub, "Function");
 			decode_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
-									   &capacities[3], sizeof(PprofFunction)));
+									   &decoder->functions_capacity, sizeof(PprofFunction)));
 			break;
 		case PPROF_PROFILE_STRING_TABLE:
 			{
 				PprofString *s;
+				size_t		len;
 
-				pb_expect_submessage(reader, wiretype, "Profile.string_table", &sub, "Profile");
-				s = grow((void **) &profile->strings, &profile->nstrings, &capacities[4], sizeof(PprofString));
-				s->offset = sub.pos;
-				s->len = sub.end - sub.pos;
+				if (wiretype != PB_LEN)
+					pb_wiretype_error(reader, wiretype, "Profile.string_table", PB_LEN);
+				len = pb_read_length(reader);
+				s = grow((void **) &profile->strings, &profile->nstrings, &decoder->strings_capacity, sizeof(PprofString));
+				s->offset = reader->pos;
+				s->len = len;
+				reader->pos += len;
 				break;
 			}
 		case PPROF_PROFILE_TIME_NANOS:
@@ -398,10 +502,16 @@ decode_profile_field(PprofProfile *profile, PbReader *reader, uint32 field, int 
 			(void) pb_expect_varint(reader, wiretype, "Profile.drop_frames/keep_frames");
 			break;
 		case PPROF_PROFILE_COMMENT:
-			pb_append_varints(reader, wiretype, "Profile.comment", &ignored, &nignored, &ignored_capacity);
-			if (ignored)
-				pfree(ignored);
-			break;
+			{
+				uint64	   *ignored = NULL;
+				int			nignored = 0;
+				int			ignored_capacity = 0;
+
+				pb_append_varints(reader, wiretype, "Profile.comment", &ignored, &nignored, &ignored_capacity);
+				if (ignored)
+					pfree(ignored);
+				break;
+			}
 		default:
 			pb_skip(reader, wiretype);
 	}
@@ -413,10 +523,12 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 	PbReader	reader;
 	uint32		field;
 	int			wiretype;
-	int			capacities[5] = {0};
+	PprofDecoder decoder;
 	uint64		fields = 0;
 
 	memset(profile, 0, sizeof(PprofProfile));
+	memset(&decoder, 0, sizeof(decoder));
+	decoder.max_location_lines = grow_limit(sizeof(PprofLine));
 	profile->data = data;
 	profile->len = len;
 	pb_reader_init(&reader, data, len, "pprof", "Profile");
@@ -424,8 +536,11 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 	{
 		if ((++fields & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		decode_profile_field(profile, &reader, field, wiretype, capacities);
+		decode_profile_field(profile, &decoder, &reader, field, wiretype);
 	}
+	for (int i = 0; i < profile->nlocations; i++)
+		if (profile->locations[i].nlines > 0)
+			profile->locations[i].lines = decoder.lines + profile->locations[i].first_line;
 
 	sort_by_id(profile->mappings, profile->nmappings, sizeof(PprofMapping), "mapping", mapping_at);
 	sort_by_id(profile->locations, profile->nlocations, sizeof(PprofLocation), "location", location_at);
@@ -438,8 +553,66 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 		pprof_error(profile->strings[0].offset, "The first string of the string table is not empty.");
 }
 
+/*
+ * Whether a string is ASCII without a NUL byte, 8 bytes at a time (the
+ * last 8 overlapping those before when the length is not a multiple): then
+ * it is valid UTF-8 as it is, as the names of most profiles are.
+ */
+static bool
+plain_ascii(const char *s, size_t len)
+{
+	const uint64 ones = UINT64CONST(0x0101010101010101);
+	const uint64 highs = UINT64CONST(0x8080808080808080);
+	uint64		seen = 0;
+	uint64		word;
+
+	if (len < 8)
+	{
+		for (size_t i = 0; i < len; i++)
+			if ((uint8) s[i] >= 0x80 || s[i] == 0)
+				return false;
+		return true;
+	}
+	for (size_t i = 0; i + 8 <= len; i += 8)
+	{
+		memcpy(&word, s + i, 8);
+		/* a high bit, or a zero byte (which subtracting 1 turns into 0xFF) */
+		seen |= word | ((word - ones) & ~word);
+	}
+	memcpy(&word, s + len - 8, 8);
+	seen |= word | ((word - ones) & ~word);
+	return (seen & highs) == 0;
+}
+
+/*
+ * Room for n bytes, kept with the profile: the copies of strings, which
+ * are many and small, are cut from blocks rather than allocated one by
+ * one (a large one has a chunk of its own).
+ */
+#define PPROF_STRING_BLOCK 8192
+
+static char *
+string_room(PprofProfile *profile, size_t n)
+{
+	MemoryContext cxt = GetMemoryChunkContext(profile->cstrings);
+	char	   *room;
+
+	if (n > PPROF_STRING_BLOCK / 8)
+		return MemoryContextAlloc(cxt, n);
+	if (profile->string_block_left < n)
+	{
+		profile->string_block = MemoryContextAlloc(cxt, PPROF_STRING_BLOCK);
+		profile->string_block_left = PPROF_STRING_BLOCK;
+	}
+	room = profile->string_block;
+	profile->string_block += n;
+	profile->string_block_left -= n;
+	return room;
+}
+
+/* pprof_string() of a string not resolved yet, or an error */
 const char *
-pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
+pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 {
 	const PprofString *s;
 	const char *bytes;
@@ -454,22 +627,29 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	s = &profile->strings[index];
 	bytes = (const char *) profile->data + s->offset;
 	/* UTF-8 without NUL bytes, as text needs; then into the server encoding */
-	if (s->len > (size_t) MaxAllocSize - 1 || !pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true))
+	if (s->len > (size_t) MaxAllocSize - 1 ||
+		!(plain_ascii(bytes, s->len) || pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true)))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
 	/* kept with the profile, whatever context the caller works in */
 	caller = MemoryContextSwitchTo(GetMemoryChunkContext(profile->cstrings));
 	/* (in a UTF-8 database, checked once: the conversion would check again) */
 	converted = GetDatabaseEncoding() == PG_UTF8 ? (char *) bytes
 		: pg_any_to_server(bytes, (int) s->len, PG_UTF8);
-	if (converted == bytes)
-		converted = pnstrdup(bytes, s->len);
 	MemoryContextSwitchTo(caller);
+	if (converted == bytes)
+	{
+		/* a copy to end with a NUL (there is none inside) */
+		converted = string_room(profile, s->len + 1);
+		memcpy(converted, bytes, s->len);
+		converted[s->len] = '\0';
+	}
 	profile->cstrings[index] = converted;
 	return converted;
 }
 
+/* pprof_location() where the id is not where it looks first */
 const PprofLocation *
-pprof_location(const PprofProfile *profile, uint64 id, size_t at)
+pprof_find_location(const PprofProfile *profile, uint64 id, size_t at)
 {
 	const PprofLocation *location = find_indexed(&profile->location_index, profile->locations,
 												 profile->nlocations, sizeof(PprofLocation), id);
@@ -504,18 +684,6 @@ pprof_mapping(const PprofProfile *profile, uint64 id, size_t at)
 	if (mapping == NULL)
 		pprof_error(at, "A location refers to mapping id " UINT64_FORMAT ", which the profile does not define.", id);
 	return mapping;
-}
-
-int
-pprof_location_index(const PprofProfile *profile, const PprofLocation *location)
-{
-	return (int) (location - profile->locations);
-}
-
-int
-pprof_mapping_index(const PprofProfile *profile, const PprofMapping *mapping)
-{
-	return (int) (mapping - profile->mappings);
 }
 
 /* ---------------------------------------------------------------- samples */
@@ -557,6 +725,35 @@ decode_label(PbReader *reader, PprofLabel *label)
 	}
 }
 
+/*
+ * Passes over a sample's packed location_id field, its length checked,
+ * keeping where it is: pprof_read_sample_locations reads it as
+ * pb_append_varints would have here, with the same errors.
+ */
+static void
+keep_location_field(PbReader *reader, PprofSample *sample)
+{
+	size_t		start = reader->pos;
+	size_t		len;
+
+	sample->location_field = *reader;
+	len = pb_read_length(reader);
+	reader->pos += len;
+	sample->location_bytes = reader->data + start;
+	sample->location_bytes_len = reader->pos - start;
+	sample->locations_pending = true;
+}
+
+void
+pprof_read_sample_locations(PprofSample *sample)
+{
+	PbReader	field = sample->location_field;
+
+	sample->locations_pending = false;
+	pb_append_varints(&field, PB_LEN, "Sample.location_id", &sample->location_ids,
+					  &sample->nlocation_ids, &sample->location_ids_capacity);
+}
+
 static void
 decode_sample(PbReader *reader, PprofSample *sample)
 {
@@ -568,13 +765,24 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	sample->nlocation_ids = 0;
 	sample->nvalues = 0;
 	sample->nlabels = 0;
+	sample->location_bytes = NULL;
+	sample->location_bytes_len = 0;
+	sample->locations_pending = false;
 	while (pb_next_field(reader, &field, &wiretype))
 	{
 		switch (field)
 		{
 			case PPROF_SAMPLE_LOCATION_ID:
-				pb_append_varints(reader, wiretype, "Sample.location_id", &sample->location_ids,
-								  &sample->nlocation_ids, &sample->location_ids_capacity);
+				if (wiretype == PB_LEN && sample->location_bytes == NULL && sample->nlocation_ids == 0)
+					keep_location_field(reader, sample);
+				else
+				{
+					/* a second field: the ids in file order, and no key */
+					pprof_sample_locations(sample);
+					sample->location_bytes = NULL;
+					pb_append_varints(reader, wiretype, "Sample.location_id", &sample->location_ids,
+									  &sample->nlocation_ids, &sample->location_ids_capacity);
+				}
 				break;
 			case PPROF_SAMPLE_VALUE:
 				pb_append_varints(reader, wiretype, "Sample.value", &sample->values,

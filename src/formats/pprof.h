@@ -99,7 +99,8 @@ typedef struct PprofLocation
 	uint64		mapping_id;		/* 0: no mapping */
 	uint64		address;		/* 0: unknown */
 	int			nlines;			/* several: inlined calls, the caller last */
-	PprofLine  *lines;
+	PprofLine  *lines;			/* NULL when there are none */
+	int			first_line;		/* where lines starts in the table of every line */
 	size_t		at;
 } PprofLocation;
 
@@ -121,13 +122,13 @@ typedef struct PprofString
 
 /*
  * Where each id of a table is, when its ids are not 1, 2, 3... (there
- * the id's place is known without it): a hash from id to index, or NULL.
+ * the id's place is known without it): a hash from id to index, or NULL
+ * (pprof.c says how).
  */
-struct idslots_hash;
-
 typedef struct PprofIdIndex
 {
-	struct idslots_hash *slots;
+	int32	   *slots;			/* an entry's index, -1 for none */
+	int			shift;			/* 64 - log2 of the number of slots */
 } PprofIdIndex;
 
 typedef struct PprofProfile
@@ -150,6 +151,8 @@ typedef struct PprofProfile
 	PprofString *strings;
 	int			nstrings;
 	char	  **cstrings;		/* resolved strings, NULL until used */
+	char	   *string_block;	/* where the next copy of a string goes */
+	size_t		string_block_left;
 
 	int64		default_sample_type;	/* string index, 0: unset */
 	size_t		default_sample_type_at;
@@ -174,9 +177,20 @@ typedef struct PprofLabel
 typedef struct PprofSample
 {
 	size_t		at;
-	uint64	   *location_ids;	/* leaf first */
+	uint64	   *location_ids;	/* leaf first: see pprof_sample_locations */
 	int			nlocation_ids;
 	int			location_ids_capacity;
+
+	/*
+	 * A sample's one packed location_id field (as every writer of pprof
+	 * sends them) is read when its ids are asked for, not before: its bytes
+	 * (length included) are a key for a stack met before, which then needs
+	 * no decoding.  NULL for other samples, whose ids are read at once.
+	 */
+	const uint8 *location_bytes;
+	size_t		location_bytes_len;
+	PbReader	location_field;	/* at the field's length, for reading it */
+	bool		locations_pending;
 	uint64	   *values;			/* int64 values, as read */
 	int			nvalues;
 	int			values_capacity;
@@ -191,15 +205,81 @@ extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len);
 extern void pprof_samples_begin(const PprofProfile *profile, PbReader *top);
 extern bool pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sample);
 
-/* A string of the table in the server encoding; `at` and `what` name the referrer in errors. */
-extern const char *pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what);
+extern void pprof_read_sample_locations(PprofSample *sample);
+
+/* Makes sample->location_ids hold the sample's locations (leaf first). */
+static inline void
+pprof_sample_locations(PprofSample *sample)
+{
+	if (sample->locations_pending)
+		pprof_read_sample_locations(sample);
+}
+
+extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what);
+
+/*
+ * A string of the table in the server encoding; `at` and `what` name the
+ * referrer in errors.  Resolved (checked, converted) on first use by
+ * pprof_resolve_string, then from the cache here.
+ */
+static inline const char *
+pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
+{
+	if (likely(index >= 0 && index < profile->nstrings && profile->cstrings[index] != NULL))
+		return profile->cstrings[index];
+	return pprof_resolve_string(profile, index, at, what);
+}
 
 /* Lookups by id: NULL for id 0, an error for an unknown id. */
-extern const PprofLocation *pprof_location(const PprofProfile *profile, uint64 id, size_t at);
+extern const PprofLocation *pprof_find_location(const PprofProfile *profile, uint64 id, size_t at);
 extern const PprofFunction *pprof_function(const PprofProfile *profile, uint64 id, size_t at);
 extern const PprofMapping *pprof_mapping(const PprofProfile *profile, uint64 id, size_t at);
-extern int	pprof_location_index(const PprofProfile *profile, const PprofLocation *location);
-extern int	pprof_mapping_index(const PprofProfile *profile, const PprofMapping *mapping);
+
+/* The first slot of an id in a PprofIdIndex: Fibonacci hashing, the top bits of id * 2^64 / phi */
+static inline uint64
+pprof_id_slot(const PprofIdIndex *index, uint64 id)
+{
+	return (id * UINT64CONST(0x9E3779B97F4A7C15)) >> index->shift;
+}
+
+/*
+ * The location of an id, an error for an unknown one.  It is looked up
+ * for every location of every sample: the common cases are inline (ids 1,
+ * 2, 3... by place, an id in its first slot of the index), the others in
+ * pprof_find_location.
+ */
+static inline const PprofLocation *
+pprof_location(const PprofProfile *profile, uint64 id, size_t at)
+{
+	const PprofIdIndex *index = &profile->location_index;
+	const PprofLocation *guess = NULL;
+
+	if (index->slots != NULL)
+	{
+		int32		i = index->slots[pprof_id_slot(index, id)];
+
+		if (i >= 0)
+			guess = &profile->locations[i];
+	}
+	else if (id - 1 < (uint64) profile->nlocations)
+		guess = &profile->locations[id - 1];
+	if (likely(guess != NULL && guess->id == id))
+		return guess;
+	return pprof_find_location(profile, id, at);
+}
+
+/* The place of a location or mapping in its table */
+static inline int
+pprof_location_index(const PprofProfile *profile, const PprofLocation *location)
+{
+	return (int) (location - profile->locations);
+}
+
+static inline int
+pprof_mapping_index(const PprofProfile *profile, const PprofMapping *mapping)
+{
+	return (int) (mapping - profile->mappings);
+}
 
 /*
  * The encoder (pprof_encode.c): a profile of one sample type whose

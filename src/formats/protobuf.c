@@ -11,6 +11,19 @@
 /* A varint is at most 10 bytes: 64 bits, 7 per byte. */
 #define PB_MAX_VARINT_BYTES 10
 
+/*
+ * The one-byte tags: fields 1 to 15 (bytes 0x08 to 0x7F), of wire types
+ * 0, 1, 2 and 5, i.e. bytes whose low three bits are 0, 1, 2 or 5.
+ */
+#define SHORT_TAGS(f) \
+	[(f) * 8 + PB_VARINT] = true, [(f) * 8 + PB_FIXED64] = true, \
+	[(f) * 8 + PB_LEN] = true, [(f) * 8 + PB_FIXED32] = true
+const bool	pb_short_tag[256] = {
+	SHORT_TAGS(1), SHORT_TAGS(2), SHORT_TAGS(3), SHORT_TAGS(4), SHORT_TAGS(5),
+	SHORT_TAGS(6), SHORT_TAGS(7), SHORT_TAGS(8), SHORT_TAGS(9), SHORT_TAGS(10),
+	SHORT_TAGS(11), SHORT_TAGS(12), SHORT_TAGS(13), SHORT_TAGS(14), SHORT_TAGS(15)
+};
+
 void
 pb_reader_init(PbReader *reader, const uint8 *data, size_t len,
 			   const char *format, const char *message)
@@ -49,66 +62,49 @@ pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
 }
 
 /*
- * The next field of the current message: false at its end.  A tag is a
- * varint holding the field number and the wire type.
+ * The tag of a field whose tag pb_next_field() does not read inline: one
+ * of two bytes or more, or one that is refused.
  */
-bool
-pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
+uint64
+pb_read_tag_slow(PbReader *reader)
 {
-	uint64		tag;
+	uint64		tag = pb_read_varint(reader);
+	int			wiretype = (int) (tag & 7);
 
-	if (reader->pos >= reader->end)
-		return false;
-	reader->field_at = reader->pos;
-	tag = pb_read_varint(reader);
-	*wiretype = (int) (tag & 7);
 	if ((tag >> 3) == 0 || (tag >> 3) > PG_INT32_MAX)
 		pb_error(reader, reader->field_at, "field number " UINT64_FORMAT " is out of range.", tag >> 3);
-	*field = (uint32) (tag >> 3);
-	if (*wiretype != PB_VARINT && *wiretype != PB_FIXED64 &&
-		*wiretype != PB_LEN && *wiretype != PB_FIXED32)
+	if (wiretype != PB_VARINT && wiretype != PB_FIXED64 &&
+		wiretype != PB_LEN && wiretype != PB_FIXED32)
 		pb_error(reader, reader->field_at, "field %u has wire type %d, which is not supported.",
-				 *field, *wiretype);
-	return true;
+				 (uint32) (tag >> 3), wiretype);
+	return tag;
 }
 
 uint64
 pb_read_varint_slow(PbReader *reader)
 {
-	size_t		start = reader->pos;
+	const uint8 *p = reader->data + reader->pos;
+	size_t		left = reader->end - reader->pos;
+	size_t		n = Min(left, PB_MAX_VARINT_BYTES - 1);
 	uint64		value = 0;
+	int			shift = 0;
 
-	/* far from the end: no bound to check byte by byte */
-	if (reader->end - reader->pos >= PB_MAX_VARINT_BYTES)
+	for (size_t i = 0; i < n; i++, shift += 7)
 	{
-		const uint8 *p = reader->data + reader->pos;
-
-		for (int i = 0; i < PB_MAX_VARINT_BYTES - 1; i++)
+		value |= (uint64) (p[i] & 0x7F) << shift;
+		if (p[i] < 0x80)
 		{
-			value |= (uint64) (p[i] & 0x7F) << (7 * i);
-			if ((p[i] & 0x80) == 0)
-			{
-				reader->pos += i + 1;
-				return value;
-			}
+			reader->pos += i + 1;
+			return value;
 		}
 	}
-	value = 0;
-	for (int i = 0; i < PB_MAX_VARINT_BYTES; i++)
-	{
-		uint8		byte;
-
-		if (reader->pos >= reader->end)
-			pb_error(reader, start, "a varint runs past the end of its message.");
-		byte = reader->data[reader->pos++];
-		/* the tenth byte may only hold the 64th bit */
-		if (i == PB_MAX_VARINT_BYTES - 1 && byte > 1)
-			pb_error(reader, start, "a varint does not fit in 64 bits.");
-		value |= (uint64) (byte & 0x7F) << (7 * i);
-		if ((byte & 0x80) == 0)
-			return value;
-	}
-	pb_error(reader, start, "a varint is longer than 10 bytes.");
+	if (left < PB_MAX_VARINT_BYTES)
+		pb_error(reader, reader->pos, "a varint runs past the end of its message.");
+	/* the tenth byte may only hold the 64th bit */
+	if (p[PB_MAX_VARINT_BYTES - 1] > 1)
+		pb_error(reader, reader->pos, "a varint does not fit in 64 bits.");
+	reader->pos += PB_MAX_VARINT_BYTES;
+	return value | (uint64) p[PB_MAX_VARINT_BYTES - 1] << 63;
 }
 
 uint64
@@ -137,29 +133,20 @@ pb_read_fixed32(PbReader *reader)
 	return value;
 }
 
-/* The length of a length-delimited field, checked against what is left. */
-size_t
-pb_read_length(PbReader *reader)
+/* The error of pb_read_length(): len, read at `at`, is more than what is left. */
+void
+pb_length_error(const PbReader *reader, size_t at, uint64 len)
 {
-	size_t		at = reader->pos;
-	uint64		len = pb_read_varint(reader);
-
-	if (len > reader->end - reader->pos)
-		pb_error(reader, at, "a length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
-				 len, reader->end - reader->pos);
-	return (size_t) len;
+	pb_error(reader, at, "a length of " UINT64_FORMAT " bytes runs past the end of its message (%zu bytes left).",
+			 len, reader->end - reader->pos);
 }
 
-/* Reads a length-delimited field as a message of its own. */
+/* The error of pb_expect_varint() and pb_expect_submessage(): the field has another wire type. */
 void
-pb_read_submessage(PbReader *reader, PbReader *sub, const char *message)
+pb_wiretype_error(const PbReader *reader, int wiretype, const char *field_name, int expected)
 {
-	size_t		len = pb_read_length(reader);
-
-	*sub = *reader;
-	sub->end = reader->pos + len;
-	sub->message = message;
-	reader->pos += len;
+	pb_error(reader, reader->field_at, "field %s has wire type %d, expected %s.", field_name, wiretype,
+			 expected == PB_VARINT ? "0 (varint)" : "2 (length-delimited)");
 }
 
 void
@@ -184,25 +171,6 @@ pb_skip(PbReader *reader, int wiretype)
 	}
 }
 
-uint64
-pb_expect_varint(PbReader *reader, int wiretype, const char *field_name)
-{
-	if (wiretype != PB_VARINT)
-		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 0 (varint).",
-				 field_name, wiretype);
-	return pb_read_varint(reader);
-}
-
-void
-pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
-					 PbReader *sub, const char *message)
-{
-	if (wiretype != PB_LEN)
-		pb_error(reader, reader->field_at, "field %s has wire type %d, expected 2 (length-delimited).",
-				 field_name, wiretype);
-	pb_read_submessage(reader, sub, message);
-}
-
 /* Makes room for `more` values in a growing array */
 static void
 reserve_varints(uint64 **values, int count, int *capacity, size_t more)
@@ -222,13 +190,107 @@ reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 		*values = repalloc(*values, sizeof(uint64) * *capacity);
 }
 
+/*
+ * The varint at p of a packed field that ends at end into *value; where it
+ * ends.  One of up to nine bytes that ends inside the field is read here
+ * (no check can fail on it); the others through pb_read_varint on a
+ * reader of the field's bytes, which raises the errors.
+ */
+static pg_noinline const uint8 *
+packed_varint_slow(const PbReader *reader, const uint8 *p, const uint8 *end, uint64 *value)
+{
+	PbReader	packed;
+	uint64		v = 0;
+	int			shift = 0;
+
+	for (const uint8 *q = p; q < end && q - p < PB_MAX_VARINT_BYTES - 1; q++, shift += 7)
+	{
+		v |= (uint64) (*q & 0x7F) << shift;
+		if (*q < 0x80)
+		{
+			*value = v;
+			return q + 1;
+		}
+	}
+	packed = *reader;
+	packed.pos = p - reader->data;
+	packed.end = end - reader->data;
+	*value = pb_read_varint(&packed);
+	return reader->data + packed.pos;
+}
+
+/*
+ * A varint of one to four bytes at *p (ids, counts, most sampled values),
+ * of which `left` (at least one) can be read: moves *p past it; false,
+ * without moving, for other varints.
+ */
+static inline bool
+short_varint(const uint8 **p, size_t left, uint64 *value)
+{
+	const uint8 *q = *p;
+
+	if (q[0] < 0x80)
+	{
+		*value = q[0];
+		*p += 1;
+		return true;
+	}
+	if (left >= 2 && q[1] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
+		*p += 2;
+		return true;
+	}
+	if (left >= 3 && q[2] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
+		*p += 3;
+		return true;
+	}
+	if (left >= 4 && q[3] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
+			(uint64) q[3] << 21;
+		*p += 4;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Decodes the len bytes of packed varints at the reader's position into
+ * out, which has room for len values; their number.  While four bytes
+ * are left, short varints are read without a check of the end; the last
+ * ones with it, and longer ones by packed_varint_slow.
+ */
+static inline int
+read_packed_varints(const PbReader *reader, size_t len, uint64 *out)
+{
+	const uint8 *p = reader->data + reader->pos;
+	const uint8 *end = p + len;
+	const uint8 *four_left = end - Min(len, 3);
+	uint64	   *o = out;
+	uint64		value;
+
+	for (;;)
+	{
+		while (p < four_left && short_varint(&p, 4, &value))
+			*o++ = value;
+		if (p == end)
+			break;
+		if (short_varint(&p, end - p, &value))
+			*o++ = value;
+		else
+			p = packed_varint_slow(reader, p, end, o++);
+	}
+	return (int) (o - out);
+}
+
 void
 pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 				  uint64 **values, int *count, int *capacity)
 {
-	PbReader	packed;
-	uint64	   *out;
-	int			n;
+	size_t		len;
 
 	if (wiretype == PB_VARINT)
 	{
@@ -241,14 +303,14 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 	if (wiretype != PB_LEN)
 		pb_error(reader, reader->field_at, "repeated field %s has wire type %d, expected 0 or 2 (packed).",
 				 field_name, wiretype);
+	len = pb_read_length(reader);
+	if (len == 0)
+		return;
 	/* every varint takes at least one byte, so the count is bounded by the length */
-	pb_read_submessage(reader, &packed, reader->message);
-	reserve_varints(values, *count, capacity, packed.end - packed.pos);
-	out = *values;
-	n = *count;
-	while (packed.pos < packed.end)
-		out[n++] = pb_read_varint(&packed);
-	*count = n;
+	if ((size_t) (*capacity - *count) < len)
+		reserve_varints(values, *count, capacity, len);
+	*count += read_packed_varints(reader, len, *values + *count);
+	reader->pos += len;
 }
 
 /* ---------------------------------------------------------------- writing */

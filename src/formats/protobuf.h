@@ -37,20 +37,130 @@ typedef struct PbReader
 
 extern void pb_reader_init(PbReader *reader, const uint8 *data, size_t len,
 						   const char *format, const char *message);
-extern bool pb_next_field(PbReader *reader, uint32 *field, int *wiretype);
-extern uint64 pb_read_varint_slow(PbReader *reader);
 extern uint64 pb_read_fixed64(PbReader *reader);
 extern uint32 pb_read_fixed32(PbReader *reader);
-extern size_t pb_read_length(PbReader *reader);
-extern void pb_read_submessage(PbReader *reader, PbReader *sub, const char *message);
 extern void pb_skip(PbReader *reader, int wiretype);
 
+extern void pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
+			pg_attribute_printf(3, 4) pg_attribute_noreturn();
+
+/*
+ * The readers below are inline: a profile has hundreds of thousands of
+ * fields, most of them a one-byte tag and a varint of one to four bytes.
+ * The common case is read here without a call; every other case, and
+ * every check that fails, goes through the out-of-line functions, which
+ * read from the same position again and raise the errors.
+ */
+extern uint64 pb_read_varint_slow(PbReader *reader);
+extern uint64 pb_read_tag_slow(PbReader *reader);
+extern void pb_length_error(const PbReader *reader, size_t at, uint64 len) pg_attribute_noreturn();
+extern void pb_wiretype_error(const PbReader *reader, int wiretype, const char *field_name,
+							  int expected) pg_attribute_noreturn();
+
+/*
+ * A varint.  Most varints of a profile (ids, counts, tags, string
+ * indexes, addresses below 256 MB) take one to four bytes, read here when
+ * they end inside the message; the rest, and every check of a long or
+ * truncated varint, in pb_read_varint_slow.
+ */
+static inline uint64
+pb_read_varint(PbReader *reader)
+{
+	const uint8 *p = reader->data + reader->pos;
+	size_t		left = reader->end - reader->pos;
+
+	if (likely(left >= 1) && p[0] < 0x80)
+	{
+		reader->pos += 1;
+		return p[0];
+	}
+	if (likely(left >= 2) && p[1] < 0x80)
+	{
+		reader->pos += 2;
+		return (uint64) (p[0] & 0x7F) | (uint64) p[1] << 7;
+	}
+	if (likely(left >= 3) && p[2] < 0x80)
+	{
+		reader->pos += 3;
+		return (uint64) (p[0] & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) p[2] << 14;
+	}
+	if (likely(left >= 4) && p[3] < 0x80)
+	{
+		reader->pos += 4;
+		return (uint64) (p[0] & 0x7F) | (uint64) (p[1] & 0x7F) << 7 | (uint64) (p[2] & 0x7F) << 14 |
+			(uint64) p[3] << 21;
+	}
+	return pb_read_varint_slow(reader);
+}
+
+/* Whether each byte is a whole tag that pb_next_field accepts (protobuf.c) */
+extern const bool pb_short_tag[256];
+
+/*
+ * The next field of the current message: false at its end.  A tag is a
+ * varint holding the field number and the wire type; a one-byte tag
+ * (fields 1 to 15) of a supported wire type is read here.
+ */
+static inline bool
+pb_next_field(PbReader *reader, uint32 *field, int *wiretype)
+{
+	uint64		tag;
+
+	if (reader->pos >= reader->end)
+		return false;
+	reader->field_at = reader->pos;
+	tag = reader->data[reader->pos];
+	if (likely(pb_short_tag[tag]))
+		reader->pos++;
+	else
+		tag = pb_read_tag_slow(reader);
+	*field = (uint32) (tag >> 3);
+	*wiretype = (int) (tag & 7);
+	return true;
+}
+
+/* The length of a length-delimited field, checked against what is left. */
+static inline size_t
+pb_read_length(PbReader *reader)
+{
+	size_t		at = reader->pos;
+	uint64		len = pb_read_varint(reader);
+
+	if (unlikely(len > reader->end - reader->pos))
+		pb_length_error(reader, at, len);
+	return (size_t) len;
+}
+
+/* Reads a length-delimited field as a message of its own. */
+static inline void
+pb_read_submessage(PbReader *reader, PbReader *sub, const char *message)
+{
+	size_t		len = pb_read_length(reader);
+
+	*sub = *reader;
+	sub->end = reader->pos + len;
+	sub->message = message;
+	reader->pos += len;
+}
+
 /* A scalar field of varint type read as such, or an error if its wire type is not 0. */
-extern uint64 pb_expect_varint(PbReader *reader, int wiretype, const char *field_name);
+static inline uint64
+pb_expect_varint(PbReader *reader, int wiretype, const char *field_name)
+{
+	if (unlikely(wiretype != PB_VARINT))
+		pb_wiretype_error(reader, wiretype, field_name, PB_VARINT);
+	return pb_read_varint(reader);
+}
 
 /* A submessage field, or an error if its wire type is not 2. */
-extern void pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
-								 PbReader *sub, const char *message);
+static inline void
+pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
+					 PbReader *sub, const char *message)
+{
+	if (unlikely(wiretype != PB_LEN))
+		pb_wiretype_error(reader, wiretype, field_name, PB_LEN);
+	pb_read_submessage(reader, sub, message);
+}
 
 /*
  * A repeated varint field, packed (wire type 2) or not (wire type 0): the
@@ -60,23 +170,7 @@ extern void pb_expect_submessage(PbReader *reader, int wiretype, const char *fie
 extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 							  uint64 **values, int *count, int *capacity);
 
-extern void pb_error(const PbReader *reader, size_t at, const char *detail_fmt,...)
-			pg_attribute_printf(3, 4) pg_attribute_noreturn();
-
 /* Writing: appends to a StringInfo */
-/*
- * A varint.  Most varints of a profile (ids, small counts, tags) take one
- * byte: that case is read here, without a call; the rest, and every check
- * of a long or truncated varint, in pb_read_varint_slow.
- */
-static inline uint64
-pb_read_varint(PbReader *reader)
-{
-	if (likely(reader->pos < reader->end) && (reader->data[reader->pos] & 0x80) == 0)
-		return reader->data[reader->pos++];
-	return pb_read_varint_slow(reader);
-}
-
 extern void pb_put_varint(StringInfo buf, uint64 value);
 extern void pb_put_tag(StringInfo buf, uint32 field, int wiretype);
 extern void pb_put_varint_field(StringInfo buf, uint32 field, uint64 value);

@@ -153,10 +153,9 @@ sample_stack(JfrImport *import, JfrDecoder *decoder, const JfrSample *sample)
 	profile_writer_walk_begin(import->writer);
 	for (int i = n - 1; i >= 0; i--)
 	{
-		int32		func = profile_writer_func(import->writer, frame_name(&frames[i]), NULL, NULL);
-		int64		frame = profile_writer_frame(import->writer, func, NO_INT,
-												 frames[i].line > 0 ? SOME_INT(frames[i].line) : NO_INT,
-												 NO_INT, NULL);
+		int64		frame = profile_writer_func_frame(import->writer, frame_name(&frames[i]), NULL, NULL, NO_INT,
+													  frames[i].line > 0 ? SOME_INT(frames[i].line) : NO_INT,
+													  NO_INT, NULL);
 
 		profile_writer_walk_push(import->writer, frame);
 	}

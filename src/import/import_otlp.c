@@ -540,7 +540,6 @@ line_frame(OtlpImport *import, const OtlpLocation *location, const OtlpLine *lin
 	const OtlpFunction *function = otlp_function(&import->request, line->function, location->at);
 	const char *name = NULL;
 	const char *file = NULL;
-	int32		func;
 
 	if (function)
 	{
@@ -551,11 +550,10 @@ line_frame(OtlpImport *import, const OtlpLocation *location, const OtlpLine *lin
 	}
 	if (name == NULL)
 		name = location->address ? psprintf("0x%" INT64_MODIFIER "x", location->address) : "(unknown)";
-	func = profile_writer_func(import->writer, name, file, resource);
-	return profile_writer_frame(import->writer, func,
-								location->address ? SOME_INT((int64) location->address) : NO_INT,
-								frame_number(line->line, location->at, "line number"),
-								frame_number(line->column, location->at, "column"), NULL);
+	return profile_writer_func_frame(import->writer, name, file, resource,
+									 location->address ? SOME_INT((int64) location->address) : NO_INT,
+									 frame_number(line->line, location->at, "line number"),
+									 frame_number(line->column, location->at, "column"), NULL);
 }
 
 static const LocationFrames *
@@ -608,8 +606,7 @@ stack_id(OtlpImport *import, int32 index, size_t at)
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		lf = location_frames(import, locations[i], stack->at);
-		for (int j = 0; j < lf->nframes; j++)
-			profile_writer_walk_push(import->writer, lf->frames[j]);
+		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
 	}
 	id = profile_writer_walk_end(import->writer);
 	import->stack_ids[index] = id;

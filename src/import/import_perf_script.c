@@ -403,9 +403,8 @@ add_frame(PerfParser *p, const PerfFrame *f)
 	if (f->symbol == NULL)
 		frame = profile_writer_address(p->writer, f->dso, (int64) f->address);
 	else
-		frame = profile_writer_frame(p->writer,
-									 profile_writer_func(p->writer, f->symbol, NULL, f->dso),
-									 SOME_INT((int64) f->address), NO_INT, NO_INT, NULL);
+		frame = profile_writer_func_frame(p->writer, f->symbol, NULL, f->dso,
+										  SOME_INT((int64) f->address), NO_INT, NO_INT, NULL);
 	if (p->nframes == p->capacity)
 	{
 		p->capacity *= 2;

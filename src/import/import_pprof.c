@@ -245,7 +245,6 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 	const PprofFunction *function = pprof_function(&import->profile, line->function_id, location->at);
 	const char *name = NULL;
 	const char *file = NULL;
-	int32		func;
 
 	if (function)
 	{
@@ -261,11 +260,10 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 								function->start_line > 0 ? SOME_INT(function->start_line)
 								: frame_number(line->line, location->at, "line number"),
 								NO_INT);
-	func = profile_writer_func(import->writer, name, file, resource);
-	return profile_writer_frame(import->writer, func,
-								location->address ? SOME_INT((int64) location->address) : NO_INT,
-								frame_number(line->line, location->at, "line number"),
-								frame_number(line->column, location->at, "column"), NULL);
+	return profile_writer_func_frame(import->writer, name, file, resource,
+									 location->address ? SOME_INT((int64) location->address) : NO_INT,
+									 frame_number(line->line, location->at, "line number"),
+									 frame_number(line->column, location->at, "column"), NULL);
 }
 
 /* The frames of a location, outermost first, interned on first use. */
@@ -296,16 +294,19 @@ location_frames(PprofImport *import, const PprofLocation *location)
 /*
  * The stack of a sample (root first), 0 when it has no locations.  Samples
  * of one stack under several label sets repeat its location list: the
- * stack is memoized under it.
+ * stack is memoized under the bytes of the list, which then need no
+ * decoding.  A list not in one packed field (rare) is decoded each time.
  */
 static int64
-sample_stack(PprofImport *import, const PprofSample *sample)
+sample_stack(PprofImport *import, PprofSample *sample)
 {
 	int64		stack = 0;
-	int			key_len = (int) (sizeof(uint64) * sample->nlocation_ids);
+	const char *key = (const char *) sample->location_bytes;
+	int			key_len = (int) sample->location_bytes_len;
 
-	if (profile_writer_memo_get(import->writer, sample->location_ids, key_len, &stack))
+	if (key && profile_writer_memo_get(import->writer, key, key_len, &stack))
 		return stack;
+	pprof_sample_locations(sample);
 	profile_writer_walk_begin(import->writer);
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
@@ -314,11 +315,11 @@ sample_stack(PprofImport *import, const PprofSample *sample)
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
-		for (int j = 0; j < lf->nframes; j++)
-			profile_writer_walk_push(import->writer, lf->frames[j]);
+		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
 	}
 	stack = profile_writer_walk_end(import->writer);
-	profile_writer_memo_put(import->writer, sample->location_ids, key_len, stack);
+	if (key)
+		profile_writer_memo_put(import->writer, key, key_len, stack);
 	return stack;
 }
 

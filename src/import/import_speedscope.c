@@ -139,11 +139,8 @@ push_frame(SpeedscopeFile *file, int64 prefix, int index)
 	SpeedscopeFrame *frame = &file->frames[index];
 
 	if (frame->frame_id == 0)
-	{
-		int32		func = profile_writer_func(file->writer, frame->name, frame->file, NULL);
-
-		frame->frame_id = profile_writer_frame(file->writer, func, NO_INT, frame->line, frame->col, NULL);
-	}
+		frame->frame_id = profile_writer_func_frame(file->writer, frame->name, frame->file, NULL,
+													NO_INT, frame->line, frame->col, NULL);
 	return profile_writer_stack(file->writer, prefix, frame->frame_id);
 }
 

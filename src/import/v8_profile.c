@@ -254,9 +254,7 @@ is_root_marker(const V8Node *node)
 static int64
 intern_node_frame(ProfileWriter *writer, const V8Node *node)
 {
-	int32		func = profile_writer_func(writer, node->name, node->url, NULL);
-
-	return profile_writer_frame(writer, func, NO_INT, node->line, node->col, NULL);
+	return profile_writer_func_frame(writer, node->name, node->url, NULL, NO_INT, node->line, node->col, NULL);
 }
 
 /*

@@ -50,6 +50,7 @@ typedef enum InternKind
 {
 	INTERN_FUNC,
 	INTERN_FRAME,
+	INTERN_FUNC_FRAME,			/* a frame by its func's fields and its own */
 	INTERN_LABELS,
 	INTERN_PATH,				/* a whole stack: its frame ids, root first */
 	INTERN_KINDS

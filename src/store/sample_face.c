@@ -5,8 +5,8 @@
  *	  packed yet) a row each.
  *
  * The view's INSTEAD OF triggers fire once per row; a statement's rows are
- * gathered here, per profile and thread, and its AFTER statement trigger
- * writes them as sample sets, so that the rows of one statement become a
+ * gathered here, per profile and thread, and written as sample sets at
+ * the end of the statement, so that the rows of one statement become a
  * row of sample_set per profile and thread rather than one each:
  *
  *	- an inserted row is a sample to add: each group's samples become new
@@ -26,6 +26,18 @@
  * their privileges, row-level security and reference checks apply as they
  * would to a statement on them.
  *
+ * The rows are written when the executor finishes the statement (a hook
+ * on ExecutorFinish), before it fires the statement's AFTER triggers: a
+ * statement-level AFTER trigger of the user's on the view sees the rows,
+ * whatever its name (PostgreSQL fires the triggers of one kind in name
+ * order, so the view's own statement trigger could not promise that).  A
+ * statement in WITH is run to its end first, as the executor would do
+ * next.  COPY into the view has no executor to finish: its rows are
+ * written by the view's AFTER statement trigger, _sample_write_sets,
+ * which sorts before most names, and which refuses a COPY that fired a
+ * trigger of the user's before it (one named "Audit", say), since that
+ * trigger ran without the rows.
+ *
  * The gathered rows live in a context of the subtransaction that gathered
  * them; past a quarter of calltree.import_work_mem they are written before
  * the statement ends.  Each subtransaction level gathers apart: a statement
@@ -40,9 +52,12 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "common/hashfn.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -118,7 +133,13 @@ typedef struct Gathering
 static Gathering *gathering = NULL;
 static bool callbacks_registered = false;
 
+/* The function of the view's row trigger, once it has fired */
+static Oid	face_row_function = InvalidOid;
+
+static ExecutorFinish_hook_type next_executor_finish = NULL;
+
 static void write_gathering(Gathering *rows, Oid namespace);
+static void write_at_executor_finish(QueryDesc *query);
 
 static uint32
 face_key_hash(const void *key, Size keysize)
@@ -190,6 +211,8 @@ current_gathering(void)
 	{
 		RegisterXactCallback(forget_gathered, NULL);
 		RegisterSubXactCallback(forget_aborted, NULL);
+		next_executor_finish = ExecutorFinish_hook;
+		ExecutorFinish_hook = write_at_executor_finish;
 		callbacks_registered = true;
 	}
 	cxt = AllocSetContextCreate(CurTransactionContext, "calltree.sample rows", ALLOCSET_DEFAULT_SIZES);
@@ -385,7 +408,7 @@ check_face_columns(Relation relation)
 
 /*
  * INSTEAD OF INSERT, UPDATE or DELETE ON sample FOR EACH ROW: gathers the
- * row; the statement's AFTER trigger writes it.
+ * row, for the end of the statement.
  */
 Datum
 calltree_sample_face_row(PG_FUNCTION_ARGS)
@@ -399,6 +422,7 @@ calltree_sample_face_row(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("calltree_sample_face_row() must fire INSTEAD OF, FOR EACH ROW")));
 	check_face_columns(trigdata->tg_relation);
+	face_row_function = trigdata->tg_trigger->tgfoid;
 	desc = RelationGetDescr(trigdata->tg_relation);
 	namespace = RelationGetNamespace(trigdata->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
@@ -723,25 +747,156 @@ write_gathering(Gathering *rows, Oid namespace)
 }
 
 /*
- * AFTER INSERT, UPDATE or DELETE ON sample FOR EACH STATEMENT: writes what
- * the statement's rows gathered at its level (and any level below it), not
- * what an enclosing statement gathered at a level above.
+ * Writes what was gathered at the current subtransaction level and any
+ * level below it, not what an enclosing statement gathered at a level
+ * above.
  */
-Datum
-calltree_sample_face_write(PG_FUNCTION_ARGS)
+static void
+write_gathered(Oid namespace)
 {
 	SubTransactionId subxid = GetCurrentSubTransactionId();
 
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("calltree_sample_face_write() was not called as a trigger")));
 	while (gathering != NULL && gathering->subxid >= subxid)
 	{
 		Gathering  *rows = gathering;
 
 		gathering = rows->outer;
-		write_gathering(rows, RelationGetNamespace(((TriggerData *) fcinfo->context)->tg_relation));
+		write_gathering(rows, namespace);
 	}
+}
+
+/*
+ * Whether the statement writes a view through the row trigger of
+ * calltree.sample; the view's schema into *namespace.
+ */
+static bool
+writes_face(EState *estate, Oid *namespace)
+{
+	ListCell   *lc;
+
+	foreach(lc, estate->es_opened_result_relations)
+	{
+		ResultRelInfo *result = lfirst(lc);
+		TriggerDesc *triggers = result->ri_TrigDesc;
+
+		for (int i = 0; triggers != NULL && i < triggers->numtriggers; i++)
+			if (triggers->triggers[i].tgfoid == face_row_function)
+			{
+				*namespace = RelationGetNamespace(result->ri_RelationDesc);
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
+ * Runs the statements in WITH that the query did not read to their end,
+ * as standard_ExecutorFinish() does first (they then have nothing left
+ * for it): their rows too are gathered before they are written.
+ */
+static void
+finish_with_statements(EState *estate)
+{
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	ListCell   *lc;
+
+	estate->es_direction = ForwardScanDirection;
+	foreach(lc, estate->es_auxmodifytables)
+	{
+		PlanState  *statement = lfirst(lc);
+
+		for (;;)
+		{
+			TupleTableSlot *slot;
+
+			ResetPerTupleExprContext(estate);
+			slot = ExecProcNode(statement);
+			if (TupIsNull(slot))
+				break;
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * ExecutorFinish of every statement while rows are gathered: a statement
+ * on the view writes its rows before the executor fires its AFTER
+ * triggers.  Any other statement (a query in a function that the
+ * statement calls for each row, say) leaves them gathered.
+ */
+static void
+write_at_executor_finish(QueryDesc *query)
+{
+	Oid			namespace;
+
+	if (gathering != NULL && writes_face(query->estate, &namespace))
+	{
+		if (query->totaltime != NULL)
+			InstrStartNode(query->totaltime);
+		finish_with_statements(query->estate);
+		write_gathered(namespace);
+		if (query->totaltime != NULL)
+			InstrStopNode(query->totaltime, 0);
+	}
+	if (next_executor_finish != NULL)
+		next_executor_finish(query);
+	else
+		standard_ExecutorFinish(query);
+}
+
+/*
+ * The AFTER statement trigger of the user's on `relation` that fired
+ * before `ours` for the same event (the triggers of one kind fire in name
+ * order), or NULL.  A view's triggers cannot be disabled: each fires.
+ */
+static const Trigger *
+trigger_fired_before(Relation relation, const Trigger *ours, TriggerEvent event)
+{
+	TriggerDesc *triggers = relation->trigdesc;
+	int16		kind = TRIGGER_FIRED_BY_INSERT(event) ? TRIGGER_TYPE_INSERT :
+		TRIGGER_FIRED_BY_UPDATE(event) ? TRIGGER_TYPE_UPDATE :
+		TRIGGER_FIRED_BY_DELETE(event) ? TRIGGER_TYPE_DELETE : TRIGGER_TYPE_TRUNCATE;
+
+	for (int i = 0; triggers != NULL && i < triggers->numtriggers; i++)
+	{
+		const Trigger *trigger = &triggers->triggers[i];
+
+		if (trigger->tgoid == ours->tgoid)
+			break;
+		if (TRIGGER_TYPE_MATCHES(trigger->tgtype, TRIGGER_TYPE_STATEMENT, TRIGGER_TYPE_AFTER, kind))
+			return trigger;
+	}
+	return NULL;
+}
+
+/*
+ * AFTER INSERT, UPDATE or DELETE ON sample FOR EACH STATEMENT: writes the
+ * rows that a statement without an executor to finish gathered, those of
+ * a COPY.  A statement on the view wrote its rows when its executor
+ * finished and finds none here.
+ */
+Datum
+calltree_sample_face_write(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	const Trigger *early;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("calltree_sample_face_write() was not called as a trigger")));
+	if (gathering == NULL || gathering->subxid < GetCurrentSubTransactionId())
+		return PointerGetDatum(NULL);
+	early = trigger_fired_before(trigdata->tg_relation, trigdata->tg_trigger, trigdata->tg_event);
+	if (early != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("trigger \"%s\" on \"%s\" fired before the rows of the COPY were written",
+						early->tgname, RelationGetRelationName(trigdata->tg_relation)),
+				 errdetail("The rows of a COPY into the view are written by its trigger \"%s\", which fires after the statement-level AFTER triggers whose names sort before its own.",
+						   trigdata->tg_trigger->tgname),
+				 errhint("Rename trigger \"%s\" so that its name sorts after \"%s\" (byte by byte), or load the rows with INSERT, which writes them before any AFTER trigger fires.",
+						 early->tgname, trigdata->tg_trigger->tgname)));
+	write_gathered(RelationGetNamespace(trigdata->tg_relation));
 	return PointerGetDatum(NULL);
 }

@@ -27,7 +27,7 @@ ALTER VIEW sample ALTER COLUMN weight SET DEFAULT 1;
 COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseconds, bytes); ts in ns from profile start; read from sample_set, written into it';
 CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
     FOR EACH ROW EXECUTE FUNCTION sample_face_row();
-CREATE TRIGGER sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
+CREATE TRIGGER _sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
     FOR EACH STATEMENT EXECUTE FUNCTION sample_face_write();
 
 -- The row-level security a DBA put on the sample table of 0.2 (now

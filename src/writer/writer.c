@@ -190,6 +190,7 @@ writer_create(void)
 	writer_pending_init(&writer->pending_frames, cxt, sizeof(PendingFrame));
 	writer_pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
+	initStringInfo(&writer->func_frame_key);
 	choose_copy(writer);
 	return writer;
 }

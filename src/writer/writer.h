@@ -49,6 +49,10 @@ extern int32 profile_writer_func(ProfileWriter *writer, const char *name,
 								 const char *file, const char *resource);
 extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 								  OptionalInt line, OptionalInt col, const char *implementation);
+/* the func's, then the frame's: the same ids as those two calls, found at once when known */
+extern int64 profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+									   const char *resource, OptionalInt address, OptionalInt line,
+									   OptionalInt col, const char *implementation);
 /* a frame known only by its address in a resource (intern_address) */
 extern int64 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address);
 /* prefix 0: a root stack */
@@ -64,6 +68,8 @@ extern int64 profile_writer_stack(ProfileWriter *writer, int64 prefix, int64 fra
 extern void profile_writer_walk_begin(ProfileWriter *writer);
 extern void profile_writer_walk_push(ProfileWriter *writer, int64 frame);
 extern int64 profile_writer_walk_end(ProfileWriter *writer);
+/* several frames pushed at once, root first */
+extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count);
 
 /* stack ids memoized under a key of the importer's (a pprof location list) */
 extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);

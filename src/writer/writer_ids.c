@@ -79,6 +79,22 @@ key_put_int(StringInfo key, OptionalInt value)
 	}
 }
 
+/* A frame's own fields, appended to its key */
+static void
+key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, OptionalInt col,
+					 const char *implementation)
+{
+	size_t		implementation_len;
+	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+
+	enlargeStringInfo(key, size);
+	key_put_int(key, address);
+	key_put_int(key, line);
+	key_put_int(key, col);
+	key_put_string(key, implementation, implementation_len);
+	key->data[key->len] = '\0';
+}
+
 void
 writer_func_key(StringInfo key, const char *name, const char *file, const char *resource)
 {
@@ -100,17 +116,19 @@ void
 writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt line,
 				 OptionalInt col, const char *implementation)
 {
-	size_t		implementation_len;
-	size_t		size = 4 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
-
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	enlargeStringInfo(key, 1 + sizeof(int64));
 	key_put_int(key, SOME_INT(func));
-	key_put_int(key, address);
-	key_put_int(key, line);
-	key_put_int(key, col);
-	key_put_string(key, implementation, implementation_len);
-	key->data[key->len] = '\0';
+	key_put_frame_fields(key, address, line, col, implementation);
+}
+
+/* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
+static void
+func_frame_key(StringInfo key, const char *name, const char *file, const char *resource,
+			   OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
+{
+	writer_func_key(key, name, file, resource);
+	key_put_frame_fields(key, address, line, col, implementation);
 }
 
 void
@@ -187,6 +205,31 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 		id = writer_pending_add(&writer->pending_frames, &row);
 	}
 	writer_cache_id(writer->cxt, writer->frames, key, id);
+	return id;
+}
+
+/*
+ * A frame and its func at once.  A repeat import finds the frame in the
+ * backend's cache under its func's fields and its own, in one look-up
+ * instead of one for the func and one for the frame.
+ */
+int64
+profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
+						  const char *resource, OptionalInt address, OptionalInt line,
+						  OptionalInt col, const char *implementation)
+{
+	StringInfo	key = &writer->func_frame_key;
+	int32		func;
+	int64		id;
+
+	func_frame_key(key, name, file, resource, address, line, col, implementation);
+	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
+		return id;
+	func = profile_writer_func(writer, name, file, resource);
+	id = profile_writer_frame(writer, func, address, line, col, implementation);
+	/* a frame that exists (a new one's id is provisional until it is written) */
+	if (id > 0)
+		intern_cache_put(INTERN_FUNC_FRAME, key->data, key->len, id);
 	return id;
 }
 
@@ -370,15 +413,35 @@ profile_writer_walk_begin(ProfileWriter *writer)
 	writer->path_depth = 0;
 }
 
+/* Room for `count` more frames in the walk's path */
+static inline void
+path_reserve(ProfileWriter *writer, int count)
+{
+	if (writer->path_depth + count > writer->path_capacity)
+	{
+		writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
+		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
+	}
+}
+
 void
 profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 {
-	if (writer->path_depth == writer->path_capacity)
-	{
-		writer->path_capacity *= 2;
-		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
-	}
+	path_reserve(writer, 1);
 	writer->path_frames[writer->path_depth++] = frame;
+}
+
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	int64	   *to;
+
+	path_reserve(writer, count);
+	/* a location has a frame or two: a loop, not a call of memcpy */
+	to = writer->path_frames + writer->path_depth;
+	for (int i = 0; i < count; i++)
+		to[i] = frames[i];
+	writer->path_depth += count;
 }
 
 /* Whether every frame of a path is a row that exists: a key of the backend's cache */
@@ -481,10 +544,7 @@ profile_writer_named_stack(ProfileWriter *writer, char **names, int count)
 {
 	profile_writer_walk_begin(writer);
 	for (int i = 0; i < count; i++)
-	{
-		int32		func = profile_writer_func(writer, names[i], NULL, NULL);
-
-		profile_writer_walk_push(writer, profile_writer_frame(writer, func, NO_INT, NO_INT, NO_INT, NULL));
-	}
+		profile_writer_walk_push(writer, profile_writer_func_frame(writer, names[i], NULL, NULL,
+																   NO_INT, NO_INT, NO_INT, NULL));
 	return profile_writer_walk_end(writer);
 }

@@ -140,6 +140,7 @@ struct ProfileWriter
 	MemoryContext memo_cxt;		/* the memo's keys, packed */
 	Size		memo_bytes;
 	StringInfoData key;			/* cache keys are encoded here, call after call */
+	StringInfoData func_frame_key;	/* profile_writer_func_frame's, around those calls */
 	SPIPlanPtr	address_name_plan;	/* prepared on first use */
 
 	/* the frames of the current walk (profile_writer_walk_*), root first */

@@ -38,7 +38,9 @@ public class Hot {
         while (System.nanoTime() < end) {
             sum += fib(25);
             sum += (long) sines(200_000);
-            sum += small(2_000);
+            // about 2.9 MB a round: a new TLAB every few rounds even when a
+            // loaded machine runs few rounds in the two seconds
+            sum += small(20_000);
             if (++rounds % 8 == 0) {
                 sum += large();
             }

@@ -9,8 +9,11 @@
 -- the reader's privileges and the policies on sample_set and sample_row
 -- apply.  INSERT, UPDATE and DELETE go through its triggers
 -- (functions/37_sample_face.sql) into sample_set, a statement's rows
--- together; what only a table takes (its own triggers, constraints,
--- indexes, policies, TRUNCATE) is sample_set's.
+-- together, written when the statement's executor finishes, before any
+-- AFTER trigger fires; the statement trigger writes those of a COPY, and
+-- is named to fire before the statement triggers a user is likely to
+-- name.  What only a table takes (BEFORE and AFTER row triggers,
+-- constraints, indexes, policies, TRUNCATE) is sample_set's.
 --------------------------------------------------------------------------
 
 CREATE VIEW sample WITH (security_invoker = true) AS
@@ -25,5 +28,5 @@ COMMENT ON VIEW sample IS 'samples a row each: a stack and a weight (1, nanoseco
 
 CREATE TRIGGER sample_write INSTEAD OF INSERT OR UPDATE OR DELETE ON sample
     FOR EACH ROW EXECUTE FUNCTION sample_face_row();
-CREATE TRIGGER sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
+CREATE TRIGGER _sample_write_sets AFTER INSERT OR UPDATE OR DELETE ON sample
     FOR EACH STATEMENT EXECUTE FUNCTION sample_face_write();

@@ -31,18 +31,34 @@ END
 $$;
 COMMENT ON FUNCTION profile_sample_sets(bigint) IS 'the samples of a profile as packed values: its rows of sample_set, and its rows of sample_row not packed yet, one value per thread';
 
--- One batch: the rows of up to max_profiles profiles (those with the
--- smallest ids, skipping profiles another packer holds), packed into
--- sample_set, a set per profile and thread (more for a thread past a
--- million samples), and deleted from sample_row.  How many profiles it
--- packed: 0 when none is left (or only profiles past the last window,
--- which wait for theirs).
-CREATE OR REPLACE FUNCTION pack_samples_batch(max_profiles integer DEFAULT 100) RETURNS integer
+-- One batch: the rows of up to max_profiles profiles of ids past after_id
+-- (all when NULL), those with the smallest ids that no other transaction
+-- holds, packed into sample_set, a set per profile and thread (more for a
+-- thread past a million samples), and deleted from sample_row.  packed:
+-- how many profiles; resume_after: where the next batch of the same pass
+-- over the profiles goes on, NULL when this one reached the last.
+--
+-- The profiles are locked FOR NO KEY UPDATE SKIP LOCKED, against another
+-- packer and a DELETE of the profile, and never waited for: a batch takes
+-- its profiles first, then the rows and partitions of sample_row and
+-- sample_set, the order of expire() and of every writer of an old
+-- profile, and waits only for rows and partitions.  The candidates are
+-- read 4 x max_profiles profile ids at a time, in id order, until
+-- max_profiles are locked or none is left: profiles held by other
+-- transactions (however many come first) are passed over, each once.
+-- Those past the last window of sample_set (0.2 let their samples into
+-- sample_default) wait in sample_row until new_sample_partition() opens
+-- their window: sample_set_default refuses them.
+CREATE OR REPLACE FUNCTION pack_samples_after(after_id bigint, max_profiles integer,
+                                              OUT packed integer, OUT resume_after bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ids bigint[];
+    window_end bigint;
+    from_id bigint;
+    candidates bigint[];
+    ids bigint[] := '{}';
 BEGIN
     IF max_profiles IS NULL OR max_profiles < 1 THEN
         RAISE EXCEPTION 'max_profiles % is not a positive number', coalesce(max_profiles::text, 'NULL')
@@ -56,24 +72,34 @@ BEGIN
                   DETAIL = 'It moves every sample row of a profile; policies would hide some.',
                   HINT = 'Run it as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
     END IF;
+    packed := 0;
     -- none left (and on Citus, whose tables of version 0.3 have none, the
     -- locking query below is one it cannot run)
     IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
-        RETURN 0;
+        RETURN;
     END IF;
-    -- the profiles to pack, locked against another packer and a delete;
-    -- those past the last window of sample_set (0.2 let their samples into
-    -- sample_default) wait in sample_row until new_sample_partition()
-    -- opens their window: sample_set_default refuses them
-    ids := ARRAY(
-        SELECT p.id FROM @extschema@.profile p
-         WHERE p.id = ANY (ARRAY(SELECT DISTINCT r.profile_id FROM @extschema@.sample_row r
-                                  WHERE r.profile_id < (SELECT max(w.end_id) FROM @extschema@.sample_partitions() w)
-                                  ORDER BY r.profile_id LIMIT max_profiles * 4))
-         ORDER BY p.id LIMIT max_profiles
-           FOR NO KEY UPDATE SKIP LOCKED);
+    window_end := (SELECT max(w.end_id) FROM @extschema@.sample_partitions() w);
+    -- a range, not "after_id IS NULL OR ...", so that each read of
+    -- candidates goes through the index on profile_id
+    from_id := coalesce(after_id + 1, -9223372036854775808);
+    LOOP
+        candidates := ARRAY(SELECT DISTINCT r.profile_id FROM @extschema@.sample_row r
+                             WHERE r.profile_id >= from_id AND r.profile_id < window_end
+                             ORDER BY r.profile_id LIMIT max_profiles::bigint * 4);
+        EXIT WHEN cardinality(candidates) = 0;
+        ids := ids || ARRAY(SELECT p.id FROM @extschema@.profile p WHERE p.id = ANY (candidates)
+                             ORDER BY p.id LIMIT max_profiles - cardinality(ids)
+                               FOR NO KEY UPDATE SKIP LOCKED);
+        IF cardinality(ids) = max_profiles THEN
+            -- the candidates up to the last locked were each locked or held
+            resume_after := ids[max_profiles];
+            EXIT;
+        END IF;
+        EXIT WHEN cardinality(candidates) < max_profiles::bigint * 4;
+        from_id := candidates[cardinality(candidates)] + 1;
+    END LOOP;
     IF cardinality(ids) = 0 THEN
-        RETURN 0;
+        RETURN;
     END IF;
     -- the rows this statement deletes are those it packs: a row that a
     -- DELETE on sample removed meanwhile (the DELETE waited for) is not
@@ -87,29 +113,49 @@ BEGIN
       FROM (SELECT m.*, (row_number() OVER (PARTITION BY m.profile_id, m.thread ORDER BY m.ts) - 1) / 1048576 AS chunk
               FROM moved m) AS c
      GROUP BY c.profile_id, c.thread, c.chunk;
-    RETURN cardinality(ids);
+    packed := cardinality(ids);
 END
 $$;
-COMMENT ON FUNCTION pack_samples_batch(integer) IS 'packs the sample rows of up to max_profiles profiles of sample_row into sample_set, in this transaction; how many profiles it packed (0: none is left)';
+COMMENT ON FUNCTION pack_samples_after(bigint, integer) IS 'packs the sample rows of up to max_profiles profiles of ids past after_id that no other transaction holds, in this transaction; how many it packed, and where the next batch goes on (NULL: from the first profile)';
 
--- Every batch, each committed before the next: CALL it outside a
--- transaction block.  Qualified names throughout: a procedure that
--- commits cannot set its own search_path.
+-- One batch from the first profile: how many profiles it packed (0 when
+-- none is left, or only profiles that other transactions hold or that are
+-- past the last window).
+CREATE OR REPLACE FUNCTION pack_samples_batch(max_profiles integer DEFAULT 100) RETURNS integer
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT b.packed FROM @extschema@.pack_samples_after(NULL, max_profiles) AS b;
+END;
+COMMENT ON FUNCTION pack_samples_batch(integer) IS 'packs the sample rows of up to max_profiles profiles of sample_row into sample_set, in this transaction; how many profiles it packed (0: none is left that another transaction does not hold)';
+
+-- Every batch, each committed before the next, in passes over the
+-- profiles by id: a batch goes on where the last one stopped, so that
+-- profiles held by other transactions are passed over once a pass, not
+-- once a batch; a pass that reached the last profile is followed by
+-- another, for the profiles freed meanwhile, until a pass from the first
+-- profile packs none.  CALL it outside a transaction block.  Qualified
+-- names throughout: a procedure that commits cannot set its own
+-- search_path.
 CREATE OR REPLACE PROCEDURE pack_samples(batch_profiles integer DEFAULT 100)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    packed integer;
+    batch record;
+    after_id bigint;
     total bigint := 0;
 BEGIN
     LOOP
-        packed := @extschema@.pack_samples_batch(batch_profiles);
-        EXIT WHEN packed OPERATOR(pg_catalog.=) 0;
-        total := total OPERATOR(pg_catalog.+) packed;
+        SELECT b.packed, b.resume_after INTO batch
+          FROM @extschema@.pack_samples_after(after_id, batch_profiles) AS b;
+        total := total OPERATOR(pg_catalog.+) batch.packed;
+        EXIT WHEN after_id IS NULL AND batch.packed OPERATOR(pg_catalog.=) 0;
+        after_id := batch.resume_after;
         COMMIT;
     END LOOP;
-    -- a batch packs nothing also when other transactions hold the
-    -- profiles left (another packer, a delete): those wait for no window
+    -- what a pass from the first profile did not pack: the rows of
+    -- profiles that other transactions hold, or of those that wait for a
+    -- window
     IF NOT EXISTS (SELECT 1 FROM @extschema@.sample_row) THEN
         RAISE NOTICE 'calltree.pack_samples: % profiles packed, none left', total;
     ELSIF EXISTS (SELECT 1 FROM @extschema@.sample_row r

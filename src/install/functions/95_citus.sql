@@ -223,12 +223,12 @@ BEGIN
     -- statement on the view to a worker as it is): calltree.sample takes
     -- INSERTs only, checked first
     DROP TRIGGER sample_write ON @extschema@.sample;
-    DROP TRIGGER sample_write_sets ON @extschema@.sample;
+    DROP TRIGGER _sample_write_sets ON @extschema@.sample;
     CREATE TRIGGER sample_citus_check INSTEAD OF INSERT ON @extschema@.sample
         FOR EACH ROW EXECUTE FUNCTION @extschema@.citus_sample_refs_check();
     CREATE TRIGGER sample_write INSTEAD OF INSERT ON @extschema@.sample
         FOR EACH ROW EXECUTE FUNCTION @extschema@.sample_face_row();
-    CREATE TRIGGER sample_write_sets AFTER INSERT ON @extschema@.sample
+    CREATE TRIGGER _sample_write_sets AFTER INSERT ON @extschema@.sample
         FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.sample_face_write();
 
     -- Citus would turn a local table referring to a new reference table
