@@ -256,18 +256,18 @@ DROP DATABASE calltree_intern_cache;
 SET search_path = calltree, public;
 
 -- 8. Many deep stacks, whose paths do not fit in the cache's share for
--- paths (600 stacks of 120 frames: 576 kB of paths; the cache is bounded
--- by a quarter of calltree.import_work_mem, 512 kB here): the paths that
+-- paths (1,000 stacks of 120 frames: 960 kB of paths; the cache is bounded
+-- by a quarter of calltree.import_work_mem, 2 MB here): the paths that
 -- do not fit are not remembered, and the funcs, frames and stacks stay, so
 -- that a repeat import probes no index.  In this backend, new since the \c
 -- above, the cache holds nothing else; the VACUUM after the first import
 -- leaves autovacuum nothing to do on the interned tables, whose ANALYZE
 -- would empty the cache at a time of its own.
-SET calltree.import_work_mem = '2MB';
+SET calltree.import_work_mem = '8MB';
 CREATE TEMP TABLE ic_many AS
 SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 119) d) || ';ic_m_leaf' || l || ' 1',
                   E'\n') AS data
-  FROM generate_series(1, 600) l;
+  FROM generate_series(1, 1000) l;
 SELECT import_collapsed(data, 'ic many 1') > 0 AS imported FROM ic_many;
 VACUUM ANALYZE calltree.func, calltree.frame, calltree.stack;
 SELECT import_collapsed(data, 'ic many ' || i) > 0 AS imported FROM ic_many, generate_series(2, 3) i;
