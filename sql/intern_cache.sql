@@ -116,7 +116,129 @@ SELECT * FROM pg_temp.dangling();
 ROLLBACK;
 SELECT count(*) = :stacks AS stacks_back FROM calltree.stack;
 
--- 6. The extension dropped and made again in this backend: new tables.
+-- 6. Whole paths.  An import remembers each sample's path (its frame ids,
+-- root first) with its stack once every row of it existed before: the
+-- third import of a file finds each stack by its path alone.  Whatever
+-- removes those stacks must make the next import write them again; each
+-- import below is checked against the lines it was given, read back from
+-- the tables, and no sample or stack may refer to a row that is gone.
+-- A profile of the same frames in another order (ic keeper ...) keeps
+-- the frames, so that the imports after the deletion meet the same paths.
+CREATE FUNCTION pg_temp.collapsed(p bigint) RETURNS text
+LANGUAGE sql AS $$ SELECT string_agg(path || ' ' || weight, E'\n' ORDER BY path) FROM pg_temp.paths(p) $$;
+CREATE FUNCTION pg_temp.gone() RETURNS bigint
+LANGUAGE sql AS $$ SELECT sum(n)::bigint FROM pg_temp.dangling() $$;
+-- a. pprof: the same file imported three times, its profiles deleted and
+-- their rows collected, then imported twice more.
+SELECT import_collapsed(E'ic_p_main;ic_p_run;ic_p_a 3\nic_p_main;ic_p_run;ic_p_b 2\nic_p_main;ic_p_c 1\n',
+                        'ic pprof source') AS src \gset
+SELECT import_collapsed(E'ic_p_a;ic_p_b;ic_p_c;ic_p_run;ic_p_main 1\n', 'ic pprof keeper source') AS keep \gset
+CREATE TEMP TABLE ic_pprof AS
+SELECT to_pprof(stack_agg(stack_id, weight)) AS data FROM sample WHERE profile_id = :src;
+SELECT import_pprof(to_pprof(stack_agg(stack_id, weight)), name => 'ic keeper pprof') > 0 AS imported
+  FROM sample WHERE profile_id = :keep;
+SELECT import_pprof(data, name => 'ic pprof ' || i) > 0 AS imported FROM ic_pprof, generate_series(1, 3) i;
+DELETE FROM profile WHERE name LIKE 'ic pprof%';
+SELECT stacks >= 5 AS collected FROM collect_garbage();
+-- the keeper's 5 stacks are left
+SELECT count(*) AS stacks_left FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
+ WHERE f.name LIKE 'ic\_p\_%';
+SELECT import_pprof(data, name => 'ic pprof 4') AS p FROM ic_pprof \gset
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+SELECT import_pprof(data, name => 'ic pprof 5') AS p FROM ic_pprof \gset
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+-- b. perf script, with an address frame, the same way; then the deletion,
+-- collection and import in one transaction.
+CREATE TEMP TABLE ic_perf AS
+SELECT E'ic 1/1 1.000000: 1 cpu-clock:\n\t30 ic_s_leaf (/ic/prog)\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n'
+       'ic 1/1 1.000001: 1 cpu-clock:\n\t99 [unknown] (/ic/libperf.so)\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n'
+       'ic 1/1 1.000002: 1 cpu-clock:\n\t20 ic_s_mid (/ic/prog)\n\t10 ic_s_main (/ic/prog)\n\n' AS data;
+SELECT import_perf_script(E'ic 1/1 1.000000: 1 cpu-clock:\n\t10 ic_s_main (/ic/prog)\n\t20 ic_s_mid (/ic/prog)\n'
+                          '\t30 ic_s_leaf (/ic/prog)\n\t99 [unknown] (/ic/libperf.so)\n\n', name => 'ic keeper perf') > 0 AS imported;
+SELECT import_perf_script(data, name => 'ic perf ' || i) > 0 AS imported FROM ic_perf, generate_series(1, 3) i;
+DELETE FROM profile WHERE name LIKE 'ic perf%';
+SELECT stacks >= 4 AS collected FROM collect_garbage();
+SELECT import_perf_script(data, name => 'ic perf 4') AS p FROM ic_perf \gset
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+BEGIN;
+DELETE FROM profile WHERE name LIKE 'ic perf%';
+SELECT stacks >= 4 AS collected FROM collect_garbage();
+SELECT import_perf_script(data, name => 'ic perf 5') AS p FROM ic_perf \gset
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+COMMIT;
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+-- c. The leaf stacks alone deleted (their prefixes kept): the next import
+-- writes the leaves again on top of the prefixes.
+SELECT import_collapsed(E'ic_l_main;ic_l_a 1\nic_l_main;ic_l_b 2\n', 'ic leaf ' || i) > 0 AS imported
+  FROM generate_series(1, 3) i;
+DELETE FROM profile WHERE name LIKE 'ic leaf%';
+DELETE FROM stack s USING frame fr, func f
+ WHERE fr.id = s.frame_id AND f.id = fr.func_id AND f.name IN ('ic_l_a', 'ic_l_b');
+SELECT import_collapsed(E'ic_l_main;ic_l_a 1\nic_l_main;ic_l_b 2\n', 'ic leaf 4') AS p \gset
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+-- d. Paths learnt from rows a savepoint wrote, then rolled back: the
+-- import after it writes them again.
+BEGIN;
+SAVEPOINT s;
+SELECT import_collapsed(E'ic_v_main;ic_v_a 1\nic_v_main;ic_v_a;ic_v_b 2\n', 'ic save ' || i) > 0 AS imported
+  FROM generate_series(1, 3) i;
+ROLLBACK TO SAVEPOINT s;
+SELECT import_collapsed(E'ic_v_main;ic_v_a 1\nic_v_main;ic_v_a;ic_v_b 2\n', 'ic save 4') AS p \gset
+COMMIT;
+SELECT pg_temp.collapsed(:p), pg_temp.gone();
+-- e. Paths of 1,024 frames (the deepest remembered) and 1,025 (not),
+-- imported three times, their leaves collected (the keeper keeps the
+-- rest), and imported again.
+CREATE TEMP TABLE ic_deep AS
+SELECT (SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1023) d) || E';ic_d_x 1\n'
+    || (SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1024) d) || E';ic_d_y 2\n' AS data;
+SELECT import_collapsed((SELECT string_agg('ic_d' || d, ';') FROM generate_series(1, 1024) d) || E';ic_d_y;ic_d_x 1\n',
+                        'ic keeper deep') > 0 AS imported;
+SELECT import_collapsed(data, 'ic deep ' || i) > 0 AS imported FROM ic_deep, generate_series(1, 3) i;
+DELETE FROM profile WHERE name LIKE 'ic deep%';
+SELECT stacks >= 1 AS collected FROM collect_garbage();
+-- the keeper's 1,026 stacks are left: ic_d_x's leaf is gone
+SELECT count(*) AS stacks_left FROM stack s JOIN frame fr ON fr.id = s.frame_id JOIN func f ON f.id = fr.func_id
+ WHERE f.name LIKE 'ic\_d%';
+SELECT import_collapsed(data, 'ic deep 4') AS p FROM ic_deep \gset
+SELECT pg_temp.collapsed(:p) = (SELECT string_agg(l, E'\n' ORDER BY l) FROM ic_deep, regexp_split_to_table(rtrim(data, E'\n'), E'\n') l)
+       AS same, pg_temp.gone();
+SELECT import_collapsed(data, 'ic deep 5') AS p FROM ic_deep \gset
+SELECT pg_temp.collapsed(:p) = (SELECT string_agg(l, E'\n' ORDER BY l) FROM ic_deep, regexp_split_to_table(rtrim(data, E'\n'), E'\n') l)
+       AS same, pg_temp.gone();
+
+-- f. perf script within 1 MB of calltree.import_work_mem: the writer
+-- writes its rows and empties its caches every 1,024 samples, between
+-- which its frames get their real ids; three imports, the stacks deleted
+-- (the frames kept), and a fourth, each against the lines it was given.
+SET calltree.import_work_mem = '1MB';
+CREATE TEMP TABLE ic_lines AS
+SELECT i, (SELECT string_agg('ic_f' || ((i * 7 + k * k * 13 + (i % 17) * k) % 211), ';' ORDER BY k)
+             FROM generate_series(1, 3 + i % 40) k) AS path
+  FROM generate_series(1, 3000) i;
+CREATE TEMP TABLE ic_bounded AS
+SELECT string_agg(E'ic 1/1 1.' || lpad(i::text, 6, '0') || E': 1 cpu-clock:\n'
+                  || (SELECT string_agg(E'\t' || to_hex(o) || ' ' || f || E' (/ic/prog)\n', '' ORDER BY o DESC)
+                        FROM regexp_split_to_table(path, ';') WITH ORDINALITY AS u(f, o)) || E'\n', '' ORDER BY i) AS data
+  FROM ic_lines;
+CREATE FUNCTION pg_temp.bounded_wrong(p bigint) RETURNS TABLE (samples bigint, unexpected bigint, missing bigint)
+LANGUAGE sql AS $$
+    WITH got AS (SELECT path, weight FROM pg_temp.paths(p)),
+    want AS (SELECT path, count(*)::numeric AS weight FROM ic_lines GROUP BY path)
+    SELECT (SELECT sum(weight)::bigint FROM got),
+           (SELECT count(*) FROM (SELECT * FROM got EXCEPT SELECT * FROM want) d),
+           (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM got) d)
+$$;
+SELECT i, w.* FROM ic_bounded, generate_series(1, 3) i,
+       pg_temp.bounded_wrong(import_perf_script(data, name => 'ic bounded ' || i)) w;
+DELETE FROM profile WHERE name LIKE 'ic bounded%';
+DELETE FROM stack s USING frame fr, func f
+ WHERE fr.id = s.frame_id AND f.id = fr.func_id AND f.name LIKE 'ic\_f%';
+SELECT w.* FROM ic_bounded, pg_temp.bounded_wrong(import_perf_script(data, name => 'ic bounded 4')) w;
+SELECT pg_temp.gone();
+RESET calltree.import_work_mem;
+
+-- 7. The extension dropped and made again in this backend: new tables.
 CREATE DATABASE calltree_intern_cache;
 \c calltree_intern_cache
 CREATE EXTENSION calltree;
@@ -132,6 +254,43 @@ SELECT count(*) AS dangling FROM calltree.sample s
 DROP DATABASE calltree_intern_cache;
 
 SET search_path = calltree, public;
+
+-- 8. Many deep stacks, whose paths do not fit in the cache's share for
+-- paths (1,000 stacks of 120 frames: 960 kB of paths; the cache is bounded
+-- by a quarter of calltree.import_work_mem, 2 MB here): the paths that
+-- do not fit are not remembered, and the funcs, frames and stacks stay, so
+-- that a repeat import probes no index.  In this backend, new since the \c
+-- above, the cache holds nothing else; the VACUUM after the first import
+-- leaves autovacuum nothing to do on the interned tables, whose ANALYZE
+-- would empty the cache at a time of its own.
+SET calltree.import_work_mem = '8MB';
+CREATE TEMP TABLE ic_many AS
+SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 119) d) || ';ic_m_leaf' || l || ' 1',
+                  E'\n') AS data
+  FROM generate_series(1, 1000) l;
+SELECT import_collapsed(data, 'ic many 1') > 0 AS imported FROM ic_many;
+VACUUM ANALYZE calltree.func, calltree.frame, calltree.stack;
+SELECT import_collapsed(data, 'ic many ' || i) > 0 AS imported FROM ic_many, generate_series(2, 3) i;
+SELECT pg_stat_force_next_flush();
+BEGIN;
+SELECT import_collapsed(data, 'ic many 4') AS p FROM ic_many \gset
+SELECT pg_stat_get_xact_numscans('calltree.func_key'::regclass) AS func_probes,
+       pg_stat_get_xact_numscans('calltree.frame_key'::regclass) AS frame_probes,
+       pg_stat_get_xact_numscans('calltree.stack_key'::regclass) AS stack_probes;
+COMMIT;
+-- its samples are the lines given
+WITH got AS (
+    SELECT (SELECT string_agg(f.name, ';' ORDER BY u.o)
+              FROM unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, o)
+              JOIN func f ON f.id = u.func) || ' ' || s.weight AS line
+      FROM sample s WHERE s.profile_id = :p),
+want AS (SELECT regexp_split_to_table(data, E'\n') AS line FROM ic_many)
+SELECT (SELECT count(*) FROM got) AS samples,
+       (SELECT count(*) FROM (SELECT line FROM got EXCEPT ALL SELECT line FROM want) d) AS unexpected,
+       (SELECT count(*) FROM (SELECT line FROM want EXCEPT ALL SELECT line FROM got) d) AS missing;
+SELECT count(*) AS dangling FROM sample s WHERE NOT EXISTS (SELECT FROM stack t WHERE t.id = s.stack_id);
+RESET calltree.import_work_mem;
+
 DELETE FROM profile WHERE name LIKE 'ic %';
 DELETE FROM stack s USING frame fr, func f WHERE fr.id = s.frame_id AND f.id = fr.func_id
    AND (f.name LIKE 'ic\_%' OR f.resource LIKE '/ic/%');

@@ -45,6 +45,18 @@
  *
  * Its memory is bounded by a quarter of calltree.import_work_mem; when an
  * entry would pass that, the cache is emptied wholesale and fills again.
+ *
+ * Paths are bounded apart, to half of that, in a memory context of their
+ * own.  Their keys are long (eight bytes a frame): a profile of many deep
+ * stacks would otherwise fill the whole with paths, and each emptying
+ * would take the funcs, frames and stacks along, which the next import
+ * then looks up in the indexes again.  Paths are a shortcut to stacks the
+ * cache also knows, so they give way: a path that does not fit is not
+ * remembered (a profile met again then finds the paths that fit, rather
+ * than none of them, as it would if each new one emptied the others), and
+ * an entry of another kind that does not fit empties the paths first.
+ * When an import found none of the paths and could not remember its own,
+ * the next one empties them: they are of profiles no longer imported.
  */
 #include "postgres.h"
 
@@ -77,9 +89,12 @@ enum
 static const char *const table_names[TABLES] = {"func", "frame", "stack", "labels"};
 
 static MemoryContext cache_cxt = NULL;
+static MemoryContext path_cxt = NULL;	/* the paths' table and keys, in cache_cxt */
 static idcache_hash *keys[INTERN_KINDS];
 static stackcache_hash *stacks;
-static Size key_bytes;			/* the keys' copies */
+static Size key_bytes;			/* the keys' copies, but the paths' */
+static bool paths_refused;		/* since the last intern_cache_open */
+static int64 path_hits;			/* since the last intern_cache_open */
 static Oid	table_oids[TABLES];
 static bool callbacks_registered = false;
 
@@ -114,6 +129,19 @@ subxact_changed(SubXactEvent event, SubTransactionId sub, SubTransactionId paren
 		cache_valid = false;
 }
 
+/* Empties the paths alone, freeing their memory */
+static void
+paths_reset(void)
+{
+	if (path_cxt == NULL)
+		path_cxt = AllocSetContextCreate(cache_cxt, "calltree intern cache paths",
+										 ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(path_cxt);
+	keys[INTERN_PATH] = idcache_create(path_cxt, 256, NULL);
+	paths_refused = false;
+}
+
 /* Empties the cache, freeing its memory, and makes it empty tables. */
 static void
 cache_reset(void)
@@ -123,31 +151,64 @@ cache_reset(void)
 										  ALLOCSET_DEFAULT_SIZES);
 	else
 		MemoryContextReset(cache_cxt);
+	path_cxt = NULL;			/* deleted with its parent's reset */
 	for (int k = 0; k < INTERN_KINDS; k++)
-		keys[k] = idcache_create(cache_cxt, 256, NULL);
+		if (k != INTERN_PATH)
+			keys[k] = idcache_create(cache_cxt, 256, NULL);
 	stacks = stackcache_create(cache_cxt, 1024, NULL);
 	key_bytes = 0;
+	paths_reset();
 }
 
-/* What the cache takes, about: its arrays and its keys */
+/* What the cache takes but the paths, about: its arrays and its keys */
 static double
 cache_bytes(void)
 {
 	double		bytes = (double) stacks->size * sizeof(CachedStack) + key_bytes;
 
 	for (int k = 0; k < INTERN_KINDS; k++)
-		bytes += (double) keys[k]->size * sizeof(CachedId);
+		if (k != INTERN_PATH)
+			bytes += (double) keys[k]->size * sizeof(CachedId);
 	return bytes;
 }
 
-/* Whether one more entry of `len` key bytes would pass the bound */
-static bool
-cache_full(int len)
+/* What the paths take: their table and keys, as allocated */
+static double
+path_bytes(void)
 {
-	/* an array may double with the entry: count the bigger one */
-	double		limit = (double) calltree_import_work_mem * 1024 / 4;
+	return (double) MemoryContextMemAllocated(path_cxt, true);
+}
 
-	return 2 * cache_bytes() + len > limit;
+/*
+ * Makes room for one more entry of `len` key bytes, a path's or not, and
+ * says whether to remember it: a path only within the paths' share and
+ * the bound; any other, after emptying the paths, then the whole, if it
+ * would pass the bound.  An array may double with the entry: the bigger
+ * one is counted.
+ */
+static bool
+make_room(bool path, int len)
+{
+	double		limit = (double) calltree_import_work_mem * 1024 / 4;
+	double		others = 2 * cache_bytes();
+	double		paths = 2 * path_bytes();
+
+	if (path)
+	{
+		if (paths + len > limit / 2 || others + paths + len > limit)
+		{
+			paths_refused = true;
+			return false;
+		}
+		return true;
+	}
+	if (others + paths + len > limit)
+	{
+		paths_reset();
+		if (others + 2 * path_bytes() + len > limit)
+			cache_reset();
+	}
+	return true;
 }
 
 void
@@ -175,10 +236,19 @@ intern_cache_open(void)
 	/* also when every lock was held already: a second import in one transaction */
 	AcceptInvalidationMessages();
 	if (cache_valid && memcmp(oids, table_oids, sizeof(oids)) == 0)
-		return;
-	cache_reset();
-	memcpy(table_oids, oids, sizeof(oids));
-	cache_valid = true;
+	{
+		/* full of paths the last import did not meet: room for the profiles of now */
+		if (paths_refused && path_hits == 0)
+			paths_reset();
+	}
+	else
+	{
+		cache_reset();
+		memcpy(table_oids, oids, sizeof(oids));
+		cache_valid = true;
+	}
+	paths_refused = false;
+	path_hits = 0;
 }
 
 bool
@@ -191,7 +261,11 @@ intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
 		return false;
 	entry = idcache_lookup(keys[kind], probe);
 	if (entry)
+	{
 		*id = entry->id;
+		if (kind == INTERN_PATH)
+			path_hits++;
+	}
 	return entry != NULL;
 }
 
@@ -219,15 +293,15 @@ intern_cache_put(InternKind kind, const char *key, int len, int64 id)
 	Assert(id > 0);
 	if (!cache_valid)
 		return;
-	if (cache_full(len))
-		cache_reset();
-	stored.data = MemoryContextAlloc(cache_cxt, len);
+	if (!make_room(kind == INTERN_PATH, len))
+		return;
+	stored.data = MemoryContextAlloc(kind == INTERN_PATH ? path_cxt : cache_cxt, len);
 	memcpy((char *) stored.data, key, len);
 	stored.len = len;
 	entry = idcache_insert(keys[kind], stored, &found);
 	if (found)
 		pfree((char *) stored.data);
-	else
+	else if (kind != INTERN_PATH)
 		key_bytes += len;
 	entry->id = id;
 }
@@ -242,8 +316,7 @@ intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
 	Assert(id > 0);
 	if (!cache_valid)
 		return;
-	if (cache_full(0))
-		cache_reset();
+	make_room(false, 0);
 	entry = stackcache_insert(stacks, pair, &found);
 	entry->id = id;
 }
