@@ -10,32 +10,7 @@ SET search_path = calltree, public;
 
 -- Protobuf helpers: a varint, a varint field, a length-delimited field,
 -- a packed repeated varint field, a string table ("" first)
-CREATE FUNCTION pg_temp.varint(v numeric) RETURNS bytea
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-DECLARE
-    u numeric := CASE WHEN v < 0 THEN v + 18446744073709551616 ELSE v END;
-    r bytea := '';
-    b int;
-BEGIN
-    LOOP
-        b := (u % 128)::int;
-        u := div(u, 128);
-        r := r || set_byte('\x00'::bytea, 0, CASE WHEN u > 0 THEN b + 128 ELSE b END);
-        EXIT WHEN u = 0;
-    END LOOP;
-    RETURN r;
-END
-$$;
-CREATE FUNCTION pg_temp.v(field int, value numeric) RETURNS bytea
-LANGUAGE sql IMMUTABLE AS $$ SELECT pg_temp.varint(field * 8) || pg_temp.varint(value) $$;
-CREATE FUNCTION pg_temp.m(field int, body bytea) RETURNS bytea
-LANGUAGE sql IMMUTABLE AS $$ SELECT pg_temp.varint(field * 8 + 2) || pg_temp.varint(length(body)) || body $$;
-CREATE FUNCTION pg_temp.packed(field int, vals numeric[]) RETURNS bytea
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT pg_temp.m(field, coalesce((SELECT string_agg(pg_temp.varint(x), ''::bytea ORDER BY i)
-                                        FROM unnest(vals) WITH ORDINALITY AS u(x, i)), ''))
-$$;
+\ir test/reference/protobuf.sql
 CREATE FUNCTION pg_temp.strings(vals bytea[]) RETURNS bytea
 LANGUAGE sql IMMUTABLE AS $$
     SELECT string_agg(pg_temp.m(6, x), ''::bytea ORDER BY i) FROM unnest(vals) WITH ORDINALITY AS u(x, i)
