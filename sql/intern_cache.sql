@@ -215,7 +215,7 @@ SET calltree.import_work_mem = '1MB';
 CREATE TEMP TABLE ic_lines AS
 SELECT i, (SELECT string_agg('ic_f' || ((i * 7 + k * k * 13 + (i % 17) * k) % 211), ';' ORDER BY k)
              FROM generate_series(1, 3 + i % 40) k) AS path
-  FROM generate_series(1, 3000) i;
+  FROM generate_series(1, 1300) i;
 CREATE TEMP TABLE ic_bounded AS
 SELECT string_agg(E'ic 1/1 1.' || lpad(i::text, 6, '0') || E': 1 cpu-clock:\n'
                   || (SELECT string_agg(E'\t' || to_hex(o) || ' ' || f || E' (/ic/prog)\n', '' ORDER BY o DESC)
