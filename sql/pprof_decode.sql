@@ -7,6 +7,7 @@
 -- and checked against the same profile with plain ids or names, or is an
 -- error naming pprof and the byte offset.
 SET search_path = calltree, public;
+SELECT coalesce(max(id), 0) AS before_decode FROM profile \gset
 
 -- Protobuf helpers: a varint, a varint field, a length-delimited field,
 -- a packed repeated varint field, a string table ("" first)
@@ -228,3 +229,8 @@ SELECT import_pprof(pg_temp.chain('{1,2,3}', extra =>
         || pg_temp.m(2, pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{14}'))
         || pg_temp.m(2, pg_temp.packed(1, '{}') || pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{15}')))) AS memo \gset
 SELECT w, pg_temp.frames(:memo, w) AS stack FROM unnest('{11,12,13,14,15,1000}'::bigint[]) AS w;
+
+-- the profiles of this test deleted, and what only they used: the tests
+-- after this one find the database as it was before it
+DELETE FROM profile WHERE id > :before_decode;
+SELECT (collect_garbage()).stacks > 0 AS collected;
