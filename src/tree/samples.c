@@ -191,20 +191,11 @@ write_varint(Writer *writer, uint64 value)
 	writer->len = out - writer->data;
 }
 
-/* Whether `count` ids are in ascending order (not strictly) */
-static bool
-ascending(const int64 *ids, int64 count)
-{
-	for (int64 i = 1; i < count; i++)
-		if (ids[i] < ids[i - 1])
-			return false;
-	return true;
-}
-
 /*
  * The distinct values of `count` ids, ascending, in a new array; *distinct
  * gets their number.  Samples without times are in stack order already:
- * their stacks need no sort.
+ * the sort returns after one pass over their stacks, as over any input in
+ * order.
  */
 static int64 *
 distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
@@ -220,7 +211,7 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 		else if (samples[i].has_labels)
 			ids[n++] = samples[i].labels_id;
 	}
-	if (n > 1 && !ascending(ids, n))
+	if (n > 1)
 		sort_ids(ids, (size_t) n);
 	for (int64 i = 0; i < n; i++)
 		if (kept == 0 || ids[i] != ids[kept - 1])
