@@ -40,6 +40,20 @@
  *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
  *	  profile or labels while samples exist.
  *
+ * An import's writer holds its label sets another way, as it holds its
+ * stacks (below): a DELETE from labels first takes SHARE ROW EXCLUSIVE on
+ * stack, before it deletes a row (labels_delete_hold, a BEFORE statement
+ * trigger), so it waits for the imports under way, which hold ROW EXCLUSIVE
+ * on stack from their start, and holds off new ones; its check then sees
+ * what they committed.  The writer then locks no label set row: row locks
+ * by concurrent imports of the same label sets each made a MultiXact and a
+ * WAL record per row.  It still locks them FOR KEY SHARE where that trigger
+ * is missing or disabled (a catalog of 0.2 before ALTER EXTENSION UPDATE;
+ * Citus), and under REPEATABLE READ, where it found them in an older
+ * snapshot (integrity_writer_holds_labels).  The lock is taken before any
+ * row is deleted: an import interning a label set a DELETE had already
+ * deleted would wait for the DELETE, which would wait for the import.
+ *
  * A sample also refers to its stack, a different one for most samples: a
  * foreign key would probe and lock a stack row per sample, most of the time
  * of a repeat import.  The checks instead work like those of stack rows:
@@ -90,13 +104,17 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -117,6 +135,7 @@ PG_FUNCTION_INFO_V1(calltree_sample_refs_check);
 PG_FUNCTION_INFO_V1(calltree_sample_set_refs_check);
 PG_FUNCTION_INFO_V1(calltree_profile_delete_cascade);
 PG_FUNCTION_INFO_V1(calltree_labels_delete_check);
+PG_FUNCTION_INFO_V1(calltree_labels_delete_hold);
 
 /*
  * True while one of the ProfileWriter's own INSERTs runs.  The writer
@@ -136,6 +155,36 @@ integrity_hold_stacks(void)
 	Oid			namespace = get_namespace_oid("calltree", false);
 
 	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
+}
+
+/*
+ * Whether the writer's lock on stack also holds the label sets it uses:
+ * READ COMMITTED, and labels has labels_delete_hold, enabled (see the
+ * comment at the top).  Called with labels locked.
+ */
+bool
+integrity_writer_holds_labels(void)
+{
+	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			hold = LookupFuncName(list_make2(makeString("calltree"), makeString("labels_delete_hold")),
+									  0, NULL, true);
+	Relation	labels;
+	bool		held = false;
+
+	if (!integrity_writer_can_vouch() || !OidIsValid(hold))
+		return false;
+	labels = table_open(calltree_relation(namespace, "labels"), NoLock);
+	if (labels->trigdesc)
+		for (int i = 0; i < labels->trigdesc->numtriggers && !held; i++)
+		{
+			Trigger    *t = &labels->trigdesc->triggers[i];
+
+			held = t->tgfoid == hold && t->tgenabled != TRIGGER_DISABLED &&
+				TRIGGER_FOR_BEFORE(t->tgtype) && TRIGGER_FOR_DELETE(t->tgtype) &&
+				!TRIGGER_FOR_ROW(t->tgtype);
+		}
+	table_close(labels, NoLock);
+	return held;
 }
 
 /*
@@ -706,6 +755,19 @@ calltree_profile_delete_cascade(PG_FUNCTION_ARGS)
 					  true, 0) != SPI_OK_DELETE)
 			elog(ERROR, "could not delete the samples of deleted profiles");
 	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * BEFORE DELETE ON labels FOR EACH STATEMENT: waits for the imports under
+ * way and holds off new ones, before any row is deleted (see the top).
+ */
+Datum
+calltree_labels_delete_hold(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_hold");
+
+	LockRelationOid(table_of(trigdata, "stack"), ShareRowExclusiveLock);
 	return PointerGetDatum(NULL);
 }
 

@@ -30,9 +30,15 @@ extern void integrity_hold_stacks(void);
 extern bool integrity_writer_can_vouch(void);
 
 /*
+ * Whether the writer's hold on the stacks (integrity_hold_stacks) also
+ * holds the label sets it uses, which it then need not lock row by row.
+ */
+extern bool integrity_writer_holds_labels(void);
+
+/*
  * Runs one of the writer's INSERTs, of interned rows or samples, whose
  * references it vouches for: frames and stacks found while holding the
- * stacks, or written by itself; its own profile; label sets it locked.  The
+ * stacks, or written by itself; its own profile; label sets it holds.  The
  * statement's checks are skipped.  The vouch ends with the statement, also
  * on error.
  */

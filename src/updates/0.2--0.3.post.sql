@@ -97,3 +97,9 @@ BEGIN
     END IF;
 END
 $$;
+
+-- ---- ingest (issue 30): a DELETE from labels waits for the imports under
+-- way before it deletes a row, so they need not lock their label sets row
+-- by row (as bindings/15_integrity.sql)
+CREATE TRIGGER labels_delete_hold BEFORE DELETE ON labels
+    FOR EACH STATEMENT EXECUTE FUNCTION labels_delete_hold();

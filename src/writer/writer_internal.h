@@ -187,7 +187,8 @@ struct ProfileWriter
 	/* samples, events and labels (writer_samples.c) */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
-	int64	   *labels_used;	/* the distinct label sets the samples use */
+	bool		labels_held;	/* by the hold on stack: no row locks */
+	int64	   *labels_used;	/* the label sets the samples use, to lock */
 	int			nlabels_used;
 	int			labels_used_capacity;
 	SampleSets *sets;			/* the samples gathered per thread (writer_sets.c) */

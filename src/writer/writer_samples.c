@@ -7,8 +7,9 @@
  * is written, every pending row is (writer_flush.c), so the batch's
  * provisional ids become real ones.  Samples then gather per thread into
  * the packed sets of writer_sets.c; events go in by INSERT ... SELECT FROM
- * unnest(...).  A label set is interned by SQL and locked against deletion
- * until the end.
+ * unnest(...).  A label set is interned by SQL and held against deletion
+ * until the end: by the writer's hold on stack, which a DELETE from labels
+ * waits for, or else locked FOR KEY SHARE at the end (integrity.c).
  */
 #include "postgres.h"
 
@@ -127,7 +128,7 @@ writer_lock_label_sets(ProfileWriter *writer)
 
 	int			count = 0;
 
-	if (writer->nlabels_used == 0)
+	if (writer->labels_held || writer->nlabels_used == 0)
 		return;
 	/* distinct ids, as the statement returns them */
 	qsort(writer->labels_used, writer->nlabels_used, sizeof(int64), compare_int64);
@@ -181,7 +182,8 @@ profile_writer_labels(ProfileWriter *writer, Jsonb *labels)
 		intern_cache_put(INTERN_LABELS, key->data, key->len, id);
 	}
 	/* cached or not: the samples' label set is held until the end */
-	label_set_used(writer, id);
+	if (!writer->labels_held)
+		label_set_used(writer, id);
 	writer_cache_id(writer->cxt, writer->labels, key, id);
 	return id;
 }

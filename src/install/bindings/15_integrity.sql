@@ -32,6 +32,10 @@ CREATE TRIGGER sample_set_update_check AFTER UPDATE ON sample_set
 CREATE TRIGGER profile_delete_cascade AFTER DELETE ON profile
     REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION profile_delete_cascade();
+-- before any row goes: waits for the imports under way, which then
+-- need not lock their label sets row by row (src/store/integrity.c)
+CREATE TRIGGER labels_delete_hold BEFORE DELETE ON labels
+    FOR EACH STATEMENT EXECUTE FUNCTION labels_delete_hold();
 CREATE TRIGGER labels_delete_check AFTER DELETE ON labels
     REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION labels_delete_check();

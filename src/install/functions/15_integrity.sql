@@ -34,3 +34,6 @@ AS 'MODULE_PATHNAME', 'calltree_profile_delete_cascade' LANGUAGE C;
 
 CREATE OR REPLACE FUNCTION labels_delete_check() RETURNS trigger
 AS 'MODULE_PATHNAME', 'calltree_labels_delete_check' LANGUAGE C;
+
+CREATE OR REPLACE FUNCTION labels_delete_hold() RETURNS trigger
+AS 'MODULE_PATHNAME', 'calltree_labels_delete_hold' LANGUAGE C;

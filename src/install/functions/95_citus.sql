@@ -209,6 +209,7 @@ BEGIN
     DROP TRIGGER sample_set_update_check ON @extschema@.sample_set;
     DROP TRIGGER profile_delete_cascade ON @extschema@.profile;
     DROP TRIGGER labels_delete_check ON @extschema@.labels;
+    DROP TRIGGER labels_delete_hold ON @extschema@.labels;
     -- The view sample as a union of two single-table queries, which Citus
     -- runs on each shard whatever the query around it; the planner's
     -- shape of one node (a union of tables joined laterally to unnest())
