@@ -42,10 +42,12 @@
 #include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/typcache.h"
 
 #include "store/store.h"
@@ -90,6 +92,17 @@ struct InternProbe
 	 * long as the scans: never in the caller's, which may be reset.
 	 */
 	MemoryContext cxt;
+	/*
+	 * The key indexes are opened by their first probe: a repeat import
+	 * finds every row in the backend's intern cache and probes none.
+	 */
+	Oid			namespace;
+	Snapshot	func_snapshot;
+	Snapshot	snapshot;
+	bool		funcs_open;
+	bool		frames_open;
+	bool		stacks_open;
+	bool		children_open;
 	KeyIndex	funcs;
 	KeyIndex	frames;
 	KeyIndex	stacks;
@@ -402,35 +415,117 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 	return id;
 }
 
+static const char *const func_columns[] = {"name", "file", "resource"};
+static const char *const frame_columns[] = {"func_id", "address", "line", "col", "implementation"};
+
+/* The key index of funcs, opened on first use */
+static KeyIndex *
+probe_funcs(InternProbe *probe)
+{
+	if (!probe->funcs_open)
+	{
+		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+		hashed_key_open(&probe->funcs, probe->namespace, "func", "func_key", func_columns, 3,
+						probe->func_snapshot);
+		probe->funcs_open = true;
+		MemoryContextSwitchTo(old);
+	}
+	return &probe->funcs;
+}
+
+static KeyIndex *
+probe_frames(InternProbe *probe)
+{
+	if (!probe->frames_open)
+	{
+		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+		hashed_key_open(&probe->frames, probe->namespace, "frame", "frame_key", frame_columns, 5,
+						probe->snapshot);
+		probe->frames_open = true;
+		MemoryContextSwitchTo(old);
+	}
+	return &probe->frames;
+}
+
+static KeyIndex *
+probe_stacks(InternProbe *probe)
+{
+	if (!probe->stacks_open)
+	{
+		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+		key_index_open(&probe->stacks, probe->namespace, "stack", "stack_key", 2, 2, probe->snapshot);
+		probe->stacks_open = true;
+		MemoryContextSwitchTo(old);
+	}
+	return &probe->stacks;
+}
+
+static KeyIndex *
+probe_children(InternProbe *probe)
+{
+	if (!probe->children_open)
+	{
+		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+
+		key_index_open(&probe->children, probe->namespace, "stack", "stack_key", 2, 1, probe->snapshot);
+		probe->children_open = true;
+		MemoryContextSwitchTo(old);
+	}
+	return &probe->children;
+}
+
+/*
+ * Whether the user may read the whole table directly: SELECT on it, and no
+ * row-level security applying.  Else the probe opens its indexes at once,
+ * which checks the columns it reads and reports what is missing, as before
+ * a probe that the backend's intern cache makes needless.
+ */
+static bool
+table_readable(Oid namespace, const char *name)
+{
+	Oid			relid = calltree_local_relation(namespace, name);
+
+	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED;
+}
+
 InternProbe *
 intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 {
 	/* a context of its own, so that ending the probe frees all of it */
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree probe",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	InternProbe *probe = palloc0(sizeof(InternProbe));
-	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
-	static const char *const func_columns[] = {"name", "file", "resource"};
-	static const char *const frame_columns[] = {"func_id", "address", "line", "col", "implementation"};
+											  ALLOCSET_SMALL_SIZES);
+	InternProbe *probe = MemoryContextAllocZero(cxt, sizeof(InternProbe));
 
 	probe->cxt = cxt;
-	hashed_key_open(&probe->funcs, namespace, "func", "func_key", func_columns, 3, func_snapshot);
-	hashed_key_open(&probe->frames, namespace, "frame", "frame_key", frame_columns, 5, snapshot);
-	key_index_open(&probe->stacks, namespace, "stack", "stack_key", 2, 2, snapshot);
-	key_index_open(&probe->children, namespace, "stack", "stack_key", 2, 1, snapshot);
-	MemoryContextSwitchTo(old);
+	/* the control file fixes the schema: the extension is not relocatable */
+	probe->namespace = get_namespace_oid("calltree", false);
+	probe->func_snapshot = func_snapshot;
+	probe->snapshot = snapshot;
+	if (!table_readable(probe->namespace, "func") || !table_readable(probe->namespace, "frame") ||
+		!table_readable(probe->namespace, "stack"))
+	{
+		(void) probe_funcs(probe);
+		(void) probe_frames(probe);
+		(void) probe_stacks(probe);
+	}
 	return probe;
 }
 
 void
 intern_probe_end(InternProbe *probe)
 {
-	key_index_close(&probe->funcs);
-	key_index_close(&probe->frames);
-	key_index_close(&probe->stacks);
-	key_index_close(&probe->children);
+	if (probe->funcs_open)
+		key_index_close(&probe->funcs);
+	if (probe->frames_open)
+		key_index_close(&probe->frames);
+	if (probe->stacks_open)
+		key_index_close(&probe->stacks);
+	if (probe->children_open)
+		key_index_close(&probe->children);
 	if (probe->addresses_open)
 	{
 		key_index_close(&probe->addresses);
@@ -442,37 +537,41 @@ intern_probe_end(InternProbe *probe)
 int32
 intern_probe_func(InternProbe *probe, const char *name, const char *file, const char *resource)
 {
+	KeyIndex   *k = probe_funcs(probe);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
-	hashed_key_text(&probe->funcs, 0, name);
-	hashed_key_text(&probe->funcs, 1, file);
-	hashed_key_text(&probe->funcs, 2, resource);
+	hashed_key_text(k, 0, name);
+	hashed_key_text(k, 1, file);
+	hashed_key_text(k, 2, resource);
 	MemoryContextSwitchTo(old);
-	return (int32) key_index_find(probe, &probe->funcs);
+	return (int32) key_index_find(probe, k);
 }
 
 int64
 intern_probe_frame(InternProbe *probe, int32 func, OptionalInt address,
 				   OptionalInt line, OptionalInt col, const char *implementation)
 {
+	KeyIndex   *k = probe_frames(probe);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
-	hashed_key_int(&probe->frames, 0, SOME_INT(func), true);
-	hashed_key_int(&probe->frames, 1, address, false);
-	hashed_key_int(&probe->frames, 2, line, true);
-	hashed_key_int(&probe->frames, 3, col, true);
-	hashed_key_text(&probe->frames, 4, implementation);
+	hashed_key_int(k, 0, SOME_INT(func), true);
+	hashed_key_int(k, 1, address, false);
+	hashed_key_int(k, 2, line, true);
+	hashed_key_int(k, 3, col, true);
+	hashed_key_text(k, 4, implementation);
 	MemoryContextSwitchTo(old);
-	return key_index_find(probe, &probe->frames);
+	return key_index_find(probe, k);
 }
 
 /* prefix 0: a root stack (prefix_id IS NULL) */
 int64
 intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame)
 {
-	key_set_int(&probe->stacks, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
-	key_set_int(&probe->stacks, 1, SOME_INT(frame), false);
-	return key_index_find(probe, &probe->stacks);
+	KeyIndex   *k = probe_stacks(probe);
+
+	key_set_int(k, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
+	key_set_int(k, 1, SOME_INT(frame), false);
+	return key_index_find(probe, k);
 }
 
 /*
@@ -484,7 +583,7 @@ intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame)
 int
 intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *ids, int max)
 {
-	KeyIndex   *k = &probe->children;
+	KeyIndex   *k = probe_children(probe);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int			count = 0;
 	int64		id;
@@ -515,7 +614,7 @@ intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *id
 double
 intern_probe_stack_rows(InternProbe *probe)
 {
-	Relation	heap = probe->stacks.heap;
+	Relation	heap = probe_stacks(probe)->heap;
 	BlockNumber pages = RelationGetNumberOfBlocks(heap);
 	double		density = BLCKSZ / 48.0;	/* about 48 bytes a row */
 
@@ -541,7 +640,7 @@ slot_int8(TupleTableSlot *slot, AttrNumber attnum)
 void
 intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 {
-	KeyIndex   *k = &probe->stacks;
+	KeyIndex   *k = probe_stacks(probe);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	AttrNumber	prefix_attnum = calltree_column(RelationGetRelid(k->heap), "prefix_id");
 	TableScanDesc scan = table_beginscan(k->heap, k->scan->xs_snapshot, 0, NULL);
@@ -564,18 +663,17 @@ intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 static void
 open_addresses(InternProbe *probe)
 {
-	Oid			namespace = get_namespace_oid("calltree", false);
-	Snapshot	snapshot = probe->frames.scan->xs_snapshot;
+	Snapshot	snapshot = probe_frames(probe)->scan->xs_snapshot;
 	Oid			frame_relid = RelationGetRelid(probe->frames.heap);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
-	key_index_open(&probe->addresses, namespace, "frame", "frame_address_idx", 1, 1, snapshot);
-	key_index_open(&probe->func_ids, namespace, "func", "func_pkey", 1, 1, snapshot);
+	key_index_open(&probe->addresses, probe->namespace, "frame", "frame_address_idx", 1, 1, snapshot);
+	key_index_open(&probe->func_ids, probe->namespace, "func", "func_pkey", 1, 1, snapshot);
 	MemoryContextSwitchTo(old);
 	probe->frame_func_attnum = calltree_column(frame_relid, "func_id");
 	probe->frame_line_attnum = calltree_column(frame_relid, "line");
 	probe->frame_col_attnum = calltree_column(frame_relid, "col");
-	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe->funcs.heap), "resource");
+	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe_funcs(probe)->heap), "resource");
 	probe->addresses_open = true;
 }
 
