@@ -1,0 +1,44 @@
+-- The canonical order that packing sorts samples into (src/tree/samples.h):
+-- random multisets of several shapes (few and many stacks, ids near each
+-- other and across the whole int64 range, negative ids, one stack only,
+-- with and without times and label sets) come back from a packed value
+-- exactly as the rows sorted by that order.  Packing sorts samples without
+-- a time by the bytes of their stack id, then by comparison within a
+-- stack: a wrong sort makes a value that is not canonical, which unpacking
+-- refuses, or a different multiset or order.
+SELECT setseed(0.3);
+DO $$
+DECLARE
+  shape int;
+  n int;
+  same bool;
+  differing int := 0;
+BEGIN
+  FOR trial IN 1..120 LOOP
+    shape := trial % 6;
+    n := (random() * 2000)::int + 1;
+    CREATE TEMP TABLE t AS
+      SELECT CASE shape WHEN 0 THEN (random() * 300)::bigint
+                        WHEN 1 THEN (random() * 1e12)::bigint - 500000000000
+                        WHEN 2 THEN 1000000 + (random() * 3)::bigint
+                        WHEN 3 THEN (random() * 9e18)::bigint * (CASE WHEN random() < 0.5 THEN -1 ELSE 1 END)
+                        WHEN 4 THEN 7
+                        ELSE (random() * 70000)::bigint END AS stack_id,
+             (random() * 10)::bigint - 3 AS weight,
+             CASE WHEN random() < (trial % 3) * 0.3 THEN (random() * 1e6)::bigint END AS ts,
+             CASE WHEN random() < 0.7 THEN (random() * 9)::bigint + 1 END AS labels_id
+        FROM generate_series(1, n);
+    SELECT (SELECT array_agg(row(u.stack_id, u.weight, u.ts, u.labels_id)::text)
+              FROM calltree.unnest((SELECT calltree.samples_agg(stack_id, weight, ts, labels_id) FROM t)) u)
+         = (SELECT array_agg(row(stack_id, weight, ts, labels_id)::text
+                             ORDER BY ts IS NOT NULL, ts, stack_id, labels_id IS NOT NULL, labels_id, weight)
+              FROM t)
+      INTO same;
+    IF NOT same THEN
+      differing := differing + 1;
+      RAISE NOTICE 'trial %: shape %, % samples: unpacked differs', trial, shape, n;
+    END IF;
+    DROP TABLE t;
+  END LOOP;
+  RAISE NOTICE '% trials of 120 differ', differing;
+END $$;
