@@ -36,7 +36,9 @@ SELECT v AS literal, v::samples AS value, sample_count(v::samples) AS samples,
                 '0:0@0,0:-9223372036854775808,0:9223372036854775807#0}'),
                -- weights sharing a large factor, times a large step
                ('{1:-9223372036854775808,1:4611686018427387904,2:0}'),
-               ('{1:1@-9223372036854775808,1:1@9223372036854775807}')) AS t(v);
+               ('{1:1@-9223372036854775808,1:1@9223372036854775807}'),
+               -- weights of a long tail, in gamma codes: one of 33 bits
+               ('{1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:100000}')) AS t(v);
 
 -- the bytes, checked by hand against samples.h: version 2, no flags, 3
 -- samples, 2 stacks, weight unit 1; the stack dictionary zigzag(3) = 06,

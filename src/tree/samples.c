@@ -887,17 +887,16 @@ unpack_frame(const Reader *reader, int64 count, int width, uint64 base, uint64 *
 
 /*
  * A gamma code at bit `bit` of the bits starting at `start`: its offset,
- * *bits gets its length.  The bits past the value read as zeros, and a
- * bit past the 28th of a code (outside the code) stops the search for
- * its one bit.
+ * *bits gets its length.  The bits past the value read as zeros; the
+ * search for the code's one bit stops at the 29th (a bit set there for
+ * the search only: the code's low bits are read from the word as it is).
  */
 static inline uint64
 gamma_at(const Reader *reader, const ColumnKind *kind, Size start, uint64 bit, int *bits)
 {
 	Size		at = start + (bit >> 3);
-	uint64		word = (load_le64(reader->data, reader->len, at) >> (bit & 7)) |
-		((uint64) 1 << SAMPLES_GAMMA_MAX_BITS);
-	int			high = pg_rightmost_one_pos64(word);
+	uint64		word = load_le64(reader->data, reader->len, at) >> (bit & 7);
+	int			high = pg_rightmost_one_pos64(word | (uint64) 1 << SAMPLES_GAMMA_MAX_BITS);
 
 	if (unlikely(high == SAMPLES_GAMMA_MAX_BITS))
 	{
