@@ -278,10 +278,12 @@ typedef struct ColumnChoice
  * `most` the least and the largest: the one of fewest bytes, a frame of
  * reference on a tie, then gamma codes.  Gamma codes take a bit each at
  * least and varints a byte, so a coding is counted only when it might
- * win; one that cannot counts as SIZE_MAX.
+ * win; one that cannot counts as SIZE_MAX.  `gamma_known` is the bytes of
+ * the gamma codes when the caller has read them, else 0.
  */
 static ColumnChoice
-choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 least, uint64 most)
+choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 least, uint64 most,
+			  Size gamma_known)
 {
 	ColumnChoice choice;
 	Size		base_bytes = varint_size(code_of_key(kind, least));
@@ -292,7 +294,9 @@ choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 le
 	choice.base = least;
 	choice.width = bit_width(most - least);
 	framed = base_bytes + bits_size(count, choice.width);
-	if (most - least <= GAMMA_MAX_OFFSET && framed > base_bytes + bits_size(count, 1))
+	if (gamma_known > 0)
+		gamma = gamma_known;
+	else if (most - least <= GAMMA_MAX_OFFSET && framed > base_bytes + bits_size(count, 1))
 		gamma = base_bytes + gamma_size(keys, count, least);
 	if (Min(framed, gamma) > (Size) count)
 		varints = varints_size(kind, keys, count);
@@ -453,7 +457,7 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 		least = Min(least, keys[i]);
 		most = Max(most, keys[i]);
 	}
-	choice = choose_coding(kind, keys, count, least, most);
+	choice = choose_coding(kind, keys, count, least, most, 0);
 	if (choice.coding == CODING_VARINTS)
 	{
 		write_byte(writer, SAMPLES_VARINTS);
@@ -718,6 +722,8 @@ typedef struct ColumnPlace
 	Size		values;			/* its first varint, or its bits */
 	ColumnCoding coding;		/* CODING_VARINTS also for one value */
 	int			width;			/* a frame's */
+	uint64		least;			/* its least and largest keys (0 when empty) */
+	uint64		most;
 } ColumnPlace;
 
 /* Where a dictionary is: its first id, then the column of the gaps */
@@ -853,9 +859,106 @@ samples_read_header(const uint8 *data, Size len, SamplesHeader *header)
 }
 
 /*
+ * Bits read from a bit position on, a word at a time: `word` holds the
+ * bits from `pos` on, `avail` of them loaded (57 to 64 after a refill);
+ * the bits past the value read as zeros.
+ */
+typedef struct BitReader
+{
+	const uint8 *data;
+	Size		len;
+	uint64		pos;			/* in bits from data[0] */
+	uint64		word;
+	int			avail;
+} BitReader;
+
+static inline void
+bits_refill(BitReader *bits)
+{
+	bits->word = load_le64(bits->data, bits->len, (Size) (bits->pos >> 3)) >> (bits->pos & 7);
+	bits->avail = 64 - (int) (bits->pos & 7);
+}
+
+static inline void
+bits_start(BitReader *bits, const Reader *reader)
+{
+	bits->data = reader->data;
+	bits->len = reader->len;
+	bits->pos = (uint64) reader->pos * 8;
+	bits_refill(bits);
+}
+
+/* Passes over n (below 64) bits already loaded */
+static inline void
+bits_skip(BitReader *bits, int n)
+{
+	bits->word >>= n;
+	bits->avail -= n;
+	bits->pos += n;
+}
+
+/* The next value of a frame of `width` bits, 1 to 56 */
+static inline uint64
+frame_next(BitReader *bits, int width, uint64 mask)
+{
+	uint64		value;
+
+	if (unlikely(bits->avail < width))
+		bits_refill(bits);
+	value = bits->word & mask;
+	bits_skip(bits, width);
+	return value;
+}
+
+/* The next value of a frame of `width` bits, 57 to 64: it may span 9 bytes */
+static inline uint64
+frame_next_wide(BitReader *bits, int width, uint64 mask)
+{
+	Size		at = (Size) (bits->pos >> 3);
+	int			shift = bits->pos & 7;
+	uint64		value = load_le64(bits->data, bits->len, at) >> shift;
+
+	if (shift + width > 64)
+		value |= (uint64) bits->data[at + 8] << (64 - shift);
+	bits->pos += width;
+	return value & mask;
+}
+
+/*
+ * The offset of the next gamma code.  Its one bit is searched for among
+ * the loaded bits, up to the 29th (a bit set there for the search only);
+ * a code that the loaded bits may not hold whole is searched for again
+ * after a refill, which loads more than the longest code.
+ */
+static inline uint64
+gamma_next(BitReader *bits, const ColumnKind *kind)
+{
+	const uint64 stop = (uint64) 1 << SAMPLES_GAMMA_MAX_BITS;
+	int			high = pg_rightmost_one_pos64(bits->word | stop);
+	uint64		offset;
+
+	if (unlikely(2 * high + 1 > bits->avail))
+	{
+		bits_refill(bits);
+		high = pg_rightmost_one_pos64(bits->word | stop);
+	}
+	if (unlikely(high == SAMPLES_GAMMA_MAX_BITS))
+	{
+		if (bits->pos + SAMPLES_GAMMA_MAX_BITS > (uint64) bits->len * 8)
+			malformed((Size) (bits->pos >> 3), "truncated: a gamma code of the %s runs past the end of the value (%zu bytes)",
+					  kind->column, bits->len);
+		malformed((Size) (bits->pos >> 3), "a gamma code of the %s is longer than %d bits",
+				  kind->column, 2 * SAMPLES_GAMMA_MAX_BITS - 1);
+	}
+	offset = (((uint64) 1 << high) | ((bits->word >> (high + 1)) & (((uint64) 1 << high) - 1))) - 1;
+	bits_skip(bits, 2 * high + 1);
+	return offset;
+}
+
+/*
  * The offsets of a frame's `count` values of `width` bits (1 to 64) into
- * keys[], as base + offset, 8 bytes read at a time; the largest offset
- * is returned, *least gets the least.
+ * keys[], as base + offset; the largest offset is returned, *least gets
+ * the least.
  */
 static uint64
 unpack_frame(const Reader *reader, int64 count, int width, uint64 base, uint64 *keys, uint64 *least)
@@ -863,18 +966,13 @@ unpack_frame(const Reader *reader, int64 count, int width, uint64 base, uint64 *
 	uint64		mask = width == 64 ? PG_UINT64_MAX : ((uint64) 1 << width) - 1;
 	uint64		low = PG_UINT64_MAX;
 	uint64		high = 0;
-	uint64		bit = 0;
+	BitReader	bits;
 
-	for (int64 i = 0; i < count; i++, bit += width)
+	bits_start(&bits, reader);
+	for (int64 i = 0; i < count; i++)
 	{
-		Size		at = reader->pos + (bit >> 3);
-		int			shift = bit & 7;
-		uint64		offset = load_le64(reader->data, reader->len, at) >> shift;
+		uint64		offset = width <= 56 ? frame_next(&bits, width, mask) : frame_next_wide(&bits, width, mask);
 
-		/* a value of 57 bits or more may reach into a ninth byte */
-		if (unlikely(shift + width > 64))
-			offset |= (uint64) reader->data[at + 8] << (64 - shift);
-		offset &= mask;
 		low = Min(low, offset);
 		high = Max(high, offset);
 		keys[i] = base + offset;
@@ -886,48 +984,22 @@ unpack_frame(const Reader *reader, int64 count, int width, uint64 base, uint64 *
 }
 
 /*
- * A gamma code at bit `bit` of the bits starting at `start`: its offset,
- * *bits gets its length.  The bits past the value read as zeros; the
- * search for the code's one bit stops at the 29th (a bit set there for
- * the search only: the code's low bits are read from the word as it is).
- */
-static inline uint64
-gamma_at(const Reader *reader, const ColumnKind *kind, Size start, uint64 bit, int *bits)
-{
-	Size		at = start + (bit >> 3);
-	uint64		word = load_le64(reader->data, reader->len, at) >> (bit & 7);
-	int			high = pg_rightmost_one_pos64(word | (uint64) 1 << SAMPLES_GAMMA_MAX_BITS);
-
-	if (unlikely(high == SAMPLES_GAMMA_MAX_BITS))
-	{
-		if ((uint64) at * 8 + (bit & 7) + SAMPLES_GAMMA_MAX_BITS > (uint64) reader->len * 8)
-			malformed(at, "truncated: a gamma code of the %s runs past the end of the value (%zu bytes)",
-					  kind->column, reader->len);
-		malformed(at, "a gamma code of the %s is longer than %d bits",
-				  kind->column, 2 * SAMPLES_GAMMA_MAX_BITS - 1);
-	}
-	*bits = 2 * high + 1;
-	return (((uint64) 1 << high) | ((word >> (high + 1)) & (((uint64) 1 << high) - 1))) - 1;
-}
-
-/*
  * The offsets of `count` gamma codes into keys[], as base + offset; the
- * largest offset is returned, *least gets the least, *bits their length.
+ * largest offset is returned, *least gets the least, *length their bits.
  */
 static uint64
 unpack_gamma(const Reader *reader, const ColumnKind *kind, int64 count, uint64 base,
-			 uint64 *keys, uint64 *least, uint64 *bits)
+			 uint64 *keys, uint64 *least, uint64 *length)
 {
 	uint64		low = PG_UINT64_MAX;
 	uint64		high = 0;
-	uint64		bit = 0;
+	BitReader	bits;
 
+	bits_start(&bits, reader);
 	for (int64 i = 0; i < count; i++)
 	{
-		int			bits;
-		uint64		offset = gamma_at(reader, kind, reader->pos, bit, &bits);
+		uint64		offset = gamma_next(&bits, kind);
 
-		bit += bits;
 		low = Min(low, offset);
 		high = Max(high, offset);
 		keys[i] = base + offset;
@@ -935,7 +1007,7 @@ unpack_gamma(const Reader *reader, const ColumnKind *kind, int64 count, uint64 b
 			CHECK_FOR_INTERRUPTS();
 	}
 	*least = low;
-	*bits = bit;
+	*length = bits.pos - (uint64) reader->pos * 8;
 	return high;
 }
 
@@ -1032,11 +1104,14 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 	place->values = reader->pos;
 	place->coding = CODING_VARINTS;
 	place->width = 0;
+	place->least = 0;
+	place->most = 0;
 	if (count == 0)
 		return;
 	if (count == 1)
 	{
 		keys[0] = key_of_code(kind, read_varint(reader, kind->entry));
+		place->least = place->most = keys[0];
 		return;
 	}
 	if (reader->pos >= reader->len)
@@ -1055,7 +1130,11 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 		read_varints(reader, kind, count, keys, place, &least, &most);
 	else
 		read_bits(reader, kind, count, keys, place, &least, &most);
-	choice = choose_coding(kind, keys, count, least, most);
+	place->least = least;
+	place->most = most;
+	/* gamma codes just read are not counted again */
+	choice = choose_coding(kind, keys, count, least, most,
+						   place->coding == CODING_GAMMA ? reader->pos - place->at - 1 : 0);
 	if (choice.coding != place->coding)
 		malformed(place->at, "the %s is written %s in %zu bytes, but %s it takes %zu: a column takes the coding of fewest bytes, a frame of reference on a tie, then gamma codes",
 				  kind->column, CODING_NAMES[place->coding], reader->pos - place->at - 1,
@@ -1071,7 +1150,7 @@ static Size
 column_entry_offset(const Reader *reader, const ColumnPlace *place, int64 i)
 {
 	Reader		scan = {reader->data, reader->len, place->values};
-	uint64		bit = 0;
+	BitReader	bits;
 
 	switch (place->coding)
 	{
@@ -1080,14 +1159,10 @@ column_entry_offset(const Reader *reader, const ColumnPlace *place, int64 i)
 				return place->base;
 			return place->values + (Size) ((uint64) i * place->width / 8);
 		case CODING_GAMMA:
+			bits_start(&bits, &scan);
 			for (int64 k = 0; k < i; k++)
-			{
-				int			bits;
-
-				(void) gamma_at(reader, place->kind, place->values, bit, &bits);
-				bit += bits;
-			}
-			return place->values + (Size) (bit / 8);
+				(void) gamma_next(&bits, place->kind);
+			return (Size) (bits.pos >> 3);
 		case CODING_VARINTS:
 			break;
 	}
@@ -1190,19 +1265,29 @@ read_stack_column(Reader *reader, const SamplesHeader *header, int64 *index, Sta
 	}
 }
 
-/* The weight column into weight[], checking that the unit is their gcd */
+/*
+ * The weight column into weight[], checking that the unit is their gcd.
+ * When the least and the largest weight fit in bigint once multiplied by
+ * the unit, all do: they are multiplied without a check each.
+ */
 static void
 read_weight_column(Reader *reader, const SamplesHeader *header, int64 *weight, bool check_unit)
 {
 	ColumnPlace place;
 	uint64		common = 0;
+	int64		unscaled;
+	bool		in_range;
 
 	read_column(reader, &WEIGHTS, header->count, (uint64 *) weight, &place);
+	in_range = unscale_weight(signed_of_key(place.least), header->weight_unit, &unscaled) &&
+		unscale_weight(signed_of_key(place.most), header->weight_unit, &unscaled);
 	for (int64 i = 0; i < header->count; i++)
 	{
 		int64		scaled = signed_of_key((uint64) weight[i]);
 
-		if (!unscale_weight(scaled, header->weight_unit, &weight[i]))
+		if (likely(in_range))
+			weight[i] = (int64) ((uint64) scaled * header->weight_unit);
+		else if (!unscale_weight(scaled, header->weight_unit, &weight[i]))
 			malformed(column_entry_offset(reader, &place, i),
 					  "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
 					  i, header->weight_unit);

@@ -59,12 +59,11 @@
  *
  * and nothing after it.  Every dictionary entry is used by some sample.
  *
- * A column ("col") of k values is written in one of two codings, chosen
- * by its content:
+ * A column ("col") of k values is written as its content suits:
  *
  *	k = 0	nothing
  *	k = 1	the value as a varint (zigzag(value) when signed)
- *	k >= 2	a tag byte, then
+ *	k >= 2	a tag byte, then one of three codings:
  *			tag 0..64, a frame of reference of width w = tag: the base,
  *				the least value, as a varint (zigzag(base) when signed),
  *				then ceil(k * w / 8) bytes holding each value minus the
@@ -72,41 +71,53 @@
  *				first byte, least significant bit first, the bits after
  *				the last value zero (w = 0: no bytes, every value is the
  *				base);
+ *			tag 254 (SAMPLES_GAMMA), gamma codes: the base as a frame's,
+ *				then for each value x = value - base + 1, of b bits, its
+ *				Elias gamma code of 2b - 1 bits: b - 1 zero bits, a one
+ *				bit, then the b - 1 bits of x under its highest, least
+ *				significant first; the codes one after the other from the
+ *				lowest bit of the first byte, the bits after the last code
+ *				zero (x = 1: "1"; 2: "010"; 3: "011" in the order written)
  *			tag 255 (SAMPLES_VARINTS), varints: the k values as varints
  *				(zigzag(value) when signed).
  *
  * A frame's width is the fewest bits that hold the largest value minus
- * the base.  The frame is written when it takes no more bytes than the
- * varints, else the varints: so a column has exactly one encoding, and
- * a value that is far from the others makes the column varints rather
- * than widening every value.
+ * the base.  Of the three codings a column takes the one of fewest bytes,
+ * a frame on a tie, then gamma codes (gamma codes only where every value
+ * minus the base, plus 1, has at most SAMPLES_GAMMA_MAX_BITS bits): so a
+ * column has exactly one encoding, and a value is at most 7 bytes (the
+ * tags) larger than its columns as varints alone.  A frame suits a few
+ * distinct small values, gamma codes small values with a long tail (the
+ * weights of a CPU profile, mostly one to a few periods), varints a few
+ * values far apart.
  *
  * Cost: a stack id of a profile is usually a few steps from the previous
  * one, and weights are mostly a small multiple of one period, so a
- * sample without a time costs about a byte: a bit or two for its stack
- * step, a few bits for its weight (none when every weight is the same),
- * a few more for its label set; each distinct stack costs a few bits of
- * dictionary, a few bytes when the stacks of a profile are far apart
+ * sample without a time costs about a byte or less: a bit for its stack
+ * step (0 or 1), a few bits for its weight (none when every weight is the
+ * same), a few more for its label set; each distinct stack costs a few
+ * bits of dictionary, more when the stacks of a profile are far apart
  * among the database's.  A time-stamped sample adds its time step, about
- * 1 to 3 bytes (a sampling interval is regular, but rarely exactly), and
- * its stack is an index, not a step: log2(d) bits.  For instance 751
- * samples of 300 stacks with 8 label sets and weights of 2 to 10 units
- * take 961 bytes (2,574 as varints only).  The value is compact on its
- * own: PostgreSQL compresses only values over about 2 kB.  A column of
- * this type in a table can ask for lz4 (ALTER TABLE ... SET COMPRESSION
- * lz4) where the server was built with it.
+ * 1 to 3 bytes (sampling is regular, but rarely exactly), and its stack
+ * is a dictionary index, not a step.  The 751 samples of bench/ingest.sh
+ * (300 stacks, 8 label sets, weights of 2 to 168 periods, 96% of them 10
+ * or less) take 868 bytes, 2,574 as varints only.  The value is compact on its own:
+ * PostgreSQL compresses only values over about 2 kB.  A column of this
+ * type in a table can ask for lz4 (ALTER TABLE ... SET COMPRESSION lz4)
+ * where the server was built with it.
  *
  * The codec trusts nothing it reads: a truncated value, a varint that is
  * not minimal, an order that is broken, a count that does not match, a
  * dictionary entry unused, a unit that is not the greatest common divisor,
- * a column tag that is neither a width nor SAMPLES_VARINTS, a frame whose
- * base is not the least value, whose width is not the fewest bits, whose
- * padding bits are not zero or whose values pass 64 bits, a column in the
- * coding that takes more bytes, or a byte after the end is an error
- * (ERRCODE_INVALID_BINARY_REPRESENTATION) naming what is wrong and its
- * byte offset, counted from the version byte (the offset in the binary
- * form, which is these bytes).  A value of a frame is placed at the byte
- * that holds its first bit.
+ * a column tag that is none of the three codings, a frame or gamma codes
+ * whose base is not the least value, whose bits after the last value are
+ * not zero or whose values pass 64 bits, a frame wider than needed, a
+ * gamma code of more than SAMPLES_GAMMA_MAX_BITS bits of x, a column in
+ * another coding than its canonical one, or a byte after the end is an
+ * error (ERRCODE_INVALID_BINARY_REPRESENTATION) naming what is wrong and
+ * its byte offset, counted from the version byte (the offset in the
+ * binary form, which is these bytes).  A value of a frame or of gamma
+ * codes is placed at the byte that holds its first bit.
  */
 #ifndef CALLTREE_SAMPLES_H
 #define CALLTREE_SAMPLES_H
