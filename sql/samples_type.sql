@@ -38,7 +38,11 @@ SELECT v AS literal, v::samples AS value, sample_count(v::samples) AS samples,
                ('{1:-9223372036854775808,1:4611686018427387904,2:0}'),
                ('{1:1@-9223372036854775808,1:1@9223372036854775807}'),
                -- weights of a long tail, in gamma codes: one of 33 bits
-               ('{1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:100000}')) AS t(v);
+               ('{1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:100000}'),
+               -- weights far apart and all large: a frame of 62 bits a
+               -- weight, values across 9 bytes
+               ('{1:36028797018963969,1:36028797018963971,1:36028797018963973,1:36028797018963975,'
+                '1:4611686018427387897,1:4611686018427387899,1:4611686018427387901,1:4611686018427387903}')) AS t(v);
 
 -- the bytes, checked by hand against samples.h: version 2, no flags, 3
 -- samples, 2 stacks, weight unit 1; the stack dictionary zigzag(3) = 06,
