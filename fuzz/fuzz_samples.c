@@ -12,7 +12,9 @@
  * 2: the rest is a list of samples, each a control byte (bit 0: has a
  *    time, bit 1: has a label set, bits 2-5: which of stack, weight, time,
  *    label set take 8 bytes rather than 1 signed byte) and its fields:
- *    packed, they must decode to the same multiset.
+ *    packed, they must decode to the same multiset, in at most
+ *    SAMPLES_MAX_EXTRA bytes more than every column as varints would take
+ *    (each column picks the coding of fewest bytes, and pays a tag byte).
  *
  * Every accepted value must print and send, and come back from both forms
  * with the same bytes; its stack sums (the path of stack_agg(samples)) and
@@ -33,6 +35,9 @@ extern Datum samples_in(PG_FUNCTION_ARGS);
 extern Datum samples_out(PG_FUNCTION_ARGS);
 extern Datum samples_recv(PG_FUNCTION_ARGS);
 extern Datum samples_send(PG_FUNCTION_ARGS);
+
+/* A tag byte for each of the 7 columns: stack and label set gaps, stack steps and indexes, weights, label sets, time steps */
+#define SAMPLES_MAX_EXTRA 7
 
 typedef enum InputKind
 {
@@ -185,6 +190,121 @@ take_int(const Input *input, size_t *pos, bool wide, int64 *value)
 	return true;
 }
 
+static Size
+varint_bytes(uint64 value)
+{
+	Size		bytes = 1;
+
+	for (; value >= 0x80; value >>= 7)
+		bytes++;
+	return bytes;
+}
+
+static uint64
+zigzag64(int64 value)
+{
+	return ((uint64) value << 1) ^ (0 - ((uint64) value >> 63));
+}
+
+static uint64
+gcd_of(uint64 a, uint64 b)
+{
+	while (b != 0)
+	{
+		uint64		r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static int
+compare_ids(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The distinct ids of the samples' stacks (or label sets), ascending, and the varint bytes of their gaps */
+static int64
+dictionary(const Sample *samples, int64 count, bool labels, int64 *ids, Size *bytes)
+{
+	int64		n = 0;
+	int64		kept = 0;
+
+	for (int64 i = 0; i < count; i++)
+		if (!labels || samples[i].has_labels)
+			ids[n++] = labels ? samples[i].labels_id : samples[i].stack_id;
+	qsort(ids, n, sizeof(int64), compare_ids);
+	*bytes = 0;
+	for (int64 i = 0; i < n; i++)
+	{
+		if (kept > 0 && ids[i] == ids[kept - 1])
+			continue;
+		*bytes += varint_bytes(kept == 0 ? zigzag64(ids[i]) : (uint64) ids[i] - (uint64) ids[kept - 1] - 1);
+		ids[kept++] = ids[i];
+	}
+	return kept;
+}
+
+static int64
+position(const int64 *ids, int64 count, int64 id)
+{
+	const int64 *found = bsearch(&id, ids, count, sizeof(int64), compare_ids);
+
+	return found - ids;
+}
+
+/*
+ * The bytes of the same samples (sorted) with every column as varints:
+ * the layout before columns chose their coding, whose header was the same
+ */
+static Size
+varints_only_size(const Sample *samples, int64 count)
+{
+	int64	   *stacks = palloc(sizeof(int64) * Max(count, 1));
+	int64	   *labels = palloc(sizeof(int64) * Max(count, 1));
+	Size		stack_bytes;
+	Size		label_bytes;
+	int64		nstacks = dictionary(samples, count, false, stacks, &stack_bytes);
+	int64		nlabels = dictionary(samples, count, true, labels, &label_bytes);
+	int64		timed = 0;
+	uint64		wunit = 0;
+	uint64		tunit = 0;
+	int64		previous = 0;
+	Size		bytes = 2 + varint_bytes(count) + varint_bytes(nstacks) + stack_bytes + label_bytes;
+
+	while (timed < count && samples[count - 1 - timed].has_ts)
+		timed++;
+	for (int64 i = 0; i < count; i++)
+		wunit = gcd_of(wunit, samples[i].weight < 0 ? 0 - (uint64) samples[i].weight : (uint64) samples[i].weight);
+	for (int64 i = count - timed + 1; i < count; i++)
+		tunit = gcd_of(tunit, (uint64) samples[i].ts - (uint64) samples[i - 1].ts);
+	wunit = Max(wunit, 1);
+	tunit = Max(tunit, 1);
+	bytes += varint_bytes(wunit) + (timed > 0 ? varint_bytes(timed) + varint_bytes(tunit) : 0) +
+		(nlabels > 0 ? varint_bytes(nlabels) : 0);
+	for (int64 i = 0; i < count; i++)
+	{
+		int64		index = position(stacks, nstacks, samples[i].stack_id);
+		uint64		scaled = (samples[i].weight < 0 ? 0 - (uint64) samples[i].weight : (uint64) samples[i].weight) / wunit;
+
+		bytes += varint_bytes(i < count - timed ? (uint64) (index - previous) : (uint64) index);
+		previous = index;
+		bytes += varint_bytes(samples[i].weight < 0 ? 2 * scaled - 1 : 2 * scaled);
+		if (nlabels > 0)
+			bytes += varint_bytes(samples[i].has_labels ? position(labels, nlabels, samples[i].labels_id) + 1 : 0);
+		if (i == count - timed)
+			bytes += varint_bytes(zigzag64(samples[i].ts));
+		else if (i > count - timed)
+			bytes += varint_bytes(((uint64) samples[i].ts - (uint64) samples[i - 1].ts) / tunit);
+	}
+	return bytes;
+}
+
 /* Mode 2: the listed samples, packed, decode to the same multiset */
 static void
 check_packing(const Input *input)
@@ -221,6 +341,9 @@ check_packing(const Input *input)
 			   count, decoded_count);
 	for (int64 i = 0; i < count; i++)
 		FUZZ_CHECK(same_sample(&sorted[i], &decoded[i]), "sample " INT64_FORMAT " changed through packing", i);
+	FUZZ_CHECK(VARSIZE(value) - VARHDRSZ <= varints_only_size(sorted, count) + SAMPLES_MAX_EXTRA,
+			   "%zu samples packed in %zu bytes, more than %zu as varints and %d",
+			   (size_t) count, (size_t) (VARSIZE(value) - VARHDRSZ), varints_only_size(sorted, count), SAMPLES_MAX_EXTRA);
 	check_value(value);
 }
 

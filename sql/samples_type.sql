@@ -36,20 +36,39 @@ SELECT v AS literal, v::samples AS value, sample_count(v::samples) AS samples,
                 '0:0@0,0:-9223372036854775808,0:9223372036854775807#0}'),
                -- weights sharing a large factor, times a large step
                ('{1:-9223372036854775808,1:4611686018427387904,2:0}'),
-               ('{1:1@-9223372036854775808,1:1@9223372036854775807}')) AS t(v);
+               ('{1:1@-9223372036854775808,1:1@9223372036854775807}'),
+               -- weights of a long tail, in gamma codes: one of 33 bits
+               ('{1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:100000}'),
+               -- weights far apart and all large: a frame of 62 bits a
+               -- weight, values across 9 bytes
+               ('{1:36028797018963969,1:36028797018963971,1:36028797018963973,1:36028797018963975,'
+                '1:4611686018427387897,1:4611686018427387899,1:4611686018427387901,1:4611686018427387903}')) AS t(v);
 
--- the bytes, checked by hand against samples.h: version 1, no flags, 3
--- samples, 2 stacks, weight unit 1; the dictionary zigzag(3) = 6 and
--- 5 - 3 - 1 = 1; the stack column as index steps 0, 0, 1; the weights
--- zigzag(2) = 4, 4, zigzag(1) = 2
+-- the bytes, checked by hand against samples.h: version 2, no flags, 3
+-- samples, 2 stacks, weight unit 1; the stack dictionary zigzag(3) = 06,
+-- then its one gap 5 - 3 - 1 = 01 (a column of one value: its varint);
+-- the stack column, index steps 0 0 1: tag 01 (a frame of 1 bit), base
+-- 00, bits 0b100 = 04; the weights 2 2 1: tag 01, base zigzag(1) = 02,
+-- offsets 1 1 0 = 0b011 = 03.  13 bytes, as many as the varints would
+-- take (06 01 00 00 01 04 04 02): a frame wins a tie
 SELECT samples_send('{5:1,3:2,3:2}') AS without_times;
 -- flags 3 (times, labels), 2 samples, 1 stack, 2 timed, 1 label set,
--- weight unit 10, time unit 1000; dictionary zigzag(7) = 14, labels
--- zigzag(-2) = 3; stack column 0 0, weights zigzag(1) zigzag(-1) = 2 1;
--- labels 1 1; times zigzag(5000) = 10000 = 90 4e, then step 1
+-- weight unit 10 = 0a, time unit 1000 = e8 07; stack dictionary
+-- zigzag(7) = 0e, label set dictionary zigzag(-2) = 03; no sample without
+-- a time: no stack steps; the timed stack indexes 0 0: tag 00 (width 0),
+-- base 00; weights 1 -1: tag 02, base zigzag(-1) = 01, offsets 2 0 =
+-- 0b0010 = 02; labels 1 1: tag 00, base 01; times zigzag(5000) = 10000 =
+-- 90 4e, then the one step (6000 - 5000) / 1000 = 01
 SELECT samples_send('{7:10@5000#-2,7:-10@6000#-2}') AS with_times;
 -- what a sample costs: 13 bytes of value for 3 samples and 5 for none
 SELECT pg_column_size('{5:1,3:2,3:2}'::samples) - 4 AS bytes_3, pg_column_size('{}'::samples) - 4 AS bytes_0;
+-- 1,000 samples of 100 stacks, weights of 1 to 3 periods: 392 bytes (2,110
+-- as varints only).  Header 9 bytes (02 00, n e8 07, d 64, g 10,000,000 in
+-- 4 bytes); stack dictionary 4 (zigzag(1000) in 2, 99 gaps of 0: tag 00,
+-- base 00); index steps 0 or 1: a 1-bit frame, 2 + 125; weights 1 to 3
+-- periods: a 2-bit frame, 2 + 250 (gamma codes would take 1 + 292)
+SELECT octet_length(samples_send(samples_agg(1000 + g % 100, (g % 3 + 1) * 10000000))) AS bytes_1000
+  FROM generate_series(1, 1000) AS g;
 
 -- bad literals, each with its error
 SELECT ''::samples;
@@ -93,36 +112,81 @@ INSERT INTO packed VALUES ('{}'), ('{5:1,3:2,3:2}'), ('{3:4#8,3:1,3:1#2,1:5@10#8
 SELECT v::text = pg_temp.receive(samples_send(v)) AS binary_round_trip FROM packed;
 -- the example above, received; errors without their context (COPY, line 1)
 \set SHOW_CONTEXT never
-SELECT pg_temp.receive('\x01000302010601000001040402');
+SELECT pg_temp.receive('\x02000302010601010004010203');
+-- a column in gamma codes: {1:1 seven times, 1:100}: 8 samples, 1 stack,
+-- unit 1; dictionary zigzag(1) = 02; the steps all 0: tag 00, base 00;
+-- the weights: tag fe (gamma), base zigzag(1) = 02, then the codes of
+-- offset + 1, least significant bit first: seven times x = 1, "1"
+-- (bits 0-6), then x = 100 = 0b1100100: 6 zeros, a one, then the 6 bits
+-- under the highest, 100 - 64 = 36, at bits 7-19: 0x7f | (36 << 7 |
+-- 1 << 6) << 7 = 0x9207f = 7f 20 09.  4 bytes after the tag: a frame
+-- would take 8 (7 bits a value), varints 9
+SELECT pg_temp.receive('\x0200080101020000fe027f2009');
+-- a column as varints: {1:1,1:1000000}: steps tag 00, base 00; weights
+-- tag ff, then zigzag(1) = 02 and zigzag(1000000) = 2000000 = 80 89 7a:
+-- 4 bytes; a frame would take 6 (base, 2 values of 20 bits), gamma 6
+SELECT pg_temp.receive('\x0200020101020000ff0280897a');
 -- truncated: in the header, in the dictionary, in a column
-SELECT pg_temp.receive('\x01');
-SELECT pg_temp.receive('\x010003');
-SELECT pg_temp.receive('\x010003020106010000010404');
--- an unknown version, unknown flags
-SELECT pg_temp.receive('\x02000302010601000001040402');
-SELECT pg_temp.receive('\x01040302010601000001040402');
--- counts that do not match: more stacks than samples, samples beyond the bytes
-SELECT pg_temp.receive('\x01000304010601000001040402');
-SELECT pg_temp.receive('\x01000902010601000001040402');
+SELECT pg_temp.receive('\x02');
+SELECT pg_temp.receive('\x020003');
+SELECT pg_temp.receive('\x020003020106');
+SELECT pg_temp.receive('\x020003020106010100040102');
+-- version 1 (the varint layout of development versions), unknown flags
+SELECT pg_temp.receive('\x01000302010601000001040402');
+SELECT pg_temp.receive('\x02040302010601010004010203');
+-- counts that do not match: more stacks than samples, samples beyond the
+-- bytes (9 samples: the steps 04 00 read, the weights' frame of 2 bits
+-- at base zigzag 03 needs 3 bytes)
+SELECT pg_temp.receive('\x02000304010601010004010203');
+SELECT pg_temp.receive('\x02000902010601010004000203');
 -- a varint longer than it needs (3 written 83 00)
-SELECT pg_temp.receive('\x0100830002010601000001040402');
+SELECT pg_temp.receive('\x0200830002010601010004010203');
 -- trailing bytes
-SELECT pg_temp.receive('\x0100030201060100000104040200');
--- a stack index beyond the dictionary
-SELECT pg_temp.receive('\x01000302010601000002040402');
--- a dictionary entry no sample uses (stack 5, the entry at byte 6), and a
--- label set no sample uses (label set 8 of {5:1#7,5:1#7}: at byte 8, after
--- the stack dictionary)
-SELECT pg_temp.receive('\x01000302010601000000040402');
-SELECT pg_temp.receive('\x0102020102010a0e00000002020101');
+SELECT pg_temp.receive('\x0200030201060101000401020300');
+-- a stack index beyond the dictionary: steps 0 1 1 (bits 06), at byte 9
+SELECT pg_temp.receive('\x02000302010601010006010203');
+-- a dictionary entry no sample uses (steps 0 0 0: tag 00, base 00; stack
+-- 5, its gap at byte 6; weights 1 2 2), and a label set no sample uses
+-- ({5:1#7,5:1#7} with label sets 7 and 8: 8 is the gap 00 at byte 8)
+SELECT pg_temp.receive('\x020003020106010000010206');
+SELECT pg_temp.receive('\x0202020102010a0e00000000020001');
 -- out of order: the two samples of stack 3 with weights 2 then 1
-SELECT pg_temp.receive('\x01000302010601000001040202');
--- a weight unit that is not the greatest common divisor: weights 2, 2, 4 with unit 1
-SELECT pg_temp.receive('\x01000302010601000001040408');
+-- (weight offsets 1 0 0: bits 01)
+SELECT pg_temp.receive('\x02000302010601010004010201');
+-- a weight unit that is not the greatest common divisor: weights 2, 2, 4
+-- with unit 1 (tag 02, base zigzag(2) = 04, offsets 0 0 2: bits 0x20)
+SELECT pg_temp.receive('\x02000302010601010004020420');
 -- a weight beyond bigint once multiplied by its unit
-SELECT pg_temp.receive('\x01000101ffffffffffffffff7f0000ffffffffffffffffff01');
--- times out of range: 9223372036854775807 then a step of 1
-SELECT pg_temp.receive('\x010102010201010200000202feffffffffffffffff0101');
+SELECT pg_temp.receive('\x02000101ffffffffffffffff7f0000ffffffffffffffffff01');
+-- times out of range: 9223372036854775807 then a step of 1 (at byte 22)
+SELECT pg_temp.receive('\x020102010201010200000002feffffffffffffffff0101');
+-- a column tag that is no width (65) and none at all (0x80)
+SELECT pg_temp.receive('\x02000302010601410004010203');
+SELECT pg_temp.receive('\x02000302010601800004010203');
+-- a frame whose base is not its least value: the weights 2 2 1 at base
+-- 0 (offsets 2 2 1 in 2 bits: 0x1a)
+SELECT pg_temp.receive('\x0200030201060101000402001a');
+-- a frame wider than its values need: the weights' offsets 1 1 0 in 2
+-- bits (0x05)
+SELECT pg_temp.receive('\x02000302010601010004020205');
+-- a frame whose bits after the last value are not zero (83 for 03)
+SELECT pg_temp.receive('\x02000302010601010004010283');
+-- a frame's value beyond bigint: the weights at base 9223372036854775807,
+-- offsets 0 and 1
+SELECT pg_temp.receive('\x020002010102000001feffffffffffffffff0102');
+-- a column in a coding of more bytes than its canonical one: the steps
+-- as varints (3 bytes, a frame takes 2); the weights 2 2 1 in gamma codes
+-- (x = 2, 2, 1: 010 010 1 = 0x52, 2 bytes, a frame takes 2 too and wins
+-- the tie); the 8 weights of the gamma example as a 7-bit frame (8 bytes
+-- for 4), and the 2 of the varint example as a 20-bit frame (6 for 4)
+SELECT pg_temp.receive('\x02000302010601ff000001010203');
+SELECT pg_temp.receive('\x02000302010601010004fe0252');
+SELECT pg_temp.receive('\x02000801010200000702000000000000c6');
+SELECT pg_temp.receive('\x020002010102000014020000f023f4');
+-- gamma codes cut short, and a gamma code of 28 zeros or more (a value
+-- of more than 28 bits)
+SELECT pg_temp.receive('\x0200080101020000fe027f20');
+SELECT pg_temp.receive('\x0200080101020000fe027f00000000');
 
 \set SHOW_CONTEXT errors
 

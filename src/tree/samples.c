@@ -9,6 +9,8 @@
 #include <stdarg.h>
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
 #include "tree/calltree.h"
@@ -246,6 +248,192 @@ samples_remove(Sample *set, int64 count, const Sample *doomed, int64 ndoomed, bo
 	return kept;
 }
 
+/* ---------------------------------------------------------------- columns */
+
+/*
+ * A column of the layout: what its entries are called in errors, and
+ * whether its values are signed (the weights) or not (all the others).
+ * The codec carries a column's values as keys: an unsigned value is its
+ * own key, a signed one has its sign bit flipped, so that keys order as
+ * the values do and a frame's offsets are (key - base) in both cases.
+ */
+typedef struct ColumnKind
+{
+	const char *column;			/* "weight column", for the errors of the column */
+	const char *entry;			/* "weight", for those of one of its values */
+	bool		is_signed;
+} ColumnKind;
+
+static const ColumnKind STACK_GAPS = {"stack dictionary", "stack id", false};
+static const ColumnKind LABEL_GAPS = {"label set dictionary", "label set id", false};
+static const ColumnKind STACK_STEPS = {"stack column", "stack index", false};
+static const ColumnKind TIMED_STACKS = {"stack column of the timed samples", "stack index", false};
+static const ColumnKind WEIGHTS = {"weight column", "weight", true};
+static const ColumnKind LABEL_CODES = {"label column", "label set index", false};
+static const ColumnKind TIME_STEPS = {"time column", "time step", false};
+
+#define SIGN_BIT	((uint64) 1 << 63)
+
+static inline uint64
+key_of_signed(int64 value)
+{
+	return (uint64) value ^ SIGN_BIT;
+}
+
+static inline int64
+signed_of_key(uint64 key)
+{
+	return (int64) (key ^ SIGN_BIT);
+}
+
+/* What a varint of the column (or a frame's base) holds for a key */
+static inline uint64
+code_of_key(const ColumnKind *kind, uint64 key)
+{
+	return kind->is_signed ? zigzag(signed_of_key(key)) : key;
+}
+
+static inline uint64
+key_of_code(const ColumnKind *kind, uint64 code)
+{
+	return kind->is_signed ? key_of_signed(unzigzag(code)) : code;
+}
+
+/* The bits x needs: 0 for 0 */
+static inline int
+bit_width(uint64 x)
+{
+	return x == 0 ? 0 : pg_leftmost_one_pos64(x) + 1;
+}
+
+static inline Size
+varint_size(uint64 value)
+{
+	return (bit_width(value | 1) + 6) / 7;
+}
+
+/* The bytes of count values of `width` bits */
+static inline Size
+bits_size(int64 count, int width)
+{
+	return ((Size) count * width + 7) / 8;
+}
+
+/*
+ * The gamma code of an offset: x = offset + 1 of b bits (b <= 28) takes
+ * 2b - 1 bits: b - 1 zeros, a one, then the b - 1 bits of x under its
+ * highest, least significant first.
+ */
+#define GAMMA_MAX_OFFSET	(((uint64) 1 << SAMPLES_GAMMA_MAX_BITS) - 2)
+
+static inline int
+gamma_bits(uint64 offset)
+{
+	return 2 * bit_width(offset + 1) - 1;
+}
+
+/* The bytes of the gamma codes of the keys' offsets from `base` */
+static Size
+gamma_size(const uint64 *keys, int64 count, uint64 base)
+{
+	uint64		bits = 0;
+
+	for (int64 i = 0; i < count; i++)
+		bits += gamma_bits(keys[i] - base);
+	return (Size) ((bits + 7) / 8);
+}
+
+/* The bytes of the keys written as varints */
+static Size
+varints_size(const ColumnKind *kind, const uint64 *keys, int64 count)
+{
+	Size		total = 0;
+
+	for (int64 i = 0; i < count; i++)
+		total += varint_size(code_of_key(kind, keys[i]));
+	return total;
+}
+
+typedef enum ColumnCoding
+{
+	CODING_FRAME,
+	CODING_GAMMA,
+	CODING_VARINTS
+} ColumnCoding;
+
+static const char *const CODING_NAMES[] = {"bit-packed", "gamma-coded", "as varints"};
+
+/* How a column of two values or more is written, and its bytes after the tag */
+typedef struct ColumnChoice
+{
+	ColumnCoding coding;
+	uint64		base;			/* the least key */
+	int			width;			/* the fewest bits that hold every offset */
+	Size		bytes;
+} ColumnChoice;
+
+/*
+ * The canonical coding of a column of `count` >= 2 keys, `least` and
+ * `most` the least and the largest: the one of fewest bytes, a frame of
+ * reference on a tie, then gamma codes.  Gamma codes take a bit each at
+ * least and varints a byte, so a coding is counted only when it might
+ * win; one that cannot counts as SIZE_MAX.  `gamma_known` is the bytes of
+ * the gamma codes when the caller has read them, else 0.
+ */
+static ColumnChoice
+choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 least, uint64 most,
+			  Size gamma_known)
+{
+	ColumnChoice choice;
+	Size		base_bytes = varint_size(code_of_key(kind, least));
+	Size		framed;
+	Size		gamma = SIZE_MAX;
+	Size		varints = SIZE_MAX;
+
+	choice.base = least;
+	choice.width = bit_width(most - least);
+	framed = base_bytes + bits_size(count, choice.width);
+	if (gamma_known > 0)
+		gamma = gamma_known;
+	else if (most - least <= GAMMA_MAX_OFFSET && framed > base_bytes + bits_size(count, 1))
+		gamma = base_bytes + gamma_size(keys, count, least);
+	if (Min(framed, gamma) > (Size) count)
+		varints = varints_size(kind, keys, count);
+
+	if (framed <= gamma && framed <= varints)
+		choice.coding = CODING_FRAME, choice.bytes = framed;
+	else if (gamma <= varints)
+		choice.coding = CODING_GAMMA, choice.bytes = gamma;
+	else
+		choice.coding = CODING_VARINTS, choice.bytes = varints;
+	return choice;
+}
+
+/* 8 bytes as a little-endian word, those past `len` read as zeros */
+static inline uint64
+load_le64(const uint8 *data, Size len, Size at)
+{
+	uint64		word = 0;
+
+	if (likely(at + 8 <= len))
+		memcpy(&word, data + at, 8);
+	else if (at < len)
+		memcpy(&word, data + at, len - at);
+#ifdef WORDS_BIGENDIAN
+	word = pg_bswap64(word);
+#endif
+	return word;
+}
+
+static inline void
+store_le64(uint8 *out, uint64 word)
+{
+#ifdef WORDS_BIGENDIAN
+	word = pg_bswap64(word);
+#endif
+	memcpy(out, &word, 8);
+}
+
 /* ---------------------------------------------------------------- writing */
 
 typedef struct Writer
@@ -288,6 +476,102 @@ write_varint(Writer *writer, uint64 value)
 	}
 	*out++ = (uint8) value;
 	writer->len = out - writer->data;
+}
+
+/*
+ * Bits gathered in a word and written 8 bytes at a time, least
+ * significant first; the room reserved has 8 bytes to spare for the last,
+ * partial word.
+ */
+typedef struct BitWriter
+{
+	uint8	   *out;
+	uint64		word;
+	int			filled;
+} BitWriter;
+
+/* Appends the `len` (1 to 64) bits of `field` */
+static inline void
+put_bits(BitWriter *bits, uint64 field, int len)
+{
+	bits->word |= field << bits->filled;
+	bits->filled += len;
+	if (bits->filled >= 64)
+	{
+		store_le64(bits->out, bits->word);
+		bits->out += 8;
+		bits->filled -= 64;
+		bits->word = bits->filled > 0 ? field >> (len - bits->filled) : 0;
+	}
+}
+
+/* A frame: each key's offset from the base in `width` bits */
+static void
+write_frame(Writer *writer, const uint64 *keys, int64 count, const ColumnChoice *choice)
+{
+	BitWriter	bits = {writer->data + writer->len, 0, 0};
+
+	for (int64 i = 0; i < count && choice->width > 0; i++)
+		put_bits(&bits, keys[i] - choice->base, choice->width);
+	store_le64(bits.out, bits.word);
+}
+
+/* Gamma codes: each key's offset from the base as samples.h says */
+static void
+write_gamma(Writer *writer, const uint64 *keys, int64 count, const ColumnChoice *choice)
+{
+	BitWriter	bits = {writer->data + writer->len, 0, 0};
+
+	for (int64 i = 0; i < count; i++)
+	{
+		uint64		x = keys[i] - choice->base + 1;
+		int			high = bit_width(x) - 1;
+
+		put_bits(&bits, ((x ^ ((uint64) 1 << high)) << (high + 1)) | ((uint64) 1 << high), 2 * high + 1);
+	}
+	store_le64(bits.out, bits.word);
+}
+
+/*
+ * A column of `count` keys in its canonical coding: nothing when empty,
+ * the one value's varint when it has one, else a tag byte and the coding
+ * choose_coding picks.
+ */
+static void
+write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 count)
+{
+	uint64		least = PG_UINT64_MAX;
+	uint64		most = 0;
+	ColumnChoice choice;
+
+	if (count == 0)
+		return;
+	if (count == 1)
+	{
+		write_varint(writer, code_of_key(kind, keys[0]));
+		return;
+	}
+	for (int64 i = 0; i < count; i++)
+	{
+		least = Min(least, keys[i]);
+		most = Max(most, keys[i]);
+	}
+	choice = choose_coding(kind, keys, count, least, most, 0);
+	if (choice.coding == CODING_VARINTS)
+	{
+		write_byte(writer, SAMPLES_VARINTS);
+		for (int64 i = 0; i < count; i++)
+			write_varint(writer, code_of_key(kind, keys[i]));
+		return;
+	}
+	write_byte(writer, choice.coding == CODING_FRAME ? (uint8) choice.width : SAMPLES_GAMMA);
+	write_varint(writer, code_of_key(kind, choice.base));
+	writer_reserve(writer, choice.bytes + 8);
+	if (choice.coding == CODING_FRAME)
+		write_frame(writer, keys, count, &choice);
+	else
+		write_gamma(writer, keys, count, &choice);
+	writer->len += choice.bytes - varint_size(code_of_key(kind, choice.base));
 }
 
 /*
@@ -354,16 +638,75 @@ index_near(const int64 *dictionary, int64 count, int64 id, int64 previous)
 	return index_of(dictionary, count, id);
 }
 
+/* zigzag(first id), then the column of the gaps (id - previous id - 1) */
 static void
-write_dictionary(Writer *writer, const int64 *ids, int64 count)
+write_dictionary(Writer *writer, const ColumnKind *kind, const int64 *ids, int64 count, uint64 *scratch)
+{
+	if (count == 0)
+		return;
+	write_varint(writer, zigzag(ids[0]));
+	for (int64 i = 1; i < count; i++)
+		scratch[i - 1] = (uint64) ids[i] - (uint64) ids[i - 1] - 1;
+	write_column(writer, kind, scratch, count - 1);
+}
+
+/*
+ * The stack column: the index steps of the samples without a time, then
+ * the indexes of those with one
+ */
+static void
+write_stack_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+				   const int64 *stacks, int64 nstacks, uint64 *scratch)
+{
+	int64		untimed = count - timed;
+	int64		previous = 0;
+
+	for (int64 i = 0; i < count; i++)
+	{
+		int64		index = index_near(stacks, nstacks, samples[i].stack_id, previous);
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		scratch[i] = (uint64) (i < untimed ? index - previous : index);
+		previous = index;
+	}
+	write_column(writer, &STACK_STEPS, scratch, untimed);
+	write_column(writer, &TIMED_STACKS, scratch + untimed, timed);
+}
+
+static void
+write_weight_column(Writer *writer, const Sample *samples, int64 count, uint64 unit, uint64 *scratch)
 {
 	for (int64 i = 0; i < count; i++)
 	{
-		if (i == 0)
-			write_varint(writer, zigzag(ids[0]));
-		else
-			write_varint(writer, (uint64) ids[i] - (uint64) ids[i - 1] - 1);
+		uint64		scaled = magnitude(samples[i].weight) / unit;
+
+		scratch[i] = key_of_signed(signed_of(samples[i].weight < 0, scaled));
 	}
+	write_column(writer, &WEIGHTS, scratch, count);
+}
+
+static void
+write_label_column(Writer *writer, const Sample *samples, int64 count,
+				   const int64 *labels, int64 nlabels, uint64 *scratch)
+{
+	for (int64 i = 0; i < count; i++)
+		scratch[i] = samples[i].has_labels ?
+			(uint64) index_of(labels, nlabels, samples[i].labels_id) + 1 : 0;
+	write_column(writer, &LABEL_CODES, scratch, count);
+}
+
+/* zigzag(first time), then the column of the steps over the unit */
+static void
+write_time_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+				  uint64 unit, uint64 *scratch)
+{
+	int64		first = count - timed;
+
+	write_varint(writer, zigzag(samples[first].ts));
+	for (int64 i = first + 1; i < count; i++)
+		scratch[i - first - 1] = ((uint64) samples[i].ts - (uint64) samples[i - 1].ts) / unit;
+	write_column(writer, &TIME_STEPS, scratch, timed - 1);
 }
 
 static uint64
@@ -406,9 +749,9 @@ samples_encode(Sample *samples, int64 count)
 	int64		timed = 0;
 	int64	   *stacks;
 	int64	   *labels;
+	uint64	   *scratch;
 	uint64		wunit;
 	uint64		tunit = 1;
-	int64		previous = 0;
 	uint8		flags = 0;
 
 	if (count > SAMPLES_MAX)
@@ -427,7 +770,7 @@ samples_encode(Sample *samples, int64 count)
 	if (nlabels > 0)
 		flags |= SAMPLES_HAS_LABELS;
 
-	writer.capacity = VARHDRSZ + 64 + (Size) count * 3;
+	writer.capacity = VARHDRSZ + 64 + (Size) count * 2;
 	writer.data = palloc_extended(writer.capacity, MCXT_ALLOC_HUGE);
 	writer.len = VARHDRSZ;
 	write_byte(&writer, SAMPLES_VERSION);
@@ -441,35 +784,19 @@ samples_encode(Sample *samples, int64 count)
 	write_varint(&writer, wunit);
 	if (timed > 0)
 		write_varint(&writer, tunit);
-	write_dictionary(&writer, stacks, nstacks);
-	write_dictionary(&writer, labels, nlabels);
 
-	for (int64 i = 0; i < count; i++)
-	{
-		int64		index = index_near(stacks, nstacks, samples[i].stack_id, previous);
+	/* every column has at most count values, written one after the other */
+	scratch = palloc_extended(sizeof(uint64) * Max(count, 1), MCXT_ALLOC_HUGE);
+	write_dictionary(&writer, &STACK_GAPS, stacks, nstacks, scratch);
+	write_dictionary(&writer, &LABEL_GAPS, labels, nlabels, scratch);
+	write_stack_column(&writer, samples, count, timed, stacks, nstacks, scratch);
+	write_weight_column(&writer, samples, count, wunit, scratch);
+	if (nlabels > 0)
+		write_label_column(&writer, samples, count, labels, nlabels, scratch);
+	if (timed > 0)
+		write_time_column(&writer, samples, count, timed, tunit, scratch);
 
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		write_varint(&writer, (uint64) (i < count - timed ? index - previous : index));
-		previous = index;
-	}
-	for (int64 i = 0; i < count; i++)
-	{
-		uint64		scaled = magnitude(samples[i].weight) / wunit;
-
-		write_varint(&writer, zigzag(signed_of(samples[i].weight < 0, scaled)));
-	}
-	for (int64 i = 0; i < count && nlabels > 0; i++)
-		write_varint(&writer, samples[i].has_labels ?
-					 (uint64) index_of(labels, nlabels, samples[i].labels_id) + 1 : 0);
-	for (int64 i = count - timed; i < count; i++)
-	{
-		if (i == count - timed)
-			write_varint(&writer, zigzag(samples[i].ts));
-		else
-			write_varint(&writer, ((uint64) samples[i].ts - (uint64) samples[i - 1].ts) / tunit);
-	}
-
+	pfree(scratch);
 	pfree(stacks);
 	pfree(labels);
 	SET_VARSIZE(writer.data, writer.len);
@@ -484,6 +811,26 @@ typedef struct Reader
 	Size		len;
 	Size		pos;
 } Reader;
+
+/* Where a column is, for the offsets of errors about its values */
+typedef struct ColumnPlace
+{
+	const ColumnKind *kind;
+	Size		at;				/* its tag, or its one varint */
+	Size		base;			/* a frame's or gamma codes' base */
+	Size		values;			/* its first varint, or its bits */
+	ColumnCoding coding;		/* CODING_VARINTS also for one value */
+	int			width;			/* a frame's */
+	uint64		least;			/* its least and largest keys (0 when empty) */
+	uint64		most;
+} ColumnPlace;
+
+/* Where a dictionary is: its first id, then the column of the gaps */
+typedef struct DictionaryPlace
+{
+	Size		first;
+	ColumnPlace gaps;
+} DictionaryPlace;
 
 static pg_attribute_noreturn() pg_attribute_printf(2, 3) void
 malformed(Size at, const char *fmt,...)
@@ -503,9 +850,8 @@ malformed(Size at, const char *fmt,...)
 static uint64 read_varint_checked(Reader *reader, const char *what);
 
 /*
- * A varint: most of a value's are one byte (a stack a step from the last,
- * a weight of one period), read here without a call; the others, and every
- * error, by read_varint_checked.
+ * A varint: most of the varints of a value are one byte, read here
+ * without a call; the others, and every error, by read_varint_checked.
  */
 static inline uint64
 read_varint(Reader *reader, const char *what)
@@ -549,14 +895,6 @@ read_varint_checked(Reader *reader, const char *what)
 	}
 }
 
-/* Passes over `count` varints (a dictionary that is not needed) */
-static void
-skip_varints(Reader *reader, int64 count, const char *what)
-{
-	for (int64 k = 0; k < count; k++)
-		(void) read_varint(reader, what);
-}
-
 /* A count between `min` and `max` */
 static int64
 read_count(Reader *reader, const char *what, int64 min, int64 max)
@@ -586,8 +924,6 @@ read_unit(Reader *reader, const char *what, Size *at)
 static void
 read_header(Reader *reader, SamplesHeader *header)
 {
-	Size		least;
-
 	if (reader->len < 2)
 		malformed(reader->len, "truncated: a header takes 2 bytes at least, the value has %zu", reader->len);
 	if (reader->data[0] != SAMPLES_VERSION)
@@ -611,13 +947,6 @@ read_header(Reader *reader, SamplesHeader *header)
 	if (header->flags & SAMPLES_HAS_TIMES)
 		header->time_unit = read_unit(reader, "time unit", &header->time_unit_at);
 	header->dictionaries = reader->pos;
-
-	/* one byte at least per entry: checked before anything is allocated */
-	least = (Size) header->nstacks + header->nlabels + header->ntimed +
-		(Size) header->count * ((header->flags & SAMPLES_HAS_LABELS) ? 3 : 2);
-	if (least > reader->len - reader->pos)
-		malformed(reader->pos, "truncated: the counts need %zu bytes at least, %zu are left",
-				  least, reader->len - reader->pos);
 }
 
 void
@@ -628,25 +957,344 @@ samples_read_header(const uint8 *data, Size len, SamplesHeader *header)
 	read_header(&reader, header);
 }
 
-/* `count` ids, strictly ascending, into ids[] */
-static void
-read_dictionary(Reader *reader, int64 count, const char *what, int64 *ids)
+/*
+ * Bits read from a bit position on, a word at a time: `word` holds the
+ * bits from `pos` on, `avail` of them loaded (57 to 64 after a refill);
+ * the bits past the value read as zeros.
+ */
+typedef struct BitReader
 {
+	const uint8 *data;
+	Size		len;
+	uint64		pos;			/* in bits from data[0] */
+	uint64		word;
+	int			avail;
+} BitReader;
+
+static inline void
+bits_refill(BitReader *bits)
+{
+	bits->word = load_le64(bits->data, bits->len, (Size) (bits->pos >> 3)) >> (bits->pos & 7);
+	bits->avail = 64 - (int) (bits->pos & 7);
+}
+
+static inline void
+bits_start(BitReader *bits, const Reader *reader)
+{
+	bits->data = reader->data;
+	bits->len = reader->len;
+	bits->pos = (uint64) reader->pos * 8;
+	bits_refill(bits);
+}
+
+/* Passes over n (below 64) bits already loaded */
+static inline void
+bits_skip(BitReader *bits, int n)
+{
+	bits->word >>= n;
+	bits->avail -= n;
+	bits->pos += n;
+}
+
+/* The next value of a frame of `width` bits, 1 to 56 */
+static inline uint64
+frame_next(BitReader *bits, int width, uint64 mask)
+{
+	uint64		value;
+
+	if (unlikely(bits->avail < width))
+		bits_refill(bits);
+	value = bits->word & mask;
+	bits_skip(bits, width);
+	return value;
+}
+
+/* The next value of a frame of `width` bits, 57 to 64: it may span 9 bytes */
+static inline uint64
+frame_next_wide(BitReader *bits, int width, uint64 mask)
+{
+	Size		at = (Size) (bits->pos >> 3);
+	int			shift = bits->pos & 7;
+	uint64		value = load_le64(bits->data, bits->len, at) >> shift;
+
+	if (shift + width > 64)
+		value |= (uint64) bits->data[at + 8] << (64 - shift);
+	bits->pos += width;
+	return value & mask;
+}
+
+/*
+ * The offset of the next gamma code.  Its one bit is searched for among
+ * the loaded bits, up to the 29th (a bit set there for the search only);
+ * a code that the loaded bits may not hold whole is searched for again
+ * after a refill, which loads more than the longest code.
+ */
+static inline uint64
+gamma_next(BitReader *bits, const ColumnKind *kind)
+{
+	const uint64 stop = (uint64) 1 << SAMPLES_GAMMA_MAX_BITS;
+	int			high = pg_rightmost_one_pos64(bits->word | stop);
+	uint64		offset;
+
+	if (unlikely(2 * high + 1 > bits->avail))
+	{
+		bits_refill(bits);
+		high = pg_rightmost_one_pos64(bits->word | stop);
+	}
+	if (unlikely(high == SAMPLES_GAMMA_MAX_BITS))
+	{
+		if (bits->pos + SAMPLES_GAMMA_MAX_BITS > (uint64) bits->len * 8)
+			malformed((Size) (bits->pos >> 3), "truncated: a gamma code of the %s runs past the end of the value (%zu bytes)",
+					  kind->column, bits->len);
+		malformed((Size) (bits->pos >> 3), "a gamma code of the %s is longer than %d bits",
+				  kind->column, 2 * SAMPLES_GAMMA_MAX_BITS - 1);
+	}
+	offset = (((uint64) 1 << high) | ((bits->word >> (high + 1)) & (((uint64) 1 << high) - 1))) - 1;
+	bits_skip(bits, 2 * high + 1);
+	return offset;
+}
+
+/*
+ * The offsets of a frame's `count` values of `width` bits (1 to 64) into
+ * keys[], as base + offset; the largest offset is returned, *least gets
+ * the least.
+ */
+static uint64
+unpack_frame(const Reader *reader, int64 count, int width, uint64 base, uint64 *keys, uint64 *least)
+{
+	uint64		mask = width == 64 ? PG_UINT64_MAX : ((uint64) 1 << width) - 1;
+	uint64		low = PG_UINT64_MAX;
+	uint64		high = 0;
+	BitReader	bits;
+
+	bits_start(&bits, reader);
 	for (int64 i = 0; i < count; i++)
 	{
-		Size		start = reader->pos;
-		uint64		code = read_varint(reader, what);
-		uint64		room;
+		uint64		offset = width <= 56 ? frame_next(&bits, width, mask) : frame_next_wide(&bits, width, mask);
 
-		if (i == 0)
-		{
-			ids[0] = unzigzag(code);
-			continue;
-		}
-		room = (uint64) PG_INT64_MAX - (uint64) ids[i - 1];
-		if (code >= room)
-			malformed(start, "the %s after " INT64_FORMAT " is beyond the bigint range", what, ids[i - 1]);
-		ids[i] = (int64) ((uint64) ids[i - 1] + code + 1);
+		low = Min(low, offset);
+		high = Max(high, offset);
+		keys[i] = base + offset;
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+	}
+	*least = low;
+	return high;
+}
+
+/*
+ * The offsets of `count` gamma codes into keys[], as base + offset; the
+ * largest offset is returned, *least gets the least, *length their bits.
+ */
+static uint64
+unpack_gamma(const Reader *reader, const ColumnKind *kind, int64 count, uint64 base,
+			 uint64 *keys, uint64 *least, uint64 *length)
+{
+	uint64		low = PG_UINT64_MAX;
+	uint64		high = 0;
+	BitReader	bits;
+
+	bits_start(&bits, reader);
+	for (int64 i = 0; i < count; i++)
+	{
+		uint64		offset = gamma_next(&bits, kind);
+
+		low = Min(low, offset);
+		high = Max(high, offset);
+		keys[i] = base + offset;
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+	}
+	*least = low;
+	*length = bits.pos - (uint64) reader->pos * 8;
+	return high;
+}
+
+/*
+ * A frame of reference or gamma codes, its tag read: the base, then the
+ * bits.  *least and *most get the least and the largest key.
+ */
+static void
+read_bits(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
+		  ColumnPlace *place, uint64 *least, uint64 *most)
+{
+	uint64		base;
+	uint64		low = 0;
+	uint64		high = 0;
+	uint64		bits;
+	Size		bytes;
+
+	place->base = reader->pos;
+	base = key_of_code(kind, read_varint(reader, kind->entry));
+	place->values = reader->pos;
+	if (place->coding == CODING_FRAME)
+	{
+		bits = (uint64) count * place->width;
+		bytes = bits_size(count, place->width);
+		if (bytes > reader->len - reader->pos)
+			malformed(reader->pos, "truncated: the %s needs %zu bytes of %d-bit values, %zu are left",
+					  kind->column, bytes, place->width, reader->len - reader->pos);
+		if (place->width == 0)
+			for (int64 i = 0; i < count; i++)
+				keys[i] = base;
+		else
+			high = unpack_frame(reader, count, place->width, base, keys, &low);
+	}
+	else
+	{
+		high = unpack_gamma(reader, kind, count, base, keys, &low, &bits);
+		bytes = (Size) ((bits + 7) / 8);
+		if (bytes > reader->len - reader->pos)
+			malformed(reader->pos, "truncated: the gamma codes of the %s take %zu bytes, %zu are left",
+					  kind->column, bytes, reader->len - reader->pos);
+	}
+	reader->pos += bytes;
+
+	if (bits % 8 != 0 && reader->data[reader->pos - 1] >> (bits % 8) != 0)
+		malformed(reader->pos - 1, "the bits after the last value of the %s are not zero", kind->column);
+	if (low != 0)
+		malformed(place->base, "the base of the %s is not its least value", kind->column);
+	if (high > PG_UINT64_MAX - base)
+		malformed(place->base, "a value of the %s, its base plus its offset, is beyond the %s range",
+				  kind->column, kind->is_signed ? "bigint" : "64-bit");
+	if (place->coding == CODING_FRAME && place->width != bit_width(high))
+		malformed(place->at, "the %s is packed in %d bits a value, but its values fit in %d",
+				  kind->column, place->width, bit_width(high));
+	*least = base;
+	*most = base + high;
+}
+
+/* Varints, their tag read.  *least and *most get the least and the largest key. */
+static void
+read_varints(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
+			 ColumnPlace *place, uint64 *least, uint64 *most)
+{
+	uint64		low = PG_UINT64_MAX;
+	uint64		high = 0;
+
+	place->values = reader->pos;
+	for (int64 i = 0; i < count; i++)
+	{
+		keys[i] = key_of_code(kind, read_varint(reader, kind->entry));
+		low = Min(low, keys[i]);
+		high = Max(high, keys[i]);
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+	}
+	*least = low;
+	*most = high;
+}
+
+/*
+ * A column of `count` values into keys[] (their keys), as write_column
+ * writes it, checking that it is in its canonical coding
+ */
+static void
+read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, ColumnPlace *place)
+{
+	uint8		tag;
+	uint64		least;
+	uint64		most;
+	ColumnChoice choice;
+
+	place->kind = kind;
+	place->at = reader->pos;
+	place->base = reader->pos;
+	place->values = reader->pos;
+	place->coding = CODING_VARINTS;
+	place->width = 0;
+	place->least = 0;
+	place->most = 0;
+	if (count == 0)
+		return;
+	if (count == 1)
+	{
+		keys[0] = key_of_code(kind, read_varint(reader, kind->entry));
+		place->least = place->most = keys[0];
+		return;
+	}
+	if (reader->pos >= reader->len)
+		malformed(reader->pos, "truncated: the %s runs past the end of the value (%zu bytes)",
+				  kind->column, reader->len);
+	tag = reader->data[reader->pos++];
+	if (tag <= SAMPLES_MAX_WIDTH)
+		place->coding = CODING_FRAME, place->width = tag;
+	else if (tag == SAMPLES_GAMMA)
+		place->coding = CODING_GAMMA;
+	else if (tag != SAMPLES_VARINTS)
+		malformed(place->at, "the %s is coded %d: neither a bit width (0 to %d), gamma codes (%d) nor varints (%d)",
+				  kind->column, tag, SAMPLES_MAX_WIDTH, SAMPLES_GAMMA, SAMPLES_VARINTS);
+
+	if (place->coding == CODING_VARINTS)
+		read_varints(reader, kind, count, keys, place, &least, &most);
+	else
+		read_bits(reader, kind, count, keys, place, &least, &most);
+	place->least = least;
+	place->most = most;
+	/* gamma codes just read are not counted again */
+	choice = choose_coding(kind, keys, count, least, most,
+						   place->coding == CODING_GAMMA ? reader->pos - place->at - 1 : 0);
+	if (choice.coding != place->coding)
+		malformed(place->at, "the %s is written %s in %zu bytes, but %s it takes %zu: a column takes the coding of fewest bytes, a frame of reference on a tie, then gamma codes",
+				  kind->column, CODING_NAMES[place->coding], reader->pos - place->at - 1,
+				  CODING_NAMES[choice.coding], choice.bytes);
+}
+
+/*
+ * The offset of value i of a column (for errors): its varint, its gamma
+ * code's first byte, or the byte of its first bit in a frame (width 0:
+ * its base)
+ */
+static Size
+column_entry_offset(const Reader *reader, const ColumnPlace *place, int64 i)
+{
+	Reader		scan = {reader->data, reader->len, place->values};
+	BitReader	bits;
+
+	switch (place->coding)
+	{
+		case CODING_FRAME:
+			if (place->width == 0)
+				return place->base;
+			return place->values + (Size) ((uint64) i * place->width / 8);
+		case CODING_GAMMA:
+			bits_start(&bits, &scan);
+			for (int64 k = 0; k < i; k++)
+				(void) gamma_next(&bits, place->kind);
+			return (Size) (bits.pos >> 3);
+		case CODING_VARINTS:
+			break;
+	}
+	for (int64 k = 0; k < i; k++)
+		(void) read_varint(&scan, place->kind->entry);
+	return scan.pos;
+}
+
+/* The offset of entry i of a dictionary */
+static Size
+dictionary_entry_offset(const Reader *reader, const DictionaryPlace *place, int64 i)
+{
+	return i == 0 ? place->first : column_entry_offset(reader, &place->gaps, i - 1);
+}
+
+/* `count` ids, strictly ascending, into ids[] */
+static void
+read_dictionary(Reader *reader, const ColumnKind *kind, int64 count, int64 *ids, DictionaryPlace *place)
+{
+	place->first = reader->pos;
+	if (count == 0)
+		return;
+	ids[0] = unzigzag(read_varint(reader, kind->entry));
+	/* the gaps, read in place */
+	read_column(reader, kind, count - 1, (uint64 *) ids + 1, &place->gaps);
+	for (int64 i = 1; i < count; i++)
+	{
+		uint64		gap = (uint64) ids[i];
+
+		if (gap >= (uint64) PG_INT64_MAX - (uint64) ids[i - 1])
+			malformed(column_entry_offset(reader, &place->gaps, i - 1),
+					  "the %s after " INT64_FORMAT " is beyond the bigint range", kind->entry, ids[i - 1]);
+		ids[i] = (int64) ((uint64) ids[i - 1] + gap + 1);
 	}
 }
 
@@ -672,90 +1320,120 @@ unscale_weight(int64 scaled, uint64 unit, int64 *weight)
 	return true;
 }
 
+/* Where the stack column's two parts are */
+typedef struct StackPlace
+{
+	ColumnPlace steps;			/* the samples without a time */
+	ColumnPlace timed;
+	int64		untimed;
+} StackPlace;
+
+/* The offset of sample i's entry of the stack column */
+static Size
+stack_entry_offset(const Reader *reader, const StackPlace *place, int64 i)
+{
+	return i < place->untimed ? column_entry_offset(reader, &place->steps, i) :
+		column_entry_offset(reader, &place->timed, i - place->untimed);
+}
+
 /*
  * The stack column into index[]: each index below the stack count, and
- * those of the samples without a time in ascending order (their deltas
+ * those of the samples without a time in ascending order (their steps
  * are unsigned, only the bound needs checking).
  */
 static void
-read_stack_column(Reader *reader, const SamplesHeader *header, int64 *index)
+read_stack_column(Reader *reader, const SamplesHeader *header, int64 *index, StackPlace *place)
 {
 	int64		untimed = header->count - header->ntimed;
-	int64		previous = 0;
+	uint64		previous = 0;
 
+	place->untimed = untimed;
+	read_column(reader, &STACK_STEPS, untimed, (uint64 *) index, &place->steps);
+	read_column(reader, &TIMED_STACKS, header->ntimed, (uint64 *) index + untimed, &place->timed);
 	for (int64 i = 0; i < header->count; i++)
 	{
-		Size		start = reader->pos;
-		uint64		code = read_varint(reader, "stack index");
-		uint64		bound = (uint64) (header->nstacks - (i < untimed ? previous : 0));
+		uint64		code = (uint64) index[i];
+		uint64		bound = (uint64) header->nstacks - (i < untimed ? previous : 0);
 
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
 		if (code >= bound)
-			malformed(start, "the stack of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " stacks of the dictionary",
+			malformed(stack_entry_offset(reader, place, i),
+					  "the stack of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " stacks of the dictionary",
 					  i, header->nstacks);
-		index[i] = (int64) code + (i < untimed ? previous : 0);
-		previous = index[i];
+		if (i < untimed)
+			index[i] = (int64) (previous += code);
 	}
 }
 
-/* The weight column into weight[], checking that the unit is their gcd */
+/*
+ * The weight column into weight[], checking that the unit is their gcd.
+ * When the least and the largest weight fit in bigint once multiplied by
+ * the unit, all do: they are multiplied without a check each.
+ */
 static void
-read_weight_column(Reader *reader, const SamplesHeader *header, int64 *weight)
+read_weight_column(Reader *reader, const SamplesHeader *header, int64 *weight, bool check_unit)
 {
+	ColumnPlace place;
 	uint64		common = 0;
+	int64		unscaled;
+	bool		in_range;
 
+	read_column(reader, &WEIGHTS, header->count, (uint64 *) weight, &place);
+	in_range = unscale_weight(signed_of_key(place.least), header->weight_unit, &unscaled) &&
+		unscale_weight(signed_of_key(place.most), header->weight_unit, &unscaled);
 	for (int64 i = 0; i < header->count; i++)
 	{
-		Size		start = reader->pos;
-		int64		scaled = unzigzag(read_varint(reader, "weight"));
+		int64		scaled = signed_of_key((uint64) weight[i]);
 
-		if (!unscale_weight(scaled, header->weight_unit, &weight[i]))
-			malformed(start, "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
+		if (likely(in_range))
+			weight[i] = (int64) ((uint64) scaled * header->weight_unit);
+		else if (!unscale_weight(scaled, header->weight_unit, &weight[i]))
+			malformed(column_entry_offset(reader, &place, i),
+					  "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
 					  i, header->weight_unit);
-		common = gcd64(common, magnitude(scaled));
+		if (check_unit && common != 1)
+			common = gcd64(common, magnitude(scaled));
 	}
-	if (common > 1 || (common == 0 && header->weight_unit != 1))
+	if (check_unit && (common > 1 || (common == 0 && header->weight_unit != 1)))
 		malformed(header->weight_unit_at, "the weight unit " UINT64_FORMAT " is not the greatest common divisor of the weights",
 				  header->weight_unit);
 }
 
-/* The offset of entry i of a column of varints starting at `start` (for errors) */
-static Size
-entry_offset(const Reader *reader, Size start, int64 i)
-{
-	Reader		scan = {reader->data, reader->len, start};
-
-	for (int64 k = 0; k < i; k++)
-		(void) read_varint(&scan, "entry");
-	return scan.pos;
-}
-
 /*
  * Entry `index` of a dictionary is used by no sample: the error names it,
- * at its own offset (`skip` entries past the first dictionary's start:
- * the label set dictionary follows the stack dictionary's d entries).
+ * at its own offset.
  */
 static void
-unused_entry(const Reader *reader, const SamplesHeader *header, int64 skip,
-			 const char *what, int64 index, int64 id)
+unused_entry(const Reader *reader, const DictionaryPlace *place, const char *what, int64 index, int64 id)
 {
-	malformed(entry_offset(reader, header->dictionaries, skip + index),
+	malformed(dictionary_entry_offset(reader, place, index),
 			  "%s " INT64_FORMAT " (id " INT64_FORMAT ") is used by no sample", what, index, id);
 }
 
 static void
-read_label_column(Reader *reader, const SamplesHeader *header, const int64 *dictionary, Sample *samples)
+read_label_column(Reader *reader, const SamplesHeader *header, const int64 *dictionary,
+				  const DictionaryPlace *dictionary_place, uint64 *scratch, Sample *samples)
 {
-	bool	   *used = palloc_extended(sizeof(bool) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	bool	   *used;
+	ColumnPlace place;
 
+	if (header->nlabels == 0)
+	{
+		for (int64 i = 0; i < header->count; i++)
+		{
+			samples[i].has_labels = false;
+			samples[i].labels_id = 0;
+		}
+		return;
+	}
+	used = palloc_extended(sizeof(bool) * header->nlabels, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	read_column(reader, &LABEL_CODES, header->count, scratch, &place);
 	for (int64 i = 0; i < header->count; i++)
 	{
-		Size		start = reader->pos;
-		uint64		code = header->nlabels > 0 ? read_varint(reader, "label set index") : 0;
+		uint64		code = scratch[i];
 
 		if (code > (uint64) header->nlabels)
-			malformed(start, "the label set of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " label sets of the dictionary",
+			malformed(column_entry_offset(reader, &place, i),
+					  "the label set of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " label sets of the dictionary",
 					  i, header->nlabels);
 		samples[i].has_labels = code > 0;
 		samples[i].labels_id = code > 0 ? dictionary[code - 1] : 0;
@@ -764,37 +1442,37 @@ read_label_column(Reader *reader, const SamplesHeader *header, const int64 *dict
 	}
 	for (int64 k = 0; k < header->nlabels; k++)
 		if (!used[k])
-			unused_entry(reader, header, header->nstacks, "label set dictionary entry", k, dictionary[k]);
+			unused_entry(reader, dictionary_place, "label set dictionary entry", k, dictionary[k]);
 	pfree(used);
 }
 
 static void
-read_time_column(Reader *reader, const SamplesHeader *header, Sample *samples)
+read_time_column(Reader *reader, const SamplesHeader *header, uint64 *scratch, Sample *samples)
 {
 	int64		first = header->count - header->ntimed;
 	uint64		common = 0;
+	ColumnPlace place;
 
 	for (int64 i = 0; i < header->count; i++)
 	{
 		samples[i].has_ts = i >= first;
 		samples[i].ts = 0;
 	}
-	for (int64 i = first; i < header->count; i++)
+	if (header->ntimed == 0)
+		return;
+	samples[first].ts = unzigzag(read_varint(reader, "time"));
+	read_column(reader, &TIME_STEPS, header->ntimed - 1, scratch, &place);
+	for (int64 i = first + 1; i < header->count; i++)
 	{
-		Size		start = reader->pos;
-		uint64		code = read_varint(reader, "time");
-		uint64		room;
+		uint64		code = scratch[i - first - 1];
+		uint64		room = (uint64) PG_INT64_MAX - (uint64) samples[i - 1].ts;
 
-		if (i == first)
-		{
-			samples[i].ts = unzigzag(code);
-			continue;
-		}
-		room = (uint64) PG_INT64_MAX - (uint64) samples[i - 1].ts;
 		if (code != 0 && (header->time_unit > room / code))
-			malformed(start, "the time of sample " INT64_FORMAT " is beyond the bigint range", i);
+			malformed(column_entry_offset(reader, &place, i - first - 1),
+					  "the time of sample " INT64_FORMAT " is beyond the bigint range", i);
 		samples[i].ts = (int64) ((uint64) samples[i - 1].ts + code * header->time_unit);
-		common = gcd64(common, code);
+		if (common != 1)
+			common = gcd64(common, code);
 	}
 	if (common > 1 || (common == 0 && header->time_unit != 1))
 		malformed(header->time_unit_at, "the time unit " UINT64_FORMAT " is not the greatest common divisor of the time steps",
@@ -803,17 +1481,32 @@ read_time_column(Reader *reader, const SamplesHeader *header, Sample *samples)
 
 /* Every sample in canonical order after the one before it */
 static void
-check_order(const Reader *reader, Size stack_column, const Sample *samples, int64 count)
+check_order(const Reader *reader, const StackPlace *place, const Sample *samples, int64 count)
 {
 	for (int64 i = 1; i < count; i++)
 	{
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (samples_compare(&samples[i - 1], &samples[i]) > 0)
-			malformed(entry_offset(reader, stack_column, i),
+			malformed(stack_entry_offset(reader, place, i),
 					  "sample " INT64_FORMAT " is out of order: the samples without a time come first, ordered by stack, label set and weight, then the others by time, stack, label set and weight",
 					  i);
 	}
+}
+
+/* Every stack of the dictionary used by some sample */
+static void
+check_stacks_used(const Reader *reader, const SamplesHeader *header, const DictionaryPlace *place,
+				  const int64 *stacks, const int64 *index)
+{
+	bool	   *used = palloc_extended(sizeof(bool) * Max(header->nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+	for (int64 i = 0; i < header->count; i++)
+		used[index[i]] = true;
+	for (int64 k = 0; k < header->nstacks; k++)
+		if (!used[k])
+			unused_entry(reader, place, "stack dictionary entry", k, stacks[k]);
+	pfree(used);
 }
 
 Sample *
@@ -821,48 +1514,44 @@ samples_decode(const uint8 *data, Size len, int64 *count)
 {
 	Reader		reader = {data, len, 0};
 	SamplesHeader header;
+	DictionaryPlace stack_dictionary;
+	DictionaryPlace label_dictionary;
+	StackPlace stack_column;
 	int64	   *stacks;
 	int64	   *labels;
 	int64	   *index;
 	int64	   *weight;
-	bool	   *used;
 	Sample	   *samples;
-	Size		stack_column;
 
 	read_header(&reader, &header);
 	stacks = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
 	labels = palloc_extended(sizeof(int64) * Max(header.nlabels, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, header.nstacks, "stack id", stacks);
-	read_dictionary(&reader, header.nlabels, "label set id", labels);
+	read_dictionary(&reader, &STACK_GAPS, header.nstacks, stacks, &stack_dictionary);
+	read_dictionary(&reader, &LABEL_GAPS, header.nlabels, labels, &label_dictionary);
 
-	stack_column = reader.pos;
 	index = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
 	weight = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
-	read_stack_column(&reader, &header, index);
-	read_weight_column(&reader, &header, weight);
+	read_stack_column(&reader, &header, index, &stack_column);
+	read_weight_column(&reader, &header, weight, true);
+	check_stacks_used(&reader, &header, &stack_dictionary, stacks, index);
 
 	samples = palloc_extended(sizeof(Sample) * Max(header.count, 1), MCXT_ALLOC_HUGE);
-	used = palloc_extended(sizeof(bool) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (int64 i = 0; i < header.count; i++)
 	{
 		samples[i].stack_id = stacks[index[i]];
 		samples[i].weight = weight[i];
-		used[index[i]] = true;
 	}
-	for (int64 k = 0; k < header.nstacks; k++)
-		if (!used[k])
-			unused_entry(&reader, &header, 0, "stack dictionary entry", k, stacks[k]);
-	read_label_column(&reader, &header, labels, samples);
-	read_time_column(&reader, &header, samples);
+	/* the index array holds the label and time columns' values next */
+	read_label_column(&reader, &header, labels, &label_dictionary, (uint64 *) index, samples);
+	read_time_column(&reader, &header, (uint64 *) index, samples);
 	if (reader.pos != len)
 		malformed(reader.pos, "trailing bytes: %zu after the last column", len - reader.pos);
-	check_order(&reader, stack_column, samples, header.count);
+	check_order(&reader, &stack_column, samples, header.count);
 
 	pfree(stacks);
 	pfree(labels);
 	pfree(index);
 	pfree(weight);
-	pfree(used);
 	*count = header.count;
 	return samples;
 }
@@ -871,11 +1560,12 @@ int64 *
 samples_stack_ids(const uint8 *data, Size len, SamplesHeader *header)
 {
 	Reader		reader = {data, len, 0};
+	DictionaryPlace place;
 	int64	   *stacks;
 
 	read_header(&reader, header);
 	stacks = palloc_extended(sizeof(int64) * Max(header->nstacks, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, header->nstacks, "stack id", stacks);
+	read_dictionary(&reader, &STACK_GAPS, header->nstacks, stacks, &place);
 	return stacks;
 }
 
@@ -883,12 +1573,16 @@ int64 *
 samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header)
 {
 	Reader		reader = {data, len, 0};
+	DictionaryPlace place;
+	int64	   *stacks;
 	int64	   *labels;
 
 	read_header(&reader, header);
-	skip_varints(&reader, header->nstacks, "stack id");
+	stacks = palloc_extended(sizeof(int64) * Max(header->nstacks, 1), MCXT_ALLOC_HUGE);
+	read_dictionary(&reader, &STACK_GAPS, header->nstacks, stacks, &place);
+	pfree(stacks);
 	labels = palloc_extended(sizeof(int64) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, header->nlabels, "label set id", labels);
+	read_dictionary(&reader, &LABEL_GAPS, header->nlabels, labels, &place);
 	return labels;
 }
 
@@ -897,31 +1591,34 @@ samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 {
 	Reader		reader = {data, len, 0};
 	SamplesHeader header;
+	DictionaryPlace place;
+	StackPlace stack_column;
 	int64	   *stacks;
+	int64	   *labels;
 	int64	   *index;
+	int64	   *weight;
 	int64	   *total;
 
 	read_header(&reader, &header);
 	stacks = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, header.nstacks, "stack id", stacks);
-	skip_varints(&reader, header.nlabels, "label set id");
+	read_dictionary(&reader, &STACK_GAPS, header.nstacks, stacks, &place);
+	labels = palloc_extended(sizeof(int64) * Max(header.nlabels, 1), MCXT_ALLOC_HUGE);
+	read_dictionary(&reader, &LABEL_GAPS, header.nlabels, labels, &place);
+	pfree(labels);
 	index = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
-	read_stack_column(&reader, &header, index);
+	weight = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
+	read_stack_column(&reader, &header, index, &stack_column);
+	read_weight_column(&reader, &header, weight, false);
 
 	total = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (int64 i = 0; i < header.count; i++)
 	{
-		Size		start = reader.pos;
-		int64		weight;
-
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!unscale_weight(unzigzag(read_varint(&reader, "weight")), header.weight_unit, &weight))
-			malformed(start, "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
-					  i, header.weight_unit);
-		total[index[i]] = calltree_add_weight(total[index[i]], weight);
+		total[index[i]] = calltree_add_weight(total[index[i]], weight[i]);
 	}
 	pfree(index);
+	pfree(weight);
 	*ids = stacks;
 	*sums = total;
 	return header.nstacks;

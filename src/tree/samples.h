@@ -18,11 +18,13 @@
  * before any label set.  The order of time-stamped samples is thus their
  * time order, which readers of time-ordered samples rely on.
  *
- * Layout (version 1), after the varlena header.  Every integer past the
- * first two bytes is a varint: 7 bits per byte, least significant group
- * first, the high bit set on every byte but the last, at most 10 bytes and
- * no needless trailing zero group.  "zigzag" maps a signed integer to an
- * unsigned one, 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
+ * Layout (version 2), after the varlena header.  Every integer past the
+ * first two bytes is a varint unless said otherwise: 7 bits per byte,
+ * least significant group first, the high bit set on every byte but the
+ * last, at most 10 bytes and no needless trailing zero group.  "zigzag"
+ * maps a signed integer to an unsigned one, 0, -1, 1, -2, ... to 0, 1, 2,
+ * 3, ...  Version 1, the same columns each as varints only, was never
+ * released (development versions of 0.3 wrote it); it is not read.
  *
  *	offset	size	field
  *	0		1		format version, SAMPLES_VERSION
@@ -37,46 +39,103 @@
  *					weights' magnitudes (1 when every weight is 0)
  *	.		var		with SAMPLES_HAS_TIMES, time unit u >= 1: the greatest
  *					common divisor of the time steps (1 when all are 0)
- *	.		d var	the stack dictionary: the distinct stack ids, ascending:
- *					zigzag(first id), then (id - previous id - 1)
- *	.		l var	the label set dictionary, coded as the stacks'
- *	.		n var	the stack column, as dictionary indexes: for the first
- *					n - t samples (no time) the index minus the previous
- *					sample's index (the first minus 0), which order makes
- *					>= 0; for the last t the index itself
- *	.		n var	the weight column: zigzag(weight / g)
- *	.		n var	with SAMPLES_HAS_LABELS, the label column: 0 for no label
- *					set, i + 1 for the i-th set of the dictionary
- *	.		t var	with SAMPLES_HAS_TIMES, the time column: zigzag(first
- *					time), then (time - previous time) / u
+ *	.		var		the stack dictionary, the distinct stack ids ascending,
+ *					when d > 0: zigzag(first id), then
+ *	.		col		the d - 1 gaps (id - previous id - 1)
+ *	.		var		the label set dictionary, when l > 0, as the stacks':
+ *	.		col		zigzag(first id), then the l - 1 gaps
+ *	.		col		the stack column of the n - t samples without a time:
+ *					their dictionary indexes, each minus the previous
+ *					sample's (the first minus 0), which order makes >= 0
+ *	.		col		the stack column of the t samples with a time: their
+ *					dictionary indexes themselves
+ *	.		col		the weight column: the n values weight / g, signed
+ *	.		col		with SAMPLES_HAS_LABELS, the label column of n values:
+ *					0 for no label set, i + 1 for the i-th set of the
+ *					dictionary
+ *	.		var		with SAMPLES_HAS_TIMES, the time column: zigzag(first
+ *					time), then
+ *	.		col		the t - 1 steps (time - previous time) / u
  *
  * and nothing after it.  Every dictionary entry is used by some sample.
  *
+ * A column ("col") of k values is written as its content suits:
+ *
+ *	k = 0	nothing
+ *	k = 1	the value as a varint (zigzag(value) when signed)
+ *	k >= 2	a tag byte, then one of three codings:
+ *			tag 0..64, a frame of reference of width w = tag: the base,
+ *				the least value, as a varint (zigzag(base) when signed),
+ *				then ceil(k * w / 8) bytes holding each value minus the
+ *				base in w bits, the first value in the lowest bits of the
+ *				first byte, least significant bit first, the bits after
+ *				the last value zero (w = 0: no bytes, every value is the
+ *				base);
+ *			tag 254 (SAMPLES_GAMMA), gamma codes: the base as a frame's,
+ *				then for each value x = value - base + 1, of b bits, its
+ *				Elias gamma code of 2b - 1 bits: b - 1 zero bits, a one
+ *				bit, then the b - 1 bits of x under its highest, least
+ *				significant first; the codes one after the other from the
+ *				lowest bit of the first byte, the bits after the last code
+ *				zero (x = 1: "1"; 2: "010"; 3: "011" in the order written)
+ *			tag 255 (SAMPLES_VARINTS), varints: the k values as varints
+ *				(zigzag(value) when signed).
+ *
+ * A frame's width is the fewest bits that hold the largest value minus
+ * the base.  Of the three codings a column takes the one of fewest bytes,
+ * a frame on a tie, then gamma codes (gamma codes only where every value
+ * minus the base, plus 1, has at most SAMPLES_GAMMA_MAX_BITS bits): so a
+ * column has exactly one encoding, and a value is at most 7 bytes (the
+ * tags) larger than its columns as varints alone.  A frame suits a few
+ * distinct small values, gamma codes small values with a long tail (the
+ * weights of a CPU profile, mostly one to a few periods), varints a few
+ * values far apart.
+ *
  * Cost: a stack id of a profile is usually a few steps from the previous
- * one, and weights are mostly a small multiple of one period, so a sample
- * without a time costs about 2 bytes (1 for its stack, 1 for its weight,
- * 1 more with label sets) and each distinct stack 1-2 bytes of dictionary;
- * a time-stamped sample adds its time step, 1-4 bytes.  The value is
- * compact on its own: PostgreSQL compresses only values over about 2 kB.
- * A column of this type in a table can ask for lz4 (ALTER TABLE ... SET
- * COMPRESSION lz4) where the server was built with it.
+ * one, and weights are mostly a small multiple of one period, so a
+ * sample without a time costs about a byte or less: a bit for its stack
+ * step (0 or 1), a few bits for its weight (none when every weight is the
+ * same), a few more for its label set; each distinct stack costs a few
+ * bits of dictionary, more when the stacks of a profile are far apart
+ * among the database's.  A time-stamped sample adds its time step, about
+ * 1 to 3 bytes (sampling is regular, but rarely exactly), and its stack
+ * is a dictionary index, not a step.  The 751 samples of bench/ingest.sh
+ * (300 stacks, 8 label sets, weights of 2 to 168 periods, 96% of them 10
+ * or less) take 868 bytes, 2,574 as varints only.  The value is compact on its own:
+ * PostgreSQL compresses only values over about 2 kB.  A column of this
+ * type in a table can ask for lz4 (ALTER TABLE ... SET COMPRESSION lz4)
+ * where the server was built with it.
  *
  * The codec trusts nothing it reads: a truncated value, a varint that is
  * not minimal, an order that is broken, a count that does not match, a
- * dictionary entry unused, a unit that is not the greatest common divisor
- * or a byte after the end is an error (ERRCODE_INVALID_BINARY_REPRESENTATION)
- * naming what is wrong and its byte offset, counted from the version byte
- * (the offset in the binary form, which is these bytes).
+ * dictionary entry unused, a unit that is not the greatest common divisor,
+ * a column tag that is none of the three codings, a frame or gamma codes
+ * whose base is not the least value, whose bits after the last value are
+ * not zero or whose values pass 64 bits, a frame wider than needed, a
+ * gamma code of more than SAMPLES_GAMMA_MAX_BITS bits of x, a column in
+ * another coding than its canonical one, or a byte after the end is an
+ * error (ERRCODE_INVALID_BINARY_REPRESENTATION) naming what is wrong and
+ * its byte offset, counted from the version byte (the offset in the
+ * binary form, which is these bytes).  A value of a frame or of gamma
+ * codes is placed at the byte that holds its first bit.
  */
 #ifndef CALLTREE_SAMPLES_H
 #define CALLTREE_SAMPLES_H
 
 #include "postgres.h"
 
-#define SAMPLES_VERSION		1
+#define SAMPLES_VERSION		2
 #define SAMPLES_HAS_TIMES	0x01
 #define SAMPLES_HAS_LABELS	0x02
 #define SAMPLES_KNOWN_FLAGS	(SAMPLES_HAS_TIMES | SAMPLES_HAS_LABELS)
+
+/* A column's tag: a frame's width, 0 to SAMPLES_MAX_WIDTH, gamma codes or varints */
+#define SAMPLES_MAX_WIDTH	64
+#define SAMPLES_GAMMA		254
+#define SAMPLES_VARINTS		255
+
+/* The most bits of (value - base + 1) in a gamma code, which takes 2b - 1 bits */
+#define SAMPLES_GAMMA_MAX_BITS	28
 
 /*
  * The most samples one value holds, which bounds the memory of packing and
