@@ -98,8 +98,8 @@ SELECT (SELECT count(*) FROM sample s WHERE NOT EXISTS (SELECT FROM stack t WHER
      + (SELECT count(*) FROM frame f WHERE NOT EXISTS (SELECT FROM func fn WHERE fn.id = f.func_id)) AS dangling;
 
 -- collect_garbage() reads each stack a bounded number of times, however
--- deep the stacks (the walk up from the stacks of samples reads each used
--- one once), whatever work_mem and the statistics.  As a recursive query,
+-- deep the stacks (it reads the table once to find the used ones),
+-- whatever work_mem and the statistics.  As a recursive query,
 -- the walk read the whole table at each level of the deepest stack: a
 -- hash of it built again at every level once it overflowed work_mem (a
 -- stack 400 frames deep among 200,000: 37 s), or, on statistics taken

@@ -3,15 +3,17 @@
  *	  The stacks that collect_garbage() deletes: those that no sample uses,
  *	  nor any longer stack as its prefix.
  *
- * From the stacks of samples, the prefix chain of each is walked up to the
- * first stack already seen, each row looked up in the primary-key index;
- * then one sequential pass over the table lists the stacks not seen.  So
- * each used stack is read once, and the table once more, however deep the
- * stacks.  No query plan is involved: as a recursive query, one join per
- * level of the deepest stack, the walk depended on the planner's choice
- * at every level, and a hash of the whole table built again at each one
- * (once it overflowed work_mem), or a whole index read per stack (on
- * statistics taken when the table was nearly empty), read the table as
+ * The table is read once, sequentially, its (id, prefix) pairs sorted by
+ * id in memory.  The stacks of samples are marked used; then one pass from
+ * the highest id down marks the prefix of every used stack, which comes
+ * later in the same pass since a prefix is lower than its stack (CHECK
+ * (prefix_id < id)).  The stacks left unmarked are the garbage.  So the
+ * cost is that of reading the table once and sorting it, however deep the
+ * stacks, and no query plan is involved: as a recursive query, one join
+ * per level of the deepest stack, the walk depended on the planner's
+ * choice at every level, and a hash of the whole table built again at
+ * each one (once it overflowed work_mem), or a whole index read per stack
+ * (on statistics taken when the table was nearly empty), read the table as
  * many times as the deepest stack has frames.
  *
  * The rows are read under the active snapshot, after the checks a SELECT
@@ -20,7 +22,6 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -29,132 +30,141 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/array.h"
-#include "utils/fmgroids.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "tree/hash64.h"
 #include "store/store.h"
 
 PG_FUNCTION_INFO_V1(calltree_unused_stacks);
 
-/* a stack found used */
-typedef struct UsedStack
+/* a row of calltree.stack */
+typedef struct StackLink
 {
-	int64		stack_id;
-	char		status;
-} UsedStack;
+	int64		id;
+	int64		prefix;
+	bool		root;			/* no prefix */
+	bool		used;
+} StackLink;
 
-#define SH_PREFIX		used
-#define SH_ELEMENT_TYPE UsedStack
-#define SH_KEY_TYPE		int64
-#define SH_KEY			stack_id
-#define SH_HASH_KEY(tb, k)	calltree_hash64((uint64) (k))
-#define SH_EQUAL(tb, a, b)	((a) == (b))
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-/* calltree.stack, read by primary key */
-typedef struct StackProbe
+typedef struct StackLinks
 {
-	Relation	heap;
-	Relation	index;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
-	AttrNumber	id_attnum;
-	AttrNumber	prefix_attnum;
-} StackProbe;
+	StackLink  *links;			/* by id, ascending, once read */
+	int64		count;
+	int64		capacity;
+} StackLinks;
 
 static void
-stack_probe_open(StackProbe *probe)
+links_add(StackLinks *links, int64 id, bool root, int64 prefix)
+{
+	if (links->count == links->capacity)
+	{
+		links->capacity *= 2;
+		links->links = repalloc_huge(links->links, sizeof(StackLink) * links->capacity);
+	}
+	links->links[links->count].id = id;
+	links->links[links->count].prefix = prefix;
+	links->links[links->count].root = root;
+	links->links[links->count].used = false;
+	links->count++;
+}
+
+static int
+link_cmp(const void *a, const void *b)
+{
+	int64		x = ((const StackLink *) a)->id;
+	int64		y = ((const StackLink *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* The rows of calltree.stack, by id. */
+static void
+read_links(StackLinks *links)
 {
 	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
-	Oid			stacks = calltree_local_relation(namespace, "stack");
+	Oid			stacks = calltree_local_relation(get_namespace_oid("calltree", false), "stack");
 	AttrNumber	columns[2];
+	Relation	heap;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
 
-	columns[0] = probe->id_attnum = calltree_column(stacks, "id");
-	columns[1] = probe->prefix_attnum = calltree_column(stacks, "prefix_id");
+	columns[0] = calltree_column(stacks, "id");
+	columns[1] = calltree_column(stacks, "prefix_id");
 	/* as SELECT id, prefix_id FROM stack */
 	calltree_check_read(stacks, columns, lengthof(columns));
-	probe->heap = table_open(stacks, AccessShareLock);
-	probe->index = index_open(calltree_local_relation(namespace, "stack_pkey"), AccessShareLock);
-	probe->scan = index_beginscan(probe->heap, probe->index, GetActiveSnapshot(), 1, 0);
-	probe->slot = table_slot_create(probe->heap, NULL);
-}
-
-static void
-stack_probe_close(StackProbe *probe)
-{
-	ExecDropSingleTupleTableSlot(probe->slot);
-	index_endscan(probe->scan);
-	index_close(probe->index, NoLock);
-	table_close(probe->heap, NoLock);
-}
-
-/* Whether a stack has a prefix (false for a root, or a stack with no row). */
-static bool
-stack_prefix(StackProbe *probe, int64 stack_id, int64 *prefix)
-{
-	ScanKeyData key;
-	Datum		value;
-	bool		isnull;
-
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(stack_id));
-	index_rescan(probe->scan, &key, 1, NULL, 0);
-	if (!index_getnext_slot(probe->scan, ForwardScanDirection, probe->slot))
-		return false;
-	value = slot_getattr(probe->slot, probe->prefix_attnum, &isnull);
-	*prefix = isnull ? 0 : DatumGetInt64(value);
-	return !isnull;
-}
-
-/*
- * Adds a stack and its prefixes to the used ones, up to the first one
- * there already (whose prefixes are).  The set also ends a cycle, which
- * the table's CHECK (prefix_id < id) forbids anyway.
- */
-static void
-mark_used(StackProbe *probe, used_hash *used, int64 stack_id)
-{
-	bool		found;
-
-	do
-	{
-		CHECK_FOR_INTERRUPTS();
-		used_insert(used, stack_id, &found);
-	} while (!found && stack_prefix(probe, stack_id, &stack_id));
-}
-
-/* The ids of the rows of calltree.stack that are not used, in one pass. */
-static Datum
-unused_ids(StackProbe *probe, used_hash *used)
-{
-	TableScanDesc scan = table_beginscan(probe->heap, GetActiveSnapshot(), 0, NULL);
-	TupleTableSlot *slot = table_slot_create(probe->heap, NULL);
-	ArrayBuildState *unused = initArrayResult(INT8OID, CurrentMemoryContext, false);
-	uint64		rows = 0;
-
+	heap = table_open(stacks, AccessShareLock);
+	/* the size the statistics give, so that a big table is not copied at every doubling */
+	links->capacity = (int64) Min(Max(heap->rd_rel->reltuples * 1.05, 0.0),
+								  (double) (MaxAllocHugeSize / sizeof(StackLink) / 2)) + 1024;
+	links->links = palloc_extended(sizeof(StackLink) * links->capacity, MCXT_ALLOC_HUGE);
+	links->count = 0;
+	scan = table_beginscan(heap, GetActiveSnapshot(), 0, NULL);
+	slot = table_slot_create(heap, NULL);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
-		bool		isnull;
-		int64		id = DatumGetInt64(slot_getattr(slot, probe->id_attnum, &isnull));
+		bool		id_null;
+		bool		root;
+		int64		id = DatumGetInt64(slot_getattr(slot, columns[0], &id_null));
+		Datum		prefix = slot_getattr(slot, columns[1], &root);
 
-		if ((++rows & 0xFFFF) == 0)
+		if ((links->count & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!isnull && used_lookup(used, id) == NULL)
-			accumArrayResult(unused, Int64GetDatum(id), false, INT8OID, CurrentMemoryContext);
+		if (!id_null)
+			links_add(links, id, root, root ? 0 : DatumGetInt64(prefix));
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
-	return makeArrayResult(unused, CurrentMemoryContext);
+	table_close(heap, NoLock);
+	qsort(links->links, links->count, sizeof(StackLink), link_cmp);
+}
+
+/* The link of a stack id, or NULL when the table has no such row. */
+static StackLink *
+find_link(const StackLinks *links, int64 id)
+{
+	StackLink	key = {.id = id};
+
+	return bsearch(&key, links->links, links->count, sizeof(StackLink), link_cmp);
+}
+
+/*
+ * Marks the stacks of samples, then the prefixes of the used ones from
+ * the highest id down.
+ */
+static void
+mark_used(StackLinks *links, const Datum *sampled, const bool *nulls, int nsampled)
+{
+	for (int i = 0; i < nsampled; i++)
+	{
+		StackLink  *link = nulls[i] ? NULL : find_link(links, DatumGetInt64(sampled[i]));
+
+		if (link != NULL)
+			link->used = true;
+	}
+	for (int64 i = links->count - 1; i >= 0; i--)
+	{
+		StackLink  *link = &links->links[i];
+		StackLink  *prefix;
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!link->used || link->root)
+			continue;
+		prefix = find_link(links, link->prefix);
+		if (prefix == NULL)
+			continue;
+		/* a stack below its prefix would be passed already: the CHECK forbids it */
+		if (prefix >= link)
+			elog(ERROR, "stack " INT64_FORMAT " has prefix " INT64_FORMAT ", not a lower id",
+				 link->id, link->prefix);
+		prefix->used = true;
+	}
 }
 
 /*
  * unused_stacks(sampled bigint[]) → bigint[]: the stacks that are neither
- * in `sampled` nor a prefix of one of them, in the table's order.
+ * in `sampled` nor a prefix of one of them, ascending.
  */
 Datum
 calltree_unused_stacks(PG_FUNCTION_ARGS)
@@ -163,18 +173,15 @@ calltree_unused_stacks(PG_FUNCTION_ARGS)
 	Datum	   *ids;
 	bool	   *nulls;
 	int			nids;
-	StackProbe	probe;
-	used_hash  *used;
-	Datum		unused;
+	StackLinks	links;
+	ArrayBuildState *unused = initArrayResult(INT8OID, CurrentMemoryContext, false);
 
 	deconstruct_array(sampled, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &ids, &nulls, &nids);
-	stack_probe_open(&probe);
-	used = used_create(CurrentMemoryContext, Max(nids, 1024), NULL);
-	for (int i = 0; i < nids; i++)
-		if (!nulls[i])
-			mark_used(&probe, used, DatumGetInt64(ids[i]));
-	unused = unused_ids(&probe, used);
-	stack_probe_close(&probe);
-	PG_RETURN_DATUM(unused);
+	read_links(&links);
+	mark_used(&links, ids, nulls, nids);
+	for (int64 i = 0; i < links.count; i++)
+		if (!links.links[i].used)
+			accumArrayResult(unused, Int64GetDatum(links.links[i].id), false, INT8OID, CurrentMemoryContext);
+	PG_RETURN_DATUM(makeArrayResult(unused, CurrentMemoryContext));
 }

@@ -395,7 +395,7 @@ COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started 
 CREATE OR REPLACE FUNCTION unused_stacks(sampled bigint[]) RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'calltree_unused_stacks'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one of sampled nor a prefix of one of them';
+COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one of sampled nor a prefix of one of them, ascending';
 
 -- Deletes the interned rows that nothing uses: the stacks that no sample
 -- uses, nor any longer stack as its prefix; then the frames of no stack;
@@ -443,8 +443,8 @@ BEGIN
                       UNION
                       SELECT r.stack_id FROM @extschema@.sample_row r);
     -- the other stacks go unless one of those has them as a prefix, at any
-    -- depth: found by a walk that reads each stack once and follows no
-    -- query plan (src/store/stack_garbage.c)
+    -- depth: found in one read of the stack table, by no query plan
+    -- (src/store/stack_garbage.c)
     garbage := @extschema@.unused_stacks(used_ids);
     DELETE FROM @extschema@.stack st WHERE st.id = ANY (garbage);
     GET DIAGNOSTICS stacks = ROW_COUNT;
