@@ -449,16 +449,25 @@ BEGIN
     DELETE FROM @extschema@.stack st WHERE st.id = ANY (garbage);
     GET DIAGNOSTICS stacks = ROW_COUNT;
 
-    DELETE FROM @extschema@.frame f
-     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.stack st WHERE st.frame_id = f.id);
+    -- Each garbage below is a set difference (EXCEPT), which hashes or
+    -- sorts both sides, never a nested loop: on statistics that call a
+    -- table nearly empty (after a collection and a VACUUM, until the next
+    -- ANALYZE), an anti-join scanned the stacks whole for each frame and
+    -- the frames for each func.
+    garbage := ARRAY(SELECT f.id FROM @extschema@.frame f
+                     EXCEPT
+                     SELECT st.frame_id FROM @extschema@.stack st);
+    DELETE FROM @extschema@.frame f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS frames = ROW_COUNT;
 
     used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
                         UNION
                         SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
     garbage := ARRAY(SELECT f.id FROM @extschema@.func f
-                      WHERE NOT EXISTS (SELECT 1 FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-                        AND NOT EXISTS (SELECT 1 FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
+                     EXCEPT
+                     SELECT fr.func_id FROM @extschema@.frame fr
+                     EXCEPT
+                     SELECT u.id FROM unnest(used_funcs) AS u(id));
     DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
@@ -466,7 +475,8 @@ BEGIN
                       UNION
                       SELECT r.labels_id FROM @extschema@.sample_row r WHERE r.labels_id IS NOT NULL);
     garbage := ARRAY(SELECT l.id FROM @extschema@.labels l
-                      WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = l.id));
+                     EXCEPT
+                     SELECT u.id FROM unnest(used_ids) AS u(id));
     DELETE FROM @extschema@.labels l WHERE l.id = ANY (garbage);
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
