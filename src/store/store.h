@@ -19,7 +19,8 @@
  * Two parts of store/ serve the writer alone, and have headers of their
  * own that nothing else includes: interning (intern.h: the intern lock,
  * the per-backend cache and the index probes of intern_*.c) and the
- * reference checks (integrity.h).  symbolicate.c holds SQL functions only.
+ * reference checks (integrity.h).  symbolicate.c and stack_garbage.c (the
+ * stacks collect_garbage() deletes) hold SQL functions only.
  */
 #ifndef CALLTREE_STORE_H
 #define CALLTREE_STORE_H

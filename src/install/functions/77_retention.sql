@@ -390,6 +390,13 @@ END
 $$;
 COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started more than raw_older_than ago that every rollup level reading raw samples includes, a whole partition of sample sets at a time; opens a new partition when the current one is older than partition_width';
 
+-- The stacks that are neither in sampled nor a prefix of one of them: the
+-- stacks collect_garbage() deletes, given those of samples.
+CREATE OR REPLACE FUNCTION unused_stacks(sampled bigint[]) RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'calltree_unused_stacks'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one of sampled nor a prefix of one of them, ascending';
+
 -- Deletes the interned rows that nothing uses: the stacks that no sample
 -- uses, nor any longer stack as its prefix; then the frames of no stack;
 -- the funcs of no frame, no trace event and no node of a rollup tree; the
@@ -430,36 +437,37 @@ BEGIN
     LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
     PERFORM @extschema@.intern_lock();
 
-    -- the stacks of samples and their prefixes, up to the roots: those in
-    -- the dictionaries of the packed sets, and of the rows not packed yet
+    -- the stacks of samples: those in the dictionaries of the packed sets,
+    -- and of the rows not packed yet
     used_ids := ARRAY(SELECT u.id FROM @extschema@.sample_set s, unnest(@extschema@.stack_ids(s.samples)) AS u(id)
                       UNION
                       SELECT r.stack_id FROM @extschema@.sample_row r);
-    used_ids := ARRAY(
-        WITH RECURSIVE used (id) AS (
-            SELECT u.id FROM unnest(used_ids) AS u(id)
-            UNION
-            SELECT st.prefix_id FROM used u JOIN @extschema@.stack st ON st.id = u.id
-             WHERE st.prefix_id IS NOT NULL
-        )
-        SELECT u.id FROM used u);
-    -- the garbage is found by an anti-join (hashed), then deleted by id:
-    -- "id <> ALL (array)" would compare each row with the whole array
-    garbage := ARRAY(SELECT st.id FROM @extschema@.stack st
-                      WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = st.id));
+    -- the other stacks go unless one of those has them as a prefix, at any
+    -- depth: found in one read of the stack table, by no query plan
+    -- (src/store/stack_garbage.c)
+    garbage := @extschema@.unused_stacks(used_ids);
     DELETE FROM @extschema@.stack st WHERE st.id = ANY (garbage);
     GET DIAGNOSTICS stacks = ROW_COUNT;
 
-    DELETE FROM @extschema@.frame f
-     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.stack st WHERE st.frame_id = f.id);
+    -- Each garbage below is a set difference (EXCEPT), which hashes or
+    -- sorts both sides, never a nested loop: on statistics that call a
+    -- table nearly empty (after a collection and a VACUUM, until the next
+    -- ANALYZE), an anti-join scanned the stacks whole for each frame and
+    -- the frames for each func.
+    garbage := ARRAY(SELECT f.id FROM @extschema@.frame f
+                     EXCEPT
+                     SELECT st.frame_id FROM @extschema@.stack st);
+    DELETE FROM @extschema@.frame f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS frames = ROW_COUNT;
 
     used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
                         UNION
                         SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
     garbage := ARRAY(SELECT f.id FROM @extschema@.func f
-                      WHERE NOT EXISTS (SELECT 1 FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-                        AND NOT EXISTS (SELECT 1 FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
+                     EXCEPT
+                     SELECT fr.func_id FROM @extschema@.frame fr
+                     EXCEPT
+                     SELECT u.id FROM unnest(used_funcs) AS u(id));
     DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
@@ -467,7 +475,8 @@ BEGIN
                       UNION
                       SELECT r.labels_id FROM @extschema@.sample_row r WHERE r.labels_id IS NOT NULL);
     garbage := ARRAY(SELECT l.id FROM @extschema@.labels l
-                      WHERE NOT EXISTS (SELECT 1 FROM unnest(used_ids) AS u(id) WHERE u.id = l.id));
+                     EXCEPT
+                     SELECT u.id FROM unnest(used_ids) AS u(id));
     DELETE FROM @extschema@.labels l WHERE l.id = ANY (garbage);
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
