@@ -9,6 +9,8 @@
  * 1: the rest is packed bytes for samples_recv, which must refuse them or
  *    accept exactly the canonical encoding of what they decode to (a value
  *    has one encoding: packing its decoded samples gives its bytes back);
+ *    samples_check (what samples_recv runs) and samples_decode must raise
+ *    the same error or none;
  * 2: the rest is a list of samples, each a control byte (bit 0: has a
  *    time, bit 1: has a label set, bits 2-5: which of stack, weight, time,
  *    label set take 8 bytes rather than 1 signed byte) and its fields:
@@ -385,6 +387,42 @@ run(void *arg)
 	PG_END_TRY();
 }
 
+/* Packed bytes checked without unpacking, or decoded */
+static void
+check_only(void *arg)
+{
+	Input	   *input = arg;
+	SamplesHeader header;
+
+	samples_check(input->data, input->len, &header);
+}
+
+static void
+decode_only(void *arg)
+{
+	Input	   *input = arg;
+	int64		count;
+
+	(void) samples_decode(input->data, input->len, &count);
+}
+
+/* samples_check accepts exactly what samples_decode accepts, with the same error */
+static void
+compare_check_and_decode(Input *input)
+{
+	bool		checked = fuzz_try(check_only, input);
+	FuzzError	check_error = fuzz_last_error;
+	bool		decoded = fuzz_try(decode_only, input);
+
+	FUZZ_CHECK(checked == decoded, "samples_check %s, samples_decode %s: %s",
+			   checked ? "accepts" : "refuses", decoded ? "accepts" : "refuses",
+			   checked ? fuzz_last_error.message : check_error.message);
+	FUZZ_CHECK(checked || (check_error.sqlerrcode == fuzz_last_error.sqlerrcode &&
+						   strcmp(check_error.message, fuzz_last_error.message) == 0),
+			   "samples_check says \"%s\", samples_decode \"%s\"",
+			   check_error.message, fuzz_last_error.message);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -395,6 +433,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input.kind = (InputKind) (data[0] % 3);
 	input.data = data + 1;
 	input.len = size - 1;
+	if (input.kind == INPUT_PACKED)
+		compare_check_and_decode(&input);
 	(void) fuzz_try(run, &input);
 	return 0;
 }

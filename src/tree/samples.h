@@ -194,6 +194,13 @@ extern struct varlena *samples_encode(Sample *samples, int64 count);
  */
 extern Sample *samples_decode(const uint8 *data, Size len, int64 *count);
 
+/*
+ * Checks every byte of the packed bytes data[0 .. len) as samples_decode
+ * does, with the same errors, without unpacking the samples; *header gets
+ * the header.  Its memory is bounded by len, not by the sample count.
+ */
+extern void samples_check(const uint8 *data, Size len, SamplesHeader *header);
+
 /* Reads and checks the header only */
 extern void samples_read_header(const uint8 *data, Size len, SamplesHeader *header);
 
