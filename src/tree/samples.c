@@ -105,17 +105,17 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* ids sorted with the comparison inlined too, and the indexes of a checked column */
-#define ST_SORT sort_indexes
-#define ST_ELEMENT_TYPE uint32
+/* ids sorted with the comparison inlined too */
+#define ST_SORT sort_ids
+#define ST_ELEMENT_TYPE int64
 #define ST_COMPARE(a, b) compare_int64(*(a), *(b))
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-
-#define ST_SORT sort_ids
-#define ST_ELEMENT_TYPE int64
+/* the dictionary indexes of a column checked, not unpacked */
+#define ST_SORT sort_indexes
+#define ST_ELEMENT_TYPE uint32
 #define ST_COMPARE(a, b) compare_int64(*(a), *(b))
 #define ST_SCOPE static
 #define ST_DEFINE
@@ -1727,13 +1727,20 @@ scan_stacks_used(const Reader *reader, const SamplesHeader *header, const Dictio
 
 	cursor_start(&steps, reader, &place->steps, place->steps.least);
 	if (untimed_left > 0)
-		untimed_index = cursor_next(&steps), untimed_left--;
+	{
+		untimed_index = cursor_next(&steps);
+		untimed_left--;
+	}
 	for (int64 k = 0; k < header->nstacks; k++)
 	{
 		if ((k & 0xFFFF) == 0xFFFF)
 			CHECK_FOR_INTERRUPTS();
+		/* the next index of a sample without a time that is k or more */
 		while (untimed_index < (uint64) k && untimed_left > 0)
-			untimed_index += cursor_next(&steps), untimed_left--;
+		{
+			untimed_index += cursor_next(&steps);
+			untimed_left--;
+		}
 		while (t < ntimed && timed[t] < k)
 			t++;
 		if (!(place->untimed > 0 && untimed_index == (uint64) k) && !(t < ntimed && timed[t] == k))
