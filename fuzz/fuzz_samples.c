@@ -9,6 +9,10 @@
  * 1: the rest is packed bytes for samples_recv, which must refuse them or
  *    accept exactly the canonical encoding of what they decode to (a value
  *    has one encoding: packing its decoded samples gives its bytes back);
+ *    samples_check (what samples_recv runs) and samples_decode must raise
+ *    the same error or none, and samples_check take at most
+ *    CHECK_BYTES_PER_BYTE bytes of memory per byte of input, and
+ *    CHECK_BYTES_EXTRA more, however many samples the bytes hold;
  * 2: the rest is a list of samples, each a control byte (bit 0: has a
  *    time, bit 1: has a label set, bits 2-5: which of stack, weight, time,
  *    label set take 8 bytes rather than 1 signed byte) and its fields:
@@ -38,6 +42,14 @@ extern Datum samples_send(PG_FUNCTION_ARGS);
 
 /* A tag byte for each of the 7 columns: stack and label set gaps, stack steps and indexes, weights, label sets, time steps */
 #define SAMPLES_MAX_EXTRA 7
+
+/*
+ * What samples_check may allocate: 4 bytes per value of the timed
+ * stacks' and the label column when they are not constant (a bit a value
+ * at least), and a little for errors
+ */
+#define CHECK_BYTES_PER_BYTE 32
+#define CHECK_BYTES_EXTRA 4096
 
 typedef enum InputKind
 {
@@ -385,6 +397,47 @@ run(void *arg)
 	PG_END_TRY();
 }
 
+/* Packed bytes checked without unpacking, or decoded */
+static void
+check_only(void *arg)
+{
+	Input	   *input = arg;
+	SamplesHeader header;
+
+	samples_check(input->data, input->len, &header);
+}
+
+static void
+decode_only(void *arg)
+{
+	Input	   *input = arg;
+	int64		count;
+
+	(void) samples_decode(input->data, input->len, &count);
+}
+
+/* samples_check accepts exactly what samples_decode accepts, with the same error */
+static void
+compare_check_and_decode(Input *input)
+{
+	Size		before = fuzz_bytes_requested;
+	bool		checked = fuzz_try(check_only, input);
+	Size		check_bytes = fuzz_bytes_requested - before;
+	FuzzError	check_error = fuzz_last_error;
+	bool		decoded = fuzz_try(decode_only, input);
+
+	FUZZ_CHECK(check_bytes <= CHECK_BYTES_PER_BYTE * input->len + CHECK_BYTES_EXTRA,
+			   "samples_check of %zu bytes allocated %zu", input->len, check_bytes);
+
+	FUZZ_CHECK(checked == decoded, "samples_check %s, samples_decode %s: %s",
+			   checked ? "accepts" : "refuses", decoded ? "accepts" : "refuses",
+			   checked ? fuzz_last_error.message : check_error.message);
+	FUZZ_CHECK(checked || (check_error.sqlerrcode == fuzz_last_error.sqlerrcode &&
+						   strcmp(check_error.message, fuzz_last_error.message) == 0),
+			   "samples_check says \"%s\", samples_decode \"%s\"",
+			   check_error.message, fuzz_last_error.message);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -395,6 +448,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input.kind = (InputKind) (data[0] % 3);
 	input.data = data + 1;
 	input.len = size - 1;
+	if (input.kind == INPUT_PACKED)
+		compare_check_and_decode(&input);
 	(void) fuzz_try(run, &input);
 	return 0;
 }

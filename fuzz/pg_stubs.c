@@ -76,6 +76,7 @@ sigjmp_buf *PG_exception_stack = NULL;
 ErrorContextCallback *error_context_stack = NULL;
 
 FuzzError	fuzz_last_error;
+Size		fuzz_bytes_requested;
 
 void
 fuzz_fail(const char *file, int line, const char *cond, const char *fmt,...)
@@ -179,6 +180,7 @@ MemoryContextAllocExtended(MemoryContext context, Size size, int flags)
 	if (context == NULL)
 		fuzz_fail(__FILE__, __LINE__, "context != NULL", "palloc without a memory context");
 	check_request(size, flags);
+	fuzz_bytes_requested += size;
 	chunk = malloc(sizeof(FuzzChunk) + size);
 	if (chunk == NULL)
 	{
@@ -246,6 +248,7 @@ realloc_chunk(void *pointer, Size size, int flags)
 	FuzzChunk  *moved;
 
 	check_request(size, flags);
+	fuzz_bytes_requested += size;
 	chunk_unlink(chunk);
 	moved = realloc(chunk, sizeof(FuzzChunk) + size);
 	if (moved == NULL)

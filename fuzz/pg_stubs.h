@@ -38,6 +38,13 @@ extern FuzzError fuzz_last_error;
  */
 extern bool fuzz_try(void (*fn) (void *arg), void *arg);
 
+/*
+ * The bytes palloc and repalloc have been asked for since the process
+ * began, never less: a harness reads it before and after a call to bound
+ * the memory the call takes.
+ */
+extern Size fuzz_bytes_requested;
+
 /* Aborts with a message unless cond holds: the harnesses' oracles. */
 #define FUZZ_CHECK(cond, ...) \
 	do { \

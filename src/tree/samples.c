@@ -113,6 +113,14 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* the dictionary indexes of a column checked, not unpacked */
+#define ST_SORT sort_indexes
+#define ST_ELEMENT_TYPE uint32
+#define ST_COMPARE(a, b) compare_int64(*(a), *(b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /*
  * Samples without a time are sorted first by their stack, in place, a byte
  * of the stack id at a time from the highest that differs (a radix sort
@@ -363,6 +371,14 @@ typedef enum ColumnCoding
 
 static const char *const CODING_NAMES[] = {"bit-packed", "gamma-coded", "as varints"};
 
+/*
+ * A column to read again from its bytes, when its keys are not held
+ * (checking a value without unpacking it): the reading section defines it
+ */
+typedef struct ColumnSource ColumnSource;
+static Size source_gamma_size(const ColumnSource *source, int64 count, uint64 base);
+static Size source_varints_size(const ColumnSource *source, int64 count);
+
 /* How a column of two values or more is written, and its bytes after the tag */
 typedef struct ColumnChoice
 {
@@ -378,11 +394,12 @@ typedef struct ColumnChoice
  * reference on a tie, then gamma codes.  Gamma codes take a bit each at
  * least and varints a byte, so a coding is counted only when it might
  * win; one that cannot counts as SIZE_MAX.  `gamma_known` is the bytes of
- * the gamma codes when the caller has read them, else 0.
+ * the gamma codes when the caller has read them, else 0.  The keys are
+ * keys[], or when keys is NULL those that `source` reads again.
  */
 static ColumnChoice
-choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 least, uint64 most,
-			  Size gamma_known)
+choose_coding(const ColumnKind *kind, const uint64 *keys, const ColumnSource *source,
+			  int64 count, uint64 least, uint64 most, Size gamma_known)
 {
 	ColumnChoice choice;
 	Size		base_bytes = varint_size(code_of_key(kind, least));
@@ -396,9 +413,9 @@ choose_coding(const ColumnKind *kind, const uint64 *keys, int64 count, uint64 le
 	if (gamma_known > 0)
 		gamma = gamma_known;
 	else if (most - least <= GAMMA_MAX_OFFSET && framed > base_bytes + bits_size(count, 1))
-		gamma = base_bytes + gamma_size(keys, count, least);
+		gamma = base_bytes + (keys ? gamma_size(keys, count, least) : source_gamma_size(source, count, least));
 	if (Min(framed, gamma) > (Size) count)
-		varints = varints_size(kind, keys, count);
+		varints = keys ? varints_size(kind, keys, count) : source_varints_size(source, count);
 
 	if (framed <= gamma && framed <= varints)
 		choice.coding = CODING_FRAME, choice.bytes = framed;
@@ -556,7 +573,7 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 		least = Min(least, keys[i]);
 		most = Max(most, keys[i]);
 	}
-	choice = choose_coding(kind, keys, count, least, most, 0);
+	choice = choose_coding(kind, keys, NULL, count, least, most, 0);
 	if (choice.coding == CODING_VARINTS)
 	{
 		write_byte(writer, SAMPLES_VARINTS);
@@ -829,6 +846,7 @@ typedef struct ColumnPlace
 typedef struct DictionaryPlace
 {
 	Size		first;
+	int64		first_id;		/* set by scan_dictionary only */
 	ColumnPlace gaps;
 } DictionaryPlace;
 
@@ -1055,6 +1073,119 @@ gamma_next(BitReader *bits, const ColumnKind *kind)
 }
 
 /*
+ * A cursor over a column's values, read again from the bytes one at a
+ * time, nothing kept: what checks a value without unpacking it.  It reads
+ * base + offset for a frame or gamma codes (base 0: the offsets), the keys
+ * of varints, and the one varint of a column of one value.
+ */
+typedef struct ColumnCursor
+{
+	const ColumnKind *kind;
+	ColumnCoding coding;
+	int			width;
+	uint64		mask;
+	uint64		base;
+	Reader		varints;
+	BitReader	bits;
+} ColumnCursor;
+
+static void
+cursor_start(ColumnCursor *cursor, const Reader *reader, const ColumnPlace *place, uint64 base)
+{
+	Reader		values = {reader->data, reader->len, place->values};
+
+	cursor->kind = place->kind;
+	cursor->coding = place->coding;
+	cursor->width = place->width;
+	cursor->mask = place->width == 64 ? PG_UINT64_MAX : ((uint64) 1 << place->width) - 1;
+	cursor->base = base;
+	cursor->varints = values;
+	if (place->coding != CODING_VARINTS)
+		bits_start(&cursor->bits, &values);
+}
+
+static inline uint64
+cursor_next(ColumnCursor *cursor)
+{
+	switch (cursor->coding)
+	{
+		case CODING_FRAME:
+			if (cursor->width == 0)
+				return cursor->base;
+			return cursor->base + (cursor->width <= 56 ?
+								   frame_next(&cursor->bits, cursor->width, cursor->mask) :
+								   frame_next_wide(&cursor->bits, cursor->width, cursor->mask));
+		case CODING_GAMMA:
+			return cursor->base + gamma_next(&cursor->bits, cursor->kind);
+		case CODING_VARINTS:
+			break;
+	}
+	return key_of_code(cursor->kind, read_varint(&cursor->varints, cursor->kind->entry));
+}
+
+/* A column read (its place known), for what choose_coding counts again */
+struct ColumnSource
+{
+	const Reader *reader;
+	const ColumnPlace *place;
+};
+
+static Size
+source_gamma_size(const ColumnSource *source, int64 count, uint64 base)
+{
+	ColumnCursor cursor;
+	uint64		bits = 0;
+
+	cursor_start(&cursor, source->reader, source->place, source->place->least);
+	for (int64 i = 0; i < count; i++)
+		bits += gamma_bits(cursor_next(&cursor) - base);
+	return (Size) ((bits + 7) / 8);
+}
+
+static Size
+source_varints_size(const ColumnSource *source, int64 count)
+{
+	ColumnCursor cursor;
+	Size		total = 0;
+
+	cursor_start(&cursor, source->reader, source->place, source->place->least);
+	for (int64 i = 0; i < count; i++)
+		total += varint_size(code_of_key(source->place->kind, cursor_next(&cursor)));
+	return total;
+}
+
+/*
+ * The least and the largest of a column's `count` values, read by a
+ * cursor from `base` (a column checked, not unpacked).  *length gets the
+ * bits a frame's or gamma codes' values take.
+ */
+static void
+scan_values(const Reader *reader, const ColumnPlace *place, int64 count, uint64 base,
+			uint64 *least, uint64 *most, uint64 *length, Size *end)
+{
+	ColumnCursor cursor;
+	uint64		low = PG_UINT64_MAX;
+	uint64		high = 0;
+
+	cursor_start(&cursor, reader, place, base);
+	for (int64 i = 0; i < count; i++)
+	{
+		uint64		value = cursor_next(&cursor);
+
+		low = Min(low, value);
+		high = Max(high, value);
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+	}
+	*least = low;
+	*most = high;
+	if (length)
+		*length = cursor.bits.pos - (uint64) place->values * 8;
+	if (end)
+		*end = cursor.varints.pos;
+}
+
+/*
  * The offsets of a frame's `count` values of `width` bits (1 to 64) into
  * keys[], as base + offset; the largest offset is returned, *least gets
  * the least.
@@ -1112,7 +1243,8 @@ unpack_gamma(const Reader *reader, const ColumnKind *kind, int64 count, uint64 b
 
 /*
  * A frame of reference or gamma codes, its tag read: the base, then the
- * bits.  *least and *most get the least and the largest key.
+ * bits, into keys[] or (keys NULL) only checked.  *least and *most get
+ * the least and the largest key.
  */
 static void
 read_bits(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
@@ -1135,14 +1267,19 @@ read_bits(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
 			malformed(reader->pos, "truncated: the %s needs %zu bytes of %d-bit values, %zu are left",
 					  kind->column, bytes, place->width, reader->len - reader->pos);
 		if (place->width == 0)
-			for (int64 i = 0; i < count; i++)
+			for (int64 i = 0; keys != NULL && i < count; i++)
 				keys[i] = base;
-		else
+		else if (keys != NULL)
 			high = unpack_frame(reader, count, place->width, base, keys, &low);
+		else
+			scan_values(reader, place, count, 0, &low, &high, NULL, NULL);
 	}
 	else
 	{
-		high = unpack_gamma(reader, kind, count, base, keys, &low, &bits);
+		if (keys != NULL)
+			high = unpack_gamma(reader, kind, count, base, keys, &low, &bits);
+		else
+			scan_values(reader, place, count, 0, &low, &high, &bits, NULL);
 		bytes = (Size) ((bits + 7) / 8);
 		if (bytes > reader->len - reader->pos)
 			malformed(reader->pos, "truncated: the gamma codes of the %s take %zu bytes, %zu are left",
@@ -1164,7 +1301,10 @@ read_bits(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
 	*most = base + high;
 }
 
-/* Varints, their tag read.  *least and *most get the least and the largest key. */
+/*
+ * Varints, their tag read, into keys[] or (keys NULL) only checked.
+ * *least and *most get the least and the largest key.
+ */
 static void
 read_varints(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
 			 ColumnPlace *place, uint64 *least, uint64 *most)
@@ -1173,6 +1313,11 @@ read_varints(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
 	uint64		high = 0;
 
 	place->values = reader->pos;
+	if (keys == NULL)
+	{
+		scan_values(reader, place, count, 0, least, most, NULL, &reader->pos);
+		return;
+	}
 	for (int64 i = 0; i < count; i++)
 	{
 		keys[i] = key_of_code(kind, read_varint(reader, kind->entry));
@@ -1187,7 +1332,9 @@ read_varints(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys,
 
 /*
  * A column of `count` values into keys[] (their keys), as write_column
- * writes it, checking that it is in its canonical coding
+ * writes it, checking that it is in its canonical coding.  With keys
+ * NULL the column is only checked, its values read by cursors (twice at
+ * most, when another coding might be smaller): nothing is allocated.
  */
 static void
 read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, ColumnPlace *place)
@@ -1196,6 +1343,7 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 	uint64		least;
 	uint64		most;
 	ColumnChoice choice;
+	ColumnSource source = {reader, place};
 
 	place->kind = kind;
 	place->at = reader->pos;
@@ -1209,8 +1357,9 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 		return;
 	if (count == 1)
 	{
-		keys[0] = key_of_code(kind, read_varint(reader, kind->entry));
-		place->least = place->most = keys[0];
+		place->least = place->most = key_of_code(kind, read_varint(reader, kind->entry));
+		if (keys != NULL)
+			keys[0] = place->least;
 		return;
 	}
 	if (reader->pos >= reader->len)
@@ -1232,7 +1381,7 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 	place->least = least;
 	place->most = most;
 	/* gamma codes just read are not counted again */
-	choice = choose_coding(kind, keys, count, least, most,
+	choice = choose_coding(kind, keys, &source, count, least, most,
 						   place->coding == CODING_GAMMA ? reader->pos - place->at - 1 : 0);
 	if (choice.coding != place->coding)
 		malformed(place->at, "the %s is written %s in %zu bytes, but %s it takes %zu: a column takes the coding of fewest bytes, a frame of reference on a tie, then gamma codes",
@@ -1507,6 +1656,362 @@ check_stacks_used(const Reader *reader, const SamplesHeader *header, const Dicti
 		if (!used[k])
 			unused_entry(reader, place, "stack dictionary entry", k, stacks[k]);
 	pfree(used);
+}
+
+
+/* ---------------------------------------------------------------- checking */
+
+/*
+ * samples_check reads a value as samples_decode does, in the same order and
+ * with the same errors, but walks each column with a cursor instead of
+ * unpacking it (read_column with keys NULL), and steps the cursors of the
+ * columns together where a check needs a sample whole (the order).  Stack
+ * and label set ids are compared as dictionary indexes, which order as the
+ * ids do; weights as their keys over the unit, which order as the weights.
+ */
+
+/* Whether every value of a column is its least one, without reading it */
+static inline bool
+column_is_constant(const ColumnPlace *place, int64 count)
+{
+	return count <= 1 || (place->coding == CODING_FRAME && place->width == 0);
+}
+
+/*
+ * The distinct values of a checked column of indexes (each below 2^32),
+ * ascending, in a new array; returns their number.  A column that is not
+ * constant takes a bit a value at least, so the array takes at most 32
+ * bytes per byte of the column.
+ */
+static int64
+distinct_indexes(const Reader *reader, const ColumnPlace *place, int64 count, uint32 **out)
+{
+	uint32	   *values = palloc(sizeof(uint32) * Max(column_is_constant(place, count) ? 1 : count, 1));
+	ColumnCursor cursor;
+	int64		kept = 0;
+
+	*out = values;
+	if (count == 0)
+		return 0;
+	if (column_is_constant(place, count))
+	{
+		values[0] = (uint32) place->least;
+		return 1;
+	}
+	cursor_start(&cursor, reader, place, place->least);
+	for (int64 i = 0; i < count; i++)
+		values[i] = (uint32) cursor_next(&cursor);
+	sort_indexes(values, (size_t) count);
+	for (int64 i = 0; i < count; i++)
+		if (kept == 0 || values[i] != values[kept - 1])
+			values[kept++] = values[i];
+	return kept;
+}
+
+/* The id of entry k of a checked dictionary */
+static int64
+dictionary_entry_id(const Reader *reader, const DictionaryPlace *place, int64 k)
+{
+	ColumnCursor gaps;
+	uint64		id = (uint64) place->first_id;
+
+	cursor_start(&gaps, reader, &place->gaps, place->gaps.least);
+	for (int64 i = 1; i <= k; i++)
+		id += cursor_next(&gaps) + 1;
+	return (int64) id;
+}
+
+/* A dictionary of `count` ids, strictly ascending, checked as read_dictionary does */
+static void
+scan_dictionary(Reader *reader, const ColumnKind *kind, int64 count, DictionaryPlace *place)
+{
+	ColumnCursor gaps;
+	int64		id;
+
+	place->first = reader->pos;
+	place->first_id = 0;
+	if (count == 0)
+		return;
+	id = place->first_id = unzigzag(read_varint(reader, kind->entry));
+	read_column(reader, kind, count - 1, NULL, &place->gaps);
+	cursor_start(&gaps, reader, &place->gaps, place->gaps.least);
+	for (int64 i = 1; i < count; i++)
+	{
+		uint64		gap = cursor_next(&gaps);
+
+		if (gap >= (uint64) PG_INT64_MAX - (uint64) id)
+			malformed(column_entry_offset(reader, &place->gaps, i - 1),
+					  "the %s after " INT64_FORMAT " is beyond the bigint range", kind->entry, id);
+		id = (int64) ((uint64) id + gap + 1);
+	}
+}
+
+/* The stack column, checked as read_stack_column does */
+static void
+scan_stack_column(Reader *reader, const SamplesHeader *header, StackPlace *place)
+{
+	int64		untimed = header->count - header->ntimed;
+	uint64		previous = 0;
+	ColumnCursor steps;
+	ColumnCursor timed;
+
+	place->untimed = untimed;
+	read_column(reader, &STACK_STEPS, untimed, NULL, &place->steps);
+	read_column(reader, &TIMED_STACKS, header->ntimed, NULL, &place->timed);
+	cursor_start(&steps, reader, &place->steps, place->steps.least);
+	cursor_start(&timed, reader, &place->timed, place->timed.least);
+	for (int64 i = 0; i < header->count; i++)
+	{
+		uint64		code = i < untimed ? cursor_next(&steps) : cursor_next(&timed);
+		uint64		bound = (uint64) header->nstacks - (i < untimed ? previous : 0);
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (code >= bound)
+			malformed(stack_entry_offset(reader, place, i),
+					  "the stack of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " stacks of the dictionary",
+					  i, header->nstacks);
+		if (i < untimed)
+			previous += code;
+	}
+}
+
+/* The weight column, checked as read_weight_column does */
+static void
+scan_weight_column(Reader *reader, const SamplesHeader *header, ColumnPlace *place)
+{
+	ColumnCursor weights;
+	uint64		common = 0;
+	int64		unscaled;
+	bool		in_range;
+
+	read_column(reader, &WEIGHTS, header->count, NULL, place);
+	in_range = unscale_weight(signed_of_key(place->least), header->weight_unit, &unscaled) &&
+		unscale_weight(signed_of_key(place->most), header->weight_unit, &unscaled);
+	cursor_start(&weights, reader, place, place->least);
+	for (int64 i = 0; i < header->count && (!in_range || common != 1); i++)
+	{
+		int64		scaled = signed_of_key(cursor_next(&weights));
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (!in_range && !unscale_weight(scaled, header->weight_unit, &unscaled))
+			malformed(column_entry_offset(reader, place, i),
+					  "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
+					  i, header->weight_unit);
+		if (common != 1)
+			common = gcd64(common, magnitude(scaled));
+	}
+	if (common > 1 || (common == 0 && header->weight_unit != 1))
+		malformed(header->weight_unit_at, "the weight unit " UINT64_FORMAT " is not the greatest common divisor of the weights",
+				  header->weight_unit);
+}
+
+/*
+ * Every stack of the dictionary used by some sample, as check_stacks_used
+ * checks it: the samples without a time use their ascending indexes,
+ * walked again by a cursor; the others the distinct values of their
+ * column, which is constant or takes a bit a sample.
+ */
+static void
+scan_stacks_used(const Reader *reader, const SamplesHeader *header, const DictionaryPlace *dictionary,
+				 const StackPlace *place)
+{
+	ColumnCursor steps;
+	int64		untimed_left = place->untimed;
+	uint64		untimed_index = 0;
+	uint32	   *timed;
+	int64		ntimed = distinct_indexes(reader, &place->timed, header->ntimed, &timed);
+	int64		t = 0;
+
+	cursor_start(&steps, reader, &place->steps, place->steps.least);
+	if (untimed_left > 0)
+	{
+		untimed_index = cursor_next(&steps);
+		untimed_left--;
+	}
+	for (int64 k = 0; k < header->nstacks; k++)
+	{
+		if ((k & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		/* the next index of a sample without a time that is k or more */
+		while (untimed_index < (uint64) k && untimed_left > 0)
+		{
+			untimed_index += cursor_next(&steps);
+			untimed_left--;
+		}
+		while (t < ntimed && timed[t] < k)
+			t++;
+		if (!(place->untimed > 0 && untimed_index == (uint64) k) && !(t < ntimed && timed[t] == k))
+			unused_entry(reader, dictionary, "stack dictionary entry", k,
+						 dictionary_entry_id(reader, dictionary, k));
+	}
+	pfree(timed);
+}
+
+/* The label column, checked as read_label_column does */
+static void
+scan_label_column(Reader *reader, const SamplesHeader *header, const DictionaryPlace *dictionary,
+				  ColumnPlace *place)
+{
+	ColumnCursor labels;
+	uint32	   *codes;
+	int64		ncodes;
+	int64		c = 0;
+
+	if (header->nlabels == 0)
+		return;
+	read_column(reader, &LABEL_CODES, header->count, NULL, place);
+	cursor_start(&labels, reader, place, place->least);
+	for (int64 i = 0; i < header->count; i++)
+	{
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (cursor_next(&labels) > (uint64) header->nlabels)
+			malformed(column_entry_offset(reader, place, i),
+					  "the label set of sample " INT64_FORMAT " is beyond the " INT64_FORMAT " label sets of the dictionary",
+					  i, header->nlabels);
+	}
+	ncodes = distinct_indexes(reader, place, header->count, &codes);
+	for (int64 k = 0; k < header->nlabels; k++)
+	{
+		while (c < ncodes && codes[c] < k + 1)
+			c++;
+		if (!(c < ncodes && codes[c] == k + 1))
+			unused_entry(reader, dictionary, "label set dictionary entry", k,
+						 dictionary_entry_id(reader, dictionary, k));
+	}
+	pfree(codes);
+}
+
+/* The time column, checked as read_time_column does */
+static void
+scan_time_column(Reader *reader, const SamplesHeader *header, ColumnPlace *place)
+{
+	int64		first = header->count - header->ntimed;
+	uint64		common = 0;
+	ColumnCursor steps;
+	int64		ts;
+
+	if (header->ntimed == 0)
+		return;
+	ts = unzigzag(read_varint(reader, "time"));
+	read_column(reader, &TIME_STEPS, header->ntimed - 1, NULL, place);
+	cursor_start(&steps, reader, place, place->least);
+	for (int64 i = first + 1; i < header->count; i++)
+	{
+		uint64		code = cursor_next(&steps);
+		uint64		room = (uint64) PG_INT64_MAX - (uint64) ts;
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (code != 0 && (header->time_unit > room / code))
+			malformed(column_entry_offset(reader, place, i - first - 1),
+					  "the time of sample " INT64_FORMAT " is beyond the bigint range", i);
+		ts = (int64) ((uint64) ts + code * header->time_unit);
+		if (common != 1)
+			common = gcd64(common, code);
+	}
+	if (common > 1 || (common == 0 && header->time_unit != 1))
+		malformed(header->time_unit_at, "the time unit " UINT64_FORMAT " is not the greatest common divisor of the time steps",
+				  header->time_unit);
+}
+
+/* What the order compares of a sample, but its time: dictionary indexes and the weight's key */
+typedef struct SampleKeys
+{
+	uint64		stack;
+	uint64		label;
+	uint64		weight;
+} SampleKeys;
+
+static inline int
+compare_keys(const SampleKeys *x, const SampleKeys *y)
+{
+	if (x->stack != y->stack)
+		return x->stack > y->stack ? 1 : -1;
+	if (x->label != y->label)
+		return x->label > y->label ? 1 : -1;
+	return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+/*
+ * Every sample in canonical order after the one before it, as check_order
+ * checks it, the cursors of the columns stepped together.  Samples
+ * without a time are ordered by stack before the rest, and their stack
+ * steps are never negative; those with a time by time before the rest,
+ * and their time steps are never negative: the rest is compared only
+ * after a step of 0.
+ */
+static void
+scan_order(const Reader *reader, const SamplesHeader *header, const StackPlace *stacks,
+		   const ColumnPlace *weights, const ColumnPlace *labels, const ColumnPlace *times)
+{
+	ColumnCursor steps;
+	ColumnCursor timed;
+	ColumnCursor weight;
+	ColumnCursor label;
+	ColumnCursor time;
+	SampleKeys	previous = {0, 0, 0};
+	SampleKeys	sample = {0, 0, 0};
+
+	cursor_start(&steps, reader, &stacks->steps, stacks->steps.least);
+	cursor_start(&timed, reader, &stacks->timed, stacks->timed.least);
+	cursor_start(&weight, reader, weights, weights->least);
+	if (header->nlabels > 0)
+		cursor_start(&label, reader, labels, labels->least);
+	if (header->ntimed > 1)
+		cursor_start(&time, reader, times, times->least);
+	for (int64 i = 0; i < header->count; i++)
+	{
+		bool		tied;
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (i < stacks->untimed)
+		{
+			uint64		step = cursor_next(&steps);
+
+			sample.stack = previous.stack + step;
+			tied = i > 0 && step == 0;
+		}
+		else
+		{
+			sample.stack = cursor_next(&timed);
+			tied = i > stacks->untimed && cursor_next(&time) == 0;
+		}
+		sample.label = header->nlabels > 0 ? cursor_next(&label) : 0;
+		sample.weight = cursor_next(&weight);
+		if (tied && compare_keys(&previous, &sample) > 0)
+			malformed(stack_entry_offset(reader, stacks, i),
+					  "sample " INT64_FORMAT " is out of order: the samples without a time come first, ordered by stack, label set and weight, then the others by time, stack, label set and weight",
+					  i);
+		previous = sample;
+	}
+}
+
+void
+samples_check(const uint8 *data, Size len, SamplesHeader *header)
+{
+	Reader		reader = {data, len, 0};
+	DictionaryPlace stack_dictionary;
+	DictionaryPlace label_dictionary;
+	StackPlace	stack_column;
+	ColumnPlace weights;
+	ColumnPlace labels;
+	ColumnPlace times;
+
+	read_header(&reader, header);
+	scan_dictionary(&reader, &STACK_GAPS, header->nstacks, &stack_dictionary);
+	scan_dictionary(&reader, &LABEL_GAPS, header->nlabels, &label_dictionary);
+	scan_stack_column(&reader, header, &stack_column);
+	scan_weight_column(&reader, header, &weights);
+	scan_stacks_used(&reader, header, &stack_dictionary, &stack_column);
+	scan_label_column(&reader, header, &label_dictionary, &labels);
+	scan_time_column(&reader, header, &times);
+	if (reader.pos != len)
+		malformed(reader.pos, "trailing bytes: %zu after the last column", len - reader.pos);
+	scan_order(&reader, header, &stack_column, &weights, &labels, &times);
 }
 
 Sample *

@@ -118,6 +118,27 @@
  * its byte offset, counted from the version byte (the offset in the
  * binary form, which is these bytes).  A value of a frame or of gamma
  * codes is placed at the byte that holds its first bit.
+ *
+ * What reading takes: a value of a few bytes can hold SAMPLES_MAX
+ * samples (a constant column costs only its base, a dictionary of
+ * consecutive ids only its first), so the memory of reading one is
+ * bounded by its size only where it is checked, not unpacked.
+ * samples_check, what samples_recv runs, makes every check above, in the
+ * order samples_decode makes them and with the same errors and offsets,
+ * without unpacking: it walks each column with a cursor that reads it
+ * again from the bytes as often as a check needs (a few times: its range,
+ * the sizes of the other codings, its own checks), stepping the cursors
+ * of the columns together for the order.  It holds only the distinct values of the timed samples' stack
+ * column and of the label column, 4 bytes each, when such a column is not
+ * constant: it then takes a bit a value at least, so at most 32 bytes per
+ * byte of the column.  Its time is linear in the samples and the
+ * dictionaries' entries.  samples_decode unpacks: 40 bytes a sample
+ * returned, 16 more and 8 a distinct stack or label set while reading
+ * (about 230 MB for SAMPLES_MAX samples); samples_stack_sums unpacks the
+ * stack and weight columns, 16 bytes a sample and 16 a distinct stack.
+ * They are for values already stored, which were checked on the way in
+ * (text input packs samples it has parsed, so its memory follows its
+ * text).
  */
 #ifndef CALLTREE_SAMPLES_H
 #define CALLTREE_SAMPLES_H
@@ -193,6 +214,13 @@ extern struct varlena *samples_encode(Sample *samples, int64 count);
  * checking every byte; *count gets their number.
  */
 extern Sample *samples_decode(const uint8 *data, Size len, int64 *count);
+
+/*
+ * Checks every byte of the packed bytes data[0 .. len) as samples_decode
+ * does, with the same errors, without unpacking the samples; *header gets
+ * the header.  Its memory is bounded by len, not by the sample count.
+ */
+extern void samples_check(const uint8 *data, Size len, SamplesHeader *header);
 
 /* Reads and checks the header only */
 extern void samples_read_header(const uint8 *data, Size len, SamplesHeader *header);

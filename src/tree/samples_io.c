@@ -229,9 +229,10 @@ samples_recv(PG_FUNCTION_ARGS)
 	int			len = buf->len - buf->cursor;
 	const char *bytes = pq_getmsgbytes(buf, len);
 	struct varlena *value;
-	int64		count;
+	SamplesHeader header;
 
-	(void) samples_decode((const uint8 *) bytes, (Size) len, &count);
+	/* checked without unpacking: a few bytes may hold millions of samples */
+	samples_check((const uint8 *) bytes, (Size) len, &header);
 	value = palloc(VARHDRSZ + len);
 	SET_VARSIZE(value, VARHDRSZ + len);
 	memcpy(VARDATA(value), bytes, len);
