@@ -75,16 +75,6 @@ extern bool intern_cache_get_stack(int64 prefix, int64 frame, int64 *id);
 extern void intern_cache_put(InternKind kind, const char *key, int len, int64 id);
 extern void intern_cache_put_stack(int64 prefix, int64 frame, int64 id);
 
-/*
- * A number for a resource string (a binary, with its build id), the same
- * for equal strings for as long as the backend lives and never given to
- * another string: the key of a frame by its func's fields can hold it
- * instead of the string, which is most of the key for native code.  0 once
- * the backend has numbered RESOURCE_NUMBERS_MAX strings, or as many bytes
- * of them: that string is then written whole, always.
- */
-extern int64 intern_cache_resource_number(const char *resource, int len);
-
 /* the trigger that tells every backend that interned rows changed */
 extern Datum calltree_intern_cache_invalidate(PG_FUNCTION_ARGS);
 
@@ -102,10 +92,9 @@ extern Datum calltree_intern_cache_invalidate(PG_FUNCTION_ARGS);
 typedef struct InternProbe InternProbe;
 
 /*
- * Checks that the user may read the three tables; each table and its key
- * index is opened by its first probe, in the current memory context, which
- * must outlive the probe.  Probes of funcs see `func_snapshot`, probes of
- * frames and stacks `snapshot`: both must stay valid until the probe ends.
+ * Opens the three tables and their key indexes in the current memory
+ * context, which must outlive the probe; probes of funcs see
+ * `func_snapshot`, probes of frames and stacks `snapshot`.
  */
 extern InternProbe *intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot);
 extern void intern_probe_end(InternProbe *probe);

@@ -326,43 +326,6 @@ intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
  * EACH STATEMENT: every backend's cache forgets what it knows, this one's at
  * the end of the statement, the others' when this transaction commits.
  */
-/*
- * The resources numbered so far.  They outlive the cache's resets: a
- * number says which string, not which row, so no change to the tables can
- * make it wrong, and a key that holds one stays right.
- */
-#define RESOURCE_NUMBERS_MAX 4096
-#define RESOURCE_BYTES_MAX (256 * 1024)
-
-static MemoryContext resource_cxt = NULL;
-static idcache_hash *resource_numbers;
-static Size resource_bytes;
-
-int64
-intern_cache_resource_number(const char *resource, int len)
-{
-	BytesKey	key = {resource, len};
-	CachedId   *entry;
-	bool		found;
-
-	if (resource_cxt == NULL)
-	{
-		resource_cxt = AllocSetContextCreate(TopMemoryContext, "calltree resource numbers",
-											 ALLOCSET_SMALL_SIZES);
-		resource_numbers = idcache_create(resource_cxt, 16, NULL);
-	}
-	entry = idcache_lookup(resource_numbers, key);
-	if (entry)
-		return entry->id;
-	if (resource_numbers->members >= RESOURCE_NUMBERS_MAX || resource_bytes + len > RESOURCE_BYTES_MAX)
-		return 0;
-	key.data = memcpy(MemoryContextAlloc(resource_cxt, len), resource, len);
-	resource_bytes += len;
-	entry = idcache_insert(resource_numbers, key, &found);
-	entry->id = resource_numbers->members;	/* 1, 2, 3...: none is ever removed */
-	return entry->id;
-}
-
 Datum
 calltree_intern_cache_invalidate(PG_FUNCTION_ARGS)
 {

@@ -191,7 +191,6 @@ writer_create(void)
 	writer_pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
 	initStringInfo(&writer->func_frame_key);
-	initStringInfo(&writer->last_resource);
 	choose_copy(writer);
 	return writer;
 }

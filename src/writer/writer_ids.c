@@ -122,51 +122,12 @@ writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt li
 	key_put_frame_fields(key, address, line, col, implementation);
 }
 
-/*
- * The backend's number for a resource (intern_cache_resource_number), 0 for
- * none.  An importer names the same resource for most of its frames: the
- * last one is kept.
- */
-static int64
-resource_number(ProfileWriter *writer, const char *resource)
-{
-	size_t		len;
-
-	if (resource == NULL)
-		return 0;
-	len = strlen(resource);
-	if (!writer->last_resource_known || len != (size_t) writer->last_resource.len ||
-		memcmp(writer->last_resource.data, resource, len) != 0)
-	{
-		writer->last_resource_known = true;
-		resetStringInfo(&writer->last_resource);
-		appendBinaryStringInfo(&writer->last_resource, resource, len);
-		writer->last_resource_number = intern_cache_resource_number(resource, (int) len);
-	}
-	return writer->last_resource_number;
-}
-
-/*
- * A frame's key by its func's fields, not its func's id: the func's key,
- * then the frame's fields.  A numbered resource is written as its number,
- * after a flag of its own (2): the rest of the key is most often shorter
- * than the resource.
- */
+/* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
 static void
-func_frame_key(ProfileWriter *writer, StringInfo key, const char *name, const char *file,
-			   const char *resource, OptionalInt address, OptionalInt line, OptionalInt col,
-			   const char *implementation)
+func_frame_key(StringInfo key, const char *name, const char *file, const char *resource,
+			   OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
 {
-	int64		number = resource_number(writer, resource);
-
-	if (number == 0)
-		writer_func_key(key, name, file, resource);
-	else
-	{
-		writer_func_key(key, name, file, NULL);
-		key->data[key->len - 1] = 2;	/* in place of the flag of no resource */
-		appendBinaryStringInfo(key, (const char *) &number, sizeof(int64));
-	}
+	writer_func_key(key, name, file, resource);
 	key_put_frame_fields(key, address, line, col, implementation);
 }
 
@@ -261,7 +222,7 @@ profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *f
 	int32		func;
 	int64		id;
 
-	func_frame_key(writer, key, name, file, resource, address, line, col, implementation);
+	func_frame_key(key, name, file, resource, address, line, col, implementation);
 	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
 		return id;
 	func = profile_writer_func(writer, name, file, resource);

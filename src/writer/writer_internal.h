@@ -141,9 +141,6 @@ struct ProfileWriter
 	Size		memo_bytes;
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 	StringInfoData func_frame_key;	/* profile_writer_func_frame's, around those calls */
-	StringInfoData last_resource;	/* the last resource numbered, and its number */
-	int64		last_resource_number;
-	bool		last_resource_known;
 	SPIPlanPtr	address_name_plan;	/* prepared on first use */
 
 	/* the frames of the current walk (profile_writer_walk_*), root first */
