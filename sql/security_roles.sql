@@ -141,6 +141,23 @@ SELECT import_collapsed(E'sec_main;sec_work 3\n', 'by the writer') IS NOT NULL A
 -- set FOR KEY SHARE, which needs UPDATE on a column of labels
 SELECT import_pprof('\x0a0408011002120a080110051a040803100422060801220208012a04080110053200320773616d706c65733205636f756e7432016b32017632077365635f6c6162',
                     name => 'by the writer') AS pprof \gset
+-- a role that may not lock label sets (no UPDATE on labels) cannot import
+-- a labelled profile, also when this backend's intern cache knows its
+-- label set from the import above: the import then locks it FOR KEY
+-- SHARE, which checks the role's rights, as it did before imports held
+-- their label sets by a lock of their own
+RESET ROLE;
+CREATE ROLE regress_calltree_nolock NOLOGIN IN ROLE regress_calltree_reader;
+GRANT INSERT ON profile, sample_set, func, frame, stack, labels TO regress_calltree_nolock;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA calltree TO regress_calltree_nolock;
+SET ROLE regress_calltree_nolock;
+SELECT import_pprof('\x0a0408011002120a080110051a040803100422060801220208012a04080110053200320773616d706c65733205636f756e7432016b32017632077365635f6c6162',
+                    name => 'no update on labels');
+RESET ROLE;
+REVOKE ALL ON ALL TABLES IN SCHEMA calltree FROM regress_calltree_nolock;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA calltree FROM regress_calltree_nolock;
+DROP ROLE regress_calltree_nolock;
+SET ROLE regress_calltree_wes;
 SELECT import_perf_script(E'app 1/1 1.0: 10 cycles:u:\n\t 7f0000001010 [unknown] (/opt/sec/libroles.so)\n\t 400500 main (/opt/sec/app)\n',
                           name => 'by the writer') AS perf \gset
 SELECT count(*) AS moved FROM symbolicate('/opt/sec/libroles.so', '{139637976731648}', '{sec_sym}');

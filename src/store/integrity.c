@@ -40,20 +40,34 @@
  *	- UPDATE of a profile's or label set's id is refused, and TRUNCATE of
  *	  profile or labels while samples exist.
  *
- * An import's writer holds its label sets another way, as it holds its
- * stacks (below): a DELETE from labels first takes SHARE ROW EXCLUSIVE on
- * stack, before it deletes a row (labels_delete_hold, a BEFORE statement
- * trigger), so it waits for the imports under way, which hold ROW EXCLUSIVE
- * on stack from their start, and holds off new ones; its check then sees
- * what they committed.  The writer then locks no label set row: row locks
- * by concurrent imports of the same label sets each made a MultiXact and a
- * WAL record per row.  It still locks them FOR KEY SHARE where that trigger
- * is missing or disabled (a catalog of 0.2 before ALTER EXTENSION UPDATE;
- * Citus), and under REPEATABLE READ, where it found them in an older
- * snapshot (integrity_writer_holds_labels).  The lock is taken before any
- * row is deleted: an import interning a label set a DELETE had already
- * deleted would wait for the DELETE, which would wait for the import.
+ * An import's writer holds its label sets another way, by a lock of its
+ * own: the label-set hold, an object lock whose class is the OID of
+ * calltree.labels (locktype "object", classid 'calltree.labels'::regclass,
+ * objid 0 in pg_locks; no SQL command takes it, as for the intern lock of
+ * intern_lock.c).  An import takes it in ROW SHARE mode after its lock on
+ * stack and before it looks up a label set, and keeps it until it ends; a
+ * DELETE from labels takes it in EXCLUSIVE mode before it deletes a row
+ * (labels_delete_hold, a BEFORE statement trigger), so it waits for the
+ * imports under way and holds off new ones, and its check then sees what
+ * they committed.  The writer then locks no label set row: row locks by
+ * concurrent imports of the same label sets each made a MultiXact and a
+ * WAL record per row.  Why no wait cycle forms: a DELETE waits for imports
+ * only there, before it holds any row, and an import waits for a DELETE
+ * only there, before it holds a label set; two DELETEs take turns there.
+ * (A transaction that imports and then deletes label sets waits there for
+ * the other imports, as collect_garbage() does for the stacks.)  A role
+ * that may delete from labels can so hold off imports, as one that may
+ * delete from stack can.
  *
+ * The writer still locks its label sets FOR KEY SHARE, as before, where the
+ * trigger is missing or would not fire (a catalog of 0.2 before ALTER
+ * EXTENSION UPDATE; Citus; the trigger disabled or set to fire on replicas
+ * only), under REPEATABLE READ, where it found them in an older snapshot,
+ * and where its role could not read and lock them itself (no SELECT or
+ * UPDATE on labels, or row-level security there): the lock statement is
+ * then what checks the role's rights, also for a label set the backend's
+ * intern cache knew (integrity_writer_holds_labels).
+
  * A sample also refers to its stack, a different one for most samples: a
  * foreign key would probe and lock a stack row per sample, most of the time
  * of a repeat import.  The checks instead work like those of stack rows:
@@ -142,7 +156,7 @@ PG_FUNCTION_INFO_V1(calltree_labels_delete_hold);
  * vouches for the references of the stacks and samples it writes: it found
  * their frames and stacks while holding the stacks (integrity_hold_stacks),
  * or wrote them itself; it inserted the profile in this transaction; it
- * locked each label set FOR KEY SHARE when it interned it.  Nothing else
+ * holds its label sets (the label-set hold, or FOR KEY SHARE).  Nothing else
  * inserts stacks or samples meanwhile, unless a user's trigger does; its
  * rows would then skip the checks too.
  */
@@ -157,33 +171,61 @@ integrity_hold_stacks(void)
 	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
 }
 
+/* The label-set hold (see the top), in `mode` until the transaction ends */
+static void
+hold_label_sets(Oid labels, LOCKMODE mode)
+{
+	LockDatabaseObject(labels, 0, 0, mode);
+}
+
 /*
- * Whether the writer's lock on stack also holds the label sets it uses:
- * READ COMMITTED, and labels has labels_delete_hold, enabled (see the
- * comment at the top).  Called with labels locked.
+ * Whether labels has labels_delete_hold, enabled as the integrity checks
+ * are (a DELETE under session_replication_role = replica skips those too)
  */
+static bool
+labels_trigger_fires(Relation labels, Oid hold)
+{
+	if (labels->trigdesc == NULL)
+		return false;
+	for (int i = 0; i < labels->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &labels->trigdesc->triggers[i];
+
+		if (t->tgfoid == hold && TRIGGER_FOR_BEFORE(t->tgtype) && TRIGGER_FOR_DELETE(t->tgtype) &&
+			!TRIGGER_FOR_ROW(t->tgtype) &&
+			(t->tgenabled == TRIGGER_FIRES_ON_ORIGIN || t->tgenabled == TRIGGER_FIRES_ALWAYS))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the user could SELECT ... FOR KEY SHARE labels, with no policy applying */
+static bool
+may_lock_labels(Oid labels)
+{
+	return pg_class_aclcheck(labels, GetUserId(), ACL_SELECT) == ACLCHECK_OK &&
+		(pg_class_aclcheck(labels, GetUserId(), ACL_UPDATE) == ACLCHECK_OK ||
+		 pg_attribute_aclcheck_all(labels, GetUserId(), ACL_UPDATE, ACLMASK_ANY) == ACLCHECK_OK) &&
+		check_enable_rls(labels, InvalidOid, true) != RLS_ENABLED;
+}
+
 bool
 integrity_writer_holds_labels(void)
 {
 	Oid			namespace = get_namespace_oid("calltree", false);
 	Oid			hold = LookupFuncName(list_make2(makeString("calltree"), makeString("labels_delete_hold")),
 									  0, NULL, true);
+	Oid			relid = calltree_relation(namespace, "labels");
 	Relation	labels;
-	bool		held = false;
+	bool		held;
 
-	if (!integrity_writer_can_vouch() || !OidIsValid(hold))
+	if (!integrity_writer_can_vouch() || !OidIsValid(hold) || !may_lock_labels(relid))
 		return false;
-	labels = table_open(calltree_relation(namespace, "labels"), NoLock);
-	if (labels->trigdesc)
-		for (int i = 0; i < labels->trigdesc->numtriggers && !held; i++)
-		{
-			Trigger    *t = &labels->trigdesc->triggers[i];
-
-			held = t->tgfoid == hold && t->tgenabled != TRIGGER_DISABLED &&
-				TRIGGER_FOR_BEFORE(t->tgtype) && TRIGGER_FOR_DELETE(t->tgtype) &&
-				!TRIGGER_FOR_ROW(t->tgtype);
-		}
+	labels = table_open(relid, AccessShareLock);
+	held = labels_trigger_fires(labels, hold);
 	table_close(labels, NoLock);
+	if (held)
+		hold_label_sets(relid, RowShareLock);
 	return held;
 }
 
@@ -767,7 +809,7 @@ calltree_labels_delete_hold(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = trigger_data(fcinfo, "calltree_labels_delete_hold");
 
-	LockRelationOid(table_of(trigdata, "stack"), ShareRowExclusiveLock);
+	hold_label_sets(RelationGetRelid(trigdata->tg_relation), ExclusiveLock);
 	return PointerGetDatum(NULL);
 }
 

@@ -30,8 +30,10 @@ extern void integrity_hold_stacks(void);
 extern bool integrity_writer_can_vouch(void);
 
 /*
- * Whether the writer's hold on the stacks (integrity_hold_stacks) also
- * holds the label sets it uses, which it then need not lock row by row.
+ * Takes the label-set hold for the writer, which then need not lock the
+ * label sets it uses row by row, and says so; false when the writer must
+ * lock them (see integrity.c).  Call after integrity_hold_stacks and
+ * before any label set is looked up, in the intern cache too.
  */
 extern bool integrity_writer_holds_labels(void);
 

@@ -40,8 +40,10 @@
  * func or label set deleted, committed while an import runs, is seen by the
  * next import: the running one behaves as if it had come first, as one
  * whose snapshot predates the change does (a deleted func then fails the
- * frame's foreign key; a deleted label set fails the lock the writer takes
- * on each, cached or not).
+ * frame's foreign key).  A DELETE of label sets waits for the imports under
+ * way, and new ones for it, before they open the cache (the label-set hold
+ * of integrity.c); where the writer locks its label sets row by row
+ * instead, a deleted one fails that lock, cached or not.
  *
  * Its memory is bounded by a quarter of calltree.import_work_mem; when an
  * entry would pass that, the cache is emptied wholesale and fills again.

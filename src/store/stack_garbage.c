@@ -23,13 +23,14 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -95,9 +96,12 @@ read_links(StackLinks *links)
 	/* as SELECT id, prefix_id FROM stack */
 	calltree_check_read(stacks, columns, lengthof(columns));
 	heap = table_open(stacks, AccessShareLock);
-	/* the size the statistics give, so that a big table is not copied at every doubling */
+	/*
+	 * the size the statistics give, at most what the table's pages hold, so
+	 * that a big table is not copied at every doubling
+	 */
 	links->capacity = (int64) Min(Max(heap->rd_rel->reltuples * 1.05, 0.0),
-								  (double) (MaxAllocHugeSize / sizeof(StackLink) / 2)) + 1024;
+								  (double) RelationGetNumberOfBlocks(heap) * MaxHeapTuplesPerPage) + 1024;
 	links->links = palloc_extended(sizeof(StackLink) * links->capacity, MCXT_ALLOC_HUGE);
 	links->count = 0;
 	scan = table_beginscan(heap, GetActiveSnapshot(), 0, NULL);
@@ -140,6 +144,8 @@ mark_used(StackLinks *links, const Datum *sampled, const bool *nulls, int nsampl
 	{
 		StackLink  *link = nulls[i] ? NULL : find_link(links, DatumGetInt64(sampled[i]));
 
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (link != NULL)
 			link->used = true;
 	}

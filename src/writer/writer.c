@@ -260,8 +260,8 @@ profile_writer_begin(const ProfileInfo *info)
 	 * transaction's, which outlives this call.
 	 */
 	integrity_hold_stacks();
-	intern_cache_open();
 	writer->labels_held = integrity_writer_holds_labels();
+	intern_cache_open();
 	writer->held_snapshot = RegisterSnapshot(GetLatestSnapshot());
 	writer->probe = intern_probe_begin(IsolationUsesXactSnapshot() ? GetActiveSnapshot() : writer->held_snapshot,
 									   writer->held_snapshot);

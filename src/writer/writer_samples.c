@@ -85,11 +85,12 @@ writer_prepare_samples(ProfileWriter *writer)
 }
 
 /*
- * Holds the label sets the samples use until the transaction ends, as the
- * samples' reference check would (the writer's samples skip it): all in one
- * statement, as the import ends.  A label set deleted since the import
- * found it is missing then, and the import fails: the samples that were
- * written already go with it.
+ * Where the label-set hold does not hold them (writer->labels_held false,
+ * see integrity.c), locks the label sets the samples use until the
+ * transaction ends, as the samples' reference check would (the writer's
+ * samples skip it): all in one statement, as the import ends.  A label set
+ * deleted since the import found it is missing then, and the import fails:
+ * the samples that were written already go with it.
  */
 static int
 compare_int64(const void *a, const void *b)
