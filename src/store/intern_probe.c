@@ -99,11 +99,7 @@ struct InternProbe
 	Oid			namespace;
 	Snapshot	func_snapshot;
 	Snapshot	snapshot;
-	bool		funcs_open;
-	bool		frames_open;
-	bool		stacks_open;
-	bool		children_open;
-	KeyIndex	funcs;
+	KeyIndex	funcs;				/* each zeroed until opened (heap NULL) */
 	KeyIndex	frames;
 	KeyIndex	stacks;
 	KeyIndex	children;		/* stack_key searched by prefix alone */
@@ -418,63 +414,25 @@ key_index_find(InternProbe *probe, KeyIndex *k)
 static const char *const func_columns[] = {"name", "file", "resource"};
 static const char *const frame_columns[] = {"func_id", "address", "line", "col", "implementation"};
 
-/* The key index of funcs, opened on first use */
+/* One of the probe's key indexes (funcs, frames, stacks, children), opened on first use */
 static KeyIndex *
-probe_funcs(InternProbe *probe)
+probe_index(InternProbe *probe, KeyIndex *k)
 {
-	if (!probe->funcs_open)
-	{
-		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
+	MemoryContext old;
 
-		hashed_key_open(&probe->funcs, probe->namespace, "func", "func_key", func_columns, 3,
-						probe->func_snapshot);
-		probe->funcs_open = true;
-		MemoryContextSwitchTo(old);
-	}
-	return &probe->funcs;
-}
-
-static KeyIndex *
-probe_frames(InternProbe *probe)
-{
-	if (!probe->frames_open)
-	{
-		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
-
-		hashed_key_open(&probe->frames, probe->namespace, "frame", "frame_key", frame_columns, 5,
-						probe->snapshot);
-		probe->frames_open = true;
-		MemoryContextSwitchTo(old);
-	}
-	return &probe->frames;
-}
-
-static KeyIndex *
-probe_stacks(InternProbe *probe)
-{
-	if (!probe->stacks_open)
-	{
-		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
-
-		key_index_open(&probe->stacks, probe->namespace, "stack", "stack_key", 2, 2, probe->snapshot);
-		probe->stacks_open = true;
-		MemoryContextSwitchTo(old);
-	}
-	return &probe->stacks;
-}
-
-static KeyIndex *
-probe_children(InternProbe *probe)
-{
-	if (!probe->children_open)
-	{
-		MemoryContext old = MemoryContextSwitchTo(probe->cxt);
-
-		key_index_open(&probe->children, probe->namespace, "stack", "stack_key", 2, 1, probe->snapshot);
-		probe->children_open = true;
-		MemoryContextSwitchTo(old);
-	}
-	return &probe->children;
+	if (k->heap != NULL)
+		return k;
+	old = MemoryContextSwitchTo(probe->cxt);
+	if (k == &probe->funcs)
+		hashed_key_open(k, probe->namespace, "func", "func_key", func_columns, 3, probe->func_snapshot);
+	else if (k == &probe->frames)
+		hashed_key_open(k, probe->namespace, "frame", "frame_key", frame_columns, 5, probe->snapshot);
+	else
+		/* stacks by their whole key, children by its first column, the prefix */
+		key_index_open(k, probe->namespace, "stack", "stack_key", 2, k == &probe->stacks ? 2 : 1,
+					   probe->snapshot);
+	MemoryContextSwitchTo(old);
+	return k;
 }
 
 /*
@@ -508,9 +466,9 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 	if (!table_readable(probe->namespace, "func") || !table_readable(probe->namespace, "frame") ||
 		!table_readable(probe->namespace, "stack"))
 	{
-		(void) probe_funcs(probe);
-		(void) probe_frames(probe);
-		(void) probe_stacks(probe);
+		(void) probe_index(probe, &probe->funcs);
+		(void) probe_index(probe, &probe->frames);
+		(void) probe_index(probe, &probe->stacks);
 	}
 	return probe;
 }
@@ -518,14 +476,11 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 void
 intern_probe_end(InternProbe *probe)
 {
-	if (probe->funcs_open)
-		key_index_close(&probe->funcs);
-	if (probe->frames_open)
-		key_index_close(&probe->frames);
-	if (probe->stacks_open)
-		key_index_close(&probe->stacks);
-	if (probe->children_open)
-		key_index_close(&probe->children);
+	KeyIndex   *opened[] = {&probe->funcs, &probe->frames, &probe->stacks, &probe->children};
+
+	for (int i = 0; i < lengthof(opened); i++)
+		if (opened[i]->heap != NULL)
+			key_index_close(opened[i]);
 	if (probe->addresses_open)
 	{
 		key_index_close(&probe->addresses);
@@ -537,7 +492,7 @@ intern_probe_end(InternProbe *probe)
 int32
 intern_probe_func(InternProbe *probe, const char *name, const char *file, const char *resource)
 {
-	KeyIndex   *k = probe_funcs(probe);
+	KeyIndex   *k = probe_index(probe, &probe->funcs);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
 	hashed_key_text(k, 0, name);
@@ -551,7 +506,7 @@ int64
 intern_probe_frame(InternProbe *probe, int32 func, OptionalInt address,
 				   OptionalInt line, OptionalInt col, const char *implementation)
 {
-	KeyIndex   *k = probe_frames(probe);
+	KeyIndex   *k = probe_index(probe, &probe->frames);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
 	hashed_key_int(k, 0, SOME_INT(func), true);
@@ -567,7 +522,7 @@ intern_probe_frame(InternProbe *probe, int32 func, OptionalInt address,
 int64
 intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame)
 {
-	KeyIndex   *k = probe_stacks(probe);
+	KeyIndex   *k = probe_index(probe, &probe->stacks);
 
 	key_set_int(k, 0, prefix ? SOME_INT(prefix) : NO_INT, false);
 	key_set_int(k, 1, SOME_INT(frame), false);
@@ -583,7 +538,7 @@ intern_probe_stack(InternProbe *probe, int64 prefix, int64 frame)
 int
 intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *ids, int max)
 {
-	KeyIndex   *k = probe_children(probe);
+	KeyIndex   *k = probe_index(probe, &probe->children);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	int			count = 0;
 	int64		id;
@@ -614,7 +569,7 @@ intern_probe_children(InternProbe *probe, int64 prefix, int64 *frames, int64 *id
 double
 intern_probe_stack_rows(InternProbe *probe)
 {
-	Relation	heap = probe_stacks(probe)->heap;
+	Relation	heap = probe_index(probe, &probe->stacks)->heap;
 	BlockNumber pages = RelationGetNumberOfBlocks(heap);
 	double		density = BLCKSZ / 48.0;	/* about 48 bytes a row */
 
@@ -640,7 +595,7 @@ slot_int8(TupleTableSlot *slot, AttrNumber attnum)
 void
 intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 {
-	KeyIndex   *k = probe_stacks(probe);
+	KeyIndex   *k = probe_index(probe, &probe->stacks);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 	AttrNumber	prefix_attnum = calltree_column(RelationGetRelid(k->heap), "prefix_id");
 	TableScanDesc scan = table_beginscan(k->heap, k->scan->xs_snapshot, 0, NULL);
@@ -663,7 +618,7 @@ intern_probe_all_stacks(InternProbe *probe, EachStack each, void *arg)
 static void
 open_addresses(InternProbe *probe)
 {
-	Snapshot	snapshot = probe_frames(probe)->scan->xs_snapshot;
+	Snapshot	snapshot = probe_index(probe, &probe->frames)->scan->xs_snapshot;
 	Oid			frame_relid = RelationGetRelid(probe->frames.heap);
 	MemoryContext old = MemoryContextSwitchTo(probe->cxt);
 
@@ -673,7 +628,7 @@ open_addresses(InternProbe *probe)
 	probe->frame_func_attnum = calltree_column(frame_relid, "func_id");
 	probe->frame_line_attnum = calltree_column(frame_relid, "line");
 	probe->frame_col_attnum = calltree_column(frame_relid, "col");
-	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe_funcs(probe)->heap), "resource");
+	probe->func_resource_attnum = calltree_column(RelationGetRelid(probe_index(probe, &probe->funcs)->heap), "resource");
 	probe->addresses_open = true;
 }
 
