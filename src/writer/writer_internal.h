@@ -187,7 +187,7 @@ struct ProfileWriter
 	/* samples, events and labels (writer_samples.c) */
 	SPIPlanPtr	intern_labels_plan;
 	SPIPlanPtr	lock_labels_plan;
-	bool		labels_held;	/* by the hold on stack: no row locks */
+	bool		labels_held;	/* by the label-set hold: no row locks */
 	int64	   *labels_used;	/* the label sets the samples use, to lock */
 	int			nlabels_used;
 	int			labels_used_capacity;

@@ -8,8 +8,8 @@
  * provisional ids become real ones.  Samples then gather per thread into
  * the packed sets of writer_sets.c; events go in by INSERT ... SELECT FROM
  * unnest(...).  A label set is interned by SQL and held against deletion
- * until the end: by the writer's hold on stack, which a DELETE from labels
- * waits for, or else locked FOR KEY SHARE at the end (integrity.c).
+ * until the end: by the label-set hold, which a DELETE from labels waits
+ * for, or else locked FOR KEY SHARE at the end (integrity.c).
  */
 #include "postgres.h"
 
@@ -129,7 +129,8 @@ writer_lock_label_sets(ProfileWriter *writer)
 
 	int			count = 0;
 
-	if (writer->labels_held || writer->nlabels_used == 0)
+	/* none remembered when the label-set hold holds them */
+	if (writer->nlabels_used == 0)
 		return;
 	/* distinct ids, as the statement returns them */
 	qsort(writer->labels_used, writer->nlabels_used, sizeof(int64), compare_int64);
