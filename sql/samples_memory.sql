@@ -43,3 +43,44 @@ SELECT pg_temp.receive('\x020080808002808080020102000000000002'::bytea);
 -- receipt took no memory in proportion to the samples: well under the
 -- 32 MB of one int64 per sample
 SELECT pg_temp.peak_kb() - :before_kb < 16384 AS small_peak;
+
+-- A value received is read without unpacking it either, where what is
+-- read from it is smaller than its samples unpacked: stack_agg (a sum per
+-- distinct stack), unnest (rows into a tuplestore, which goes to disk past
+-- work_mem), with_label_sets; and samples_out takes about its text.  The
+-- 4,194,304 samples of one stack and one label set, in 15 bytes plus the
+-- varints of their ids, take 64 MB unpacked by stack_agg, 230 MB by the
+-- others.
+CREATE FUNCTION pg_temp.varint(n bigint) RETURNS bytea LANGUAGE plpgsql AS $$
+DECLARE
+    bytes bytea := '';
+BEGIN
+    WHILE n >= 128 LOOP
+        bytes := bytes || set_byte('\x00'::bytea, 0, (n % 128 + 128)::int);
+        n := n / 128;
+    END LOOP;
+    RETURN bytes || set_byte('\x00'::bytea, 0, n::int);
+END $$;
+SELECT intern_stack('{samples_memory_main}') AS stack, intern_labels('{"samples_memory": "1"}') AS labels \gset
+-- version 2, labels; n = 4194304, 1 stack, 1 label set, unit 1; the
+-- dictionaries zigzag(id); the stack steps a frame of width 0 of base 0,
+-- the weights of base zigzag(1) = 02, the label codes of base 1
+SELECT pg_temp.receive('\x0202808080020101 01'::bytea || pg_temp.varint(2 * :stack) || pg_temp.varint(2 * :labels)
+                       || '\x0000 0002 0001'::bytea);
+SELECT sample_count(v), label_set_ids(v) = ARRAY[:labels]::bigint[] AS labelled FROM received;
+SELECT pg_temp.peak_kb() AS before_kb \gset
+SELECT label, running, self FROM report((SELECT stack_agg(v) FROM received));
+SELECT pg_temp.peak_kb() - :before_kb < 16384 AS stack_agg_small_peak;
+SELECT count(*), sum(weight), min(stack_id) = :stack AND max(stack_id) = :stack AS stacks,
+       min(labels_id) = :labels AND max(labels_id) = :labels AS label_sets, count(ts) AS times
+  FROM received, unnest(v);
+SELECT pg_temp.peak_kb() - :before_kb < 16384 AS unnest_small_peak;
+SELECT samples_send(with_label_sets(v, ARRAY[:labels]::bigint[])) = samples_send(v) AS all_kept,
+       sample_count(with_label_sets(v, ARRAY[:labels + 1]::bigint[])) AS none_kept
+  FROM received;
+SELECT pg_temp.peak_kb() - :before_kb < 16384 AS with_label_sets_small_peak;
+-- the text, 4,194,304 times "stack:1#labels" and the commas: the peak
+-- is its cstring and its text, not the samples unpacked
+SELECT length(v::text) AS text_length FROM received \gset
+SELECT :text_length = 4194304 * length(:stack || ':1#' || :labels || ',') + 1 AS text_length_right;
+SELECT pg_temp.peak_kb() - :before_kb < 3 * :text_length / 1024 AS samples_out_peak_of_its_text;

@@ -1886,16 +1886,17 @@ scan_label_column(Reader *reader, const SamplesHeader *header, const DictionaryP
 
 /* The time column, checked as read_time_column does */
 static void
-scan_time_column(Reader *reader, const SamplesHeader *header, ColumnPlace *place)
+scan_time_column(Reader *reader, const SamplesHeader *header, ColumnPlace *place, int64 *first_time)
 {
 	int64		first = header->count - header->ntimed;
 	uint64		common = 0;
 	ColumnCursor steps;
 	int64		ts;
 
+	*first_time = 0;
 	if (header->ntimed == 0)
 		return;
-	ts = unzigzag(read_varint(reader, "time"));
+	ts = *first_time = unzigzag(read_varint(reader, "time"));
 	read_column(reader, &TIME_STEPS, header->ntimed - 1, NULL, place);
 	cursor_start(&steps, reader, place, place->least);
 	for (int64 i = first + 1; i < header->count; i++)
@@ -1990,28 +1991,41 @@ scan_order(const Reader *reader, const SamplesHeader *header, const StackPlace *
 	}
 }
 
+/* Where the parts of a checked value are, for the cursors that read it */
+typedef struct ValuePlaces
+{
+	DictionaryPlace stack_dictionary;
+	DictionaryPlace label_dictionary;
+	StackPlace	stacks;
+	ColumnPlace weights;
+	ColumnPlace labels;
+	ColumnPlace times;
+	int64		first_time;
+} ValuePlaces;
+
+static void
+check_value(Reader *reader, SamplesHeader *header, ValuePlaces *places)
+{
+	read_header(reader, header);
+	scan_dictionary(reader, &STACK_GAPS, header->nstacks, &places->stack_dictionary);
+	scan_dictionary(reader, &LABEL_GAPS, header->nlabels, &places->label_dictionary);
+	scan_stack_column(reader, header, &places->stacks);
+	scan_weight_column(reader, header, &places->weights);
+	scan_stacks_used(reader, header, &places->stack_dictionary, &places->stacks);
+	scan_label_column(reader, header, &places->label_dictionary, &places->labels);
+	scan_time_column(reader, header, &places->times, &places->first_time);
+	if (reader->pos != reader->len)
+		malformed(reader->pos, "trailing bytes: %zu after the last column", reader->len - reader->pos);
+	scan_order(reader, header, &places->stacks, &places->weights, &places->labels, &places->times);
+}
+
 void
 samples_check(const uint8 *data, Size len, SamplesHeader *header)
 {
 	Reader		reader = {data, len, 0};
-	DictionaryPlace stack_dictionary;
-	DictionaryPlace label_dictionary;
-	StackPlace	stack_column;
-	ColumnPlace weights;
-	ColumnPlace labels;
-	ColumnPlace times;
+	ValuePlaces places;
 
-	read_header(&reader, header);
-	scan_dictionary(&reader, &STACK_GAPS, header->nstacks, &stack_dictionary);
-	scan_dictionary(&reader, &LABEL_GAPS, header->nlabels, &label_dictionary);
-	scan_stack_column(&reader, header, &stack_column);
-	scan_weight_column(&reader, header, &weights);
-	scan_stacks_used(&reader, header, &stack_dictionary, &stack_column);
-	scan_label_column(&reader, header, &label_dictionary, &labels);
-	scan_time_column(&reader, header, &times);
-	if (reader.pos != len)
-		malformed(reader.pos, "trailing bytes: %zu after the last column", len - reader.pos);
-	scan_order(&reader, header, &stack_column, &weights, &labels, &times);
+	check_value(&reader, header, &places);
 }
 
 Sample *
@@ -2091,40 +2105,183 @@ samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header)
 	return labels;
 }
 
+/*
+ * The weights of the samples added to the sums of their stacks, total[]
+ * by dictionary index, the stack and weight columns (checked) read by
+ * cursors.  When the least and the largest weight fit in bigint once
+ * multiplied by the unit, all do (as read_weight_column).
+ */
+static void
+add_stack_sums(const Reader *reader, const SamplesHeader *header, const StackPlace *stacks,
+			   const ColumnPlace *weights, int64 *total)
+{
+	ColumnCursor steps;
+	ColumnCursor timed;
+	ColumnCursor weight;
+	uint64		unit = header->weight_unit;
+	uint64		index = 0;
+	int64		unscaled;
+	bool		in_range;
+
+	in_range = unscale_weight(signed_of_key(weights->least), unit, &unscaled) &&
+		unscale_weight(signed_of_key(weights->most), unit, &unscaled);
+	cursor_start(&steps, reader, &stacks->steps, stacks->steps.least);
+	cursor_start(&timed, reader, &stacks->timed, stacks->timed.least);
+	cursor_start(&weight, reader, weights, weights->least);
+	for (int64 i = 0; i < header->count; i++)
+	{
+		int64		scaled = signed_of_key(cursor_next(&weight));
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		index = i < stacks->untimed ? index + cursor_next(&steps) : cursor_next(&timed);
+		if (likely(in_range))
+			unscaled = (int64) ((uint64) scaled * unit);
+		else if (!unscale_weight(scaled, unit, &unscaled))
+			malformed(column_entry_offset(reader, weights, i),
+					  "the weight of sample " INT64_FORMAT " times the unit " UINT64_FORMAT " is beyond the bigint range",
+					  i, unit);
+		total[index] = calltree_add_weight(total[index], unscaled);
+	}
+}
+
+/*
+ * The stack and weight columns are checked as samples_decode checks them
+ * (their codings, each index below the stack count), then read once more
+ * by cursors to add up: the memory is the dictionary and the sums, 16
+ * bytes a distinct stack, whatever the samples.
+ */
 int64
 samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 {
 	Reader		reader = {data, len, 0};
 	SamplesHeader header;
-	DictionaryPlace place;
-	StackPlace stack_column;
-	int64	   *stacks;
-	int64	   *labels;
-	int64	   *index;
-	int64	   *weight;
+	DictionaryPlace dictionary;
+	StackPlace	stacks;
+	ColumnPlace weights;
+	int64	   *stack_ids;
 	int64	   *total;
 
 	read_header(&reader, &header);
-	stacks = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, &STACK_GAPS, header.nstacks, stacks, &place);
-	labels = palloc_extended(sizeof(int64) * Max(header.nlabels, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, &LABEL_GAPS, header.nlabels, labels, &place);
-	pfree(labels);
-	index = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
-	weight = palloc_extended(sizeof(int64) * Max(header.count, 1), MCXT_ALLOC_HUGE);
-	read_stack_column(&reader, &header, index, &stack_column);
-	read_weight_column(&reader, &header, weight, false);
+	stack_ids = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
+	read_dictionary(&reader, &STACK_GAPS, header.nstacks, stack_ids, &dictionary);
+	scan_dictionary(&reader, &LABEL_GAPS, header.nlabels, &dictionary);
+	scan_stack_column(&reader, &header, &stacks);
+	read_column(&reader, &WEIGHTS, header.count, NULL, &weights);
 
 	total = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	for (int64 i = 0; i < header.count; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		total[index[i]] = calltree_add_weight(total[index[i]], weight[i]);
-	}
-	pfree(index);
-	pfree(weight);
-	*ids = stacks;
+	add_stack_sums(&reader, &header, &stacks, &weights, total);
+	*ids = stack_ids;
 	*sums = total;
 	return header.nstacks;
+}
+
+/* ---------------------------------------------------------------- streaming */
+
+/*
+ * A checked value's samples one at a time: the dictionaries held, each
+ * column read by a cursor, the untimed samples' stack index and the last
+ * time carried from one sample to the next.
+ */
+struct SamplesStream
+{
+	SamplesHeader header;
+	int64	   *stacks;
+	int64	   *labels;
+	ColumnCursor steps;
+	ColumnCursor timed;
+	ColumnCursor weights;
+	ColumnCursor label_codes;
+	ColumnCursor time_steps;
+	int64		next;			/* the number of the sample returned next */
+	uint64		index;			/* the stack index of the sample before */
+	int64		ts;				/* the time of the sample before */
+	bool		all_labelled;	/* every sample has a label set */
+};
+
+/* The ids of a checked dictionary, in a new array */
+static int64 *
+dictionary_ids(const Reader *reader, const DictionaryPlace *place, int64 count)
+{
+	int64	   *ids = palloc_extended(sizeof(int64) * Max(count, 1), MCXT_ALLOC_HUGE);
+	ColumnCursor gaps;
+
+	if (count == 0)
+		return ids;
+	ids[0] = place->first_id;
+	cursor_start(&gaps, reader, &place->gaps, place->gaps.least);
+	for (int64 i = 1; i < count; i++)
+		ids[i] = (int64) ((uint64) ids[i - 1] + cursor_next(&gaps) + 1);
+	return ids;
+}
+
+SamplesStream *
+samples_stream_begin(const uint8 *data, Size len, SamplesHeader *header)
+{
+	Reader		reader = {data, len, 0};
+	ValuePlaces places;
+	SamplesStream *stream = palloc0(sizeof(SamplesStream));
+
+	check_value(&reader, &stream->header, &places);
+	*header = stream->header;
+	stream->stacks = dictionary_ids(&reader, &places.stack_dictionary, header->nstacks);
+	stream->labels = dictionary_ids(&reader, &places.label_dictionary, header->nlabels);
+	cursor_start(&stream->steps, &reader, &places.stacks.steps, places.stacks.steps.least);
+	cursor_start(&stream->timed, &reader, &places.stacks.timed, places.stacks.timed.least);
+	cursor_start(&stream->weights, &reader, &places.weights, places.weights.least);
+	if (header->nlabels > 0)
+		cursor_start(&stream->label_codes, &reader, &places.labels, places.labels.least);
+	if (header->ntimed > 1)
+		cursor_start(&stream->time_steps, &reader, &places.times, places.times.least);
+	stream->ts = places.first_time;
+	stream->all_labelled = header->count > 0 && header->nlabels > 0 && places.labels.least > 0;
+	return stream;
+}
+
+bool
+samples_stream_next(SamplesStream *stream, Sample *sample)
+{
+	const SamplesHeader *header = &stream->header;
+	int64		untimed = header->count - header->ntimed;
+	int64		i = stream->next;
+	uint64		label = 0;
+
+	if (i >= header->count)
+		return false;
+	if ((i & 0xFFFF) == 0xFFFF)
+		CHECK_FOR_INTERRUPTS();
+	stream->next++;
+	if (i < untimed)
+		stream->index += cursor_next(&stream->steps);
+	else
+	{
+		stream->index = cursor_next(&stream->timed);
+		/* checked: every time is in range */
+		if (i > untimed)
+			stream->ts = (int64) ((uint64) stream->ts + cursor_next(&stream->time_steps) * header->time_unit);
+	}
+	sample->stack_id = stream->stacks[stream->index];
+	/* checked: every weight times the unit is in range */
+	sample->weight = (int64) ((uint64) signed_of_key(cursor_next(&stream->weights)) * header->weight_unit);
+	sample->has_ts = i >= untimed;
+	sample->ts = sample->has_ts ? stream->ts : 0;
+	if (header->nlabels > 0)
+		label = cursor_next(&stream->label_codes);
+	sample->has_labels = label > 0;
+	sample->labels_id = label > 0 ? stream->labels[label - 1] : 0;
+	return true;
+}
+
+bool
+samples_stream_all_labelled(const SamplesStream *stream)
+{
+	return stream->all_labelled;
+}
+
+void
+samples_stream_end(SamplesStream *stream)
+{
+	pfree(stream->stacks);
+	pfree(stream->labels);
+	pfree(stream);
 }

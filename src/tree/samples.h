@@ -243,4 +243,21 @@ extern int64 samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 
 /* The distinct label set ids of a packed value, ascending (a new array) */
 extern int64 *samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header);
 
+/*
+ * The samples of a packed value one at a time, in canonical order, as
+ * samples_decode returns them, without unpacking the value: begin checks
+ * every byte as samples_check does (*header gets the header), then each
+ * next reads a sample's columns by cursors.  Its memory is that of
+ * samples_check and the two dictionaries, 8 bytes an entry (each entry is
+ * used by a sample: no more than 8 bytes a sample returned).  The bytes
+ * must stay until the end.
+ */
+typedef struct SamplesStream SamplesStream;
+
+extern SamplesStream *samples_stream_begin(const uint8 *data, Size len, SamplesHeader *header);
+extern bool samples_stream_next(SamplesStream *stream, Sample *sample);
+/* Whether every sample has a label set (and there is one at least) */
+extern bool samples_stream_all_labelled(const SamplesStream *stream);
+extern void samples_stream_end(SamplesStream *stream);
+
 #endif							/* CALLTREE_SAMPLES_H */

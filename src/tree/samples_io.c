@@ -187,37 +187,41 @@ append_int64(StringInfo buf, int64 value)
 	appendBinaryStringInfo(buf, number, pg_lltoa(value, number));
 }
 
+/*
+ * The text form, written as the samples are read one at a time: the
+ * memory is the text and the dictionaries, not the samples unpacked.
+ */
 Datum
 samples_out(PG_FUNCTION_ARGS)
 {
 	struct varlena *value = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	int64		count;
-	Sample	   *samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &count);
+	SamplesHeader header;
+	SamplesStream *stream = samples_stream_begin((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
+	Sample		sample;
 	StringInfoData buf;
 
 	initStringInfo(&buf);
 	appendStringInfoChar(&buf, '{');
-	for (int64 i = 0; i < count; i++)
+	while (samples_stream_next(stream, &sample))
 	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i > 0)
+		if (buf.len > 1)
 			appendStringInfoChar(&buf, ',');
-		append_int64(&buf, samples[i].stack_id);
+		append_int64(&buf, sample.stack_id);
 		appendStringInfoChar(&buf, ':');
-		append_int64(&buf, samples[i].weight);
-		if (samples[i].has_ts)
+		append_int64(&buf, sample.weight);
+		if (sample.has_ts)
 		{
 			appendStringInfoChar(&buf, '@');
-			append_int64(&buf, samples[i].ts);
+			append_int64(&buf, sample.ts);
 		}
-		if (samples[i].has_labels)
+		if (sample.has_labels)
 		{
 			appendStringInfoChar(&buf, '#');
-			append_int64(&buf, samples[i].labels_id);
+			append_int64(&buf, sample.labels_id);
 		}
 	}
 	appendStringInfoChar(&buf, '}');
+	samples_stream_end(stream);
 	PG_RETURN_CSTRING(buf.data);
 }
 

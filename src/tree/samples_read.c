@@ -34,35 +34,33 @@ packed_argument(FunctionCallInfo fcinfo)
  * unnest(samples): one row (stack_id, weight, ts, labels_id) per sample, in
  * the value's canonical order; ts and labels_id NULL where it has none.
  * The rows go straight into the tuplestore that a function scan keeps
- * anyway, without a call and a tuple built per row.
+ * anyway (which goes to disk past work_mem), without a call and a tuple
+ * built per row, as they are read: the samples are not unpacked first.
  */
 Datum
 samples_unnest(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	struct varlena *value = packed_argument(fcinfo);
-	Sample	   *samples;
-	int64		count;
+	SamplesHeader header;
+	SamplesStream *stream;
+	Sample		sample;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	samples = samples_decode((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &count);
-	for (int64 i = 0; i < count; i++)
+	stream = samples_stream_begin((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &header);
+	while (samples_stream_next(stream, &sample))
 	{
-		const Sample *sample = &samples[i];
-
-		if ((i & 0xFFFF) == 0xFFFF)
-			CHECK_FOR_INTERRUPTS();
-		values[0] = Int64GetDatum(sample->stack_id);
-		values[1] = Int64GetDatum(sample->weight);
-		values[2] = Int64GetDatum(sample->ts);
-		nulls[2] = !sample->has_ts;
-		values[3] = Int64GetDatum(sample->labels_id);
-		nulls[3] = !sample->has_labels;
+		values[0] = Int64GetDatum(sample.stack_id);
+		values[1] = Int64GetDatum(sample.weight);
+		values[2] = Int64GetDatum(sample.ts);
+		nulls[2] = !sample.has_ts;
+		values[3] = Int64GetDatum(sample.labels_id);
+		nulls[3] = !sample.has_labels;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	pfree(samples);
+	samples_stream_end(stream);
 	return (Datum) 0;
 }
 
@@ -118,11 +116,23 @@ compare_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether a label set id is among the wanted ones (ascending) */
+static bool
+is_wanted(int64 id, const int64 *wanted, int64 nwanted)
+{
+	return bsearch(&id, wanted, nwanted, sizeof(int64), compare_int64) != NULL;
+}
+
 /*
  * with_label_sets(samples, label_sets bigint[]): the samples whose label
  * set is one of the given (NULL elements ignored), as a packed value.  A
  * value none of whose dictionary's label sets is given is answered from
- * its header and dictionary alone, without decoding its samples.
+ * its header and dictionary alone; one whose every sample has a label set
+ * of the given is itself the answer (its encoding is canonical).  Else
+ * the samples are read one at a time and only those kept are unpacked:
+ * some samples then have another label set than others, or none, so the
+ * label column takes a bit a sample at least, and what is kept at most
+ * 40 bytes a sample.
  */
 Datum
 samples_with_label_sets(PG_FUNCTION_ARGS)
@@ -138,10 +148,12 @@ samples_with_label_sets(PG_FUNCTION_ARGS)
 	int64		nwanted = 0;
 	SamplesHeader header;
 	int64	   *present;
-	bool		any = false;
-	Sample	   *samples;
-	int64		count;
-	int64		kept = 0;
+	int64		npresent_wanted = 0;
+	SamplesStream *stream;
+	Sample		sample;
+	Sample	   *kept;
+	int64		nkept = 0;
+	int64		capacity = 64;
 
 	deconstruct_array(wanted_array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &elements, &nulls, &nelements);
@@ -152,16 +164,36 @@ samples_with_label_sets(PG_FUNCTION_ARGS)
 	qsort(wanted, nwanted, sizeof(int64), compare_int64);
 
 	present = samples_label_set_ids(data, len, &header);
-	for (int64 i = 0; i < header.nlabels && !any; i++)
-		any = bsearch(&present[i], wanted, nwanted, sizeof(int64), compare_int64) != NULL;
-	if (!any)
+	for (int64 i = 0; i < header.nlabels; i++)
+		if (is_wanted(present[i], wanted, nwanted))
+			npresent_wanted++;
+	if (npresent_wanted == 0)
 		PG_RETURN_POINTER(samples_encode(NULL, 0));
-	samples = samples_decode(data, len, &count);
-	for (int64 i = 0; i < count; i++)
-		if (samples[i].has_labels &&
-			bsearch(&samples[i].labels_id, wanted, nwanted, sizeof(int64), compare_int64) != NULL)
-			samples[kept++] = samples[i];
-	PG_RETURN_POINTER(samples_encode(samples, kept));
+
+	stream = samples_stream_begin(data, len, &header);
+	if (npresent_wanted == header.nlabels && samples_stream_all_labelled(stream))
+	{
+		struct varlena *whole = palloc(VARHDRSZ + len);
+
+		SET_VARSIZE(whole, VARHDRSZ + len);
+		memcpy(VARDATA(whole), data, len);
+		samples_stream_end(stream);
+		PG_RETURN_POINTER(whole);
+	}
+	kept = palloc(sizeof(Sample) * capacity);
+	while (samples_stream_next(stream, &sample))
+	{
+		if (!sample.has_labels || !is_wanted(sample.labels_id, wanted, nwanted))
+			continue;
+		if (nkept == capacity)
+		{
+			capacity *= 2;
+			kept = repalloc_huge(kept, sizeof(Sample) * capacity);
+		}
+		kept[nkept++] = sample;
+	}
+	samples_stream_end(stream);
+	PG_RETURN_POINTER(samples_encode(kept, nkept));
 }
 
 /*
