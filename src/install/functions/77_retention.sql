@@ -414,6 +414,7 @@ COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one 
 CREATE OR REPLACE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
+SET enable_nestloop = off
 AS $$
 DECLARE
     used_ids bigint[];
@@ -449,14 +450,17 @@ BEGIN
     DELETE FROM @extschema@.stack st WHERE st.id = ANY (garbage);
     GET DIAGNOSTICS stacks = ROW_COUNT;
 
-    -- Each garbage below is a set difference (EXCEPT), which hashes or
-    -- sorts both sides, never a nested loop: on statistics that call a
-    -- table nearly empty (after a collection and a VACUUM, until the next
-    -- ANALYZE), an anti-join scanned the stacks whole for each frame and
-    -- the frames for each func.
+    -- Each garbage below is an anti-join that the function's settings
+    -- keep from being a nested loop (enable_nestloop off): a hash or a
+    -- merge join, both of which go to disk past work_mem.  On statistics
+    -- that call a table nearly empty (after a collection and a VACUUM,
+    -- until the next ANALYZE), a nested loop scanned the stacks whole for
+    -- each frame and the frames for each func; and a set difference
+    -- (EXCEPT), planned hashed on such statistics, grew its hash table in
+    -- memory past work_mem, however large (PostgreSQL's hashed SetOp does
+    -- not go to disk).
     garbage := ARRAY(SELECT f.id FROM @extschema@.frame f
-                     EXCEPT
-                     SELECT st.frame_id FROM @extschema@.stack st);
+                     WHERE NOT EXISTS (SELECT FROM @extschema@.stack st WHERE st.frame_id = f.id));
     DELETE FROM @extschema@.frame f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS frames = ROW_COUNT;
 
@@ -464,10 +468,8 @@ BEGIN
                         UNION
                         SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
     garbage := ARRAY(SELECT f.id FROM @extschema@.func f
-                     EXCEPT
-                     SELECT fr.func_id FROM @extschema@.frame fr
-                     EXCEPT
-                     SELECT u.id FROM unnest(used_funcs) AS u(id));
+                     WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+                       AND NOT EXISTS (SELECT FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
     DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS funcs = ROW_COUNT;
 
@@ -475,8 +477,7 @@ BEGIN
                       UNION
                       SELECT r.labels_id FROM @extschema@.sample_row r WHERE r.labels_id IS NOT NULL);
     garbage := ARRAY(SELECT l.id FROM @extschema@.labels l
-                     EXCEPT
-                     SELECT u.id FROM unnest(used_ids) AS u(id));
+                     WHERE NOT EXISTS (SELECT FROM unnest(used_ids) AS u(id) WHERE u.id = l.id));
     DELETE FROM @extschema@.labels l WHERE l.id = ANY (garbage);
     GET DIAGNOSTICS label_sets = ROW_COUNT;
 END
