@@ -160,6 +160,31 @@ check_stacks(const uint8 *packed, Size len, const Sample *samples, int64 count)
 	}
 }
 
+/*
+ * The stream of an accepted value gives the samples decoding gives (read
+ * by cursors when the value is denser than a bit a sample, else unpacked)
+ */
+static void
+check_stream(const uint8 *packed, Size len, const Sample *samples, int64 count)
+{
+	SamplesHeader header;
+	SamplesStream *stream = samples_stream_begin(packed, len, &header);
+	Sample		sample;
+	bool		labelled = count > 0;
+
+	FUZZ_CHECK(header.count == count, "the stream's header counts " INT64_FORMAT " samples, decoding " INT64_FORMAT,
+			   header.count, count);
+	for (int64 i = 0; i < count; i++)
+	{
+		FUZZ_CHECK(samples_stream_next(stream, &sample), "the stream ended at sample " INT64_FORMAT, i);
+		FUZZ_CHECK(same_sample(&samples[i], &sample), "the stream gave another sample " INT64_FORMAT, i);
+		labelled = labelled && samples[i].has_labels;
+	}
+	FUZZ_CHECK(!samples_stream_next(stream, &sample), "the stream gave more samples than decoding");
+	FUZZ_CHECK(samples_stream_all_labelled(stream) == labelled, "the stream says wrongly whether every sample has a label set");
+	samples_stream_end(stream);
+}
+
 /* An accepted value: its forms, its canonical bytes, its stacks */
 static void
 check_value(struct varlena *value)
@@ -184,6 +209,7 @@ check_value(struct varlena *value)
 	for (int64 i = 0; i < count; i++)
 		FUZZ_CHECK(same_sample(&samples[i], &decoded[i]), "a second decoding gave another sample");
 	check_stacks(packed, len, samples, count);
+	check_stream(packed, len, samples, count);
 }
 
 /* An integer of the sample list: 8 bytes when wide, else one signed byte */

@@ -2106,6 +2106,20 @@ samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header)
 }
 
 /*
+ * Whether unpacking a value takes memory in proportion to its bytes: when
+ * its samples take a bit each at least, at most 8 a byte, unpacked (56
+ * bytes a sample at most) they take at most 448 bytes a byte of the value.
+ * Unpacking is the fastest read: each column is read once.  A denser
+ * value (constant columns: a few bytes can hold SAMPLES_MAX samples) is
+ * read by cursors instead, which hold nothing per sample.
+ */
+static inline bool
+unpacking_is_bounded(const SamplesHeader *header, Size len)
+{
+	return (uint64) header->count <= (uint64) len * 8;
+}
+
+/*
  * The weights of the samples added to the sums of their stacks, total[]
  * by dictionary index, the stack and weight columns (checked) read by
  * cursors.  When the least and the largest weight fit in bigint once
@@ -2146,46 +2160,88 @@ add_stack_sums(const Reader *reader, const SamplesHeader *header, const StackPla
 }
 
 /*
- * The stack and weight columns are checked as samples_decode checks them
- * (their codings, each index below the stack count), then read once more
- * by cursors to add up: the memory is the dictionary and the sums, 16
- * bytes a distinct stack, whatever the samples.
+ * The stack sums of a value denser than a bit a sample: the stack and
+ * weight columns are checked as samples_decode checks them (their
+ * codings, each index below the stack count), then read once more by
+ * cursors to add up.  The memory is the dictionary and the sums, 16 bytes
+ * a distinct stack, whatever the samples.
  */
+static void
+stack_sums_streamed(Reader *reader, const SamplesHeader *header, int64 *stack_ids, int64 *total)
+{
+	DictionaryPlace dictionary;
+	StackPlace	stacks;
+	ColumnPlace weights;
+
+	read_dictionary(reader, &STACK_GAPS, header->nstacks, stack_ids, &dictionary);
+	scan_dictionary(reader, &LABEL_GAPS, header->nlabels, &dictionary);
+	scan_stack_column(reader, header, &stacks);
+	read_column(reader, &WEIGHTS, header->count, NULL, &weights);
+	add_stack_sums(reader, header, &stacks, &weights, total);
+}
+
+/*
+ * The stack sums of a value of a bit a sample or more: its stack and
+ * weight columns unpacked, 16 bytes a sample, then added up.
+ */
+static void
+stack_sums_unpacked(Reader *reader, const SamplesHeader *header, int64 *stack_ids, int64 *total)
+{
+	DictionaryPlace place;
+	StackPlace	stack_column;
+	int64	   *labels;
+	int64	   *index;
+	int64	   *weight;
+
+	read_dictionary(reader, &STACK_GAPS, header->nstacks, stack_ids, &place);
+	labels = palloc_extended(sizeof(int64) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE);
+	read_dictionary(reader, &LABEL_GAPS, header->nlabels, labels, &place);
+	pfree(labels);
+	index = palloc_extended(sizeof(int64) * Max(header->count, 1), MCXT_ALLOC_HUGE);
+	weight = palloc_extended(sizeof(int64) * Max(header->count, 1), MCXT_ALLOC_HUGE);
+	read_stack_column(reader, header, index, &stack_column);
+	read_weight_column(reader, header, weight, false);
+	for (int64 i = 0; i < header->count; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		total[index[i]] = calltree_add_weight(total[index[i]], weight[i]);
+	}
+	pfree(index);
+	pfree(weight);
+}
+
 int64
 samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
 {
 	Reader		reader = {data, len, 0};
 	SamplesHeader header;
-	DictionaryPlace dictionary;
-	StackPlace	stacks;
-	ColumnPlace weights;
-	int64	   *stack_ids;
-	int64	   *total;
 
 	read_header(&reader, &header);
-	stack_ids = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
-	read_dictionary(&reader, &STACK_GAPS, header.nstacks, stack_ids, &dictionary);
-	scan_dictionary(&reader, &LABEL_GAPS, header.nlabels, &dictionary);
-	scan_stack_column(&reader, &header, &stacks);
-	read_column(&reader, &WEIGHTS, header.count, NULL, &weights);
-
-	total = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	add_stack_sums(&reader, &header, &stacks, &weights, total);
-	*ids = stack_ids;
-	*sums = total;
+	*ids = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
+	*sums = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	if (unpacking_is_bounded(&header, len))
+		stack_sums_unpacked(&reader, &header, *ids, *sums);
+	else
+		stack_sums_streamed(&reader, &header, *ids, *sums);
 	return header.nstacks;
 }
 
 /* ---------------------------------------------------------------- streaming */
 
 /*
- * A checked value's samples one at a time: the dictionaries held, each
+ * A checked value's samples one at a time: a value of a bit a sample or
+ * more is unpacked whole (the fastest); a denser one is checked as
+ * samples_check does, then read by cursors: the dictionaries held, each
  * column read by a cursor, the untimed samples' stack index and the last
  * time carried from one sample to the next.
  */
 struct SamplesStream
 {
 	SamplesHeader header;
+	int64		next;			/* the number of the sample returned next */
+	bool		all_labelled;	/* every sample has a label set */
+	Sample	   *unpacked;		/* the samples, or NULL: read by cursors */
 	int64	   *stacks;
 	int64	   *labels;
 	ColumnCursor steps;
@@ -2193,10 +2249,8 @@ struct SamplesStream
 	ColumnCursor weights;
 	ColumnCursor label_codes;
 	ColumnCursor time_steps;
-	int64		next;			/* the number of the sample returned next */
 	uint64		index;			/* the stack index of the sample before */
 	int64		ts;				/* the time of the sample before */
-	bool		all_labelled;	/* every sample has a label set */
 };
 
 /* The ids of a checked dictionary, in a new array */
@@ -2215,15 +2269,25 @@ dictionary_ids(const Reader *reader, const DictionaryPlace *place, int64 count)
 	return ids;
 }
 
-SamplesStream *
-samples_stream_begin(const uint8 *data, Size len, SamplesHeader *header)
+static void
+stream_unpacked(SamplesStream *stream, const uint8 *data, Size len)
+{
+	int64		count;
+
+	stream->unpacked = samples_decode(data, len, &count);
+	stream->all_labelled = count > 0;
+	for (int64 i = 0; i < count && stream->all_labelled; i++)
+		stream->all_labelled = stream->unpacked[i].has_labels;
+}
+
+static void
+stream_by_cursors(SamplesStream *stream, const uint8 *data, Size len)
 {
 	Reader		reader = {data, len, 0};
+	const SamplesHeader *header = &stream->header;
 	ValuePlaces places;
-	SamplesStream *stream = palloc0(sizeof(SamplesStream));
 
 	check_value(&reader, &stream->header, &places);
-	*header = stream->header;
 	stream->stacks = dictionary_ids(&reader, &places.stack_dictionary, header->nstacks);
 	stream->labels = dictionary_ids(&reader, &places.label_dictionary, header->nlabels);
 	cursor_start(&stream->steps, &reader, &places.stacks.steps, places.stacks.steps.least);
@@ -2235,22 +2299,30 @@ samples_stream_begin(const uint8 *data, Size len, SamplesHeader *header)
 		cursor_start(&stream->time_steps, &reader, &places.times, places.times.least);
 	stream->ts = places.first_time;
 	stream->all_labelled = header->count > 0 && header->nlabels > 0 && places.labels.least > 0;
+}
+
+SamplesStream *
+samples_stream_begin(const uint8 *data, Size len, SamplesHeader *header)
+{
+	SamplesStream *stream = palloc0(sizeof(SamplesStream));
+
+	samples_read_header(data, len, &stream->header);
+	if (unpacking_is_bounded(&stream->header, len))
+		stream_unpacked(stream, data, len);
+	else
+		stream_by_cursors(stream, data, len);
+	*header = stream->header;
 	return stream;
 }
 
-bool
-samples_stream_next(SamplesStream *stream, Sample *sample)
+/* The next sample of a stream by cursors */
+static void
+stream_next_by_cursors(SamplesStream *stream, int64 i, Sample *sample)
 {
 	const SamplesHeader *header = &stream->header;
 	int64		untimed = header->count - header->ntimed;
-	int64		i = stream->next;
 	uint64		label = 0;
 
-	if (i >= header->count)
-		return false;
-	if ((i & 0xFFFF) == 0xFFFF)
-		CHECK_FOR_INTERRUPTS();
-	stream->next++;
 	if (i < untimed)
 		stream->index += cursor_next(&stream->steps);
 	else
@@ -2269,6 +2341,22 @@ samples_stream_next(SamplesStream *stream, Sample *sample)
 		label = cursor_next(&stream->label_codes);
 	sample->has_labels = label > 0;
 	sample->labels_id = label > 0 ? stream->labels[label - 1] : 0;
+}
+
+bool
+samples_stream_next(SamplesStream *stream, Sample *sample)
+{
+	int64		i = stream->next;
+
+	if (i >= stream->header.count)
+		return false;
+	if ((i & 0xFFFF) == 0xFFFF)
+		CHECK_FOR_INTERRUPTS();
+	stream->next++;
+	if (stream->unpacked != NULL)
+		*sample = stream->unpacked[i];
+	else
+		stream_next_by_cursors(stream, i, sample);
 	return true;
 }
 
@@ -2281,7 +2369,11 @@ samples_stream_all_labelled(const SamplesStream *stream)
 void
 samples_stream_end(SamplesStream *stream)
 {
-	pfree(stream->stacks);
-	pfree(stream->labels);
+	if (stream->unpacked != NULL)
+		pfree(stream->unpacked);
+	if (stream->stacks != NULL)
+		pfree(stream->stacks);
+	if (stream->labels != NULL)
+		pfree(stream->labels);
 	pfree(stream);
 }

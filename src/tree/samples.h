@@ -134,11 +134,20 @@
  * byte of the column.  Its time is linear in the samples and the
  * dictionaries' entries.  samples_decode unpacks: 40 bytes a sample
  * returned, 16 more and 8 a distinct stack or label set while reading
- * (about 230 MB for SAMPLES_MAX samples); samples_stack_sums unpacks the
- * stack and weight columns, 16 bytes a sample and 16 a distinct stack.
- * They are for values already stored, which were checked on the way in
- * (text input packs samples it has parsed, so its memory follows its
- * text).
+ * (about 230 MB for SAMPLES_MAX samples).  That is at most 448 bytes a
+ * byte of the value when its samples take a bit each at least, but
+ * unbounded for a denser value (constant columns).  So the readers whose
+ * result can be much smaller than the samples unpacked unpack such a
+ * value only (the fastest read: each column read once), and read a
+ * denser one by cursors: samples_stack_sums then checks the stack and
+ * weight columns and reads them again, holding 16 bytes a distinct stack
+ * (its result); a SamplesStream (unnest, the text output,
+ * with_label_sets) checks the value as samples_check does, then returns
+ * its samples one at a time, holding the dictionaries, 8 bytes a distinct
+ * stack or label set.  samples_decode alone is for what rewrites a
+ * value (DELETE through the view) and for tests.  Values are checked on
+ * the way in (text input packs samples it has parsed, so its memory
+ * follows its text).
  */
 #ifndef CALLTREE_SAMPLES_H
 #define CALLTREE_SAMPLES_H
@@ -245,12 +254,12 @@ extern int64 *samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *
 
 /*
  * The samples of a packed value one at a time, in canonical order, as
- * samples_decode returns them, without unpacking the value: begin checks
- * every byte as samples_check does (*header gets the header), then each
- * next reads a sample's columns by cursors.  Its memory is that of
- * samples_check and the two dictionaries, 8 bytes an entry (each entry is
- * used by a sample: no more than 8 bytes a sample returned).  The bytes
- * must stay until the end.
+ * samples_decode returns them, after checking every byte as it does (with
+ * its errors; *header gets the header).  A value of a bit a sample or
+ * more is unpacked by begin; a denser one is not: each next reads a
+ * sample's columns by cursors, and the memory is that of samples_check
+ * and the two dictionaries, 8 bytes an entry (each entry is used by a
+ * sample).  The bytes must stay until the end.
  */
 typedef struct SamplesStream SamplesStream;
 

@@ -35,7 +35,8 @@ packed_argument(FunctionCallInfo fcinfo)
  * the value's canonical order; ts and labels_id NULL where it has none.
  * The rows go straight into the tuplestore that a function scan keeps
  * anyway (which goes to disk past work_mem), without a call and a tuple
- * built per row, as they are read: the samples are not unpacked first.
+ * built per row, as they are read: a value denser than a bit a sample is
+ * not unpacked first (samples_stream_begin).
  */
 Datum
 samples_unnest(PG_FUNCTION_ARGS)
@@ -129,10 +130,10 @@ is_wanted(int64 id, const int64 *wanted, int64 nwanted)
  * value none of whose dictionary's label sets is given is answered from
  * its header and dictionary alone; one whose every sample has a label set
  * of the given is itself the answer (its encoding is canonical).  Else
- * the samples are read one at a time and only those kept are unpacked:
- * some samples then have another label set than others, or none, so the
- * label column takes a bit a sample at least, and what is kept at most
- * 40 bytes a sample.
+ * the samples are read one at a time and those kept gathered, 40 bytes
+ * each: some samples then have another label set than others, or none,
+ * so the label column takes a bit a sample at least, and what is kept is
+ * at most 320 bytes a byte of the value.
  */
 Datum
 samples_with_label_sets(PG_FUNCTION_ARGS)
