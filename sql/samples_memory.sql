@@ -84,3 +84,27 @@ SELECT pg_temp.peak_kb() - :before_kb < 16384 AS with_label_sets_small_peak;
 SELECT length(v::text) AS text_length FROM received \gset
 SELECT :text_length = 4194304 * length(:stack || ':1#' || :labels || ',') + 1 AS text_length_right;
 SELECT pg_temp.peak_kb() - :before_kb < 3 * :text_length / 1024 AS samples_out_peak_of_its_text;
+
+-- Read by cursors, a dense value gives what its text says: 300 untimed
+-- samples of a stack, 300 of another, then 1,000 timed ones of the first
+-- every 100 ns, all of one label set; 1,600 samples in fewer than 200
+-- bytes (fewer than a bit each: not unpacked).  A value whose samples
+-- differ in label set or weight takes a bit a sample at least: unpacked.
+SELECT intern_stack('{samples_memory_main,a}') AS s1 \gset
+SELECT intern_stack('{samples_memory_main,b}') AS s2 \gset
+CREATE TEMP TABLE dense_rows AS
+SELECT i, CASE WHEN i <= 300 OR i > 600 THEN :s1 ELSE :s2 END AS stack_id, 2::bigint AS weight,
+       CASE WHEN i > 600 THEN (i - 600) * 100 END::bigint AS ts, :labels::bigint AS labels_id
+  FROM generate_series(1, 1600) AS i;
+CREATE TEMP TABLE dense AS
+SELECT samples_agg(stack_id, weight, ts, labels_id) AS v,
+       '{' || string_agg(stack_id || ':' || weight || coalesce('@' || ts, '') || '#' || labels_id, ',' ORDER BY i) || '}' AS text
+  FROM dense_rows;
+SELECT sample_count(v), length(samples_send(v)) < 200 AS dense, v::text = text AS same_text FROM dense;
+SELECT count(*) AS differing
+  FROM (SELECT stack_id, weight, ts, labels_id FROM dense, unnest(v)
+        EXCEPT ALL SELECT stack_id, weight, ts, labels_id FROM dense_rows) AS x;
+SELECT (SELECT stack_agg(v) FROM dense) = (SELECT stack_agg(stack_id, weight) FROM dense_rows) AS same_tree;
+SELECT samples_send(with_label_sets(v, ARRAY[:labels]::bigint[])) = samples_send(v) AS all_kept,
+       sample_count(with_label_sets(v, ARRAY[:labels + 1]::bigint[])) AS none_kept
+  FROM dense;
