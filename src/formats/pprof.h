@@ -98,10 +98,9 @@ typedef struct PprofLocation
 	uint64		id;
 	uint64		mapping_id;		/* 0: no mapping */
 	uint64		address;		/* 0: unknown */
-	int			nlines;			/* several: inlined calls, the caller last */
-	PprofLine  *lines;			/* NULL when there are none */
-	int			first_line;		/* where lines starts in the table of every line */
 	size_t		at;
+	int			nlines;			/* several: inlined calls, the caller last */
+	int			first_line;		/* its first in the profile's lines (pprof_location_lines) */
 } PprofLocation;
 
 typedef struct PprofFunction
@@ -114,10 +113,16 @@ typedef struct PprofFunction
 	size_t		at;
 } PprofFunction;
 
+/*
+ * A string of the table: where its bytes are, and the string itself once
+ * resolved (NULL until then).  The data is at most 1 GB (a bytea), so
+ * offsets and lengths fit in 32 bits.
+ */
 typedef struct PprofString
 {
-	size_t		offset;			/* in the data */
-	size_t		len;
+	const char *resolved;
+	uint32		offset;			/* in the data */
+	uint32		len;
 } PprofString;
 
 /*
@@ -135,6 +140,7 @@ typedef struct PprofProfile
 {
 	const uint8 *data;
 	size_t		len;
+	bool		data_is_ours;	/* may be written: strings end in place (pprof.c) */
 
 	PprofValueType *sample_types;
 	int			nsample_types;
@@ -143,6 +149,7 @@ typedef struct PprofProfile
 	int			nmappings;
 	PprofLocation *locations;
 	int			nlocations;
+	PprofLine  *lines;			/* of every location, each one's together */
 	PprofFunction *functions;
 	int			nfunctions;
 	PprofIdIndex location_index;
@@ -150,7 +157,7 @@ typedef struct PprofProfile
 
 	PprofString *strings;
 	int			nstrings;
-	char	  **cstrings;		/* resolved strings, NULL until used */
+	MemoryContext strings_cxt;	/* of the strings resolved, the decoder's */
 	char	   *string_block;	/* where the next copy of a string goes */
 	size_t		string_block_left;
 
@@ -199,7 +206,7 @@ typedef struct PprofSample
 	int			labels_capacity;
 } PprofSample;
 
-extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len);
+extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_ours);
 
 /* Streams the samples: start with pprof_samples_begin, then next until false. */
 extern void pprof_samples_begin(const PprofProfile *profile, PbReader *top);
@@ -225,8 +232,8 @@ extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size
 static inline const char *
 pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 {
-	if (likely(index >= 0 && index < profile->nstrings && profile->cstrings[index] != NULL))
-		return profile->cstrings[index];
+	if (likely(index >= 0 && index < profile->nstrings && profile->strings[index].resolved != NULL))
+		return profile->strings[index].resolved;
 	return pprof_resolve_string(profile, index, at, what);
 }
 
@@ -266,6 +273,13 @@ pprof_location(const PprofProfile *profile, uint64 id, size_t at)
 	if (likely(guess != NULL && guess->id == id))
 		return guess;
 	return pprof_find_location(profile, id, at);
+}
+
+/* The lines of a location (location->nlines of them) */
+static inline const PprofLine *
+pprof_location_lines(const PprofProfile *profile, const PprofLocation *location)
+{
+	return location->nlines > 0 ? profile->lines + location->first_line : NULL;
 }
 
 /* The place of a location or mapping in its table */

@@ -272,6 +272,7 @@ location_frames(PprofImport *import, const PprofLocation *location)
 {
 	LocationFrames *lf = &import->location_frames[pprof_location_index(&import->profile, location)];
 	const char *resource;
+	const PprofLine *lines;
 
 	if (lf->frames)
 		return lf;
@@ -286,8 +287,9 @@ location_frames(PprofImport *import, const PprofLocation *location)
 		lf->nframes = 1;
 		return lf;
 	}
+	lines = pprof_location_lines(&import->profile, location);
 	for (int i = location->nlines - 1; i >= 0; i--)
-		lf->frames[lf->nframes++] = line_frame(import, location, &location->lines[i], resource);
+		lf->frames[lf->nframes++] = line_frame(import, location, &lines[i], resource);
 	return lf;
 }
 
@@ -552,16 +554,20 @@ import_samples(PprofImport *import)
 						skipped, skipped == 1 ? "" : "s", skipped_weight)));
 }
 
-/* Imports pprof protobuf, already decompressed */
+/*
+ * Imports pprof protobuf, already decompressed; data_is_ours: the data
+ * may be written (pprof_decode), no one reads it after.
+ */
 static int64
-pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data_is_ours,
+				const ImportOptions *options)
 {
 	PprofImport import;
 	ProfileInfo with_type = *info;
 	const char *unit;
 
 	memset(&import, 0, sizeof(import));
-	pprof_decode(&import.profile, (const uint8 *) data, len);
+	pprof_decode(&import.profile, (const uint8 *) data, len, data_is_ours);
 	import.value_index = choose_sample_type(&import, options);
 	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
@@ -580,6 +586,13 @@ pprof_import(const ProfileInfo *info, const char *data, size_t len, const Import
 	import.writer = profile_writer_begin(&with_type);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
+}
+
+/* The importer's entry: the data is the caller's */
+static int64
+pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	return import_protobuf(info, data, len, false, options);
 }
 
 const Importer pprof_importer = {
@@ -614,14 +627,17 @@ calltree_import_pprof(PG_FUNCTION_ARGS)
 	const ImportArgs args = {.strict = -1, .event = -1, .sample_type = 1, .source = -1};
 	ProfileInfo info;
 	ImportOptions options;
+	bytea	   *data;
 	const char *bytes;
 	size_t		len;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
+	data = PG_GETARG_BYTEA_PP(0);
+	bytes = pprof_bytes(data, &len);
 	import_options_from_args(fcinfo, &args, &options);
 	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
 	content_note(&info, content_digest(bytes, len), &options);
-	PG_RETURN_INT64(pprof_import(&info, bytes, len, &options));
+	/* decompressed here, the bytes are this call's own */
+	PG_RETURN_INT64(import_protobuf(&info, bytes, len, bytes != VARDATA_ANY(data), &options));
 }
