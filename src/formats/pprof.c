@@ -663,6 +663,7 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_
 			CHECK_FOR_INTERRUPTS();
 		decode_profile_field(profile, &decoder, &reader, field, wiretype);
 	}
+	profile->nlines = decoder.nlines;
 
 	sort_by_id(profile->mappings, profile->nmappings, sizeof(PprofMapping), "mapping", mapping_at);
 	sort_by_id(profile->locations, profile->nlocations, sizeof(PprofLocation), "location", location_at);

@@ -150,6 +150,7 @@ typedef struct PprofProfile
 	PprofLocation *locations;
 	int			nlocations;
 	PprofLine  *lines;			/* of every location, each one's together */
+	int			nlines;
 	PprofFunction *functions;
 	int			nfunctions;
 	PprofIdIndex location_index;
@@ -250,28 +251,34 @@ pprof_id_slot(const PprofIdIndex *index, uint64 id)
 }
 
 /*
+ * Where the location of an id is in the table if anywhere: its index, or
+ * -1.  Not checked: the location there may have another id.  Ids 1, 2,
+ * 3... are found by place, others by their first slot in the index.
+ */
+static inline int
+pprof_location_place(const PprofProfile *profile, uint64 id)
+{
+	const PprofIdIndex *index = &profile->location_index;
+
+	if (index->slots != NULL)
+		return index->slots[pprof_id_slot(index, id)];
+	if (id - 1 < (uint64) profile->nlocations)
+		return (int) (id - 1);
+	return -1;
+}
+
+/*
  * The location of an id, an error for an unknown one.  It is looked up
- * for every location of every sample: the common cases are inline (ids 1,
- * 2, 3... by place, an id in its first slot of the index), the others in
- * pprof_find_location.
+ * for every location of every sample: the common cases are inline (at its
+ * place), the others in pprof_find_location.
  */
 static inline const PprofLocation *
 pprof_location(const PprofProfile *profile, uint64 id, size_t at)
 {
-	const PprofIdIndex *index = &profile->location_index;
-	const PprofLocation *guess = NULL;
+	int			place = pprof_location_place(profile, id);
 
-	if (index->slots != NULL)
-	{
-		int32		i = index->slots[pprof_id_slot(index, id)];
-
-		if (i >= 0)
-			guess = &profile->locations[i];
-	}
-	else if (id - 1 < (uint64) profile->nlocations)
-		guess = &profile->locations[id - 1];
-	if (likely(guess != NULL && guess->id == id))
-		return guess;
+	if (likely(place >= 0 && profile->locations[place].id == id))
+		return &profile->locations[place];
 	return pprof_find_location(profile, id, at);
 }
 
