@@ -193,7 +193,7 @@ struct ProfileWriter
 	int			labels_used_capacity;
 	SampleSets *sets;			/* the samples gathered per thread (writer_sets.c) */
 	int			nsamples;		/* in the batch not yet written */
-	int64		samples_written;	/* by earlier batches */
+	int64		samples_written;	/* handed to the sets */
 	Datum	   *threads;
 	bool	   *thread_nulls;
 	Datum	   *timestamps;
