@@ -624,6 +624,8 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 		with_type.weight_unit = unit;
 	set_started_at(&import, &with_type);
 	import.writer = profile_writer_begin(&with_type);
+	/* its samples have no thread: one set takes them all */
+	profile_writer_expect_samples(import.writer, import.profile.nsamples);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
 }

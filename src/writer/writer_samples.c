@@ -262,6 +262,12 @@ thread_text(ProfileWriter *writer, const char *thread)
 	return writer->last_thread;
 }
 
+void
+profile_writer_expect_samples(ProfileWriter *writer, int64 count)
+{
+	writer_sets_expect(writer->sets, count);
+}
+
 /* A sample of a real stack id into its thread's set, without the batch */
 static void
 add_sample_now(ProfileWriter *writer, Datum thread, bool has_ts, int64 ts, int64 stack,
