@@ -672,14 +672,22 @@ calltree_import_pprof(PG_FUNCTION_ARGS)
 	bytea	   *data;
 	const char *bytes;
 	size_t		len;
+	bool		decompressed;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	data = PG_GETARG_BYTEA_PP(0);
 	bytes = pprof_bytes(data, &len);
+	decompressed = bytes != VARDATA_ANY(data);
+	/*
+	 * The compressed bytes, detoasted into a copy, are not needed again:
+	 * their memory, just read, serves the import's next allocations.
+	 */
+	if (decompressed)
+		PG_FREE_IF_COPY(data, 0);
 	import_options_from_args(fcinfo, &args, &options);
 	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
 	content_note(&info, content_digest(bytes, len), &options);
 	/* decompressed here, the bytes are this call's own */
-	PG_RETURN_INT64(import_protobuf(&info, bytes, len, bytes != VARDATA_ANY(data), &options));
+	PG_RETURN_INT64(import_protobuf(&info, bytes, len, decompressed, &options));
 }
