@@ -622,9 +622,9 @@ presize_tables(PprofProfile *profile, PprofDecoder *decoder)
 			counts[PPROF_PROFILE_MAPPING], sizeof(PprofMapping), MaxAllocSize);
 	presize((void **) &profile->locations, &decoder->locations_capacity,
 			counts[PPROF_PROFILE_LOCATION], sizeof(PprofLocation), MaxAllocSize);
-	/* most locations have one line, a few more (inlined calls) */
+	/* most locations have one line, a few more (inlined calls); growing past 1 GB only as they come */
 	presize((void **) &profile->lines, &decoder->lines_capacity,
-			counts[PPROF_PROFILE_LOCATION] * 3 / 2, sizeof(PprofLine), MaxAllocHugeSize);
+			counts[PPROF_PROFILE_LOCATION] * 3 / 2, sizeof(PprofLine), MaxAllocSize);
 	presize((void **) &profile->functions, &decoder->functions_capacity,
 			counts[PPROF_PROFILE_FUNCTION], sizeof(PprofFunction), MaxAllocSize);
 	presize((void **) &profile->strings, &decoder->strings_capacity,

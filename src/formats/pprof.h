@@ -4,12 +4,15 @@
  *	  its field numbers, its decoder (pprof.c) for the importer and its
  *	  encoder (pprof_encode.c) for the exporter, both without fmgr or SPI.
  *
- * pprof_decode() reads everything but the samples into arrays; samples
- * are then streamed one at a time with pprof_next_sample(), so a profile
- * with millions of samples needs no memory per sample.  String fields are
+ * pprof_decode() reads everything but the samples into arrays, each made
+ * at its size (the top level's fields are counted first); samples are
+ * then streamed one at a time with pprof_next_sample(), so a profile with
+ * millions of samples needs no memory per sample.  String fields are
  * indices into the string table, resolved (and checked) on use with
- * pprof_string().  Every structural error is an ereport naming "pprof" and
- * the byte offset in the (uncompressed) protobuf data.
+ * pprof_string(): copied to end with a NUL, or, in data the caller gave
+ * to the decoder, ended in place where that is safe (pprof.c).  Every
+ * structural error is an ereport naming "pprof" and the byte offset in the
+ * (uncompressed) protobuf data.
  */
 #ifndef CALLTREE_PPROF_H
 #define CALLTREE_PPROF_H
