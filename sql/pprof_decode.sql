@@ -230,6 +230,39 @@ SELECT import_pprof(pg_temp.chain('{1,2,3}', extra =>
         || pg_temp.m(2, pg_temp.packed(1, '{}') || pg_temp.packed(1, '{1,2}') || pg_temp.packed(2, '{15}')))) AS memo \gset
 SELECT w, pg_temp.frames(:memo, w) AS stack FROM unnest('{11,12,13,14,15,1000}'::bigint[]) AS w;
 
+------------------------------------------------------------------------
+-- Strings of data that import_pprof decompressed end with a NUL written
+-- in place, over the tag of the field after them, where nothing reads it
+-- again; they are copied where a sample's tag follows (before the first,
+-- between two) and at the end of the data.  Strings before, between and
+-- after the samples, and one last: gzip-compressed, the same samples and
+-- names as raw.
+------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.interleaved() RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT pg_temp.m(6, '') || pg_temp.m(1, pg_temp.v(1, 1) || pg_temp.v(2, 2))
+        || pg_temp.m(6, 'cpu') || pg_temp.m(6, 'nanoseconds')
+        || pg_temp.m(2, pg_temp.packed(1, '{1}') || pg_temp.packed(2, '{1}'))
+        || pg_temp.m(6, 'f1')
+        || pg_temp.m(2, pg_temp.packed(1, '{2,1}') || pg_temp.packed(2, '{2}'))
+        || pg_temp.m(2, pg_temp.packed(1, '{3,1}') || pg_temp.packed(2, '{3}'))
+        || pg_temp.m(6, 'f2')
+        || (SELECT string_agg(pg_temp.m(5, pg_temp.v(1, i) || pg_temp.v(2, 2 + i))
+                              || pg_temp.m(4, pg_temp.v(1, i) || pg_temp.m(4, pg_temp.v(1, i) || pg_temp.v(2, 10 * i))),
+                              ''::bytea ORDER BY i) FROM generate_series(1, 3) i)
+        || pg_temp.m(6, 'f3')
+$$;
+SELECT pg_temp.interleaved() AS interleaved_raw \gset
+COPY (SELECT translate(encode(:'interleaved_raw'::bytea, 'base64'), E'\n', ''))
+  TO PROGRAM 'base64 -d | gzip -c > pprof_interleaved.pb.gz';
+SELECT pg_read_binary_file('pprof_interleaved.pb.gz') AS interleaved_gz \gset
+COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -f pprof_interleaved.pb.gz';
+SELECT import_pprof(:'interleaved_gz'::bytea) AS interleaved_gz_id \gset
+SELECT import_pprof(:'interleaved_raw'::bytea) AS interleaved_raw_id \gset
+SELECT w, pg_temp.frames(:interleaved_gz_id, w) AS stack FROM unnest('{1,2,3}'::bigint[]) AS w;
+SELECT pg_temp.pairs(:interleaved_gz_id) = pg_temp.pairs(:interleaved_raw_id) AS same_as_raw,
+       (SELECT weight_unit FROM profile WHERE id = :interleaved_gz_id) AS unit;
+
 -- the profiles of this test deleted, and what only they used: the tests
 -- after this one find the database as it was before it
 DELETE FROM profile WHERE id > :before_decode;

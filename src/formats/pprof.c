@@ -70,6 +70,25 @@ enlarge(void **array, int *capacity, Size element, Size max_bytes)
 	*capacity = wanted;
 }
 
+/*
+ * Makes an empty growing array room for `count` entries at once: the
+ * capacity that doubling from 16 would reach, so that the limits are
+ * those of growing (grow_limit; a larger table still fails as it grows).
+ */
+static void
+presize(void **array, int *capacity, int64 count, Size element, Size max_bytes)
+{
+	int			wanted = 16;
+
+	Assert(*array == NULL);
+	if (count <= 0)
+		return;
+	while (wanted < count && wanted <= PG_INT32_MAX / 2 && (Size) wanted * 2 * element <= max_bytes)
+		wanted *= 2;
+	*array = palloc_extended((Size) wanted * element, MCXT_ALLOC_HUGE);
+	*capacity = wanted;
+}
+
 /* Appends one zeroed element to a growing array; the new element. */
 static inline void *
 grow(void **array, int *count, int *capacity, Size element)
@@ -84,18 +103,18 @@ grow(void **array, int *count, int *capacity, Size element)
 }
 
 /*
- * The growing tables of the first pass, and the lines of every location
- * in one array: a location's lines are lines[first_line ...], pointed to
- * once the array has stopped moving.
+ * The capacities of the growing tables of the first pass, and the lines
+ * of every location in one array (the profile's): a location's lines are
+ * lines[first_line ...].
  */
 typedef struct PprofDecoder
 {
+	PprofProfile *profile;
 	int			sample_types_capacity;
 	int			mappings_capacity;
 	int			locations_capacity;
 	int			functions_capacity;
 	int			strings_capacity;
-	PprofLine  *lines;
 	int			nlines;
 	int			lines_capacity;
 	int			max_location_lines; /* of one location: grow_limit() of its lines */
@@ -112,8 +131,9 @@ add_line(PprofDecoder *decoder, PprofLocation *location)
 	else if (unlikely(location->nlines == decoder->max_location_lines))
 		table_full_error();
 	if (unlikely(decoder->nlines == decoder->lines_capacity))
-		enlarge((void **) &decoder->lines, &decoder->lines_capacity, sizeof(PprofLine), MaxAllocHugeSize);
-	line = &decoder->lines[decoder->nlines++];
+		enlarge((void **) &decoder->profile->lines, &decoder->lines_capacity, sizeof(PprofLine),
+				MaxAllocHugeSize);
+	line = &decoder->profile->lines[decoder->nlines++];
 	memset(line, 0, sizeof(PprofLine));
 	location->nlines++;
 	return line;
@@ -469,8 +489,9 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 					pb_wiretype_error(reader, wiretype, "Profile.string_table", PB_LEN);
 				len = pb_read_length(reader);
 				s = grow((void **) &profile->strings, &profile->nstrings, &decoder->strings_capacity, sizeof(PprofString));
-				s->offset = reader->pos;
-				s->len = len;
+				/* (pprof_decode checked that offsets fit in 32 bits) */
+				s->offset = (uint32) reader->pos;
+				s->len = (uint32) len;
 				reader->pos += len;
 				break;
 			}
@@ -517,8 +538,105 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 	}
 }
 
+/*
+ * A varint of the counting pass below: false when it does not end before
+ * `len` or is longer than ten bytes.
+ */
+static inline bool
+scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
+{
+	uint64		v = 0;
+
+	for (int shift = 0; shift < 70 && *pos < len; shift += 7)
+	{
+		uint8		byte = data[(*pos)++];
+
+		v |= (uint64) (byte & 0x7F) << shift;
+		if (byte < 0x80)
+		{
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * How many entries of each table (by field number, up to the string
+ * table) the top level holds, counted from its tags and lengths alone,
+ * so that the first pass makes each table at its size rather than
+ * growing it by copies.  Counts only: whatever is malformed ends the
+ * count, and the first pass reports it.
+ */
+static void
+count_top_level(const uint8 *data, size_t len, int64 counts[PPROF_PROFILE_STRING_TABLE + 1])
+{
+	size_t		pos = 0;
+	uint64		fields = 0;
+
+	memset(counts, 0, sizeof(int64) * (PPROF_PROFILE_STRING_TABLE + 1));
+	while (pos < len)
+	{
+		uint64		tag;
+		uint64		value;
+
+		if ((++fields & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!scan_varint(data, len, &pos, &tag))
+			return;
+		switch (tag & 7)
+		{
+			case PB_VARINT:
+				if (!scan_varint(data, len, &pos, &value))
+					return;
+				break;
+			case PB_FIXED64:
+				pos += 8;
+				break;
+			case PB_FIXED32:
+				pos += 4;
+				break;
+			case PB_LEN:
+				if (!scan_varint(data, len, &pos, &value) || value > len - pos)
+					return;
+				pos += value;
+				if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
+					counts[tag >> 3]++;
+				break;
+			default:
+				return;
+		}
+	}
+}
+
+/* The tables of the first pass, each made at the size counted */
+static void
+presize_tables(PprofProfile *profile, PprofDecoder *decoder)
+{
+	int64		counts[PPROF_PROFILE_STRING_TABLE + 1];
+
+	count_top_level(profile->data, profile->len, counts);
+	presize((void **) &profile->sample_types, &decoder->sample_types_capacity,
+			counts[PPROF_PROFILE_SAMPLE_TYPE], sizeof(PprofValueType), MaxAllocSize);
+	presize((void **) &profile->mappings, &decoder->mappings_capacity,
+			counts[PPROF_PROFILE_MAPPING], sizeof(PprofMapping), MaxAllocSize);
+	presize((void **) &profile->locations, &decoder->locations_capacity,
+			counts[PPROF_PROFILE_LOCATION], sizeof(PprofLocation), MaxAllocSize);
+	/* most locations have one line, a few more (inlined calls); growing past 1 GB only as they come */
+	presize((void **) &profile->lines, &decoder->lines_capacity,
+			counts[PPROF_PROFILE_LOCATION] * 3 / 2, sizeof(PprofLine), MaxAllocSize);
+	presize((void **) &profile->functions, &decoder->functions_capacity,
+			counts[PPROF_PROFILE_FUNCTION], sizeof(PprofFunction), MaxAllocSize);
+	presize((void **) &profile->strings, &decoder->strings_capacity,
+			counts[PPROF_PROFILE_STRING_TABLE], sizeof(PprofString), MaxAllocSize);
+}
+
+/*
+ * data_is_ours: the caller lets the decoder write into the data (see
+ * pprof_resolve_string), which it then no longer reads.
+ */
 void
-pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
+pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_ours)
 {
 	PbReader	reader;
 	uint32		field;
@@ -528,9 +646,16 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 
 	memset(profile, 0, sizeof(PprofProfile));
 	memset(&decoder, 0, sizeof(decoder));
+	/* a bytea or what gzip_decompress allows: 1 GB at most */
+	if (len > PG_UINT32_MAX)
+		elog(ERROR, "pprof data of %zu bytes is too large to decode", len);
+	decoder.profile = profile;
 	decoder.max_location_lines = grow_limit(sizeof(PprofLine));
 	profile->data = data;
 	profile->len = len;
+	profile->data_is_ours = data_is_ours;
+	profile->strings_cxt = CurrentMemoryContext;
+	presize_tables(profile, &decoder);
 	pb_reader_init(&reader, data, len, "pprof", "Profile");
 	while (pb_next_field(&reader, &field, &wiretype))
 	{
@@ -538,16 +663,13 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len)
 			CHECK_FOR_INTERRUPTS();
 		decode_profile_field(profile, &decoder, &reader, field, wiretype);
 	}
-	for (int i = 0; i < profile->nlocations; i++)
-		if (profile->locations[i].nlines > 0)
-			profile->locations[i].lines = decoder.lines + profile->locations[i].first_line;
+	profile->nlines = decoder.nlines;
 
 	sort_by_id(profile->mappings, profile->nmappings, sizeof(PprofMapping), "mapping", mapping_at);
 	sort_by_id(profile->locations, profile->nlocations, sizeof(PprofLocation), "location", location_at);
 	sort_by_id(profile->functions, profile->nfunctions, sizeof(PprofFunction), "function", function_at);
 	build_id_index(&profile->location_index, profile->locations, profile->nlocations, sizeof(PprofLocation));
 	build_id_index(&profile->function_index, profile->functions, profile->nfunctions, sizeof(PprofFunction));
-	profile->cstrings = palloc0(sizeof(char *) * Max(profile->nstrings, 1));
 	/* profile.proto: string_table[0] must always be "" */
 	if (profile->nstrings > 0 && profile->strings[0].len != 0)
 		pprof_error(profile->strings[0].offset, "The first string of the string table is not empty.");
@@ -594,14 +716,13 @@ plain_ascii(const char *s, size_t len)
 static char *
 string_room(PprofProfile *profile, size_t n)
 {
-	MemoryContext cxt = GetMemoryChunkContext(profile->cstrings);
 	char	   *room;
 
 	if (n > PPROF_STRING_BLOCK / 8)
-		return MemoryContextAlloc(cxt, n);
+		return MemoryContextAlloc(profile->strings_cxt, n);
 	if (profile->string_block_left < n)
 	{
-		profile->string_block = MemoryContextAlloc(cxt, PPROF_STRING_BLOCK);
+		profile->string_block = MemoryContextAlloc(profile->strings_cxt, PPROF_STRING_BLOCK);
 		profile->string_block_left = PPROF_STRING_BLOCK;
 	}
 	room = profile->string_block;
@@ -610,40 +731,60 @@ string_room(PprofProfile *profile, size_t n)
 	return room;
 }
 
+/*
+ * Whether a string of the table may end with a NUL written in place, over
+ * the byte after it: when the caller gave the data to the decoder, and that
+ * byte is neither past the data nor read again once the first pass is done.
+ * It is the tag of the next top-level field: only the samples are read
+ * again, from the tag of the first to the end of the last.  Go writes its
+ * string table after the samples, as most writers do: its strings then
+ * need no copy.
+ */
+static bool
+ends_in_place(const PprofProfile *profile, const PprofString *s)
+{
+	size_t		after = (size_t) s->offset + s->len;
+
+	return profile->data_is_ours && after < profile->len &&
+		(after < profile->samples_from || after >= profile->samples_to);
+}
+
 /* pprof_string() of a string not resolved yet, or an error */
 const char *
 pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 {
-	const PprofString *s;
-	const char *bytes;
+	PprofString *s;
+	char	   *bytes;
 	char	   *converted;
 	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
 		pprof_error(at, "The %s refers to string " INT64_FORMAT ", but the string table has %d strings.",
 					what, index, profile->nstrings);
-	if (profile->cstrings[index])
-		return profile->cstrings[index];
 	s = &profile->strings[index];
-	bytes = (const char *) profile->data + s->offset;
+	if (s->resolved)
+		return s->resolved;
+	/* (written only where ends_in_place says so) */
+	bytes = (char *) profile->data + s->offset;
 	/* UTF-8 without NUL bytes, as text needs; then into the server encoding */
 	if (s->len > (size_t) MaxAllocSize - 1 ||
 		!(plain_ascii(bytes, s->len) || pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true)))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
+	if (ends_in_place(profile, s))
+		bytes[s->len] = '\0';
 	/* kept with the profile, whatever context the caller works in */
-	caller = MemoryContextSwitchTo(GetMemoryChunkContext(profile->cstrings));
+	caller = MemoryContextSwitchTo(profile->strings_cxt);
 	/* (in a UTF-8 database, checked once: the conversion would check again) */
-	converted = GetDatabaseEncoding() == PG_UTF8 ? (char *) bytes
-		: pg_any_to_server(bytes, (int) s->len, PG_UTF8);
+	converted = GetDatabaseEncoding() == PG_UTF8 ? bytes : pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	MemoryContextSwitchTo(caller);
-	if (converted == bytes)
+	if (converted == bytes && !ends_in_place(profile, s))
 	{
 		/* a copy to end with a NUL (there is none inside) */
 		converted = string_room(profile, s->len + 1);
 		memcpy(converted, bytes, s->len);
 		converted[s->len] = '\0';
 	}
-	profile->cstrings[index] = converted;
+	s->resolved = converted;
 	return converted;
 }
 

@@ -4,12 +4,15 @@
  *	  its field numbers, its decoder (pprof.c) for the importer and its
  *	  encoder (pprof_encode.c) for the exporter, both without fmgr or SPI.
  *
- * pprof_decode() reads everything but the samples into arrays; samples
- * are then streamed one at a time with pprof_next_sample(), so a profile
- * with millions of samples needs no memory per sample.  String fields are
+ * pprof_decode() reads everything but the samples into arrays, each made
+ * at its size (the top level's fields are counted first); samples are
+ * then streamed one at a time with pprof_next_sample(), so a profile with
+ * millions of samples needs no memory per sample.  String fields are
  * indices into the string table, resolved (and checked) on use with
- * pprof_string().  Every structural error is an ereport naming "pprof" and
- * the byte offset in the (uncompressed) protobuf data.
+ * pprof_string(): copied to end with a NUL, or, in data the caller gave
+ * to the decoder, ended in place where that is safe (pprof.c).  Every
+ * structural error is an ereport naming "pprof" and the byte offset in the
+ * (uncompressed) protobuf data.
  */
 #ifndef CALLTREE_PPROF_H
 #define CALLTREE_PPROF_H
@@ -98,10 +101,9 @@ typedef struct PprofLocation
 	uint64		id;
 	uint64		mapping_id;		/* 0: no mapping */
 	uint64		address;		/* 0: unknown */
-	int			nlines;			/* several: inlined calls, the caller last */
-	PprofLine  *lines;			/* NULL when there are none */
-	int			first_line;		/* where lines starts in the table of every line */
 	size_t		at;
+	int			nlines;			/* several: inlined calls, the caller last */
+	int			first_line;		/* its first in the profile's lines (pprof_location_lines) */
 } PprofLocation;
 
 typedef struct PprofFunction
@@ -114,10 +116,16 @@ typedef struct PprofFunction
 	size_t		at;
 } PprofFunction;
 
+/*
+ * A string of the table: where its bytes are, and the string itself once
+ * resolved (NULL until then).  The data is at most 1 GB (a bytea), so
+ * offsets and lengths fit in 32 bits.
+ */
 typedef struct PprofString
 {
-	size_t		offset;			/* in the data */
-	size_t		len;
+	const char *resolved;
+	uint32		offset;			/* in the data */
+	uint32		len;
 } PprofString;
 
 /*
@@ -135,6 +143,7 @@ typedef struct PprofProfile
 {
 	const uint8 *data;
 	size_t		len;
+	bool		data_is_ours;	/* may be written: strings end in place (pprof.c) */
 
 	PprofValueType *sample_types;
 	int			nsample_types;
@@ -143,6 +152,8 @@ typedef struct PprofProfile
 	int			nmappings;
 	PprofLocation *locations;
 	int			nlocations;
+	PprofLine  *lines;			/* of every location, each one's together */
+	int			nlines;
 	PprofFunction *functions;
 	int			nfunctions;
 	PprofIdIndex location_index;
@@ -150,7 +161,7 @@ typedef struct PprofProfile
 
 	PprofString *strings;
 	int			nstrings;
-	char	  **cstrings;		/* resolved strings, NULL until used */
+	MemoryContext strings_cxt;	/* of the strings resolved, the decoder's */
 	char	   *string_block;	/* where the next copy of a string goes */
 	size_t		string_block_left;
 
@@ -199,7 +210,7 @@ typedef struct PprofSample
 	int			labels_capacity;
 } PprofSample;
 
-extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len);
+extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_ours);
 
 /* Streams the samples: start with pprof_samples_begin, then next until false. */
 extern void pprof_samples_begin(const PprofProfile *profile, PbReader *top);
@@ -225,8 +236,8 @@ extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size
 static inline const char *
 pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 {
-	if (likely(index >= 0 && index < profile->nstrings && profile->cstrings[index] != NULL))
-		return profile->cstrings[index];
+	if (likely(index >= 0 && index < profile->nstrings && profile->strings[index].resolved != NULL))
+		return profile->strings[index].resolved;
 	return pprof_resolve_string(profile, index, at, what);
 }
 
@@ -243,29 +254,42 @@ pprof_id_slot(const PprofIdIndex *index, uint64 id)
 }
 
 /*
+ * Where the location of an id is in the table if anywhere: its index, or
+ * -1.  Not checked: the location there may have another id.  Ids 1, 2,
+ * 3... are found by place, others by their first slot in the index.
+ */
+static inline int
+pprof_location_place(const PprofProfile *profile, uint64 id)
+{
+	const PprofIdIndex *index = &profile->location_index;
+
+	if (index->slots != NULL)
+		return index->slots[pprof_id_slot(index, id)];
+	if (id - 1 < (uint64) profile->nlocations)
+		return (int) (id - 1);
+	return -1;
+}
+
+/*
  * The location of an id, an error for an unknown one.  It is looked up
- * for every location of every sample: the common cases are inline (ids 1,
- * 2, 3... by place, an id in its first slot of the index), the others in
- * pprof_find_location.
+ * for every location of every sample: the common cases are inline (at its
+ * place), the others in pprof_find_location.
  */
 static inline const PprofLocation *
 pprof_location(const PprofProfile *profile, uint64 id, size_t at)
 {
-	const PprofIdIndex *index = &profile->location_index;
-	const PprofLocation *guess = NULL;
+	int			place = pprof_location_place(profile, id);
 
-	if (index->slots != NULL)
-	{
-		int32		i = index->slots[pprof_id_slot(index, id)];
-
-		if (i >= 0)
-			guess = &profile->locations[i];
-	}
-	else if (id - 1 < (uint64) profile->nlocations)
-		guess = &profile->locations[id - 1];
-	if (likely(guess != NULL && guess->id == id))
-		return guess;
+	if (likely(place >= 0 && profile->locations[place].id == id))
+		return &profile->locations[place];
 	return pprof_find_location(profile, id, at);
+}
+
+/* The lines of a location (location->nlines of them) */
+static inline const PprofLine *
+pprof_location_lines(const PprofProfile *profile, const PprofLocation *location)
+{
+	return location->nlines > 0 ? profile->lines + location->first_line : NULL;
 }
 
 /* The place of a location or mapping in its table */

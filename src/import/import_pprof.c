@@ -66,11 +66,18 @@ PG_FUNCTION_INFO_V1(calltree_import_pprof);
  */
 #define LABEL_MEMO_MAX 4096
 
-/* Where the interned frames of each location are kept, once computed */
+/*
+ * The interned frames of a location, once computed: frames[first ...
+ * first + nframes) of the import's one array of frames, outermost first.
+ * With the location's id, so that a sample's location ids find their
+ * frames without reading the locations themselves.  (Lines and locations
+ * take two bytes of the data at least, so their count fits first.)
+ */
 typedef struct LocationFrames
 {
-	int64	   *frames;			/* outermost first */
-	int			nframes;
+	uint64		id;
+	int32		first;
+	int32		nframes;		/* 0 until computed */
 } LocationFrames;
 
 typedef struct PprofImport
@@ -78,7 +85,8 @@ typedef struct PprofImport
 	PprofProfile profile;
 	ProfileWriter *writer;
 	int			value_index;	/* the sample type imported */
-	LocationFrames *location_frames;
+	LocationFrames *location_frames;	/* per location, by its index */
+	int64	   *frames;			/* a frame per line, then one per location without lines */
 	const char **resources;		/* per mapping, computed once */
 	bool	   *resource_known;
 
@@ -266,29 +274,59 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 									 frame_number(line->column, location->at, "column"), NULL);
 }
 
-/* The frames of a location, outermost first, interned on first use. */
+/*
+ * The frames of a location, interned on first use.  Those of its lines
+ * take the places of the lines in the profile's table of every line (in
+ * reverse: the caller last there, first here); a location without lines
+ * has one frame, of its address, after them.
+ */
 static const LocationFrames *
 location_frames(PprofImport *import, const PprofLocation *location)
 {
-	LocationFrames *lf = &import->location_frames[pprof_location_index(&import->profile, location)];
+	int			index = pprof_location_index(&import->profile, location);
+	LocationFrames *lf = &import->location_frames[index];
 	const char *resource;
+	const PprofLine *lines;
+	int64	   *frames;
 
-	if (lf->frames)
+	if (lf->nframes > 0)
 		return lf;
 	resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
-	lf->frames = palloc(sizeof(int64) * Max(location->nlines, 1));
 	if (location->nlines == 0)
 	{
 		/* not symbolized: a frame of the address alone */
 		PprofLine	none = {0, 0, 0};
 
-		lf->frames[0] = line_frame(import, location, &none, resource);
+		lf->first = import->profile.nlines + index;
+		import->frames[lf->first] = line_frame(import, location, &none, resource);
 		lf->nframes = 1;
-		return lf;
 	}
-	for (int i = location->nlines - 1; i >= 0; i--)
-		lf->frames[lf->nframes++] = line_frame(import, location, &location->lines[i], resource);
+	else
+	{
+		lines = pprof_location_lines(&import->profile, location);
+		lf->first = location->first_line;
+		frames = import->frames + lf->first;
+		for (int i = location->nlines - 1; i >= 0; i--)
+			*frames++ = line_frame(import, location, &lines[i], resource);
+		lf->nframes = location->nlines;
+	}
+	lf->id = location->id;
 	return lf;
+}
+
+/*
+ * The frames of a location id met before, at its place (pprof_location_place);
+ * NULL for any other (computed then through pprof_location, which checks it).
+ */
+static inline const LocationFrames *
+known_location_frames(PprofImport *import, uint64 id)
+{
+	int			place = pprof_location_place(&import->profile, id);
+
+	if (place >= 0 && import->location_frames[place].nframes > 0 &&
+		import->location_frames[place].id == id)
+		return &import->location_frames[place];
+	return NULL;
 }
 
 /*
@@ -310,12 +348,14 @@ sample_stack(PprofImport *import, PprofSample *sample)
 	profile_writer_walk_begin(import->writer);
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
-		const LocationFrames *lf;
+		uint64		id = sample->location_ids[i];
+		const LocationFrames *lf = known_location_frames(import, id);
 
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		lf = location_frames(import, pprof_location(&import->profile, sample->location_ids[i], sample->at));
-		profile_writer_walk_push_all(import->writer, lf->frames, lf->nframes);
+		if (unlikely(lf == NULL))
+			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
+		profile_writer_walk_push_all(import->writer, import->frames + lf->first, lf->nframes);
 	}
 	stack = profile_writer_walk_end(import->writer);
 	if (key)
@@ -552,18 +592,24 @@ import_samples(PprofImport *import)
 						skipped, skipped == 1 ? "" : "s", skipped_weight)));
 }
 
-/* Imports pprof protobuf, already decompressed */
+/*
+ * Imports pprof protobuf, already decompressed; data_is_ours: the data
+ * may be written (pprof_decode), no one reads it after.
+ */
 static int64
-pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data_is_ours,
+				const ImportOptions *options)
 {
 	PprofImport import;
 	ProfileInfo with_type = *info;
 	const char *unit;
 
 	memset(&import, 0, sizeof(import));
-	pprof_decode(&import.profile, (const uint8 *) data, len);
+	pprof_decode(&import.profile, (const uint8 *) data, len, data_is_ours);
 	import.value_index = choose_sample_type(&import, options);
 	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
+	import.frames = palloc_extended(sizeof(int64) * ((Size) import.profile.nlines + import.profile.nlocations + 1),
+									MCXT_ALLOC_HUGE);
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
 	import.label_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pprof label memo",
@@ -578,8 +624,17 @@ pprof_import(const ProfileInfo *info, const char *data, size_t len, const Import
 		with_type.weight_unit = unit;
 	set_started_at(&import, &with_type);
 	import.writer = profile_writer_begin(&with_type);
+	/* its samples have no thread: one set takes them all */
+	profile_writer_expect_samples(import.writer, import.profile.nsamples);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
+}
+
+/* The importer's entry: the data is the caller's */
+static int64
+pprof_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	return import_protobuf(info, data, len, false, options);
 }
 
 const Importer pprof_importer = {
@@ -614,14 +669,25 @@ calltree_import_pprof(PG_FUNCTION_ARGS)
 	const ImportArgs args = {.strict = -1, .event = -1, .sample_type = 1, .source = -1};
 	ProfileInfo info;
 	ImportOptions options;
+	bytea	   *data;
 	const char *bytes;
 	size_t		len;
+	bool		decompressed;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	bytes = pprof_bytes(PG_GETARG_BYTEA_PP(0), &len);
+	data = PG_GETARG_BYTEA_PP(0);
+	bytes = pprof_bytes(data, &len);
+	decompressed = bytes != VARDATA_ANY(data);
+	/*
+	 * The compressed bytes, detoasted into a copy, are not needed again:
+	 * their memory, just read, serves the import's next allocations.
+	 */
+	if (decompressed)
+		PG_FREE_IF_COPY(data, 0);
 	import_options_from_args(fcinfo, &args, &options);
 	profile_info_from_args(fcinfo, 2, 3, pprof_importer.format, &info);
 	content_note(&info, content_digest(bytes, len), &options);
-	PG_RETURN_INT64(pprof_import(&info, bytes, len, &options));
+	/* decompressed here, the bytes are this call's own */
+	PG_RETURN_INT64(import_protobuf(&info, bytes, len, decompressed, &options));
 }

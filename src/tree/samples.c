@@ -147,26 +147,29 @@ swap_samples(Sample *a, Sample *b)
 	*b = t;
 }
 
-static void
-radix_sort_untimed(Sample *samples, int64 count, int shift)
-{
-	int64		sizes[256] = {0};
-	int64		next[256];
-	int64		end[256];
-	int64		at = 0;
+static void radix_sort_untimed(Sample *samples, int64 count, int shift);
 
-	if (count < RADIX_MIN)
-	{
-		if (count > 1)
-			sort_canonical(samples, (size_t) count);
-		return;
-	}
+/*
+ * One pass of the radix sort, over RADIX_MIN samples or more: the samples
+ * into the buckets of their byte at `shift`, then each bucket sorted.
+ * Apart from radix_sort_untimed, so that its counts (int32: SAMPLES_MAX
+ * fits) are made and zeroed only for the samples they serve, not by each
+ * of the many calls for a bucket of a few samples, deeper down the stack.
+ */
+static pg_noinline void
+radix_pass(Sample *samples, int64 count, int shift)
+{
+	int32		next[256];
+	int32		end[256] = {0};
+	int32		at = 0;
+
+	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
 	for (int64 i = 0; i < count; i++)
-		sizes[(stack_key(&samples[i]) >> shift) & 0xFF]++;
+		end[(stack_key(&samples[i]) >> shift) & 0xFF]++;
 	for (int b = 0; b < 256; b++)
 	{
 		next[b] = at;
-		at += sizes[b];
+		at += end[b];
 		end[b] = at;
 	}
 	/* each sample is swapped into its byte's bucket, the buckets in order */
@@ -180,15 +183,26 @@ radix_sort_untimed(Sample *samples, int64 count, int shift)
 			else
 				swap_samples(&samples[next[b]], &samples[next[to]++]);
 		}
-	for (int64 b = 0, from = 0; b < 256; from += sizes[b], b++)
+	for (int b = 0, from = 0; b < 256; from = end[b], b++)
 	{
-		if (sizes[b] < 2)
+		int32		size = end[b] - from;
+
+		if (size < 2)
 			continue;
 		if (shift == 0)
-			sort_canonical(samples + from, (size_t) sizes[b]);	/* one stack */
+			sort_canonical(samples + from, (size_t) size);	/* one stack */
 		else
-			radix_sort_untimed(samples + from, sizes[b], shift - 8);
+			radix_sort_untimed(samples + from, size, shift - 8);
 	}
+}
+
+static void
+radix_sort_untimed(Sample *samples, int64 count, int shift)
+{
+	if (count >= RADIX_MIN)
+		radix_pass(samples, count, shift);
+	else if (count > 1)
+		sort_canonical(samples, (size_t) count);
 }
 
 void
@@ -594,8 +608,8 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 /*
  * The distinct values of `count` ids, ascending, in a new array; *distinct
  * gets their number.  Samples without times are in stack order already:
- * the sort returns after one pass over their stacks, as over any input in
- * order.
+ * a run of one stack is kept once, and the sort returns after one pass
+ * over the stacks, as over any input in order.
  */
 static int64 *
 distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
@@ -606,10 +620,17 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 
 	for (int64 i = 0; i < count; i++)
 	{
+		int64		id;
+
 		if (!labels)
-			ids[n++] = samples[i].stack_id;
+			id = samples[i].stack_id;
 		else if (samples[i].has_labels)
-			ids[n++] = samples[i].labels_id;
+			id = samples[i].labels_id;
+		else
+			continue;
+		/* a run of one id kept once */
+		if (n == 0 || ids[n - 1] != id)
+			ids[n++] = id;
 	}
 	if (n > 1)
 		sort_ids(ids, (size_t) n);

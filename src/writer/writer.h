@@ -85,6 +85,13 @@ extern int64 profile_writer_labels(ProfileWriter *writer, Jsonb *labels);
  */
 #define WRITER_THREAD_NAME_MAX 2000
 
+/*
+ * How many samples the importer expects, if it knows: the set of the
+ * first thread is made with room for them (within what one set gathers),
+ * rather than grown by copies.  A hint only, for a profile of one thread.
+ */
+extern void profile_writer_expect_samples(ProfileWriter *writer, int64 count);
+
 /* ts and labels_id are optional (has_ts false, labels_id 0: NULL) */
 extern void profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 								  int64 ts, int64 stack, int64 weight, int64 labels_id);

@@ -193,7 +193,7 @@ struct ProfileWriter
 	int			labels_used_capacity;
 	SampleSets *sets;			/* the samples gathered per thread (writer_sets.c) */
 	int			nsamples;		/* in the batch not yet written */
-	int64		samples_written;	/* by earlier batches */
+	int64		samples_written;	/* handed to the sets */
 	Datum	   *threads;
 	bool	   *thread_nulls;
 	Datum	   *timestamps;
@@ -282,6 +282,7 @@ extern void writer_remember_written(ProfileWriter *writer);
 
 /* writer_sets.c: samples gathered per thread, written as packed sets */
 extern SampleSets *writer_sets_create(MemoryContext parent);
+extern void writer_sets_expect(SampleSets *sets, int64 count);
 extern void writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread,
 							Size thread_len, const Sample *sample);
 extern void writer_sets_write_all(ProfileWriter *writer, SampleSets *sets);

@@ -7,7 +7,10 @@
  * is written, every pending row is (writer_flush.c), so the batch's
  * provisional ids become real ones.  Samples then gather per thread into
  * the packed sets of writer_sets.c; events go in by INSERT ... SELECT FROM
- * unnest(...).  A label set is interned by SQL and held against deletion
+ * unnest(...).  A sample of a stack that has its real id already, while
+ * the batch is empty, goes to its set at once: a repeat import, whose
+ * stacks are all known, then writes its samples once rather than twice,
+ * in the same order.  A label set is interned by SQL and held against deletion
  * until the end: by the label-set hold, which a DELETE from labels waits
  * for, or else locked FOR KEY SHARE at the end (integrity.c).
  */
@@ -37,10 +40,10 @@ struct EventBatch
 };
 
 /*
- * The arrays of the sample batch, in the writer's context, not zeroed (a
- * sample is written before it is read): an import of a few hundred samples
- * then touches a few pages of them, where zeroing them all would cost more
- * than the rest of its work.
+ * The arrays of the sample batch, in the writer's context, made for its
+ * first sample, not zeroed (a sample is written before it is read): an
+ * import of a few hundred samples then touches a few pages of them, where
+ * zeroing them all would cost more than the rest of its work.
  */
 static void
 alloc_sample_batch(ProfileWriter *writer)
@@ -75,7 +78,6 @@ writer_prepare_samples(ProfileWriter *writer)
 	Oid			labels_types[1] = {JSONBOID};
 	Oid			id_types[1] = {INT8ARRAYOID};
 
-	alloc_sample_batch(writer);
 	writer->intern_labels_plan = writer_prepare_kept(&kept_plans.intern_labels, "SELECT calltree.intern_labels($1)", 1, labels_types);
 	/* as a sample's check would: the writer's samples skip it */
 	writer->lock_labels_plan =
@@ -261,24 +263,60 @@ thread_text(ProfileWriter *writer, const char *thread)
 }
 
 void
+profile_writer_expect_samples(ProfileWriter *writer, int64 count)
+{
+	writer_sets_expect(writer->sets, count);
+}
+
+/* A sample of a real stack id into its thread's set, without the batch */
+static void
+add_sample_now(ProfileWriter *writer, Datum thread, bool has_ts, int64 ts, int64 stack,
+			   int64 weight, int64 labels_id)
+{
+	text	   *name = (text *) DatumGetPointer(thread);
+	Sample		sample;
+
+	sample.stack_id = stack;
+	sample.weight = weight;
+	sample.has_ts = has_ts;
+	sample.ts = has_ts ? ts : 0;
+	sample.has_labels = labels_id != 0;
+	sample.labels_id = labels_id;
+	writer_sets_add(writer, writer->sets, name ? VARDATA(name) : NULL,
+					name ? VARSIZE(name) - VARHDRSZ : 0, &sample);
+	/* as often as a batch would */
+	if (++writer->samples_written % SAMPLE_BATCH == 0)
+		CHECK_FOR_INTERRUPTS();
+}
+
+void
 profile_writer_sample(ProfileWriter *writer, const char *thread, bool has_ts,
 					  int64 ts, int64 stack, int64 weight, int64 labels_id)
 {
 	int			i = writer->nsamples;
 	MemoryContext caller = CurrentMemoryContext;
+	Datum		thread_datum = thread ? thread_text(writer, thread) : (Datum) 0;
 
-	writer->threads[i] = thread ? thread_text(writer, thread) : (Datum) 0;
-	writer->thread_nulls[i] = thread == NULL;
-	writer->timestamps[i] = Int64GetDatum(ts);
-	writer->ts_nulls[i] = !has_ts;
-	writer->stack_ids[i] = Int64GetDatum(stack);
-	writer->weights[i] = Int64GetDatum(weight);
-	writer->label_ids[i] = Int64GetDatum(labels_id);
-	writer->label_nulls[i] = labels_id == 0;
-	if (++writer->nsamples == SAMPLE_BATCH)
+	/* in the order they come: at once only while none waits in the batch */
+	if (i == 0 && stack >= 0)
+		add_sample_now(writer, thread_datum, has_ts, ts, stack, weight, labels_id);
+	else
 	{
-		CHECK_FOR_INTERRUPTS();
-		writer_flush_samples(writer);
+		if (writer->stack_ids == NULL)
+			alloc_sample_batch(writer);
+		writer->threads[i] = thread_datum;
+		writer->thread_nulls[i] = thread == NULL;
+		writer->timestamps[i] = Int64GetDatum(ts);
+		writer->ts_nulls[i] = !has_ts;
+		writer->stack_ids[i] = Int64GetDatum(stack);
+		writer->weights[i] = Int64GetDatum(weight);
+		writer->label_ids[i] = Int64GetDatum(labels_id);
+		writer->label_nulls[i] = labels_id == 0;
+		if (++writer->nsamples == SAMPLE_BATCH)
+		{
+			CHECK_FOR_INTERRUPTS();
+			writer_flush_samples(writer);
+		}
 	}
 	if (writer_over_budget(writer))
 	{

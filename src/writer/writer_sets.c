@@ -55,6 +55,7 @@ struct SampleSets
 	ThreadSamples *last;		/* the thread of the last sample, likely the next's */
 	int64		gathered;		/* samples in all arrays */
 	int64		gathered_max;	/* write them all past this */
+	int64		expected;		/* room for the first array made, 0: none */
 	SPIPlanPtr	insert;
 	bool		as_rows;		/* version 0.2's catalog: a row per sample */
 };
@@ -214,13 +215,30 @@ writer_sets_write_all(ProfileWriter *writer, SampleSets *sets)
 	Assert(sets->gathered == 0);
 }
 
+/*
+ * The samples the importer expects (profile_writer_expect_samples): room
+ * for them in the first array made, at most what the sets gather before
+ * they are written, which no array passes.
+ */
+void
+writer_sets_expect(SampleSets *sets, int64 count)
+{
+	sets->expected = Min(count, sets->gathered_max);
+}
+
 /* Room for one more sample in a thread's array */
 static void
 grow(SampleSets *sets, ThreadSamples *thread)
 {
 	if (thread->count < thread->capacity)
 		return;
-	thread->capacity = thread->capacity == 0 ? 64 : Min(thread->capacity * 2, SAMPLES_MAX);
+	if (thread->capacity == 0)
+	{
+		thread->capacity = Max(sets->expected, 64);
+		sets->expected = 0;
+	}
+	else
+		thread->capacity = Min(thread->capacity * 2, SAMPLES_MAX);
 	thread->samples = thread->samples == NULL
 		? MemoryContextAlloc(sets->cxt, sizeof(Sample) * thread->capacity)
 		: repalloc_huge(thread->samples, sizeof(Sample) * thread->capacity);
