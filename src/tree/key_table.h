@@ -1,0 +1,48 @@
+/*
+ * key_table.h
+ *	  A map of byte keys to ids that keeps each key beside its id, in one
+ *	  arena, in the order they were put: for the backend's intern cache,
+ *	  whose look-ups find keys met in earlier imports, long out of the CPU's
+ *	  caches.
+ *
+ * A look-up reads a bucket (eight bytes: the key's hash and where its
+ * record lies) and, when the hashes match, the record: the id, the length
+ * and the key's bytes, one run of memory.  The buckets are small, so a
+ * cache line holds eight of them; the records of a profile's keys lie
+ * together, in the order its first import put them, which is the order
+ * the next import of the same build looks them up.  A key is found only
+ * when its bytes equal the record's, never on its hash alone.
+ *
+ * Keys are only added (or given another id); the table is emptied by
+ * resetting or deleting the memory context it was made in.
+ */
+#ifndef CALLTREE_KEY_TABLE_H
+#define CALLTREE_KEY_TABLE_H
+
+#include "postgres.h"
+
+typedef struct KeyTable KeyTable;
+
+/* An empty table, in `cxt` */
+extern KeyTable *key_table_create(MemoryContext cxt);
+
+/* True, with *id, when the table holds the key */
+extern bool key_table_get(const KeyTable *table, const char *key, int len, int64 *id);
+
+/*
+ * Adds the key, or gives it the new id if it is there; false when the
+ * table cannot grow further (it holds 32 GB of keys).
+ */
+extern bool key_table_put(KeyTable *table, const char *key, int len, int64 id);
+
+/* The bytes the table holds: its buckets and its arena, as allocated */
+extern Size key_table_bytes(const KeyTable *table);
+
+/*
+ * The bytes that a put of a key of `len` bytes would allocate anew (a
+ * bigger array of buckets, a bigger arena), while the table still holds
+ * the old ones; 0 when it fits in what the table holds.
+ */
+extern Size key_table_growth(const KeyTable *table, int len);
+
+#endif							/* CALLTREE_KEY_TABLE_H */
