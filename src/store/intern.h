@@ -52,7 +52,7 @@ typedef enum InternKind
 	INTERN_FRAME,
 	INTERN_FUNC_FRAME,			/* a frame by its func's fields and its own */
 	INTERN_LABELS,
-	INTERN_PATH,				/* a whole stack: its frame ids, root first */
+	INTERN_PATH,				/* a whole stack: its frame ids, root first, coded */
 	INTERN_KINDS
 } InternKind;
 

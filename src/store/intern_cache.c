@@ -49,7 +49,7 @@
  * entry would pass that, the cache is emptied wholesale and fills again.
  *
  * Paths are bounded apart, to half of that, in a memory context of their
- * own.  Their keys are long (eight bytes a frame): a profile of many deep
+ * own.  Their keys are long (a byte or more a frame): a profile of many deep
  * stacks would otherwise fill the whole with paths, and each emptying
  * would take the funcs, frames and stacks along, which the next import
  * then looks up in the indexes again.  Paths are a shortcut to stacks the

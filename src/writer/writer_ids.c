@@ -14,6 +14,8 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -47,36 +49,61 @@ writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id
 }
 
 /*
- * The keys of the caches, encoded into bytes: each field is a presence
- * byte followed by its bytes.  A frame's key names its func by id, real or
- * provisional; the backend's cache knows only real ones.
+ * The keys of the caches, encoded into bytes, as short as they can be
+ * while exact: a look-up in the backend's cache reads the key it finds
+ * whole, far from the CPU, and compares it byte for byte.
+ *
+ *   a func's     a byte of flags (1: a name, 2: a file, 4: a resource),
+ *                then the strings present, each with its NUL
+ *   a frame's    its own fields (below), then its func's id, real or
+ *                provisional (the backend's cache knows only real ones)
+ *   a func's and a frame's at once: the func's key, then the frame's fields
+ *   a frame's own fields: a byte of flags (1: an address, 2: a line, 4: a
+ *                column, 8: an implementation), then the numbers present
+ *                as zigzag varints, then the implementation with its NUL
+ *
+ * Strings hold no NUL and varints end by themselves, so two keys are the
+ * same bytes only when their fields are the same.  A frame's key starts
+ * with a byte below 16, an address key (below) with 'A'.
  */
+#define KEY_VARINT_MAX 10
+
 static inline size_t
 key_string_size(const char *s, size_t *len)
 {
 	*len = s ? strlen(s) + 1 : 0;
-	return 1 + *len;
+	return *len;
 }
 
 /* Appends, the room made already */
 static inline void
 key_put_string(StringInfo key, const char *s, size_t len)
 {
-	key->data[key->len++] = s ? 1 : 0;
-	if (s)
+	if (len > 0)
 		memcpy(key->data + key->len, s, len);
 	key->len += len;
 }
 
-static inline void
-key_put_int(StringInfo key, OptionalInt value)
+/* 0, -1, 1, -2, 2 ... as 0, 1, 2, 3, 4 ... */
+static inline uint64
+zigzag(int64 value)
 {
-	key->data[key->len++] = value.present ? 1 : 0;
-	if (value.present)
+	return ((uint64) value << 1) ^ (uint64) (value >> 63);
+}
+
+/* Writes a zigzag varint at `to`, which has room for KEY_VARINT_MAX bytes; returns its end */
+static inline char *
+put_varint(char *to, int64 value)
+{
+	uint64		v = zigzag(value);
+
+	while (v >= 0x80)
 	{
-		memcpy(key->data + key->len, &value.value, sizeof(int64));
-		key->len += sizeof(int64);
+		*to++ = (char) (v | 0x80);
+		v >>= 7;
 	}
+	*to++ = (char) v;
+	return to;
 }
 
 /* A frame's own fields, appended to its key */
@@ -85,12 +112,20 @@ key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, Opti
 					 const char *implementation)
 {
 	size_t		implementation_len;
-	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+	size_t		size = 1 + 3 * KEY_VARINT_MAX + key_string_size(implementation, &implementation_len);
+	char	   *to;
 
 	enlargeStringInfo(key, size);
-	key_put_int(key, address);
-	key_put_int(key, line);
-	key_put_int(key, col);
+	to = key->data + key->len;
+	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
+		(implementation ? 8 : 0);
+	if (address.present)
+		to = put_varint(to, address.value);
+	if (line.present)
+		to = put_varint(to, line.value);
+	if (col.present)
+		to = put_varint(to, col.value);
+	key->len = (int) (to - key->data);
 	key_put_string(key, implementation, implementation_len);
 	key->data[key->len] = '\0';
 }
@@ -101,11 +136,12 @@ writer_func_key(StringInfo key, const char *name, const char *file, const char *
 	size_t		name_len;
 	size_t		file_len;
 	size_t		resource_len;
-	size_t		size = key_string_size(name, &name_len) + key_string_size(file, &file_len) +
+	size_t		size = 1 + key_string_size(name, &name_len) + key_string_size(file, &file_len) +
 		key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
 	enlargeStringInfo(key, size);
+	key->data[key->len++] = (name ? 1 : 0) | (file ? 2 : 0) | (resource ? 4 : 0);
 	key_put_string(key, name, name_len);
 	key_put_string(key, file, file_len);
 	key_put_string(key, resource, resource_len);
@@ -117,9 +153,10 @@ writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt li
 				 OptionalInt col, const char *implementation)
 {
 	resetStringInfo(key);
-	enlargeStringInfo(key, 1 + sizeof(int64));
-	key_put_int(key, SOME_INT(func));
 	key_put_frame_fields(key, address, line, col, implementation);
+	enlargeStringInfo(key, KEY_VARINT_MAX);
+	key->len = (int) (put_varint(key->data + key->len, func) - key->data);
+	key->data[key->len] = '\0';
 }
 
 /* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
@@ -238,12 +275,13 @@ static void
 address_key(StringInfo key, const char *resource, int64 address)
 {
 	size_t		resource_len;
-	size_t		size = 1 + 1 + sizeof(int64) + key_string_size(resource, &resource_len);
+	size_t		size = 1 + KEY_VARINT_MAX + 1 + key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
 	enlargeStringInfo(key, size);
 	key->data[key->len++] = 'A';
-	key_put_int(key, SOME_INT(address));
+	key->len = (int) (put_varint(key->data + key->len, address) - key->data);
+	key->data[key->len++] = resource ? 1 : 0;
 	key_put_string(key, resource, resource_len);
 	key->data[key->len] = '\0';
 }
@@ -444,13 +482,50 @@ profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int cou
 	writer->path_depth += count;
 }
 
-/* Whether every frame of a path is a row that exists: a key of the backend's cache */
+/*
+ * A path's key in the backend's cache: a byte w, its first frame id (8
+ * bytes), then the difference of each next frame id from the one before,
+ * zigzag coded, in w bytes each (little-endian), w as few as the greatest
+ * difference needs.  The frames of a profile are mostly written together,
+ * so their ids are close: a path takes a byte or two a frame, not eight.
+ * One width a path, not a varint a frame: the loops do not branch on the
+ * bytes of each.  False (no key) when a frame is not a row that exists:
+ * the cache knows only those.
+ */
 static bool
-path_is_real(const int64 *frames, int count)
+path_key(StringInfo key, const int64 *frames, int count)
 {
-	for (int i = 0; i < count; i++)
+	uint64		all = 0;
+	int			width;
+	char	   *to;
+
+	if (frames[0] <= 0)
+		return false;
+	for (int i = 1; i < count; i++)
+	{
 		if (frames[i] <= 0)
 			return false;
+		all |= zigzag(frames[i] - frames[i - 1]);
+	}
+	width = all == 0 ? 1 : (pg_leftmost_one_pos64(all) + 8) / 8;
+	resetStringInfo(key);
+	/* each difference is stored as eight bytes, of which the next overwrites all but w */
+	enlargeStringInfo(key, 1 + sizeof(int64) * count);
+	to = key->data;
+	*to++ = (char) width;
+	memcpy(to, &frames[0], sizeof(int64));
+	to += sizeof(int64);
+	for (int i = 1; i < count; i++)
+	{
+		uint64		difference = zigzag(frames[i] - frames[i - 1]);
+
+#ifdef WORDS_BIGENDIAN
+		difference = pg_bswap64(difference);
+#endif
+		memcpy(to, &difference, sizeof(uint64));
+		to += width;
+	}
+	key->len = (int) (to - key->data);
 	return true;
 }
 
@@ -497,19 +572,23 @@ profile_writer_walk_end(ProfileWriter *writer)
 {
 	const int64 *frames = writer->path_frames;
 	int			count = writer->path_depth;
-	int			len = (int) (sizeof(int64) * count);
+	StringInfo	key = &writer->key;
 	bool		cacheable;
 	int64		stack = 0;
 
 	if (count == 0)
 		return 0;
-	cacheable = count <= MAX_CACHED_PATH && path_is_real(frames, count);
-	if (cacheable && intern_cache_get(INTERN_PATH, (const char *) frames, len, &stack))
+	cacheable = count <= MAX_CACHED_PATH && path_key(key, frames, count);
+	if (cacheable && intern_cache_get(INTERN_PATH, key->data, key->len, &stack))
 		return stack;
 	stack = resolve_path(writer, frames, count);
 	/* a stack that exists, not one this import makes (provisional until written) */
 	if (cacheable && stack > 0)
-		intern_cache_put(INTERN_PATH, (const char *) frames, len, stack);
+	{
+		/* the key again, whatever the walk did with writer->key */
+		path_key(key, frames, count);
+		intern_cache_put(INTERN_PATH, key->data, key->len, stack);
+	}
 	return stack;
 }
 
