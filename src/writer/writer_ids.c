@@ -451,35 +451,43 @@ profile_writer_walk_begin(ProfileWriter *writer)
 	writer->path_depth = 0;
 }
 
-/* Room for `count` more frames in the walk's path */
+/* Appends frames to the walk's path, which has room for them */
 static inline void
-path_reserve(ProfileWriter *writer, int count)
+path_append(ProfileWriter *writer, const int64 *frames, int count)
 {
-	if (writer->path_depth + count > writer->path_capacity)
-	{
-		writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
-		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
-	}
+	int64	   *to = writer->path_frames + writer->path_depth;
+
+	/* a location has a frame or two: a loop, not a call of memcpy */
+	for (int i = 0; i < count; i++)
+		to[i] = frames[i];
+	writer->path_depth += count;
+}
+
+/*
+ * The same, after making room.  Apart, and called last, so that a push
+ * with room (almost every one) calls nothing and saves no registers.
+ */
+static pg_noinline void
+path_grow_append(ProfileWriter *writer, const int64 *frames, int count)
+{
+	writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
+	writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
+	path_append(writer, frames, count);
 }
 
 void
 profile_writer_walk_push(ProfileWriter *writer, int64 frame)
 {
-	path_reserve(writer, 1);
-	writer->path_frames[writer->path_depth++] = frame;
+	profile_writer_walk_push_all(writer, &frame, 1);
 }
 
 void
 profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
 {
-	int64	   *to;
-
-	path_reserve(writer, count);
-	/* a location has a frame or two: a loop, not a call of memcpy */
-	to = writer->path_frames + writer->path_depth;
-	for (int i = 0; i < count; i++)
-		to[i] = frames[i];
-	writer->path_depth += count;
+	if (unlikely(writer->path_depth + count > writer->path_capacity))
+		path_grow_append(writer, frames, count);
+	else
+		path_append(writer, frames, count);
 }
 
 /*
