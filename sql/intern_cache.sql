@@ -255,15 +255,16 @@ DROP DATABASE calltree_intern_cache;
 
 SET search_path = calltree, public;
 
--- 8. Many deep stacks, whose paths do not fit in the cache's share for
--- paths (1,000 stacks of 120 frames: 960 kB of paths; the cache is bounded
--- by a quarter of calltree.import_work_mem, 2 MB here): the paths that
--- do not fit are not remembered, and the funcs, frames and stacks stay, so
+-- 8. Many deep stacks, whose paths do not fit in the cache (1,000 stacks
+-- of 120 frames: 250 kB of paths, their keys 247 bytes each; the cache is
+-- bounded by a quarter of calltree.import_work_mem, 512 kB here, and its
+-- funcs, frames and stacks take about half of that): the paths that do
+-- not fit are not remembered, and the funcs, frames and stacks stay, so
 -- that a repeat import probes no index.  In this backend, new since the \c
 -- above, the cache holds nothing else; the VACUUM after the first import
 -- leaves autovacuum nothing to do on the interned tables, whose ANALYZE
 -- would empty the cache at a time of its own.
-SET calltree.import_work_mem = '8MB';
+SET calltree.import_work_mem = '2MB';
 CREATE TEMP TABLE ic_many AS
 SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 119) d) || ';ic_m_leaf' || l || ' 1',
                   E'\n') AS data
@@ -271,6 +272,9 @@ SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 1
 SELECT import_collapsed(data, 'ic many 1') > 0 AS imported FROM ic_many;
 VACUUM ANALYZE calltree.func, calltree.frame, calltree.stack;
 SELECT import_collapsed(data, 'ic many ' || i) > 0 AS imported FROM ic_many, generate_series(2, 3) i;
+-- some paths were not remembered: those kept take less than all would
+SELECT used_bytes < 1000 * 247 AS paths_left_out
+  FROM pg_backend_memory_contexts WHERE name = 'calltree intern cache paths';
 SELECT pg_stat_force_next_flush();
 BEGIN;
 SELECT import_collapsed(data, 'ic many 4') AS p FROM ic_many \gset
