@@ -295,6 +295,23 @@ SELECT (SELECT count(*) FROM got) AS samples,
 SELECT count(*) AS dangling FROM sample s WHERE NOT EXISTS (SELECT FROM stack t WHERE t.id = s.stack_id);
 RESET calltree.import_work_mem;
 
+-- 9. Keys that differ only in which fields are present: a frame with a
+-- line and no column and one with that number as its column and no line
+-- are two frames, in a first import and in a repeat one (found in the
+-- cache by a key that says which fields it holds, not by the numbers alone).
+CREATE TEMP TABLE ic_fields AS SELECT '{"nodes": [
+    {"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2, 3]},
+    {"id": 2, "callFrame": {"functionName": "ic_fields", "url": "file:///ic/fields.js", "lineNumber": 4, "columnNumber": -1}},
+    {"id": 3, "callFrame": {"functionName": "ic_fields", "url": "file:///ic/fields.js", "lineNumber": -1, "columnNumber": 4}}],
+  "samples": [2, 3, 3], "timeDeltas": [1, 1, 1], "startTime": 0, "endTime": 3}'::text AS data;
+SET client_min_messages = warning;  -- not the notice of a file imported before
+SELECT import_cpuprofile(data, 'ic fields ' || i) > 0 AS imported FROM ic_fields, generate_series(1, 2) i;
+RESET client_min_messages;
+SELECT p.name, fr.line, fr.col, sum(s.weight) AS weight, count(DISTINCT fr.id) AS frames
+  FROM profile p JOIN sample s ON s.profile_id = p.id JOIN stack t ON t.id = s.stack_id
+  JOIN frame fr ON fr.id = t.frame_id
+ WHERE p.name LIKE 'ic fields %' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+
 DELETE FROM profile WHERE name LIKE 'ic %';
 DELETE FROM stack s USING frame fr, func f WHERE fr.id = s.frame_id AND f.id = fr.func_id
    AND (f.name LIKE 'ic\_%' OR f.resource LIKE '/ic/%');
