@@ -10,8 +10,10 @@
  * and the key's bytes, one run of memory.  The buckets are small, so a
  * cache line holds eight of them; the records of a profile's keys lie
  * together, in the order its first import put them, which is the order
- * the next import of the same build looks them up.  A key is found only
- * when its bytes equal the record's, never on its hash alone.
+ * the next import of the same build looks them up.  So a look-up first
+ * tries the record after the one found last, with no hash and no bucket,
+ * and each one found starts reading the next into the CPU's cache.  A key
+ * is found only when its bytes equal the record's, never on its hash.
  *
  * Keys are only added (or given another id); the table is emptied by
  * resetting or deleting the memory context it was made in.
@@ -27,7 +29,7 @@ typedef struct KeyTable KeyTable;
 extern KeyTable *key_table_create(MemoryContext cxt);
 
 /* True, with *id, when the table holds the key */
-extern bool key_table_get(const KeyTable *table, const char *key, int len, int64 *id);
+extern bool key_table_get(KeyTable *table, const char *key, int len, int64 *id);
 
 /*
  * Adds the key, or gives it the new id if it is there; false when the
