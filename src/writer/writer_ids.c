@@ -68,6 +68,17 @@ writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id
  */
 #define KEY_VARINT_MAX 10
 
+/*
+ * Room for `size` more bytes and a NUL: enlargeStringInfo, called only
+ * when the buffer is short (it is long enough after the first keys).
+ */
+static inline void
+key_reserve(StringInfo key, size_t size)
+{
+	if (unlikely((size_t) (key->maxlen - key->len) <= size))
+		enlargeStringInfo(key, (int) size);
+}
+
 static inline size_t
 key_string_size(const char *s, size_t *len)
 {
@@ -115,7 +126,7 @@ key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, Opti
 	size_t		size = 1 + 3 * KEY_VARINT_MAX + key_string_size(implementation, &implementation_len);
 	char	   *to;
 
-	enlargeStringInfo(key, size);
+	key_reserve(key, size);
 	to = key->data + key->len;
 	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
 		(implementation ? 8 : 0);
@@ -140,7 +151,7 @@ writer_func_key(StringInfo key, const char *name, const char *file, const char *
 		key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	key_reserve(key, size);
 	key->data[key->len++] = (name ? 1 : 0) | (file ? 2 : 0) | (resource ? 4 : 0);
 	key_put_string(key, name, name_len);
 	key_put_string(key, file, file_len);
@@ -154,7 +165,7 @@ writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt li
 {
 	resetStringInfo(key);
 	key_put_frame_fields(key, address, line, col, implementation);
-	enlargeStringInfo(key, KEY_VARINT_MAX);
+	key_reserve(key, KEY_VARINT_MAX);
 	key->len = (int) (put_varint(key->data + key->len, func) - key->data);
 	key->data[key->len] = '\0';
 }
@@ -278,7 +289,7 @@ address_key(StringInfo key, const char *resource, int64 address)
 	size_t		size = 1 + KEY_VARINT_MAX + 1 + key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	key_reserve(key, size);
 	key->data[key->len++] = 'A';
 	key->len = (int) (put_varint(key->data + key->len, address) - key->data);
 	key->data[key->len++] = resource ? 1 : 0;
@@ -518,7 +529,7 @@ path_key(StringInfo key, const int64 *frames, int count)
 	width = all == 0 ? 1 : (pg_leftmost_one_pos64(all) + 8) / 8;
 	resetStringInfo(key);
 	/* each difference is stored as eight bytes, of which the next overwrites all but w */
-	enlargeStringInfo(key, 1 + sizeof(int64) * count);
+	key_reserve(key, 1 + sizeof(int64) * count);
 	to = key->data;
 	*to++ = (char) width;
 	memcpy(to, &frames[0], sizeof(int64));
