@@ -69,6 +69,15 @@ extern bool intern_cache_get(InternKind kind, const char *key, int len, int64 *i
 extern bool intern_cache_get_stack(int64 prefix, int64 frame, int64 *id);
 
 /*
+ * The key the cache tries first for `kind` (the one after the key found
+ * last: a repeat import meets its keys in the order the first put them),
+ * its bytes followed by 8 that may be read but not compared, or NULL; and
+ * its id, once the caller has found the key equal to its own.
+ */
+extern const char *intern_cache_next(InternKind kind, int *len);
+extern int64 intern_cache_take_next(InternKind kind);
+
+/*
  * Remembers a row that exists now (found, or written by this transaction:
  * an abort empties the cache).  Real ids only, never provisional ones.
  */

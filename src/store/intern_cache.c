@@ -265,6 +265,21 @@ intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
 	return true;
 }
 
+const char *
+intern_cache_next(InternKind kind, int *len)
+{
+	return cache_valid ? key_table_next(keys[kind], len) : NULL;
+}
+
+int64
+intern_cache_take_next(InternKind kind)
+{
+	Assert(cache_valid);
+	if (kind == INTERN_PATH)
+		path_hits++;
+	return key_table_take_next(keys[kind]);
+}
+
 bool
 intern_cache_get_stack(int64 prefix, int64 frame, int64 *id)
 {

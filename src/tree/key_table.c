@@ -17,6 +17,8 @@
 #include "tree/key_table.h"
 
 #define RECORD_ALIGN 8
+/* bytes kept after the last record: a key's last bytes may be read as a word */
+#define ARENA_SLACK 8
 #define FIRST_BUCKETS 64
 #define FIRST_ARENA 1024
 /* offsets in units of RECORD_ALIGN fit in 32 bits */
@@ -151,6 +153,28 @@ key_table_get(KeyTable *table, const char *key, int len, int64 *id)
 	return true;
 }
 
+const char *
+key_table_next(const KeyTable *table, int *len)
+{
+	const KeyRecord *record;
+
+	if (table->next >= table->used)
+		return NULL;
+	record = (const KeyRecord *) (table->arena + table->next);
+	*len = (int) record->len;
+	return record->key;
+}
+
+int64
+key_table_take_next(KeyTable *table)
+{
+	const KeyRecord *record = (const KeyRecord *) (table->arena + table->next);
+
+	Assert(table->next < table->used);
+	found_at(table, table->next, (int) record->len);
+	return record->id;
+}
+
 static inline bool
 buckets_full(const KeyTable *table)
 {
@@ -183,8 +207,8 @@ key_table_growth(const KeyTable *table, int len)
 
 	if (buckets_full(table))
 		growth += 2 * table->nbuckets * sizeof(KeyBucket);
-	if (table->used + record_size(len) > table->capacity)
-		growth += arena_capacity(table, record_size(len));
+	if (table->used + record_size(len) + ARENA_SLACK > table->capacity)
+		growth += arena_capacity(table, record_size(len) + ARENA_SLACK);
 	return growth;
 }
 
@@ -233,9 +257,9 @@ key_table_put(KeyTable *table, const char *key, int len, int64 id)
 		((KeyRecord *) record_at(table, bucket->ref))->id = id;
 		return true;
 	}
-	if (table->used + size > table->capacity)
+	if (table->used + size + ARENA_SLACK > table->capacity)
 	{
-		Size		capacity = arena_capacity(table, size);
+		Size		capacity = arena_capacity(table, size + ARENA_SLACK);
 
 		if (capacity == 0)
 			return false;

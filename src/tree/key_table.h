@@ -37,6 +37,16 @@ extern bool key_table_get(KeyTable *table, const char *key, int len, int64 *id);
  */
 extern bool key_table_put(KeyTable *table, const char *key, int len, int64 id);
 
+/*
+ * The record a look-up tries first (the one after the one found last):
+ * its key's bytes, followed by at least 8 bytes that may be read (not
+ * compared), and *len; or NULL.  For a caller that compares its key to
+ * those bytes more cheaply than it makes the key; key_table_take_next
+ * then gives its id, as a look-up that found it would.
+ */
+extern const char *key_table_next(const KeyTable *table, int *len);
+extern int64 key_table_take_next(KeyTable *table);
+
 /* The bytes the table holds: its buckets and its arena, as allocated */
 extern Size key_table_bytes(const KeyTable *table);
 

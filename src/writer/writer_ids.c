@@ -549,6 +549,40 @@ path_key(StringInfo key, const int64 *frames, int count)
 }
 
 /*
+ * Whether a path's key (path_key) is of these frames: compared by reading
+ * it, without making the frames' key.  Its bytes are followed by 8 that
+ * may be read, so each difference is read as a word, then cut to its width.
+ */
+static bool
+path_key_is(const char *key, int len, const int64 *frames, int count)
+{
+	int			width = (unsigned char) key[0];
+	uint64		mask;
+	int64		first;
+
+	if (width < 1 || width > 8 || len != 1 + (int) sizeof(int64) + width * (count - 1))
+		return false;
+	memcpy(&first, key + 1, sizeof(int64));
+	if (first != frames[0])
+		return false;
+	mask = width == 8 ? ~UINT64CONST(0) : (UINT64CONST(1) << (8 * width)) - 1;
+	key += 1 + sizeof(int64);
+	for (int i = 1; i < count; i++)
+	{
+		uint64		word;
+
+		memcpy(&word, key, sizeof(uint64));
+#ifdef WORDS_BIGENDIAN
+		word = pg_bswap64(word);
+#endif
+		if ((word & mask) != zigzag(frames[i] - frames[i - 1]))
+			return false;
+		key += width;
+	}
+	return true;
+}
+
+/*
  * The stack of a path, a frame at a time.  The frames it shares from the
  * root with the path resolved before reuse that one's stacks (consecutive
  * samples share long prefixes); it is then remembered in its place.
@@ -594,9 +628,15 @@ profile_writer_walk_end(ProfileWriter *writer)
 	StringInfo	key = &writer->key;
 	bool		cacheable;
 	int64		stack = 0;
+	const char *next;
+	int			next_len;
 
 	if (count == 0)
 		return 0;
+	/* a repeat import meets its paths in the order the first put them */
+	next = count <= MAX_CACHED_PATH ? intern_cache_next(INTERN_PATH, &next_len) : NULL;
+	if (next && path_key_is(next, next_len, frames, count))
+		return intern_cache_take_next(INTERN_PATH);
 	cacheable = count <= MAX_CACHED_PATH && path_key(key, frames, count);
 	if (cacheable && intern_cache_get(INTERN_PATH, key->data, key->len, &stack))
 		return stack;
