@@ -312,6 +312,27 @@ SELECT p.name, fr.line, fr.col, sum(s.weight) AS weight, count(DISTINCT fr.id) A
   JOIN frame fr ON fr.id = t.frame_id
  WHERE p.name LIKE 'ic fields %' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 
+-- 10. Paths found in the order a first import put them, or out of it:
+-- paths of one length that differ inside, a path and its prefix, the same
+-- frames in another order.  Each import's samples are its lines, whether
+-- the cache tries the path it expects next or looks it up.
+CREATE TEMP TABLE ic_order (n int, data text);
+INSERT INTO ic_order VALUES
+  (1, E'ic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b;ic_o_d 4\nic_o_b;ic_o_a 5\n'),
+  (2, E'ic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b;ic_o_d 4\nic_o_b;ic_o_a 5\n'),
+  (3, E'ic_o_b;ic_o_a 5\nic_o_a;ic_o_b;ic_o_d 4\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b 2\nic_o_a;ic_o_b;ic_o_c 1\n'),
+  (4, E'ic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_b;ic_o_a 5\nic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b;ic_o_d 4\n'),
+  -- after a;b, the path tried first is a;c;b: a;b;d differs from it inside
+  (5, E'ic_o_a;ic_o_b 2\nic_o_a;ic_o_b;ic_o_d 4\nic_o_a;ic_o_b;ic_o_c 1\nic_o_b;ic_o_a 5\nic_o_a;ic_o_c;ic_o_b 3\n');
+SELECT n, import_collapsed(data, 'ic order ' || n) > 0 AS imported FROM ic_order ORDER BY n;
+SELECT p.name, string_agg(x.path || ' ' || x.weight, ', ' ORDER BY x.path) AS samples
+  FROM profile p,
+       LATERAL (SELECT (SELECT string_agg(f.name, ';' ORDER BY u.o)
+                          FROM unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, o)
+                          JOIN func f ON f.id = u.func) AS path, sum(s.weight) AS weight
+                  FROM sample s WHERE s.profile_id = p.id GROUP BY 1) x
+ WHERE p.name LIKE 'ic order %' GROUP BY p.name ORDER BY p.name;
+
 DELETE FROM profile WHERE name LIKE 'ic %';
 DELETE FROM stack s USING frame fr, func f WHERE fr.id = s.frame_id AND f.id = fr.func_id
    AND (f.name LIKE 'ic\_%' OR f.resource LIKE '/ic/%');
