@@ -117,17 +117,23 @@ put_varint(char *to, int64 value)
 	return to;
 }
 
-/* A frame's own fields, appended to its key */
-static void
-key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, OptionalInt col,
-					 const char *implementation)
+/* A func key's byte of flags */
+static inline char
+func_flags(const char *name, const char *file, const char *resource)
 {
-	size_t		implementation_len;
-	size_t		size = 1 + 3 * KEY_VARINT_MAX + key_string_size(implementation, &implementation_len);
-	char	   *to;
+	return (name ? 1 : 0) | (file ? 2 : 0) | (resource ? 4 : 0);
+}
 
-	key_reserve(key, size);
-	to = key->data + key->len;
+/*
+ * A frame's own fields but the implementation, written at `to` (room for
+ * FRAME_NUMBERS_MAX bytes): the byte of flags and the numbers; returns the end.
+ */
+#define FRAME_NUMBERS_MAX (1 + 3 * KEY_VARINT_MAX)
+
+static inline char *
+put_frame_numbers(char *to, OptionalInt address, OptionalInt line, OptionalInt col,
+				  const char *implementation)
+{
 	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
 		(implementation ? 8 : 0);
 	if (address.present)
@@ -136,7 +142,20 @@ key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, Opti
 		to = put_varint(to, line.value);
 	if (col.present)
 		to = put_varint(to, col.value);
-	key->len = (int) (to - key->data);
+	return to;
+}
+
+/* A frame's own fields, appended to its key */
+static void
+key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, OptionalInt col,
+					 const char *implementation)
+{
+	size_t		implementation_len;
+	size_t		size = FRAME_NUMBERS_MAX + key_string_size(implementation, &implementation_len);
+
+	key_reserve(key, size);
+	key->len = (int) (put_frame_numbers(key->data + key->len, address, line, col, implementation) -
+					  key->data);
 	key_put_string(key, implementation, implementation_len);
 	key->data[key->len] = '\0';
 }
@@ -152,7 +171,7 @@ writer_func_key(StringInfo key, const char *name, const char *file, const char *
 
 	resetStringInfo(key);
 	key_reserve(key, size);
-	key->data[key->len++] = (name ? 1 : 0) | (file ? 2 : 0) | (resource ? 4 : 0);
+	key->data[key->len++] = func_flags(name, file, resource);
 	key_put_string(key, name, name_len);
 	key_put_string(key, file, file_len);
 	key_put_string(key, resource, resource_len);
@@ -177,6 +196,45 @@ func_frame_key(StringInfo key, const char *name, const char *file, const char *r
 {
 	writer_func_key(key, name, file, resource);
 	key_put_frame_fields(key, address, line, col, implementation);
+}
+
+/* Whether a key holds string `s` (or nothing, for NULL) at *at, before `end`; moves *at past it */
+static inline bool
+key_string_is(const char **at, const char *end, const char *s)
+{
+	size_t		len;
+
+	if (s == NULL)
+		return true;
+	len = strlen(s) + 1;
+	if ((size_t) (end - *at) < len || memcmp(*at, s, len) != 0)
+		return false;
+	*at += len;
+	return true;
+}
+
+/*
+ * Whether a key made by func_frame_key is of these fields: compared by
+ * reading it, without making the fields' own key.
+ */
+static bool
+func_frame_key_is(const char *key, int len, const char *name, const char *file,
+				  const char *resource, OptionalInt address, OptionalInt line,
+				  OptionalInt col, const char *implementation)
+{
+	const char *end = key + len;
+	char		numbers[FRAME_NUMBERS_MAX];
+	size_t		numbers_len;
+
+	if (len < 1 || *key++ != func_flags(name, file, resource) ||
+		!key_string_is(&key, end, name) || !key_string_is(&key, end, file) ||
+		!key_string_is(&key, end, resource))
+		return false;
+	numbers_len = put_frame_numbers(numbers, address, line, col, implementation) - numbers;
+	if ((size_t) (end - key) < numbers_len || memcmp(key, numbers, numbers_len) != 0)
+		return false;
+	key += numbers_len;
+	return key_string_is(&key, end, implementation) && key == end;
 }
 
 void
@@ -267,9 +325,16 @@ profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *f
 						  OptionalInt col, const char *implementation)
 {
 	StringInfo	key = &writer->func_frame_key;
+	const char *next;
+	int			next_len;
 	int32		func;
 	int64		id;
 
+	/* a repeat import meets its frames in the order the first put them */
+	next = intern_cache_next(INTERN_FUNC_FRAME, &next_len);
+	if (next && func_frame_key_is(next, next_len, name, file, resource, address, line, col,
+								  implementation))
+		return intern_cache_take_next(INTERN_FUNC_FRAME);
 	func_frame_key(key, name, file, resource, address, line, col, implementation);
 	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
 		return id;
