@@ -255,15 +255,16 @@ DROP DATABASE calltree_intern_cache;
 
 SET search_path = calltree, public;
 
--- 8. Many deep stacks, whose paths do not fit in the cache's share for
--- paths (1,000 stacks of 120 frames: 960 kB of paths; the cache is bounded
--- by a quarter of calltree.import_work_mem, 2 MB here): the paths that
--- do not fit are not remembered, and the funcs, frames and stacks stay, so
+-- 8. Many deep stacks, whose paths do not fit in the cache (1,000 stacks
+-- of 120 frames: 250 kB of paths, their keys 247 bytes each; the cache is
+-- bounded by a quarter of calltree.import_work_mem, 512 kB here, and its
+-- funcs, frames and stacks take about half of that): the paths that do
+-- not fit are not remembered, and the funcs, frames and stacks stay, so
 -- that a repeat import probes no index.  In this backend, new since the \c
 -- above, the cache holds nothing else; the VACUUM after the first import
 -- leaves autovacuum nothing to do on the interned tables, whose ANALYZE
 -- would empty the cache at a time of its own.
-SET calltree.import_work_mem = '8MB';
+SET calltree.import_work_mem = '2MB';
 CREATE TEMP TABLE ic_many AS
 SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 119) d) || ';ic_m_leaf' || l || ' 1',
                   E'\n') AS data
@@ -271,6 +272,9 @@ SELECT string_agg((SELECT string_agg('ic_m' || d, ';') FROM generate_series(1, 1
 SELECT import_collapsed(data, 'ic many 1') > 0 AS imported FROM ic_many;
 VACUUM ANALYZE calltree.func, calltree.frame, calltree.stack;
 SELECT import_collapsed(data, 'ic many ' || i) > 0 AS imported FROM ic_many, generate_series(2, 3) i;
+-- some paths were not remembered: those kept take less than all would
+SELECT used_bytes < 1000 * 247 AS paths_left_out
+  FROM pg_backend_memory_contexts WHERE name = 'calltree intern cache paths';
 SELECT pg_stat_force_next_flush();
 BEGIN;
 SELECT import_collapsed(data, 'ic many 4') AS p FROM ic_many \gset
@@ -290,6 +294,44 @@ SELECT (SELECT count(*) FROM got) AS samples,
        (SELECT count(*) FROM (SELECT line FROM want EXCEPT ALL SELECT line FROM got) d) AS missing;
 SELECT count(*) AS dangling FROM sample s WHERE NOT EXISTS (SELECT FROM stack t WHERE t.id = s.stack_id);
 RESET calltree.import_work_mem;
+
+-- 9. Keys that differ only in which fields are present: a frame with a
+-- line and no column and one with that number as its column and no line
+-- are two frames, in a first import and in a repeat one (found in the
+-- cache by a key that says which fields it holds, not by the numbers alone).
+CREATE TEMP TABLE ic_fields AS SELECT '{"nodes": [
+    {"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2, 3]},
+    {"id": 2, "callFrame": {"functionName": "ic_fields", "url": "file:///ic/fields.js", "lineNumber": 4, "columnNumber": -1}},
+    {"id": 3, "callFrame": {"functionName": "ic_fields", "url": "file:///ic/fields.js", "lineNumber": -1, "columnNumber": 4}}],
+  "samples": [2, 3, 3], "timeDeltas": [1, 1, 1], "startTime": 0, "endTime": 3}'::text AS data;
+SET client_min_messages = warning;  -- not the notice of a file imported before
+SELECT import_cpuprofile(data, 'ic fields ' || i) > 0 AS imported FROM ic_fields, generate_series(1, 2) i;
+RESET client_min_messages;
+SELECT p.name, fr.line, fr.col, sum(s.weight) AS weight, count(DISTINCT fr.id) AS frames
+  FROM profile p JOIN sample s ON s.profile_id = p.id JOIN stack t ON t.id = s.stack_id
+  JOIN frame fr ON fr.id = t.frame_id
+ WHERE p.name LIKE 'ic fields %' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+
+-- 10. Paths found in the order a first import put them, or out of it:
+-- paths of one length that differ inside, a path and its prefix, the same
+-- frames in another order.  Each import's samples are its lines, whether
+-- the cache tries the path it expects next or looks it up.
+CREATE TEMP TABLE ic_order (n int, data text);
+INSERT INTO ic_order VALUES
+  (1, E'ic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b;ic_o_d 4\nic_o_b;ic_o_a 5\n'),
+  (2, E'ic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b;ic_o_d 4\nic_o_b;ic_o_a 5\n'),
+  (3, E'ic_o_b;ic_o_a 5\nic_o_a;ic_o_b;ic_o_d 4\nic_o_a;ic_o_c;ic_o_b 3\nic_o_a;ic_o_b 2\nic_o_a;ic_o_b;ic_o_c 1\n'),
+  (4, E'ic_o_a;ic_o_b 2\nic_o_a;ic_o_c;ic_o_b 3\nic_o_b;ic_o_a 5\nic_o_a;ic_o_b;ic_o_c 1\nic_o_a;ic_o_b;ic_o_d 4\n'),
+  -- after a;b, the path tried first is a;c;b: a;b;d differs from it inside
+  (5, E'ic_o_a;ic_o_b 2\nic_o_a;ic_o_b;ic_o_d 4\nic_o_a;ic_o_b;ic_o_c 1\nic_o_b;ic_o_a 5\nic_o_a;ic_o_c;ic_o_b 3\n');
+SELECT n, import_collapsed(data, 'ic order ' || n) > 0 AS imported FROM ic_order ORDER BY n;
+SELECT p.name, string_agg(x.path || ' ' || x.weight, ', ' ORDER BY x.path) AS samples
+  FROM profile p,
+       LATERAL (SELECT (SELECT string_agg(f.name, ';' ORDER BY u.o)
+                          FROM unnest(stack_path(s.stack_id)) WITH ORDINALITY AS u(func, o)
+                          JOIN func f ON f.id = u.func) AS path, sum(s.weight) AS weight
+                  FROM sample s WHERE s.profile_id = p.id GROUP BY 1) x
+ WHERE p.name LIKE 'ic order %' GROUP BY p.name ORDER BY p.name;
 
 DELETE FROM profile WHERE name LIKE 'ic %';
 DELETE FROM stack s USING frame fr, func f WHERE fr.id = s.frame_id AND f.id = fr.func_id

@@ -52,7 +52,7 @@ typedef enum InternKind
 	INTERN_FRAME,
 	INTERN_FUNC_FRAME,			/* a frame by its func's fields and its own */
 	INTERN_LABELS,
-	INTERN_PATH,				/* a whole stack: its frame ids, root first */
+	INTERN_PATH,				/* a whole stack: its frame ids, root first, coded */
 	INTERN_KINDS
 } InternKind;
 
@@ -67,6 +67,15 @@ extern void intern_cache_open(void);
 /* True, with *id, when the key's row is known; only rows that exist. */
 extern bool intern_cache_get(InternKind kind, const char *key, int len, int64 *id);
 extern bool intern_cache_get_stack(int64 prefix, int64 frame, int64 *id);
+
+/*
+ * The key the cache tries first for `kind` (the one after the key found
+ * last: a repeat import meets its keys in the order the first put them),
+ * its bytes followed by 8 that may be read but not compared, or NULL; and
+ * its id, once the caller has found the key equal to its own.
+ */
+extern const char *intern_cache_next(InternKind kind, int *len);
+extern int64 intern_cache_take_next(InternKind kind);
 
 /*
  * Remembers a row that exists now (found, or written by this transaction:

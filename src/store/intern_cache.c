@@ -49,7 +49,7 @@
  * entry would pass that, the cache is emptied wholesale and fills again.
  *
  * Paths are bounded apart, to half of that, in a memory context of their
- * own.  Their keys are long (eight bytes a frame): a profile of many deep
+ * own.  Their keys are long (a byte or more a frame): a profile of many deep
  * stacks would otherwise fill the whole with paths, and each emptying
  * would take the funcs, frames and stacks along, which the next import
  * then looks up in the indexes again.  Paths are a shortcut to stacks the
@@ -73,6 +73,7 @@
 
 #include "module.h"
 #include "tree/id_maps.h"
+#include "tree/key_table.h"
 #include "store/store.h"
 #include "store/intern.h"
 
@@ -91,10 +92,9 @@ enum
 static const char *const table_names[TABLES] = {"func", "frame", "stack", "labels"};
 
 static MemoryContext cache_cxt = NULL;
-static MemoryContext path_cxt = NULL;	/* the paths' table and keys, in cache_cxt */
-static idcache_hash *keys[INTERN_KINDS];
+static MemoryContext path_cxt = NULL;	/* the paths' table, in cache_cxt */
+static KeyTable *keys[INTERN_KINDS];
 static stackcache_hash *stacks;
-static Size key_bytes;			/* the keys' copies, but the paths' */
 static bool paths_refused;		/* since the last intern_cache_open */
 static int64 path_hits;			/* since the last intern_cache_open */
 static Oid	table_oids[TABLES];
@@ -140,7 +140,7 @@ paths_reset(void)
 										 ALLOCSET_DEFAULT_SIZES);
 	else
 		MemoryContextReset(path_cxt);
-	keys[INTERN_PATH] = idcache_create(path_cxt, 256, NULL);
+	keys[INTERN_PATH] = key_table_create(path_cxt);
 	paths_refused = false;
 }
 
@@ -156,59 +156,61 @@ cache_reset(void)
 	path_cxt = NULL;			/* deleted with its parent's reset */
 	for (int k = 0; k < INTERN_KINDS; k++)
 		if (k != INTERN_PATH)
-			keys[k] = idcache_create(cache_cxt, 256, NULL);
+			keys[k] = key_table_create(cache_cxt);
 	stacks = stackcache_create(cache_cxt, 1024, NULL);
-	key_bytes = 0;
 	paths_reset();
 }
 
-/* What the cache takes but the paths, about: its arrays and its keys */
+/*
+ * What the cache holds but the paths: its tables, with their keys, and
+ * the stacks' table twice (it may double with any entry).
+ */
 static double
 cache_bytes(void)
 {
-	double		bytes = (double) stacks->size * sizeof(CachedStack) + key_bytes;
+	double		bytes = 2.0 * stacks->size * sizeof(CachedStack);
 
 	for (int k = 0; k < INTERN_KINDS; k++)
 		if (k != INTERN_PATH)
-			bytes += (double) keys[k]->size * sizeof(CachedId);
+			bytes += key_table_bytes(keys[k]);
 	return bytes;
 }
 
-/* What the paths take: their table and keys, as allocated */
-static double
-path_bytes(void)
-{
-	return (double) MemoryContextMemAllocated(path_cxt, true);
-}
-
 /*
- * Makes room for one more entry of `len` key bytes, a path's or not, and
- * says whether to remember it: a path only within the paths' share and
- * the bound; any other, after emptying the paths, then the whole, if it
- * would pass the bound.  An array may double with the entry: the bigger
- * one is counted.
+ * Makes room for one more entry of `kind` (INTERN_KINDS: a stack) of
+ * `len` key bytes, and says whether to remember it: a path only within
+ * the paths' share and the bound; any other, after emptying the paths,
+ * then the whole, if it would pass the bound.  A table that grows with the
+ * entry holds its old arrays and the new ones at once: both are counted.
  */
 static bool
-make_room(bool path, int len)
+make_room(int kind, int len)
 {
 	double		limit = (double) calltree_import_work_mem * 1024 / 4;
-	double		others = 2 * cache_bytes();
-	double		paths = 2 * path_bytes();
+	double		growth = kind == INTERN_KINDS ? 0 : key_table_growth(keys[kind], len);
+	double		others = cache_bytes();
+	double		paths = key_table_bytes(keys[INTERN_PATH]);
 
-	if (path)
+	if (kind == INTERN_PATH)
 	{
-		if (paths + len > limit / 2 || others + paths + len > limit)
+		if (paths + growth > limit / 2 || others + paths + growth > limit)
 		{
 			paths_refused = true;
 			return false;
 		}
 		return true;
 	}
-	if (others + paths + len > limit)
+	if (others + paths + growth > limit)
 	{
 		paths_reset();
-		if (others + 2 * path_bytes() + len > limit)
+		if (others + key_table_bytes(keys[INTERN_PATH]) + growth > limit)
+		{
 			cache_reset();
+			/* a key too long for the bound on its own */
+			if (kind != INTERN_KINDS && cache_bytes() + key_table_bytes(keys[INTERN_PATH]) +
+				key_table_growth(keys[kind], len) > limit)
+				return false;
+		}
 	}
 	return true;
 }
@@ -256,19 +258,26 @@ intern_cache_open(void)
 bool
 intern_cache_get(InternKind kind, const char *key, int len, int64 *id)
 {
-	BytesKey	probe = {key, len};
-	CachedId   *entry;
-
-	if (!cache_valid)
+	if (!cache_valid || !key_table_get(keys[kind], key, len, id))
 		return false;
-	entry = idcache_lookup(keys[kind], probe);
-	if (entry)
-	{
-		*id = entry->id;
-		if (kind == INTERN_PATH)
-			path_hits++;
-	}
-	return entry != NULL;
+	if (kind == INTERN_PATH)
+		path_hits++;
+	return true;
+}
+
+const char *
+intern_cache_next(InternKind kind, int *len)
+{
+	return cache_valid ? key_table_next(keys[kind], len) : NULL;
+}
+
+int64
+intern_cache_take_next(InternKind kind)
+{
+	Assert(cache_valid);
+	if (kind == INTERN_PATH)
+		path_hits++;
+	return key_table_take_next(keys[kind]);
 }
 
 bool
@@ -288,24 +297,11 @@ intern_cache_get_stack(int64 prefix, int64 frame, int64 *id)
 void
 intern_cache_put(InternKind kind, const char *key, int len, int64 id)
 {
-	BytesKey	stored;
-	CachedId   *entry;
-	bool		found;
-
 	Assert(id > 0);
 	if (!cache_valid)
 		return;
-	if (!make_room(kind == INTERN_PATH, len))
-		return;
-	stored.data = MemoryContextAlloc(kind == INTERN_PATH ? path_cxt : cache_cxt, len);
-	memcpy((char *) stored.data, key, len);
-	stored.len = len;
-	entry = idcache_insert(keys[kind], stored, &found);
-	if (found)
-		pfree((char *) stored.data);
-	else if (kind != INTERN_PATH)
-		key_bytes += len;
-	entry->id = id;
+	if (make_room(kind, len))
+		key_table_put(keys[kind], key, len, id);
 }
 
 void
@@ -318,7 +314,7 @@ intern_cache_put_stack(int64 prefix, int64 frame, int64 id)
 	Assert(id > 0);
 	if (!cache_valid)
 		return;
-	make_room(false, 0);
+	make_room(INTERN_KINDS, 0);
 	entry = stackcache_insert(stacks, pair, &found);
 	entry->id = id;
 }

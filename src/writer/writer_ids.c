@@ -14,6 +14,8 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -47,36 +49,100 @@ writer_cache_id(MemoryContext cxt, idcache_hash *cache, StringInfo key, int64 id
 }
 
 /*
- * The keys of the caches, encoded into bytes: each field is a presence
- * byte followed by its bytes.  A frame's key names its func by id, real or
- * provisional; the backend's cache knows only real ones.
+ * The keys of the caches, encoded into bytes, as short as they can be
+ * while exact: a look-up in the backend's cache reads the key it finds
+ * whole, far from the CPU, and compares it byte for byte.
+ *
+ *   a func's     a byte of flags (1: a name, 2: a file, 4: a resource),
+ *                then the strings present, each with its NUL
+ *   a frame's    its own fields (below), then its func's id, real or
+ *                provisional (the backend's cache knows only real ones)
+ *   a func's and a frame's at once: the func's key, then the frame's fields
+ *   a frame's own fields: a byte of flags (1: an address, 2: a line, 4: a
+ *                column, 8: an implementation), then the numbers present
+ *                as zigzag varints, then the implementation with its NUL
+ *
+ * Strings hold no NUL and varints end by themselves, so two keys are the
+ * same bytes only when their fields are the same.  A frame's key starts
+ * with a byte below 16, an address key (below) with 'A'.
  */
+#define KEY_VARINT_MAX 10
+
+/*
+ * Room for `size` more bytes and a NUL: enlargeStringInfo, called only
+ * when the buffer is short (it is long enough after the first keys).
+ */
+static inline void
+key_reserve(StringInfo key, size_t size)
+{
+	if (unlikely((size_t) (key->maxlen - key->len) <= size))
+		enlargeStringInfo(key, (int) size);
+}
+
 static inline size_t
 key_string_size(const char *s, size_t *len)
 {
 	*len = s ? strlen(s) + 1 : 0;
-	return 1 + *len;
+	return *len;
 }
 
 /* Appends, the room made already */
 static inline void
 key_put_string(StringInfo key, const char *s, size_t len)
 {
-	key->data[key->len++] = s ? 1 : 0;
-	if (s)
+	if (len > 0)
 		memcpy(key->data + key->len, s, len);
 	key->len += len;
 }
 
-static inline void
-key_put_int(StringInfo key, OptionalInt value)
+/* 0, -1, 1, -2, 2 ... as 0, 1, 2, 3, 4 ... */
+static inline uint64
+zigzag(int64 value)
 {
-	key->data[key->len++] = value.present ? 1 : 0;
-	if (value.present)
+	return ((uint64) value << 1) ^ (uint64) (value >> 63);
+}
+
+/* Writes a zigzag varint at `to`, which has room for KEY_VARINT_MAX bytes; returns its end */
+static inline char *
+put_varint(char *to, int64 value)
+{
+	uint64		v = zigzag(value);
+
+	while (v >= 0x80)
 	{
-		memcpy(key->data + key->len, &value.value, sizeof(int64));
-		key->len += sizeof(int64);
+		*to++ = (char) (v | 0x80);
+		v >>= 7;
 	}
+	*to++ = (char) v;
+	return to;
+}
+
+/* A func key's byte of flags */
+static inline char
+func_flags(const char *name, const char *file, const char *resource)
+{
+	return (name ? 1 : 0) | (file ? 2 : 0) | (resource ? 4 : 0);
+}
+
+/*
+ * A frame's own fields but the implementation, written at `to` (room for
+ * FRAME_NUMBERS_MAX bytes): the byte of flags and the numbers; returns the end.
+ */
+#define FRAME_NUMBERS_MAX (1 + 3 * KEY_VARINT_MAX)
+
+static inline char *
+put_frame_numbers(char *to, OptionalInt address, OptionalInt line, OptionalInt col,
+				  const char *implementation)
+{
+	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
+		(implementation ? 8 : 0);
+	if (address.present)
+		to = put_varint(to, address.value);
+	if (line.present)
+		to = put_varint(to, line.value);
+	if (col.present)
+		to = put_varint(to, col.value);
+	return to;
 }
 
 /* A frame's own fields, appended to its key */
@@ -85,12 +151,11 @@ key_put_frame_fields(StringInfo key, OptionalInt address, OptionalInt line, Opti
 					 const char *implementation)
 {
 	size_t		implementation_len;
-	size_t		size = 3 * (1 + sizeof(int64)) + key_string_size(implementation, &implementation_len);
+	size_t		size = FRAME_NUMBERS_MAX + key_string_size(implementation, &implementation_len);
 
-	enlargeStringInfo(key, size);
-	key_put_int(key, address);
-	key_put_int(key, line);
-	key_put_int(key, col);
+	key_reserve(key, size);
+	key->len = (int) (put_frame_numbers(key->data + key->len, address, line, col, implementation) -
+					  key->data);
 	key_put_string(key, implementation, implementation_len);
 	key->data[key->len] = '\0';
 }
@@ -101,11 +166,12 @@ writer_func_key(StringInfo key, const char *name, const char *file, const char *
 	size_t		name_len;
 	size_t		file_len;
 	size_t		resource_len;
-	size_t		size = key_string_size(name, &name_len) + key_string_size(file, &file_len) +
+	size_t		size = 1 + key_string_size(name, &name_len) + key_string_size(file, &file_len) +
 		key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	key_reserve(key, size);
+	key->data[key->len++] = func_flags(name, file, resource);
 	key_put_string(key, name, name_len);
 	key_put_string(key, file, file_len);
 	key_put_string(key, resource, resource_len);
@@ -117,9 +183,10 @@ writer_frame_key(StringInfo key, int64 func, OptionalInt address, OptionalInt li
 				 OptionalInt col, const char *implementation)
 {
 	resetStringInfo(key);
-	enlargeStringInfo(key, 1 + sizeof(int64));
-	key_put_int(key, SOME_INT(func));
 	key_put_frame_fields(key, address, line, col, implementation);
+	key_reserve(key, KEY_VARINT_MAX);
+	key->len = (int) (put_varint(key->data + key->len, func) - key->data);
+	key->data[key->len] = '\0';
 }
 
 /* A frame's key by its func's fields, not its func's id: the func's key, then the frame's fields */
@@ -129,6 +196,45 @@ func_frame_key(StringInfo key, const char *name, const char *file, const char *r
 {
 	writer_func_key(key, name, file, resource);
 	key_put_frame_fields(key, address, line, col, implementation);
+}
+
+/* Whether a key holds string `s` (or nothing, for NULL) at *at, before `end`; moves *at past it */
+static inline bool
+key_string_is(const char **at, const char *end, const char *s)
+{
+	size_t		len;
+
+	if (s == NULL)
+		return true;
+	len = strlen(s) + 1;
+	if ((size_t) (end - *at) < len || memcmp(*at, s, len) != 0)
+		return false;
+	*at += len;
+	return true;
+}
+
+/*
+ * Whether a key made by func_frame_key is of these fields: compared by
+ * reading it, without making the fields' own key.
+ */
+static bool
+func_frame_key_is(const char *key, int len, const char *name, const char *file,
+				  const char *resource, OptionalInt address, OptionalInt line,
+				  OptionalInt col, const char *implementation)
+{
+	const char *end = key + len;
+	char		numbers[FRAME_NUMBERS_MAX];
+	size_t		numbers_len;
+
+	if (len < 1 || *key++ != func_flags(name, file, resource) ||
+		!key_string_is(&key, end, name) || !key_string_is(&key, end, file) ||
+		!key_string_is(&key, end, resource))
+		return false;
+	numbers_len = put_frame_numbers(numbers, address, line, col, implementation) - numbers;
+	if ((size_t) (end - key) < numbers_len || memcmp(key, numbers, numbers_len) != 0)
+		return false;
+	key += numbers_len;
+	return key_string_is(&key, end, implementation) && key == end;
 }
 
 void
@@ -219,9 +325,16 @@ profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *f
 						  OptionalInt col, const char *implementation)
 {
 	StringInfo	key = &writer->func_frame_key;
+	const char *next;
+	int			next_len;
 	int32		func;
 	int64		id;
 
+	/* a repeat import meets its frames in the order the first put them */
+	next = intern_cache_next(INTERN_FUNC_FRAME, &next_len);
+	if (next && func_frame_key_is(next, next_len, name, file, resource, address, line, col,
+								  implementation))
+		return intern_cache_take_next(INTERN_FUNC_FRAME);
 	func_frame_key(key, name, file, resource, address, line, col, implementation);
 	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
 		return id;
@@ -238,12 +351,13 @@ static void
 address_key(StringInfo key, const char *resource, int64 address)
 {
 	size_t		resource_len;
-	size_t		size = 1 + 1 + sizeof(int64) + key_string_size(resource, &resource_len);
+	size_t		size = 1 + KEY_VARINT_MAX + 1 + key_string_size(resource, &resource_len);
 
 	resetStringInfo(key);
-	enlargeStringInfo(key, size);
+	key_reserve(key, size);
 	key->data[key->len++] = 'A';
-	key_put_int(key, SOME_INT(address));
+	key->len = (int) (put_varint(key->data + key->len, address) - key->data);
+	key->data[key->len++] = resource ? 1 : 0;
 	key_put_string(key, resource, resource_len);
 	key->data[key->len] = '\0';
 }
@@ -413,44 +527,123 @@ profile_writer_walk_begin(ProfileWriter *writer)
 	writer->path_depth = 0;
 }
 
-/* Room for `count` more frames in the walk's path */
+/* Appends frames to the walk's path, which has room for them */
 static inline void
-path_reserve(ProfileWriter *writer, int count)
+path_append(ProfileWriter *writer, const int64 *frames, int count)
 {
-	if (writer->path_depth + count > writer->path_capacity)
-	{
-		writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
-		writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
-	}
-}
+	int64	   *to = writer->path_frames + writer->path_depth;
 
-void
-profile_writer_walk_push(ProfileWriter *writer, int64 frame)
-{
-	path_reserve(writer, 1);
-	writer->path_frames[writer->path_depth++] = frame;
-}
-
-void
-profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
-{
-	int64	   *to;
-
-	path_reserve(writer, count);
 	/* a location has a frame or two: a loop, not a call of memcpy */
-	to = writer->path_frames + writer->path_depth;
 	for (int i = 0; i < count; i++)
 		to[i] = frames[i];
 	writer->path_depth += count;
 }
 
-/* Whether every frame of a path is a row that exists: a key of the backend's cache */
-static bool
-path_is_real(const int64 *frames, int count)
+/*
+ * The same, after making room.  Apart, and called last, so that a push
+ * with room (almost every one) calls nothing and saves no registers.
+ */
+static pg_noinline void
+path_grow_append(ProfileWriter *writer, const int64 *frames, int count)
 {
-	for (int i = 0; i < count; i++)
+	writer->path_capacity = Max(writer->path_depth + count, 2 * writer->path_capacity);
+	writer->path_frames = repalloc_huge(writer->path_frames, sizeof(int64) * writer->path_capacity);
+	path_append(writer, frames, count);
+}
+
+void
+profile_writer_walk_push(ProfileWriter *writer, int64 frame)
+{
+	profile_writer_walk_push_all(writer, &frame, 1);
+}
+
+void
+profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count)
+{
+	if (unlikely(writer->path_depth + count > writer->path_capacity))
+		path_grow_append(writer, frames, count);
+	else
+		path_append(writer, frames, count);
+}
+
+/*
+ * A path's key in the backend's cache: a byte w, its first frame id (8
+ * bytes), then the difference of each next frame id from the one before,
+ * zigzag coded, in w bytes each (little-endian), w as few as the greatest
+ * difference needs.  The frames of a profile are mostly written together,
+ * so their ids are close: a path takes a byte or two a frame, not eight.
+ * One width a path, not a varint a frame: the loops do not branch on the
+ * bytes of each.  False (no key) when a frame is not a row that exists:
+ * the cache knows only those.
+ */
+static bool
+path_key(StringInfo key, const int64 *frames, int count)
+{
+	uint64		all = 0;
+	int			width;
+	char	   *to;
+
+	if (frames[0] <= 0)
+		return false;
+	for (int i = 1; i < count; i++)
+	{
 		if (frames[i] <= 0)
 			return false;
+		all |= zigzag(frames[i] - frames[i - 1]);
+	}
+	width = all == 0 ? 1 : (pg_leftmost_one_pos64(all) + 8) / 8;
+	resetStringInfo(key);
+	/* each difference is stored as eight bytes, of which the next overwrites all but w */
+	key_reserve(key, 1 + sizeof(int64) * count);
+	to = key->data;
+	*to++ = (char) width;
+	memcpy(to, &frames[0], sizeof(int64));
+	to += sizeof(int64);
+	for (int i = 1; i < count; i++)
+	{
+		uint64		difference = zigzag(frames[i] - frames[i - 1]);
+
+#ifdef WORDS_BIGENDIAN
+		difference = pg_bswap64(difference);
+#endif
+		memcpy(to, &difference, sizeof(uint64));
+		to += width;
+	}
+	key->len = (int) (to - key->data);
+	return true;
+}
+
+/*
+ * Whether a path's key (path_key) is of these frames: compared by reading
+ * it, without making the frames' key.  Its bytes are followed by 8 that
+ * may be read, so each difference is read as a word, then cut to its width.
+ */
+static bool
+path_key_is(const char *key, int len, const int64 *frames, int count)
+{
+	int			width = (unsigned char) key[0];
+	uint64		mask;
+	int64		first;
+
+	if (width < 1 || width > 8 || len != 1 + (int) sizeof(int64) + width * (count - 1))
+		return false;
+	memcpy(&first, key + 1, sizeof(int64));
+	if (first != frames[0])
+		return false;
+	mask = width == 8 ? ~UINT64CONST(0) : (UINT64CONST(1) << (8 * width)) - 1;
+	key += 1 + sizeof(int64);
+	for (int i = 1; i < count; i++)
+	{
+		uint64		word;
+
+		memcpy(&word, key, sizeof(uint64));
+#ifdef WORDS_BIGENDIAN
+		word = pg_bswap64(word);
+#endif
+		if ((word & mask) != zigzag(frames[i] - frames[i - 1]))
+			return false;
+		key += width;
+	}
 	return true;
 }
 
@@ -497,19 +690,29 @@ profile_writer_walk_end(ProfileWriter *writer)
 {
 	const int64 *frames = writer->path_frames;
 	int			count = writer->path_depth;
-	int			len = (int) (sizeof(int64) * count);
+	StringInfo	key = &writer->key;
 	bool		cacheable;
 	int64		stack = 0;
+	const char *next;
+	int			next_len;
 
 	if (count == 0)
 		return 0;
-	cacheable = count <= MAX_CACHED_PATH && path_is_real(frames, count);
-	if (cacheable && intern_cache_get(INTERN_PATH, (const char *) frames, len, &stack))
+	/* a repeat import meets its paths in the order the first put them */
+	next = count <= MAX_CACHED_PATH ? intern_cache_next(INTERN_PATH, &next_len) : NULL;
+	if (next && path_key_is(next, next_len, frames, count))
+		return intern_cache_take_next(INTERN_PATH);
+	cacheable = count <= MAX_CACHED_PATH && path_key(key, frames, count);
+	if (cacheable && intern_cache_get(INTERN_PATH, key->data, key->len, &stack))
 		return stack;
 	stack = resolve_path(writer, frames, count);
 	/* a stack that exists, not one this import makes (provisional until written) */
 	if (cacheable && stack > 0)
-		intern_cache_put(INTERN_PATH, (const char *) frames, len, stack);
+	{
+		/* the key again, whatever the walk did with writer->key */
+		path_key(key, frames, count);
+		intern_cache_put(INTERN_PATH, key->data, key->len, stack);
+	}
 	return stack;
 }
 
