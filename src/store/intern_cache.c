@@ -46,7 +46,8 @@
  * instead, a deleted one fails that lock, cached or not.
  *
  * Its memory is bounded by a quarter of calltree.import_work_mem; when an
- * entry would pass that, the cache is emptied wholesale and fills again.
+ * entry would pass that, the cache is emptied wholesale and fills again
+ * (a key of half of it or more is not remembered at all).
  *
  * Paths are bounded apart, to half of that, in a memory context of their
  * own.  Their keys are long (a byte or more a frame): a profile of many deep
@@ -200,6 +201,12 @@ make_room(int kind, int len)
 		}
 		return true;
 	}
+	/*
+	 * A key of half the bound or more (a huge label set) is not remembered:
+	 * making room for it would empty the cache at every import that meets it.
+	 */
+	if (kind != INTERN_KINDS && 2.0 * len >= limit)
+		return false;
 	if (others + paths + growth > limit)
 	{
 		paths_reset();

@@ -152,9 +152,11 @@ static void radix_sort_untimed(Sample *samples, int64 count, int shift);
 /*
  * One pass of the radix sort, over RADIX_MIN samples or more: the samples
  * into the buckets of their byte at `shift`, then each bucket sorted.
- * Apart from radix_sort_untimed, so that its counts (int32: SAMPLES_MAX
- * fits) are made and zeroed only for the samples they serve, not by each
- * of the many calls for a bucket of a few samples, deeper down the stack.
+ * Apart from radix_sort_untimed, so that its counts are made and zeroed
+ * only for the samples they serve, not by each of the many calls for a
+ * bucket of a few samples, deeper down the stack.  They are int32: every
+ * caller sorts fewer than 2^31 samples (samples_encode at most SAMPLES_MAX,
+ * sample_face.c the rows of one array of row ids, under 1 GB).
  */
 static pg_noinline void
 radix_pass(Sample *samples, int64 count, int shift)
