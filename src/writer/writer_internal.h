@@ -40,6 +40,12 @@
 /* samples and events buffered before they are written */
 #define SAMPLE_BATCH 10000
 
+/*
+ * The entries a cache of the writer is made for: a few cache lines to
+ * zero.  A cache that many keys reach grows, doubling, from there.
+ */
+#define WRITER_CACHE_FIRST_SIZE 8
+
 /* prefix stack (the writer's id) -> whether all its children were read */
 typedef struct ReadChildren
 {

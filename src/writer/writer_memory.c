@@ -24,9 +24,9 @@
 static void
 create_stack_caches(ProfileWriter *writer)
 {
-	/* small at first, as the writer's other caches (writer_create) */
-	writer->stacks = stackcache_create(writer->cxt, 256, NULL);
-	writer->children_read = childread_create(writer->cxt, 64, NULL);
+	/* tiny at first, as the writer's other caches (writer_create) */
+	writer->stacks = stackcache_create(writer->cxt, WRITER_CACHE_FIRST_SIZE, NULL);
+	writer->children_read = childread_create(writer->cxt, WRITER_CACHE_FIRST_SIZE, NULL);
 }
 
 /* The stack caches of a new writer, empty, in the writer's context */
