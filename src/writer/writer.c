@@ -176,9 +176,6 @@ writer_create(void)
 	writer->frames = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
 	writer->labels = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
 	writer->thread_texts = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
-	writer->memo = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
-	/* keys of a few hundred bytes: no rounding up to a power of two */
-	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
 	writer->walk_capacity = 64;
 	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
