@@ -11,12 +11,14 @@
  * the key lies, its length, its stack) lie together, in the order they
  * were put, in an array sized from the importer's count of samples when
  * it gives one.  Keys the importer keeps unchanged until the import ends
- * (profile_writer_memo_keys_stay) are referred to where they are; others
- * are copied, back to back, into blocks of the memo's own.  A key is found
+ * (profile_writer_memo_keys_stay: pprof's, in its data) are referred to
+ * where they are; others (lines of a stream, JFR's keys) are copied, back
+ * to back, into blocks of the memo's own.  A key is found
  * only when its bytes equal the entry's, never on its hash.
  *
- * Everything is in one memory context under the writer's, so an emptying
- * is a reset, and an import that fails leaves nothing behind.
+ * Everything is in one memory context under the writer's: an emptying of
+ * the writer's caches deletes it, and an import that fails leaves nothing
+ * behind.
  */
 #include "postgres.h"
 
@@ -136,6 +138,15 @@ buckets_full(const WriterMemo *memo)
 	return ((Size) memo->count + 1) * 4 > (Size) memo->nbuckets * 3;
 }
 
+/* The size of the block a key of `len` bytes that does not fit goes to */
+static Size
+next_block_size(const WriterMemo *memo, int len)
+{
+	Size		size = memo->block_size == 0 ? FIRST_KEY_BLOCK : Min(2 * memo->block_size, MAX_KEY_BLOCK);
+
+	return Max(size, (Size) len);
+}
+
 /*
  * The bytes a put of a key of `len` bytes would allocate anew, while the
  * memo still holds the arrays it replaces.
@@ -150,7 +161,7 @@ put_growth(const WriterMemo *memo, int len)
 	if (memo->count == memo->capacity)
 		growth += 2 * sizeof(MemoEntry) * memo->capacity;
 	if (!memo->keys_stay && memo->block_used + len > memo->block_size)
-		growth += Max(Min(2 * memo->block_size, MAX_KEY_BLOCK), (Size) len);
+		growth += next_block_size(memo, len);
 	return growth;
 }
 
@@ -188,8 +199,7 @@ copy_key(WriterMemo *memo, const char *key, int len)
 	if (memo->block_used + len > memo->block_size)
 	{
 		/* the rest of the block is left: keys are short, blocks long */
-		memo->block_size = Max(memo->block_size == 0 ? FIRST_KEY_BLOCK : Min(2 * memo->block_size, MAX_KEY_BLOCK),
-							   (Size) len);
+		memo->block_size = next_block_size(memo, len);
 		memo->block = memo_alloc(memo, memo->block_size, 0);
 		memo->block_used = 0;
 	}
