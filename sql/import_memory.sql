@@ -108,4 +108,23 @@ SELECT (SELECT stack_agg(stack_id, weight) FROM sample WHERE profile_id = :rr) =
                           (SELECT id FROM func WHERE name = 'memtest_fn1' AND file IS NULL AND resource IS NULL)], 5)
          AS rr_tree_right;
 COMMIT;
+
+-- every line twice, the second time after the whole file: the import's
+-- memo (of each line's stack text, copied from the input) finds the stack
+-- of a line met before, unless the caches were emptied since, and then
+-- the walk finds it; either way each line has the stack and the weight it
+-- had in the first import, twice
+SELECT import_collapsed(body || E'\n' || body, name => 'memory-twice') AS twice FROM mem_text \gset
+SET calltree.import_work_mem = '256MB';
+SELECT import_collapsed(body || E'\n' || body, name => 'memory-twice-unbounded') AS twice_unbounded FROM mem_text \gset
+CREATE TEMP TABLE mem_twice AS
+SELECT array_agg(stack_id || ':' || weight ORDER BY stack_id, weight) AS samples
+  FROM (SELECT stack_id, weight FROM sample WHERE profile_id = :bounded
+        UNION ALL SELECT stack_id, weight FROM sample WHERE profile_id = :bounded) s;
+SELECT (SELECT array_agg(stack_id || ':' || weight ORDER BY stack_id, weight) FROM sample WHERE profile_id = :twice) =
+       samples AS twice_same_samples,
+       (SELECT array_agg(stack_id || ':' || weight ORDER BY stack_id, weight) FROM sample WHERE profile_id = :twice_unbounded) =
+       samples AS twice_unbounded_same_samples,
+       cardinality(samples) AS twice_samples
+  FROM mem_twice;
 RESET calltree.import_work_mem;

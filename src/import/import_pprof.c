@@ -626,6 +626,8 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 	import.writer = profile_writer_begin(&with_type);
 	/* its samples have no thread: one set takes them all */
 	profile_writer_expect_samples(import.writer, import.profile.nsamples);
+	/* the memo's keys, location lists, lie in the data, read until the writer finishes */
+	profile_writer_memo_keys_stay(import.writer);
 	import_samples(&import);
 	return profile_writer_finish(import.writer);
 }

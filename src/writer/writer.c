@@ -168,17 +168,14 @@ writer_create(void)
 
 	writer->cxt = cxt;
 	/*
-	 * Small at first: a hash table is zeroed when made, and a small import
-	 * would spend more on zeroing big ones than on its look-ups; they grow
-	 * as needed.
+	 * Tiny at first: a hash table is zeroed when made, and a repeat import,
+	 * which finds its funcs, frames and stacks in the backend's cache,
+	 * puts nothing in most of them; they grow as needed.
 	 */
-	writer->funcs = idcache_create(cxt, 128, NULL);
-	writer->frames = idcache_create(cxt, 128, NULL);
-	writer->labels = idcache_create(cxt, 16, NULL);
-	writer->thread_texts = idcache_create(cxt, 16, NULL);
-	writer->memo = idcache_create(cxt, 128, NULL);
-	/* keys of a few hundred bytes: no rounding up to a power of two */
-	writer->memo_cxt = GenerationContextCreate(cxt, "calltree import memo", 0, 64 * 1024, 8 * 1024 * 1024);
+	writer->funcs = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
+	writer->frames = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
+	writer->labels = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
+	writer->thread_texts = idcache_create(cxt, WRITER_CACHE_FIRST_SIZE, NULL);
 	writer->walk_capacity = 64;
 	writer->walk_frames = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);
 	writer->walk_stacks = MemoryContextAlloc(cxt, sizeof(int64) * writer->walk_capacity);

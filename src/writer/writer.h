@@ -74,6 +74,8 @@ extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *fra
 /* stack ids memoized under a key of the importer's (a pprof location list) */
 extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);
 extern void profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack);
+/* the keys stay where they are until profile_writer_finish: not copied */
+extern void profile_writer_memo_keys_stay(ProfileWriter *writer);
 /* a stack of func names, root first: one frame per func */
 extern int64 profile_writer_named_stack(ProfileWriter *writer, char **names, int count);
 extern int64 profile_writer_labels(ProfileWriter *writer, Jsonb *labels);

@@ -719,27 +719,34 @@ profile_writer_walk_end(ProfileWriter *writer)
 bool
 profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack)
 {
-	BytesKey	probe = {key, len};
-	CachedId   *entry = idcache_lookup(writer->memo, probe);
-
-	if (entry)
-		*stack = entry->id;
-	return entry != NULL;
+	return writer_memo_get(writer->memo, key, len, stack);
 }
 
 /*
  * Remembers a key's stack, until the memo holds a quarter of
- * calltree.import_work_mem in keys: the rest is for the stacks.
+ * calltree.import_work_mem: the rest is for the stacks.
  */
 void
 profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack)
 {
-	if (writer->memo_bytes + len > writer_work_mem_bytes() / 4)
-		return;
-	writer->memo_bytes += len;
-	resetStringInfo(&writer->key);
-	appendBinaryStringInfo(&writer->key, key, len);
-	writer_cache_id(writer->memo_cxt, writer->memo, &writer->key, stack);
+	Size		limit = (Size) (writer_work_mem_bytes() / 4);
+
+	if (writer->memo == NULL)
+		writer->memo = writer_memo_create(writer->cxt, writer->memo_keys_stay,
+										  writer->expected_samples, limit);
+	writer_memo_put(writer->memo, key, len, stack, limit);
+}
+
+/*
+ * The importer keeps the bytes of every key it gives the memo where they
+ * are, unchanged, until profile_writer_finish: the memo refers to them
+ * instead of copying them.  Before the first put.
+ */
+void
+profile_writer_memo_keys_stay(ProfileWriter *writer)
+{
+	Assert(writer->memo == NULL);
+	writer->memo_keys_stay = true;
 }
 
 int64

@@ -3,13 +3,14 @@
  *	  The ProfileWriter's insides, shared by the files of the writer and by
  *	  nothing else.
  *
- * The writer is one object whose work is split in six parts, a file each:
+ * The writer is one object whose work is split in seven parts, a file each:
  *
  *   writer.c          its lifetime: begin and finish, the profile row, the
  *                     prepared statements, the probes' snapshot and the
  *                     intern lock
  *   writer_ids.c      the ids of funcs, frames, address frames and stacks:
  *                     from the caches, the probes, or new (provisional)
+ *   writer_memo.c     stack ids under the importer's keys
  *   writer_memory.c   calltree.import_work_mem: what the caches take,
  *                     reading the stack table whole, emptying the caches
  *   writer_flush.c    the pending rows: kept, then written in sets before
@@ -39,6 +40,12 @@
 
 /* samples and events buffered before they are written */
 #define SAMPLE_BATCH 10000
+
+/*
+ * The entries a cache of the writer is made for: a few cache lines to
+ * zero.  A cache that many keys reach grows, doubling, from there.
+ */
+#define WRITER_CACHE_FIRST_SIZE 8
 
 /* prefix stack (the writer's id) -> whether all its children were read */
 typedef struct ReadChildren
@@ -116,6 +123,9 @@ typedef struct FreshStacks
 /* the samples gathered per thread (writer_sets.c) */
 typedef struct SampleSets SampleSets;
 
+/* stack ids under the importer's keys (writer_memo.c) */
+typedef struct WriterMemo WriterMemo;
+
 /* the batch of trace events (writer_samples.c) */
 typedef struct EventBatch EventBatch;
 
@@ -136,9 +146,9 @@ struct ProfileWriter
 	idcache_hash *frames;
 	idcache_hash *labels;
 	idcache_hash *thread_texts; /* thread name -> its text Datum */
-	idcache_hash *memo;			/* the importer's keys -> stack ids */
-	MemoryContext memo_cxt;		/* the memo's keys, packed */
-	Size		memo_bytes;
+	WriterMemo *memo;			/* the importer's keys -> stack ids; made at first put */
+	bool		memo_keys_stay; /* profile_writer_memo_keys_stay */
+	int64		expected_samples;	/* profile_writer_expect_samples, or 0 */
 	StringInfoData key;			/* cache keys are encoded here, call after call */
 	StringInfoData func_frame_key;	/* profile_writer_func_frame's, around those calls */
 	SPIPlanPtr	address_name_plan;	/* prepared on first use */
@@ -263,6 +273,14 @@ extern void writer_func_key(StringInfo key, const char *name, const char *file,
 extern void writer_frame_key(StringInfo key, int64 func, OptionalInt address,
 							 OptionalInt line, OptionalInt col, const char *implementation);
 extern void writer_stack_key(StringInfo key, int64 prefix, int64 frame);
+
+/* writer_memo.c */
+extern WriterMemo *writer_memo_create(MemoryContext parent, bool keys_stay, int64 expected,
+									  Size limit);
+extern Size writer_memo_bytes(const WriterMemo *memo);
+extern bool writer_memo_get(const WriterMemo *memo, const char *key, int len, int64 *stack);
+extern bool writer_memo_put(WriterMemo *memo, const char *key, int len, int64 stack, Size limit);
+extern void writer_memo_free(WriterMemo *memo);
 
 /* writer_memory.c */
 extern double writer_work_mem_bytes(void);

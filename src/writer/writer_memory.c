@@ -24,9 +24,9 @@
 static void
 create_stack_caches(ProfileWriter *writer)
 {
-	/* small at first, as the writer's other caches (writer_create) */
-	writer->stacks = stackcache_create(writer->cxt, 256, NULL);
-	writer->children_read = childread_create(writer->cxt, 64, NULL);
+	/* tiny at first, as the writer's other caches (writer_create) */
+	writer->stacks = stackcache_create(writer->cxt, WRITER_CACHE_FIRST_SIZE, NULL);
+	writer->children_read = childread_create(writer->cxt, WRITER_CACHE_FIRST_SIZE, NULL);
 }
 
 /* The stack caches of a new writer, empty, in the writer's context */
@@ -89,8 +89,7 @@ cache_bytes(const ProfileWriter *writer, double more_stacks)
 	if (about_to_double(pending->count, pending->capacity))
 		pending_rows *= 3;
 	return stack_bytes + children_bytes + pending_rows +
-		(double) writer->memo->size * sizeof(CachedId) +
-		(double) MemoryContextMemAllocated(writer->memo_cxt, true);
+		(double) writer_memo_bytes(writer->memo);
 }
 
 /* Whether an array of the writer's may double within the next sample */
@@ -258,9 +257,8 @@ writer_release_caches(ProfileWriter *writer)
 	 */
 	stackcache_reset(writer->stacks);
 	childread_reset(writer->children_read);
-	idcache_reset(writer->memo);
-	MemoryContextReset(writer->memo_cxt);
-	writer->memo_bytes = 0;
+	writer_memo_free(writer->memo);
+	writer->memo = NULL;
 	if (cache_bytes(writer, 0) > writer_work_mem_bytes() / 2)
 		free_cache_arrays(writer);
 	/* the whole table would not fit either: from now on, probes only */

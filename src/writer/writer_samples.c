@@ -265,6 +265,7 @@ thread_text(ProfileWriter *writer, const char *thread)
 void
 profile_writer_expect_samples(ProfileWriter *writer, int64 count)
 {
+	writer->expected_samples = count;
 	writer_sets_expect(writer->sets, count);
 }
 
