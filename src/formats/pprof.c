@@ -542,8 +542,8 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
  * A varint of the counting pass below: false when it does not end before
  * `len` or is longer than ten bytes.
  */
-static inline bool
-scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
+static pg_noinline bool
+scan_long_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 {
 	uint64		v = 0;
 
@@ -559,6 +559,30 @@ scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 		}
 	}
 	return false;
+}
+
+/* The same, those of one or two bytes (tags, most lengths) read here */
+static inline bool
+scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
+{
+	size_t		at = *pos;
+
+	if (likely(at + 2 <= len))
+	{
+		if (data[at] < 0x80)
+		{
+			*value = data[at];
+			*pos = at + 1;
+			return true;
+		}
+		if (data[at + 1] < 0x80)
+		{
+			*value = (uint64) (data[at] & 0x7F) | (uint64) data[at + 1] << 7;
+			*pos = at + 2;
+			return true;
+		}
+	}
+	return scan_long_varint(data, len, pos, value);
 }
 
 /*
@@ -940,6 +964,165 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	}
 }
 
+/*
+ * A varint of up to nine bytes that ends before end, at *p: moves *p past
+ * it.  False, without moving, for any other (which the generic decoder
+ * then reads, or refuses).
+ */
+static pg_noinline bool
+long_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	uint64		v = 0;
+
+	for (int shift = 0; shift < 63 && q < end; shift += 7)
+	{
+		uint8		byte = *q++;
+
+		v |= (uint64) (byte & 0x7F) << shift;
+		if (byte < 0x80)
+		{
+			*p = q;
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The same, those of one to four bytes (ids, counts, most values) read here */
+static inline bool
+short_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	size_t		left = end - q;
+
+	if (likely(left >= 1) && q[0] < 0x80)
+	{
+		*value = q[0];
+		*p = q + 1;
+		return true;
+	}
+	if (likely(left >= 2) && q[1] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
+		*p = q + 2;
+		return true;
+	}
+	if (likely(left >= 3) && q[2] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
+		*p = q + 3;
+		return true;
+	}
+	if (likely(left >= 4) && q[3] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
+			(uint64) q[3] << 21;
+		*p = q + 4;
+		return true;
+	}
+	return long_field_varint(p, end, value);
+}
+
+/* Label fields of one-byte tags and short varints, as decode_label reads them; false for any other. */
+static inline bool
+decode_label_fast(const uint8 *p, const uint8 *end, PprofLabel *label)
+{
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LABEL_KEY << 3 | PB_VARINT:
+				label->key = (int64) value;
+				break;
+			case PPROF_LABEL_STR << 3 | PB_VARINT:
+				label->str = (int64) value;
+				break;
+			case PPROF_LABEL_NUM << 3 | PB_VARINT:
+				label->num = (int64) value;
+				break;
+			case PPROF_LABEL_NUM_UNIT << 3 | PB_VARINT:
+				label->num_unit = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The sample whose fields are sub's, as writers of pprof send them: one
+ * packed location_id field, packed values and labels, each with a one-byte
+ * tag and a short length, and nothing else.  False, the sample half read,
+ * for any other shape: decode_sample then reads it again from its start,
+ * with the same result for this shape, and raises the errors of others.
+ */
+static bool
+decode_sample_fast(const PbReader *sub, PprofSample *sample)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	sample->at = sub->pos;
+	sample->nlocation_ids = 0;
+	sample->nvalues = 0;
+	sample->nlabels = 0;
+	sample->location_bytes = NULL;
+	sample->location_bytes_len = 0;
+	sample->locations_pending = false;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		const uint8 *length_at = p;
+		uint64		len;
+
+		if (!short_field_varint(&p, end, &len) || len > (uint64) (end - p))
+			return false;
+		switch (tag)
+		{
+			case PPROF_SAMPLE_LOCATION_ID << 3 | PB_LEN:
+				if (sample->location_bytes != NULL)
+					return false;
+				/* what keep_location_field keeps */
+				sample->location_field = *sub;
+				sample->location_field.pos = length_at - sub->data;
+				sample->location_field.field_at = length_at - 1 - sub->data;
+				sample->location_bytes = length_at;
+				sample->location_bytes_len = p + len - length_at;
+				sample->locations_pending = true;
+				break;
+			case PPROF_SAMPLE_VALUE << 3 | PB_LEN:
+				{
+					const uint8 *value = p;
+
+					/* every varint takes a byte at least */
+					if ((uint64) (sample->values_capacity - sample->nvalues) < len)
+						pb_reserve_varints(&sample->values, sample->nvalues, &sample->values_capacity, len);
+					while (value < p + len)
+						if (!short_field_varint(&value, p + len, &sample->values[sample->nvalues++]))
+							return false;
+					break;
+				}
+			case PPROF_SAMPLE_LABEL << 3 | PB_LEN:
+				if (!decode_label_fast(p, p + len, grow((void **) &sample->labels, &sample->nlabels,
+														&sample->labels_capacity, sizeof(PprofLabel))))
+					return false;
+				break;
+			default:
+				return false;
+		}
+		p += len;
+	}
+	return true;
+}
+
 /* The next sample of the profile into *sample; false after the last. */
 bool
 pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sample)
@@ -957,7 +1140,8 @@ pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sampl
 			continue;
 		}
 		pb_read_submessage(top, &sub, "Sample");
-		decode_sample(&sub, sample);
+		if (!decode_sample_fast(&sub, sample))
+			decode_sample(&sub, sample);
 		return true;
 	}
 	return false;

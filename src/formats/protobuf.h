@@ -169,6 +169,8 @@ pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
  */
 extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 							  uint64 **values, int *count, int *capacity);
+/* Makes room for `more` values after *count in such an array */
+extern void pb_reserve_varints(uint64 **values, int count, int *capacity, size_t more);
 
 /* Writing: appends to a StringInfo */
 extern void pb_put_varint(StringInfo buf, uint64 value);
