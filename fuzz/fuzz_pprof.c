@@ -44,11 +44,11 @@ resolve_location(PprofProfile *profile, const PprofLocation *location)
 	}
 	for (int i = 0; i < location->nlines; i++)
 	{
-		const PprofFunction *function = pprof_function(profile, location->lines[i].function_id, location->at);
+		const PprofFunction *function = pprof_function(profile, pprof_location_lines(profile, location)[i].function_id, location->at);
 
 		if (function == NULL)
 			continue;
-		FUZZ_CHECK(function->id == location->lines[i].function_id, "function lookup found another id");
+		FUZZ_CHECK(function->id == pprof_location_lines(profile, location)[i].function_id, "function lookup found another id");
 		(void) strlen(pprof_string(profile, function->name, function->at, "function's name"));
 		(void) strlen(pprof_string(profile, function->system_name, function->at, "function's system name"));
 		(void) strlen(pprof_string(profile, function->filename, function->at, "function's file name"));
@@ -100,7 +100,7 @@ decode_profile(void *arg)
 	if (gzip_is_compressed((const char *) bytes, len))
 		bytes = (const uint8 *) gzip_decompress((const char *) bytes, len, FUZZ_MAX_DECOMPRESSED,
 												"pprof", &len);
-	pprof_decode(&profile, bytes, len);
+	pprof_decode(&profile, bytes, len, false);
 	for (int i = 0; i < profile.nsample_types; i++)
 	{
 		PprofValueType *vt = &profile.sample_types[i];

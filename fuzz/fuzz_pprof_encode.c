@@ -158,7 +158,7 @@ check_function(PprofProfile *decoded, const PprofEncodeFunction *expected, int i
 	check_string(decoded, function->system_name, function->at, expected->name, "system name");
 	check_string(decoded, function->filename, function->at, expected->file ? expected->file : "",
 				 "file name");
-	FUZZ_CHECK(location->nlines == 1 && location->lines[0].function_id == (uint64) i + 1,
+	FUZZ_CHECK(location->nlines == 1 && pprof_location_lines(decoded, location)[0].function_id == (uint64) i + 1,
 			   "location %d is not one line of function %d", i + 1, i + 1);
 	FUZZ_CHECK((mapping == NULL) == (expected->resource == NULL),
 			   "function %d's mapping came and went", i + 1);
@@ -207,7 +207,7 @@ round_trip(void *arg)
 	choose_profile(arg, profile);
 	initStringInfo(&encoded);
 	encode(profile, &encoded);
-	pprof_decode(&decoded, (const uint8 *) encoded.data, encoded.len);
+	pprof_decode(&decoded, (const uint8 *) encoded.data, encoded.len, false);
 
 	FUZZ_CHECK(decoded.nsample_types == 1, "%d sample types came back", decoded.nsample_types);
 	check_string(&decoded, decoded.sample_types[0].type, 0, profile->sample_type, "sample type");
