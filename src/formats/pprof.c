@@ -139,6 +139,67 @@ add_line(PprofDecoder *decoder, PprofLocation *location)
 	return line;
 }
 
+/*
+ * A varint of up to nine bytes that ends before end, at *p: moves *p past
+ * it.  False, without moving, for any other (which the generic decoder
+ * then reads, or refuses).
+ */
+static pg_noinline bool
+long_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	uint64		v = 0;
+
+	for (int shift = 0; shift < 63 && q < end; shift += 7)
+	{
+		uint8		byte = *q++;
+
+		v |= (uint64) (byte & 0x7F) << shift;
+		if (byte < 0x80)
+		{
+			*p = q;
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The same, those of one to four bytes (ids, counts, most values) read here */
+static inline bool
+short_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	size_t		left = end - q;
+
+	if (likely(left >= 1) && q[0] < 0x80)
+	{
+		*value = q[0];
+		*p = q + 1;
+		return true;
+	}
+	if (likely(left >= 2) && q[1] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
+		*p = q + 2;
+		return true;
+	}
+	if (likely(left >= 3) && q[2] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
+		*p = q + 3;
+		return true;
+	}
+	if (likely(left >= 4) && q[3] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
+			(uint64) q[3] << 21;
+		*p = q + 4;
+		return true;
+	}
+	return long_field_varint(p, end, value);
+}
+
 static void
 decode_value_type(PbReader *reader, PprofValueType *vt)
 {
@@ -271,6 +332,142 @@ decode_function(PbReader *reader, PprofFunction *function)
 				pb_skip(reader, wiretype);
 		}
 	}
+}
+
+/*
+ * The fast paths of the tables' first pass: a Location or Function as
+ * writers of pprof send them, fields of one-byte tags and varints of up
+ * to nine bytes, read with local pointers.  False, the entry half read,
+ * for any other shape: the generic decoder then reads it again, with the
+ * same result for this shape, and raises the errors of others.
+ */
+static inline bool
+decode_line_fast(const uint8 *p, const uint8 *end, PprofLine *line)
+{
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LINE_FUNCTION_ID << 3 | PB_VARINT:
+				line->function_id = value;
+				break;
+			case PPROF_LINE_LINE << 3 | PB_VARINT:
+				line->line = (int64) value;
+				break;
+			case PPROF_LINE_COLUMN << 3 | PB_VARINT:
+				line->column = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+decode_location_fast(PprofDecoder *decoder, const PbReader *sub, PprofLocation *location)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	location->at = sub->pos;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LOCATION_ID << 3 | PB_VARINT:
+				location->id = value;
+				break;
+			case PPROF_LOCATION_MAPPING_ID << 3 | PB_VARINT:
+				location->mapping_id = value;
+				break;
+			case PPROF_LOCATION_ADDRESS << 3 | PB_VARINT:
+				location->address = value;
+				break;
+			case PPROF_LOCATION_IS_FOLDED << 3 | PB_VARINT:
+				break;
+			case PPROF_LOCATION_LINE << 3 | PB_LEN:
+				if (value > (uint64) (end - p) ||
+					!decode_line_fast(p, p + value, add_line(decoder, location)))
+					return false;
+				p += value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+decode_function_fast(const PbReader *sub, PprofFunction *function)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	function->at = sub->pos;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_FUNCTION_ID << 3 | PB_VARINT:
+				function->id = value;
+				break;
+			case PPROF_FUNCTION_NAME << 3 | PB_VARINT:
+				function->name = (int64) value;
+				break;
+			case PPROF_FUNCTION_SYSTEM_NAME << 3 | PB_VARINT:
+				function->system_name = (int64) value;
+				break;
+			case PPROF_FUNCTION_FILENAME << 3 | PB_VARINT:
+				function->filename = (int64) value;
+				break;
+			case PPROF_FUNCTION_START_LINE << 3 | PB_VARINT:
+				function->start_line = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A Location of the top level, by the fast path or else the generic one */
+static void
+read_location(PprofDecoder *decoder, PbReader *sub, PprofLocation *location)
+{
+	int			nlines = decoder->nlines;
+
+	if (decode_location_fast(decoder, sub, location))
+		return;
+	/* the lines it added are read again */
+	decoder->nlines = nlines;
+	memset(location, 0, sizeof(PprofLocation));
+	decode_location(decoder, sub, location);
+}
+
+static void
+read_function(PbReader *sub, PprofFunction *function)
+{
+	if (decode_function_fast(sub, function))
+		return;
+	memset(function, 0, sizeof(PprofFunction));
+	decode_function(sub, function);
 }
 
 /*
@@ -472,12 +669,12 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 			break;
 		case PPROF_PROFILE_LOCATION:
 			pb_expect_submessage(reader, wiretype, "Profile.location", &sub, "Location");
-			decode_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
+			read_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
 												&decoder->locations_capacity, sizeof(PprofLocation)));
 			break;
 		case PPROF_PROFILE_FUNCTION:
 			pb_expect_submessage(reader, wiretype, "Profile.function", &sub, "Function");
-			decode_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
+			read_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
 									   &decoder->functions_capacity, sizeof(PprofFunction)));
 			break;
 		case PPROF_PROFILE_STRING_TABLE:
@@ -780,6 +977,7 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	PprofString *s;
 	char	   *bytes;
 	char	   *converted;
+	bool		in_place;
 	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
@@ -794,14 +992,15 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	if (s->len > (size_t) MaxAllocSize - 1 ||
 		!(plain_ascii(bytes, s->len) || pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true)))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
-	if (ends_in_place(profile, s))
+	in_place = ends_in_place(profile, s);
+	if (in_place)
 		bytes[s->len] = '\0';
 	/* kept with the profile, whatever context the caller works in */
 	caller = MemoryContextSwitchTo(profile->strings_cxt);
 	/* (in a UTF-8 database, checked once: the conversion would check again) */
 	converted = GetDatabaseEncoding() == PG_UTF8 ? bytes : pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	MemoryContextSwitchTo(caller);
-	if (converted == bytes && !ends_in_place(profile, s))
+	if (converted == bytes && !in_place)
 	{
 		/* a copy to end with a NUL (there is none inside) */
 		converted = string_room(profile, s->len + 1);
@@ -962,67 +1161,6 @@ decode_sample(PbReader *reader, PprofSample *sample)
 				pb_skip(reader, wiretype);
 		}
 	}
-}
-
-/*
- * A varint of up to nine bytes that ends before end, at *p: moves *p past
- * it.  False, without moving, for any other (which the generic decoder
- * then reads, or refuses).
- */
-static pg_noinline bool
-long_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
-{
-	const uint8 *q = *p;
-	uint64		v = 0;
-
-	for (int shift = 0; shift < 63 && q < end; shift += 7)
-	{
-		uint8		byte = *q++;
-
-		v |= (uint64) (byte & 0x7F) << shift;
-		if (byte < 0x80)
-		{
-			*p = q;
-			*value = v;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The same, those of one to four bytes (ids, counts, most values) read here */
-static inline bool
-short_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
-{
-	const uint8 *q = *p;
-	size_t		left = end - q;
-
-	if (likely(left >= 1) && q[0] < 0x80)
-	{
-		*value = q[0];
-		*p = q + 1;
-		return true;
-	}
-	if (likely(left >= 2) && q[1] < 0x80)
-	{
-		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
-		*p = q + 2;
-		return true;
-	}
-	if (likely(left >= 3) && q[2] < 0x80)
-	{
-		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
-		*p = q + 3;
-		return true;
-	}
-	if (likely(left >= 4) && q[3] < 0x80)
-	{
-		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
-			(uint64) q[3] << 21;
-		*p = q + 4;
-		return true;
-	}
-	return long_field_varint(p, end, value);
 }
 
 /* Label fields of one-byte tags and short varints, as decode_label reads them; false for any other. */
