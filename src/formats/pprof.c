@@ -803,6 +803,19 @@ count_top_level(const uint8 *data, size_t len, int64 counts[PPROF_PROFILE_STRING
 
 		if ((++fields & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
+		/* most fields: a one-byte tag of a length-delimited field and a one-byte length */
+		tag = data[pos];
+		if ((tag & 0x87) == PB_LEN && pos + 2 <= len && data[pos + 1] < 0x80)
+		{
+			value = data[pos + 1];
+			pos += 2;
+			if (value > len - pos)
+				return;
+			pos += value;
+			if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
+				counts[tag >> 3]++;
+			continue;
+		}
 		if (!scan_varint(data, len, &pos, &tag))
 			return;
 		switch (tag & 7)
