@@ -9,6 +9,12 @@
  * pprof_next_sample() later walks the top level again yielding samples.
  * Fields that calltree does not use are still checked for their wire type
  * when profile.proto gives them one; unknown fields are skipped.
+ *
+ * Samples, Locations (with their lines) and Functions of the shape every
+ * writer of pprof gives them (one-byte tags, short varints) are read by
+ * fast paths with local pointers; an entry of any other shape is read
+ * again from its start by the generic decoder, which alone raises errors,
+ * so that both read the same values and the errors are the generic ones.
  */
 #include "postgres.h"
 
