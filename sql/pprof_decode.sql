@@ -263,6 +263,33 @@ SELECT w, pg_temp.frames(:interleaved_gz_id, w) AS stack FROM unnest('{1,2,3}'::
 SELECT pg_temp.pairs(:interleaved_gz_id) = pg_temp.pairs(:interleaved_raw_id) AS same_as_raw,
        (SELECT weight_unit FROM profile WHERE id = :interleaved_gz_id) AS unit;
 
+------------------------------------------------------------------------
+-- The fast paths (a Location, Line, Function, Sample and Label of the
+-- usual shape, read with local pointers) and the generic decoder that
+-- reads every other shape: each of them with an unknown field (skipped)
+-- and a Label with a 10-byte number (-1) gives the samples, frames and
+-- labels of the same profile without them
+------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.shapes(extra bytea) RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT pg_temp.m(1, pg_temp.v(1, 1) || pg_temp.v(2, 2))
+        || pg_temp.m(5, pg_temp.v(1, 1) || pg_temp.v(2, 3) || extra)
+        || pg_temp.m(4, pg_temp.v(1, 1) || pg_temp.m(4, pg_temp.v(1, 1) || pg_temp.v(2, 10) || extra) || extra)
+        || pg_temp.m(2, pg_temp.packed(1, '{1}') || pg_temp.packed(2, '{5}')
+                        || pg_temp.m(3, pg_temp.v(1, 4) || pg_temp.v(2, 5) || extra)
+                        || pg_temp.m(3, pg_temp.v(1, 6) || pg_temp.v(3, -1)) || extra)
+        || pg_temp.strings(ARRAY['', 'cpu', 'nanoseconds', 'f1', 'k', 'v', 'n']::bytea[])
+$$;
+SELECT import_pprof(pg_temp.shapes('')) AS usual_shape \gset
+SELECT import_pprof(pg_temp.shapes(pg_temp.v(15, 7))) AS other_shape \gset
+SELECT pg_temp.pairs(:other_shape) = pg_temp.pairs(:usual_shape) AS same_samples,
+       pg_temp.frames(:other_shape, 5) AS frames,
+       (SELECT l.labels FROM sample s JOIN labels l ON l.id = s.labels_id WHERE s.profile_id = :other_shape) AS labels,
+       (SELECT labels_id FROM sample WHERE profile_id = :other_shape) =
+       (SELECT labels_id FROM sample WHERE profile_id = :usual_shape) AS same_labels;
+-- field 1 as bytes (wire type 2) in each: the generic decoder's error, for the Function's id (the first)
+SELECT import_pprof(pg_temp.shapes(pg_temp.m(1, 'x')));
+
 -- the profiles of this test deleted, and what only they used: the tests
 -- after this one find the database as it was before it
 DELETE FROM profile WHERE id > :before_decode;

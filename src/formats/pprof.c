@@ -9,6 +9,12 @@
  * pprof_next_sample() later walks the top level again yielding samples.
  * Fields that calltree does not use are still checked for their wire type
  * when profile.proto gives them one; unknown fields are skipped.
+ *
+ * Samples, Locations (with their lines) and Functions of the shape every
+ * writer of pprof gives them (one-byte tags, short varints) are read by
+ * fast paths with local pointers; an entry of any other shape is read
+ * again from its start by the generic decoder, which alone raises errors,
+ * so that both read the same values and the errors are the generic ones.
  */
 #include "postgres.h"
 
@@ -137,6 +143,67 @@ add_line(PprofDecoder *decoder, PprofLocation *location)
 	memset(line, 0, sizeof(PprofLine));
 	location->nlines++;
 	return line;
+}
+
+/*
+ * A varint of up to nine bytes that ends before end, at *p: moves *p past
+ * it.  False, without moving, for any other (which the generic decoder
+ * then reads, or refuses).
+ */
+static pg_noinline bool
+long_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	uint64		v = 0;
+
+	for (int shift = 0; shift < 63 && q < end; shift += 7)
+	{
+		uint8		byte = *q++;
+
+		v |= (uint64) (byte & 0x7F) << shift;
+		if (byte < 0x80)
+		{
+			*p = q;
+			*value = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The same, those of one to four bytes (ids, counts, most values) read here */
+static inline bool
+short_field_varint(const uint8 **p, const uint8 *end, uint64 *value)
+{
+	const uint8 *q = *p;
+	size_t		left = end - q;
+
+	if (likely(left >= 1) && q[0] < 0x80)
+	{
+		*value = q[0];
+		*p = q + 1;
+		return true;
+	}
+	if (likely(left >= 2) && q[1] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) q[1] << 7;
+		*p = q + 2;
+		return true;
+	}
+	if (likely(left >= 3) && q[2] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) q[2] << 14;
+		*p = q + 3;
+		return true;
+	}
+	if (likely(left >= 4) && q[3] < 0x80)
+	{
+		*value = (uint64) (q[0] & 0x7F) | (uint64) (q[1] & 0x7F) << 7 | (uint64) (q[2] & 0x7F) << 14 |
+			(uint64) q[3] << 21;
+		*p = q + 4;
+		return true;
+	}
+	return long_field_varint(p, end, value);
 }
 
 static void
@@ -271,6 +338,142 @@ decode_function(PbReader *reader, PprofFunction *function)
 				pb_skip(reader, wiretype);
 		}
 	}
+}
+
+/*
+ * The fast paths of the tables' first pass: a Location or Function as
+ * writers of pprof send them, fields of one-byte tags and varints of up
+ * to nine bytes, read with local pointers.  False, the entry half read,
+ * for any other shape: the generic decoder then reads it again, with the
+ * same result for this shape, and raises the errors of others.
+ */
+static inline bool
+decode_line_fast(const uint8 *p, const uint8 *end, PprofLine *line)
+{
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LINE_FUNCTION_ID << 3 | PB_VARINT:
+				line->function_id = value;
+				break;
+			case PPROF_LINE_LINE << 3 | PB_VARINT:
+				line->line = (int64) value;
+				break;
+			case PPROF_LINE_COLUMN << 3 | PB_VARINT:
+				line->column = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+decode_location_fast(PprofDecoder *decoder, const PbReader *sub, PprofLocation *location)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	location->at = sub->pos;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LOCATION_ID << 3 | PB_VARINT:
+				location->id = value;
+				break;
+			case PPROF_LOCATION_MAPPING_ID << 3 | PB_VARINT:
+				location->mapping_id = value;
+				break;
+			case PPROF_LOCATION_ADDRESS << 3 | PB_VARINT:
+				location->address = value;
+				break;
+			case PPROF_LOCATION_IS_FOLDED << 3 | PB_VARINT:
+				break;
+			case PPROF_LOCATION_LINE << 3 | PB_LEN:
+				if (value > (uint64) (end - p) ||
+					!decode_line_fast(p, p + value, add_line(decoder, location)))
+					return false;
+				p += value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+decode_function_fast(const PbReader *sub, PprofFunction *function)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	function->at = sub->pos;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_FUNCTION_ID << 3 | PB_VARINT:
+				function->id = value;
+				break;
+			case PPROF_FUNCTION_NAME << 3 | PB_VARINT:
+				function->name = (int64) value;
+				break;
+			case PPROF_FUNCTION_SYSTEM_NAME << 3 | PB_VARINT:
+				function->system_name = (int64) value;
+				break;
+			case PPROF_FUNCTION_FILENAME << 3 | PB_VARINT:
+				function->filename = (int64) value;
+				break;
+			case PPROF_FUNCTION_START_LINE << 3 | PB_VARINT:
+				function->start_line = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A Location of the top level, by the fast path or else the generic one */
+static void
+read_location(PprofDecoder *decoder, PbReader *sub, PprofLocation *location)
+{
+	int			nlines = decoder->nlines;
+
+	if (decode_location_fast(decoder, sub, location))
+		return;
+	/* the lines it added are read again */
+	decoder->nlines = nlines;
+	memset(location, 0, sizeof(PprofLocation));
+	decode_location(decoder, sub, location);
+}
+
+static void
+read_function(PbReader *sub, PprofFunction *function)
+{
+	if (decode_function_fast(sub, function))
+		return;
+	memset(function, 0, sizeof(PprofFunction));
+	decode_function(sub, function);
 }
 
 /*
@@ -472,12 +675,12 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 			break;
 		case PPROF_PROFILE_LOCATION:
 			pb_expect_submessage(reader, wiretype, "Profile.location", &sub, "Location");
-			decode_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
+			read_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
 												&decoder->locations_capacity, sizeof(PprofLocation)));
 			break;
 		case PPROF_PROFILE_FUNCTION:
 			pb_expect_submessage(reader, wiretype, "Profile.function", &sub, "Function");
-			decode_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
+			read_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
 									   &decoder->functions_capacity, sizeof(PprofFunction)));
 			break;
 		case PPROF_PROFILE_STRING_TABLE:
@@ -542,8 +745,8 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
  * A varint of the counting pass below: false when it does not end before
  * `len` or is longer than ten bytes.
  */
-static inline bool
-scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
+static pg_noinline bool
+scan_long_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 {
 	uint64		v = 0;
 
@@ -559,6 +762,30 @@ scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 		}
 	}
 	return false;
+}
+
+/* The same, those of one or two bytes (tags, most lengths) read here */
+static inline bool
+scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
+{
+	size_t		at = *pos;
+
+	if (likely(at + 2 <= len))
+	{
+		if (data[at] < 0x80)
+		{
+			*value = data[at];
+			*pos = at + 1;
+			return true;
+		}
+		if (data[at + 1] < 0x80)
+		{
+			*value = (uint64) (data[at] & 0x7F) | (uint64) data[at + 1] << 7;
+			*pos = at + 2;
+			return true;
+		}
+	}
+	return scan_long_varint(data, len, pos, value);
 }
 
 /*
@@ -582,6 +809,19 @@ count_top_level(const uint8 *data, size_t len, int64 counts[PPROF_PROFILE_STRING
 
 		if ((++fields & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
+		/* most fields: a one-byte tag of a length-delimited field and a one-byte length */
+		tag = data[pos];
+		if ((tag & 0x87) == PB_LEN && pos + 2 <= len && data[pos + 1] < 0x80)
+		{
+			value = data[pos + 1];
+			pos += 2;
+			if (value > len - pos)
+				return;
+			pos += value;
+			if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
+				counts[tag >> 3]++;
+			continue;
+		}
 		if (!scan_varint(data, len, &pos, &tag))
 			return;
 		switch (tag & 7)
@@ -756,6 +996,7 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	PprofString *s;
 	char	   *bytes;
 	char	   *converted;
+	bool		in_place;
 	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
@@ -770,14 +1011,15 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	if (s->len > (size_t) MaxAllocSize - 1 ||
 		!(plain_ascii(bytes, s->len) || pg_verify_mbstr(PG_UTF8, bytes, (int) s->len, true)))
 		pprof_error(s->offset, "String " INT64_FORMAT " of the string table is not valid UTF-8 or holds a NUL byte.", index);
-	if (ends_in_place(profile, s))
+	in_place = ends_in_place(profile, s);
+	if (in_place)
 		bytes[s->len] = '\0';
 	/* kept with the profile, whatever context the caller works in */
 	caller = MemoryContextSwitchTo(profile->strings_cxt);
 	/* (in a UTF-8 database, checked once: the conversion would check again) */
 	converted = GetDatabaseEncoding() == PG_UTF8 ? bytes : pg_any_to_server(bytes, (int) s->len, PG_UTF8);
 	MemoryContextSwitchTo(caller);
-	if (converted == bytes && !ends_in_place(profile, s))
+	if (converted == bytes && !in_place)
 	{
 		/* a copy to end with a NUL (there is none inside) */
 		converted = string_room(profile, s->len + 1);
@@ -940,6 +1182,104 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	}
 }
 
+/* Label fields of one-byte tags and short varints, as decode_label reads them; false for any other. */
+static inline bool
+decode_label_fast(const uint8 *p, const uint8 *end, PprofLabel *label)
+{
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		uint64		value;
+
+		if (!short_field_varint(&p, end, &value))
+			return false;
+		switch (tag)
+		{
+			case PPROF_LABEL_KEY << 3 | PB_VARINT:
+				label->key = (int64) value;
+				break;
+			case PPROF_LABEL_STR << 3 | PB_VARINT:
+				label->str = (int64) value;
+				break;
+			case PPROF_LABEL_NUM << 3 | PB_VARINT:
+				label->num = (int64) value;
+				break;
+			case PPROF_LABEL_NUM_UNIT << 3 | PB_VARINT:
+				label->num_unit = (int64) value;
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The sample whose fields are sub's, as writers of pprof send them: one
+ * packed location_id field, packed values and labels, each with a one-byte
+ * tag and a short length, and nothing else.  False, the sample half read,
+ * for any other shape: decode_sample then reads it again from its start,
+ * with the same result for this shape, and raises the errors of others.
+ */
+static bool
+decode_sample_fast(const PbReader *sub, PprofSample *sample)
+{
+	const uint8 *p = sub->data + sub->pos;
+	const uint8 *end = sub->data + sub->end;
+
+	sample->at = sub->pos;
+	sample->nlocation_ids = 0;
+	sample->nvalues = 0;
+	sample->nlabels = 0;
+	sample->location_bytes = NULL;
+	sample->location_bytes_len = 0;
+	sample->locations_pending = false;
+	while (p < end)
+	{
+		uint8		tag = *p++;
+		const uint8 *length_at = p;
+		uint64		len;
+
+		if (!short_field_varint(&p, end, &len) || len > (uint64) (end - p))
+			return false;
+		switch (tag)
+		{
+			case PPROF_SAMPLE_LOCATION_ID << 3 | PB_LEN:
+				if (sample->location_bytes != NULL)
+					return false;
+				/* what keep_location_field keeps */
+				sample->location_field = *sub;
+				sample->location_field.pos = length_at - sub->data;
+				sample->location_field.field_at = length_at - 1 - sub->data;
+				sample->location_bytes = length_at;
+				sample->location_bytes_len = p + len - length_at;
+				sample->locations_pending = true;
+				break;
+			case PPROF_SAMPLE_VALUE << 3 | PB_LEN:
+				{
+					const uint8 *value = p;
+
+					/* every varint takes a byte at least */
+					if ((uint64) (sample->values_capacity - sample->nvalues) < len)
+						pb_reserve_varints(&sample->values, sample->nvalues, &sample->values_capacity, len);
+					while (value < p + len)
+						if (!short_field_varint(&value, p + len, &sample->values[sample->nvalues++]))
+							return false;
+					break;
+				}
+			case PPROF_SAMPLE_LABEL << 3 | PB_LEN:
+				if (!decode_label_fast(p, p + len, grow((void **) &sample->labels, &sample->nlabels,
+														&sample->labels_capacity, sizeof(PprofLabel))))
+					return false;
+				break;
+			default:
+				return false;
+		}
+		p += len;
+	}
+	return true;
+}
+
 /* The next sample of the profile into *sample; false after the last. */
 bool
 pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sample)
@@ -957,7 +1297,8 @@ pprof_next_sample(const PprofProfile *profile, PbReader *top, PprofSample *sampl
 			continue;
 		}
 		pb_read_submessage(top, &sub, "Sample");
-		decode_sample(&sub, sample);
+		if (!decode_sample_fast(&sub, sample))
+			decode_sample(&sub, sample);
 		return true;
 	}
 	return false;

@@ -172,8 +172,8 @@ pb_skip(PbReader *reader, int wiretype)
 }
 
 /* Makes room for `more` values in a growing array */
-static void
-reserve_varints(uint64 **values, int count, int *capacity, size_t more)
+void
+pb_reserve_varints(uint64 **values, int count, int *capacity, size_t more)
 {
 	size_t		needed = (size_t) count + more;
 
@@ -296,7 +296,7 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 	{
 		uint64		value = pb_read_varint(reader);
 
-		reserve_varints(values, *count, capacity, 1);
+		pb_reserve_varints(values, *count, capacity, 1);
 		(*values)[(*count)++] = value;
 		return;
 	}
@@ -308,7 +308,7 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 		return;
 	/* every varint takes at least one byte, so the count is bounded by the length */
 	if ((size_t) (*capacity - *count) < len)
-		reserve_varints(values, *count, capacity, len);
+		pb_reserve_varints(values, *count, capacity, len);
 	*count += read_packed_varints(reader, len, *values + *count);
 	reader->pos += len;
 }

@@ -132,7 +132,7 @@ pb_read_length(PbReader *reader)
 }
 
 /* Reads a length-delimited field as a message of its own. */
-static inline void
+static pg_attribute_always_inline void
 pb_read_submessage(PbReader *reader, PbReader *sub, const char *message)
 {
 	size_t		len = pb_read_length(reader);
@@ -152,8 +152,8 @@ pb_expect_varint(PbReader *reader, int wiretype, const char *field_name)
 	return pb_read_varint(reader);
 }
 
-/* A submessage field, or an error if its wire type is not 2. */
-static inline void
+/* A submessage field, or an error if its wire type is not 2 (inline: tables have thousands) */
+static pg_attribute_always_inline void
 pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
 					 PbReader *sub, const char *message)
 {
@@ -169,6 +169,8 @@ pb_expect_submessage(PbReader *reader, int wiretype, const char *field_name,
  */
 extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 							  uint64 **values, int *count, int *capacity);
+/* Makes room for `more` values after *count in such an array */
+extern void pb_reserve_varints(uint64 **values, int count, int *capacity, size_t more);
 
 /* Writing: appends to a StringInfo */
 extern void pb_put_varint(StringInfo buf, uint64 value);

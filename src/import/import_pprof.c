@@ -88,6 +88,8 @@ typedef struct PprofImport
 	LocationFrames *location_frames;	/* per location, by its index */
 	int64	   *frames;			/* a frame per line, then one per location without lines */
 	const char **resources;		/* per mapping, computed once */
+	int64	   *stack_frames;	/* a stack's frames, root first, gathered to be pushed at once */
+	int			stack_capacity;
 	bool	   *resource_known;
 
 	/* the previous sample's labels and their id: consecutive samples often share them */
@@ -263,7 +265,8 @@ line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *
 	}
 	if (name == NULL)
 		name = address_name(location->address);
-	else if (js_name_is_anonymous(name))
+	/* (both names of an anonymous JavaScript function start with a parenthesis) */
+	else if (name[0] == '(' && js_name_is_anonymous(name))
 		name = js_function_name(name, file,
 								function->start_line > 0 ? SOME_INT(function->start_line)
 								: frame_number(line->line, location->at, "line number"),
@@ -335,28 +338,77 @@ known_location_frames(PprofImport *import, uint64 id)
  * stack is memoized under the bytes of the list, which then need no
  * decoding.  A list not in one packed field (rare) is decoded each time.
  */
+/*
+ * Makes room in the import's stack buffer for `more` frames after `used`,
+ * which it holds: a stack is bounded by its location list's bytes times
+ * the lines of a location, both bounded by the data.
+ */
+static pg_noinline void
+grow_stack_frames(PprofImport *import, int used, int more)
+{
+	Size		needed = (Size) used + more;
+	Size		capacity = Max(needed, (Size) Max(import->stack_capacity, 64) * 2);
+
+	if (needed > MaxAllocHugeSize / sizeof(int64) || needed > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pprof sample has too many frames")));
+	capacity = Min(capacity, Min(MaxAllocHugeSize / sizeof(int64), (Size) PG_INT32_MAX));
+	import->stack_frames = import->stack_frames
+		? repalloc_huge(import->stack_frames, sizeof(int64) * capacity)
+		: palloc_extended(sizeof(int64) * capacity, MCXT_ALLOC_HUGE);
+	import->stack_capacity = (int) capacity;
+}
+
+/*
+ * The stack of a sample (root first), 0 when it has no locations.  Samples
+ * of one stack under several label sets repeat its location list: the
+ * stack is memoized under the bytes of the list, which then need no
+ * decoding.  A list not in one packed field (rare) is decoded each time.
+ * The frames of the locations are gathered in the import's buffer and
+ * pushed to the writer at once.
+ */
 static int64
 sample_stack(PprofImport *import, PprofSample *sample)
 {
 	int64		stack = 0;
 	const char *key = (const char *) sample->location_bytes;
 	int			key_len = (int) sample->location_bytes_len;
+	int64	   *out;
+	int			room;
+	int			depth = 0;
 
 	if (key && profile_writer_memo_get(import->writer, key, key_len, &stack))
 		return stack;
 	pprof_sample_locations(sample);
-	profile_writer_walk_begin(import->writer);
+	out = import->stack_frames;
+	room = import->stack_capacity;
 	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
 	{
 		uint64		id = sample->location_ids[i];
 		const LocationFrames *lf = known_location_frames(import, id);
+		const int64 *frames;
 
 		if ((i & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (unlikely(lf == NULL))
 			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
-		profile_writer_walk_push_all(import->writer, import->frames + lf->first, lf->nframes);
+		if (unlikely(room - depth < lf->nframes))
+		{
+			grow_stack_frames(import, depth, lf->nframes);
+			out = import->stack_frames;
+			room = import->stack_capacity;
+		}
+		frames = import->frames + lf->first;
+		/* most locations have one frame, the others two or three: no memcpy */
+		out[depth] = frames[0];
+		for (int f = 1; f < lf->nframes; f++)
+			out[depth + f] = frames[f];
+		depth += lf->nframes;
 	}
+	profile_writer_walk_begin(import->writer);
+	if (depth > 0)
+		profile_writer_walk_push_all(import->writer, import->stack_frames, depth);
 	stack = profile_writer_walk_end(import->writer);
 	if (key)
 		profile_writer_memo_put(import->writer, key, key_len, stack);
