@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A fleet uploading at once: 8 importers and 4 readers, side by side, for
-# CALLTREE_INGEST_SECONDS (default 120).  The importers use every format
+# CALLTREE_INGEST_SECONDS (default 90).  The importers use every format
 # (import_collapsed, import_pprof with label sets, import_perf_script with
 # [unknown] frames, import_cpuprofile, import_speedscope,
 # import_trace_events, import_firefox, import_profile of gzipped files, and
@@ -20,7 +20,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ct_script_init
 
-seconds=${CALLTREE_INGEST_SECONDS:-120}
+seconds=${CALLTREE_INGEST_SECONDS:-90}
 importers=8
 readers=4
 files=${CALLTREE_INGEST_FILES:-48}     # per importer; imported again (all known) when all are done
