@@ -333,12 +333,6 @@ known_location_frames(PprofImport *import, uint64 id)
 }
 
 /*
- * The stack of a sample (root first), 0 when it has no locations.  Samples
- * of one stack under several label sets repeat its location list: the
- * stack is memoized under the bytes of the list, which then need no
- * decoding.  A list not in one packed field (rare) is decoded each time.
- */
-/*
  * Makes room in the import's stack buffer for `more` frames after `used`,
  * which it holds: a stack is bounded by its location list's bytes times
  * the lines of a location, both bounded by the data.
