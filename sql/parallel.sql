@@ -7,10 +7,11 @@ CREATE TABLE parallel_samples AS
 SELECT array(SELECT 1 + (random() * 40)::int FROM generate_series(1, 1 + (random() * 12)::int + 0 * g)) AS path,
        1 + (random() * 1000)::bigint AS weight
   FROM generate_series(1, 20000) AS g;
-INSERT INTO profile (name) VALUES ('parallel') RETURNING id AS parallel_profile \gset
-INSERT INTO sample (profile_id, stack_id, weight)
-SELECT :parallel_profile, intern_stack(names), weight
-  FROM (SELECT array(SELECT 'p' || f FROM unnest(path) AS f) AS names, weight FROM parallel_samples) AS s;
+-- the same samples, imported in one call (a call of intern_stack() per
+-- sample took most of this test's time)
+SELECT import_collapsed(string_agg((SELECT string_agg('p' || f, ';') FROM unnest(path) AS f) || ' ' || weight, E'\n'),
+                        'parallel') AS parallel_profile
+  FROM parallel_samples \gset
 ANALYZE parallel_samples;
 ANALYZE sample_set, sample_row;
 
