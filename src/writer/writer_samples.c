@@ -86,14 +86,6 @@ writer_prepare_samples(ProfileWriter *writer)
 	writer->sets = writer_sets_create(writer->cxt);
 }
 
-/*
- * Where the label-set hold does not hold them (writer->labels_held false,
- * see integrity.c), locks the label sets the samples use until the
- * transaction ends, as the samples' reference check would (the writer's
- * samples skip it): all in one statement, as the import ends.  A label set
- * deleted since the import found it is missing then, and the import fails:
- * the samples that were written already go with it.
- */
 static int
 compare_int64(const void *a, const void *b)
 {
@@ -122,6 +114,14 @@ first_missing(const Datum *ids, int count, SPITupleTable *found)
 	return 0;
 }
 
+/*
+ * Where the label-set hold does not hold them (writer->labels_held false,
+ * see integrity.c), locks the label sets the samples use until the
+ * transaction ends, as the samples' reference check would (the writer's
+ * samples skip it): all in one statement, as the import ends.  A label set
+ * deleted since the import found it is missing then, and the import fails:
+ * the samples that were written already go with it.
+ */
 void
 writer_lock_label_sets(ProfileWriter *writer)
 {
