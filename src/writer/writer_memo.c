@@ -176,7 +176,7 @@ put_growth(const WriterMemo *memo, int len)
 
 	if (memo->count == memo->capacity)
 		growth += 2 * sizeof(MemoEntry) * memo->capacity;
-	if (!memo->keys_stay && memo->block_used + len > memo->block_size)
+	if (!memo->keys_stay && (memo->block == NULL || memo->block_used + len > memo->block_size))
 		growth += next_block_size(memo, len);
 	return growth;
 }
@@ -187,7 +187,8 @@ copy_key(WriterMemo *memo, const char *key, int len)
 {
 	char	   *copy;
 
-	if (memo->block_used + len > memo->block_size)
+	/* the first key has a block too, were it empty: a copy is never NULL */
+	if (memo->block == NULL || memo->block_used + len > memo->block_size)
 	{
 		/* the rest of the block is left: keys are short, blocks long */
 		memo->block_size = next_block_size(memo, len);
