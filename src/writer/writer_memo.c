@@ -19,8 +19,8 @@
  * A key is put after a get missed it: the get keeps the hash of the key it
  * missed, and the put of the same key (the same bytes at the same address,
  * as writer.h asks of its callers) takes it instead of hashing the key
- * again.  Were the bytes changed in between, the entry would only never be
- * found: a key is found by its bytes, and looked for under its own hash.
+ * again.  Were the bytes changed in between, the entry would go unfound,
+ * and no more: a key is found by its bytes, looked for under its own hash.
  *
  * Everything is in one memory context under the writer's: an emptying of
  * the writer's caches deletes it, and an import that fails leaves nothing
