@@ -136,6 +136,20 @@ PY
 	}
 	printf '\x02\x00\x03\x05\x01\x03\x07\x02\x03\x05\x01\x09\x3f\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x00\x00\x00\x00\x00\x00\x80\x01\x02\x03\x04\x05\x06\x07\x08\x10\x20' \
 		>"$work/seeds/samples/list-0"
+	# the hash tables: operations of three bytes (what, length, variant; see fuzz_buckets.c):
+	# 700 keys put (the buckets double four times), then looked up in that order and
+	# the next record taken; and short keys (the hash's tails) put twice, looked up
+	mkdir -p "$work/seeds/buckets"
+	python3 - "$work/seeds/buckets" <<'PY'
+import sys
+keys = [(n % 80, n // 80) for n in range(700)]
+grow = b"".join(bytes([0, n, v]) for n, v in keys) + b"".join(bytes([1 + i % 3, n, v]) for i, (n, v) in enumerate(keys))
+short = [(n, v) for n in range(9) for v in range(16)]
+tails = b"".join(bytes([op, n, v]) for op in (0, 1, 0, 2, 3) for n, v in short)
+for name, data in (("grow", grow), ("tails", tails)):
+    with open(f"{sys.argv[1]}/{name}", "wb") as f:
+        f.write(data)
+PY
 	# calltree-receiver's parsers: one small input of each (first byte: which; see fuzz_receiver.c)
 	mkdir -p "$work/seeds/receiver"
 	python3 - "$work/seeds/receiver" <<'PY'

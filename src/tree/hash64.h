@@ -26,13 +26,40 @@ calltree_hash64(uint64 k)
 
 /* One word mixed into a lane of calltree_hash_bytes */
 static inline uint64
+calltree_hash_word(uint64 h, uint64 word, uint64 multiplier)
+{
+	h = (h ^ word) * multiplier;
+	return h ^ (h >> 29);
+}
+
+/* The eight bytes at `data` mixed into a lane */
+static inline uint64
 calltree_hash_mix(uint64 h, const char *data, uint64 multiplier)
 {
 	uint64		word;
 
 	memcpy(&word, data, 8);
-	h = (h ^ word) * multiplier;
-	return h ^ (h >> 29);
+	return calltree_hash_word(h, word, multiplier);
+}
+
+/*
+ * The last 1 to 7 bytes of a key as one word, read without a loop: two
+ * words of four that overlap, or the first, middle and last of up to
+ * three bytes.  For a given length (which the hash mixes in), every byte
+ * lands in the word, and two tails that differ give two words that differ.
+ */
+static inline uint64
+calltree_hash_tail(const char *data, int len)
+{
+	uint32		first;
+	uint32		last;
+
+	if (len < 4)
+		return ((uint64) (uint8) data[0] << 16) | ((uint64) (uint8) data[len >> 1] << 8) |
+			(uint64) (uint8) data[len - 1];
+	memcpy(&first, data, 4);
+	memcpy(&last, data + len - 4, 4);
+	return ((uint64) last << 32) | first;
 }
 
 /*
@@ -62,12 +89,7 @@ calltree_hash_bytes(const char *data, int len)
 		len -= 8;
 	}
 	if (len > 0)
-	{
-		char		tail[8] = {0};
-
-		memcpy(tail, data, len);
-		b = calltree_hash_mix(b, tail, UINT64CONST(0xc4ceb9fe1a85ec53));
-	}
+		b = calltree_hash_word(b, calltree_hash_tail(data, len), UINT64CONST(0xc4ceb9fe1a85ec53));
 	return calltree_hash64(a ^ (b * UINT64CONST(0x9e3779b97f4a7c15)));
 }
 

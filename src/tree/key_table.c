@@ -3,33 +3,26 @@
  *	  A map of byte keys to ids, its keys beside their ids in one arena
  *	  (key_table.h says why).
  *
- * Open addressing with linear probing over buckets of eight bytes, at
- * most three quarters full.  A bucket holds the key's hash and the offset
- * of its record in the arena, in units of eight bytes (0: an empty bucket;
- * the arena's first eight bytes hold no record).  A record is the id, the
- * key's length and the key's bytes, padded to eight bytes.
+ * Its buckets are a BucketTable (bucket_table.h); a bucket refers to its
+ * record by the record's offset in the arena, in units of eight bytes (the
+ * arena's first eight bytes hold no record: 0 is an empty bucket).  A
+ * record is the id, the key's length and the key's bytes, padded to eight
+ * bytes.
  */
 #include "postgres.h"
 
 #include "utils/memutils.h"
 
+#include "tree/bucket_table.h"
 #include "tree/hash64.h"
 #include "tree/key_table.h"
 
 #define RECORD_ALIGN 8
 /* bytes kept after the last record: a key's last bytes may be read as a word */
 #define ARENA_SLACK 8
-#define FIRST_BUCKETS 64
 #define FIRST_ARENA 1024
 /* offsets in units of RECORD_ALIGN fit in 32 bits */
 #define MAX_ARENA ((Size) PG_UINT32_MAX * RECORD_ALIGN)
-#define MAX_BUCKETS ((Size) 1 << 31)
-
-typedef struct KeyBucket
-{
-	uint32		hash;
-	uint32		ref;			/* the record's offset / RECORD_ALIGN; 0: empty */
-} KeyBucket;
 
 typedef struct KeyRecord
 {
@@ -40,10 +33,7 @@ typedef struct KeyRecord
 
 struct KeyTable
 {
-	MemoryContext cxt;
-	KeyBucket  *buckets;
-	Size		nbuckets;		/* a power of two */
-	Size		count;
+	BucketTable buckets;		/* refs: a record's offset / RECORD_ALIGN */
 	char	   *arena;
 	Size		used;			/* a multiple of RECORD_ALIGN */
 	Size		capacity;
@@ -67,10 +57,7 @@ key_table_create(MemoryContext cxt)
 {
 	KeyTable   *table = MemoryContextAlloc(cxt, sizeof(KeyTable));
 
-	table->cxt = cxt;
-	table->nbuckets = FIRST_BUCKETS;
-	table->buckets = MemoryContextAllocZero(cxt, sizeof(KeyBucket) * FIRST_BUCKETS);
-	table->count = 0;
+	bucket_table_init(&table->buckets, cxt);
 	table->capacity = FIRST_ARENA;
 	table->arena = MemoryContextAlloc(cxt, FIRST_ARENA);
 	table->used = RECORD_ALIGN;
@@ -85,26 +72,18 @@ record_is(const KeyRecord *record, const char *key, int len)
 	return record->len == (uint32) len && memcmp(record->key, key, len) == 0;
 }
 
+/* BucketKeyIs of the table's buckets */
+static bool
+ref_is(const void *table, uint32 ref, const char *key, int len)
+{
+	return record_is(record_at(table, ref), key, len);
+}
+
 /* The bucket of the key, or the empty one where it would go */
-static inline KeyBucket *
+static inline Bucket *
 find_bucket(const KeyTable *table, const char *key, int len, uint32 hash)
 {
-	Size		mask = table->nbuckets - 1;
-	Size		i = hash & mask;
-
-	for (;;)
-	{
-		KeyBucket  *bucket = &table->buckets[i];
-
-		if (bucket->ref == 0)
-			return bucket;
-		if (bucket->hash == hash)
-		{
-			if (record_is(record_at(table, bucket->ref), key, len))
-				return bucket;
-		}
-		i = (i + 1) & mask;
-	}
+	return bucket_table_find(&table->buckets, hash, ref_is, table, key, len);
 }
 
 /*
@@ -131,7 +110,7 @@ found_at(KeyTable *table, Size offset, int len)
 bool
 key_table_get(KeyTable *table, const char *key, int len, int64 *id)
 {
-	const KeyBucket *bucket;
+	const Bucket *bucket;
 	const KeyRecord *record;
 
 	if (table->next < table->used)
@@ -175,12 +154,6 @@ key_table_take_next(KeyTable *table)
 	return record->id;
 }
 
-static inline bool
-buckets_full(const KeyTable *table)
-{
-	return (table->count + 1) * 4 > table->nbuckets * 3;
-}
-
 /* The arena's size once it holds `more` bytes more; 0 past MAX_ARENA */
 static Size
 arena_capacity(const KeyTable *table, Size more)
@@ -197,44 +170,17 @@ arena_capacity(const KeyTable *table, Size more)
 Size
 key_table_bytes(const KeyTable *table)
 {
-	return table->nbuckets * sizeof(KeyBucket) + table->capacity;
+	return bucket_table_bytes(&table->buckets) + table->capacity;
 }
 
 Size
 key_table_growth(const KeyTable *table, int len)
 {
-	Size		growth = 0;
+	Size		growth = bucket_table_growth(&table->buckets);
 
-	if (buckets_full(table))
-		growth += 2 * table->nbuckets * sizeof(KeyBucket);
 	if (table->used + record_size(len) + ARENA_SLACK > table->capacity)
 		growth += arena_capacity(table, record_size(len) + ARENA_SLACK);
 	return growth;
-}
-
-/* Twice the buckets, the records where they were */
-static void
-grow_buckets(KeyTable *table)
-{
-	Size		nbuckets = 2 * table->nbuckets;
-	Size		mask = nbuckets - 1;
-	KeyBucket  *buckets = MemoryContextAllocExtended(table->cxt, sizeof(KeyBucket) * nbuckets,
-												   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-
-	for (Size b = 0; b < table->nbuckets; b++)
-	{
-		KeyBucket	old = table->buckets[b];
-		Size		i;
-
-		if (old.ref == 0)
-			continue;
-		for (i = old.hash & mask; buckets[i].ref != 0; i = (i + 1) & mask)
-			;
-		buckets[i] = old;
-	}
-	pfree(table->buckets);
-	table->buckets = buckets;
-	table->nbuckets = nbuckets;
 }
 
 bool
@@ -242,15 +188,11 @@ key_table_put(KeyTable *table, const char *key, int len, int64 id)
 {
 	uint32		hash = calltree_hash_bytes(key, len);
 	Size		size = record_size(len);
-	KeyBucket  *bucket;
+	Bucket	   *bucket;
 	KeyRecord  *record;
 
-	if (buckets_full(table))
-	{
-		if (table->nbuckets >= MAX_BUCKETS)
-			return false;
-		grow_buckets(table);
-	}
+	if (!bucket_table_make_room(&table->buckets))
+		return false;
 	bucket = find_bucket(table, key, len, hash);
 	if (bucket->ref != 0)
 	{
@@ -270,9 +212,7 @@ key_table_put(KeyTable *table, const char *key, int len, int64 id)
 	record->id = id;
 	record->len = (uint32) len;
 	memcpy(record->key, key, len);
-	bucket->hash = hash;
-	bucket->ref = (uint32) (table->used / RECORD_ALIGN);
+	bucket_table_fill(&table->buckets, bucket, hash, (uint32) (table->used / RECORD_ALIGN));
 	table->used += size;
-	table->count++;
 	return true;
 }

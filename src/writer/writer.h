@@ -71,7 +71,11 @@ extern int64 profile_writer_walk_end(ProfileWriter *writer);
 /* several frames pushed at once, root first */
 extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count);
 
-/* stack ids memoized under a key of the importer's (a pprof location list) */
+/*
+ * stack ids memoized under a key of the importer's (a pprof location list);
+ * the put of a key that a get missed is cheaper when it follows that get
+ * with the same bytes at the same address
+ */
 extern bool profile_writer_memo_get(ProfileWriter *writer, const void *key, int len, int64 *stack);
 extern void profile_writer_memo_put(ProfileWriter *writer, const void *key, int len, int64 stack);
 /* the keys stay where they are until profile_writer_finish: not copied */

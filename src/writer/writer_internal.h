@@ -278,7 +278,7 @@ extern void writer_stack_key(StringInfo key, int64 prefix, int64 frame);
 extern WriterMemo *writer_memo_create(MemoryContext parent, bool keys_stay, int64 expected,
 									  Size limit);
 extern Size writer_memo_bytes(const WriterMemo *memo);
-extern bool writer_memo_get(const WriterMemo *memo, const char *key, int len, int64 *stack);
+extern bool writer_memo_get(WriterMemo *memo, const char *key, int len, int64 *stack);
 extern bool writer_memo_put(WriterMemo *memo, const char *key, int len, int64 stack, Size limit);
 extern void writer_memo_free(WriterMemo *memo);
 

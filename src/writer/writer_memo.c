@@ -6,15 +6,21 @@
  *
  * A memo lives for one import, or until the writer empties its caches,
  * and every fresh cache line it writes costs: a repeat import's working
- * set is larger than a core's cache.  So it writes little.  A bucket is
- * eight bytes (the key's hash and its entry's number); the entries (where
- * the key lies, its length, its stack) lie together, in the order they
- * were put, in an array sized from the importer's count of samples when
- * it gives one.  Keys the importer keeps unchanged until the import ends
- * (profile_writer_memo_keys_stay: pprof's, in its data) are referred to
- * where they are; others (lines of a stream, JFR's keys) are copied, back
- * to back, into blocks of the memo's own.  A key is found
- * only when its bytes equal the entry's, never on its hash.
+ * set is larger than a core's cache.  So it writes little.  Its buckets
+ * are a BucketTable (bucket_table.h), each referring to its entry by the
+ * entry's number; the entries (where the key lies, its length, its stack)
+ * lie together, in the order they were put, in an array sized from the
+ * importer's count of samples when it gives one.  Keys the importer keeps
+ * unchanged until the import ends (profile_writer_memo_keys_stay: pprof's,
+ * in its data) are referred to where they are; others (lines of a stream,
+ * JFR's keys) are copied, back to back, into blocks of the memo's own.  A
+ * key is found only when its bytes equal the entry's, never on its hash.
+ *
+ * A key is put after a get missed it: the get keeps the hash of the key it
+ * missed, and the put of the same key (the same bytes at the same address,
+ * as writer.h asks of its callers) takes it instead of hashing the key
+ * again.  Were the bytes changed in between, the entry would go unfound,
+ * and no more: a key is found by its bytes, looked for under its own hash.
  *
  * Everything is in one memory context under the writer's: an emptying of
  * the writer's caches deletes it, and an import that fails leaves nothing
@@ -24,21 +30,15 @@
 
 #include "utils/memutils.h"
 
+#include "tree/bucket_table.h"
 #include "tree/hash64.h"
 #include "writer/writer_internal.h"
 
-#define FIRST_BUCKETS 64
 #define FIRST_ENTRIES 64
 /* entries sized at once from a count of samples, at most */
 #define MAX_EXPECTED_ENTRIES (64 * 1024)
 #define FIRST_KEY_BLOCK (4 * 1024)
 #define MAX_KEY_BLOCK (1024 * 1024)
-
-typedef struct MemoBucket
-{
-	uint32		hash;
-	uint32		entry;			/* the entry's number + 1; 0: empty */
-} MemoBucket;
 
 typedef struct MemoEntry
 {
@@ -51,15 +51,18 @@ struct WriterMemo
 {
 	MemoryContext cxt;
 	bool		keys_stay;		/* keys are referred to, not copied */
-	MemoBucket *buckets;
-	Size		nbuckets;		/* a power of two */
+	BucketTable buckets;		/* refs: an entry's number + 1 */
 	MemoEntry  *entries;
 	uint32		count;
 	uint32		capacity;
 	char	   *block;			/* where copied keys go */
 	Size		block_used;
 	Size		block_size;
-	Size		bytes;			/* allocated: the arrays and blocks in use or not */
+	Size		bytes;			/* allocated but the buckets: entries and blocks, in use or not */
+	/* the key the last get missed, and its hash, for the put that follows */
+	const char *missed_key;
+	int			missed_len;
+	uint32		missed_hash;
 };
 
 /* Memory for the memo, counted */
@@ -83,8 +86,7 @@ writer_memo_create(MemoryContext parent, bool keys_stay, int64 expected, Size li
 	memo->cxt = cxt;
 	memo->keys_stay = keys_stay;
 	memo->bytes = sizeof(WriterMemo);
-	memo->nbuckets = FIRST_BUCKETS;
-	memo->buckets = memo_alloc(memo, sizeof(MemoBucket) * FIRST_BUCKETS, MCXT_ALLOC_ZERO);
+	bucket_table_init(&memo->buckets, cxt);
 	/* allocated, not written: the entries not put cost no cache line */
 	expected = Min(expected, (int64) (limit / 8 / sizeof(MemoEntry)));
 	memo->capacity = (uint32) Min(Max(expected, FIRST_ENTRIES), MAX_EXPECTED_ENTRIES);
@@ -96,46 +98,62 @@ writer_memo_create(MemoryContext parent, bool keys_stay, int64 expected, Size li
 Size
 writer_memo_bytes(const WriterMemo *memo)
 {
-	return memo ? memo->bytes : 0;
+	return memo ? memo->bytes + bucket_table_bytes(&memo->buckets) : 0;
+}
+
+static inline MemoEntry *
+entry_at(const WriterMemo *memo, uint32 ref)
+{
+	return &memo->entries[ref - 1];
+}
+
+/* BucketKeyIs of the memo's buckets */
+static bool
+ref_is(const void *memo, uint32 ref, const char *key, int len)
+{
+	const MemoEntry *entry = entry_at(memo, ref);
+
+	return entry->len == (uint32) len && memcmp(entry->key, key, len) == 0;
 }
 
 /* The bucket of the key, or the empty one where it would go */
-static inline MemoBucket *
-find_bucket(const WriterMemo *memo, const char *key, uint32 len, uint32 hash)
+static inline Bucket *
+find_bucket(const WriterMemo *memo, const char *key, int len, uint32 hash)
 {
-	Size		mask = memo->nbuckets - 1;
-
-	for (Size i = hash & mask;; i = (i + 1) & mask)
-	{
-		MemoBucket *bucket = &memo->buckets[i];
-		const MemoEntry *entry;
-
-		if (bucket->entry == 0)
-			return bucket;
-		entry = &memo->entries[bucket->entry - 1];
-		if (bucket->hash == hash && entry->len == len && memcmp(entry->key, key, len) == 0)
-			return bucket;
-	}
+	return bucket_table_find(&memo->buckets, hash, ref_is, memo, key, len);
 }
 
 bool
-writer_memo_get(const WriterMemo *memo, const char *key, int len, int64 *stack)
+writer_memo_get(WriterMemo *memo, const char *key, int len, int64 *stack)
 {
-	const MemoBucket *bucket;
+	uint32		hash;
+	const Bucket *bucket;
 
 	if (memo == NULL)
 		return false;
-	bucket = find_bucket(memo, key, (uint32) len, calltree_hash_bytes(key, len));
-	if (bucket->entry == 0)
+	hash = calltree_hash_bytes(key, len);
+	bucket = find_bucket(memo, key, len, hash);
+	if (bucket->ref == 0)
+	{
+		memo->missed_key = key;
+		memo->missed_len = len;
+		memo->missed_hash = hash;
 		return false;
-	*stack = memo->entries[bucket->entry - 1].stack;
+	}
+	*stack = entry_at(memo, bucket->ref)->stack;
 	return true;
 }
 
-static inline bool
-buckets_full(const WriterMemo *memo)
+/* The key's hash: the one its get kept when it missed this key */
+static inline uint32
+put_hash(WriterMemo *memo, const char *key, int len)
 {
-	return ((Size) memo->count + 1) * 4 > (Size) memo->nbuckets * 3;
+	bool		missed = key != NULL && key == memo->missed_key && len == memo->missed_len;
+
+	memo->missed_key = NULL;
+	/* its caller kept the key's bytes as they were */
+	Assert(!missed || memo->missed_hash == calltree_hash_bytes(key, len));
+	return missed ? memo->missed_hash : calltree_hash_bytes(key, len);
 }
 
 /* The size of the block a key of `len` bytes that does not fit goes to */
@@ -154,40 +172,13 @@ next_block_size(const WriterMemo *memo, int len)
 static Size
 put_growth(const WriterMemo *memo, int len)
 {
-	Size		growth = 0;
+	Size		growth = bucket_table_growth(&memo->buckets);
 
-	if (buckets_full(memo))
-		growth += 2 * sizeof(MemoBucket) * memo->nbuckets;
 	if (memo->count == memo->capacity)
 		growth += 2 * sizeof(MemoEntry) * memo->capacity;
-	if (!memo->keys_stay && memo->block_used + len > memo->block_size)
+	if (!memo->keys_stay && (memo->block == NULL || memo->block_used + len > memo->block_size))
 		growth += next_block_size(memo, len);
 	return growth;
-}
-
-/* Twice the buckets, the entries where they were */
-static void
-grow_buckets(WriterMemo *memo)
-{
-	Size		nbuckets = 2 * memo->nbuckets;
-	Size		mask = nbuckets - 1;
-	MemoBucket *buckets = memo_alloc(memo, sizeof(MemoBucket) * nbuckets, MCXT_ALLOC_ZERO);
-
-	for (Size b = 0; b < memo->nbuckets; b++)
-	{
-		MemoBucket	old = memo->buckets[b];
-		Size		i;
-
-		if (old.entry == 0)
-			continue;
-		for (i = old.hash & mask; buckets[i].entry != 0; i = (i + 1) & mask)
-			;
-		buckets[i] = old;
-	}
-	pfree(memo->buckets);
-	memo->bytes -= sizeof(MemoBucket) * memo->nbuckets;
-	memo->buckets = buckets;
-	memo->nbuckets = nbuckets;
 }
 
 /* A copy of the key, in the memo's blocks: keys back to back, no header each */
@@ -196,7 +187,8 @@ copy_key(WriterMemo *memo, const char *key, int len)
 {
 	char	   *copy;
 
-	if (memo->block_used + len > memo->block_size)
+	/* the first key has a block too, were it empty: a copy is never NULL */
+	if (memo->block == NULL || memo->block_used + len > memo->block_size)
 	{
 		/* the rest of the block is left: keys are short, blocks long */
 		memo->block_size = next_block_size(memo, len);
@@ -216,19 +208,18 @@ copy_key(WriterMemo *memo, const char *key, int len)
 bool
 writer_memo_put(WriterMemo *memo, const char *key, int len, int64 stack, Size limit)
 {
-	uint32		hash = calltree_hash_bytes(key, len);
-	MemoBucket *bucket;
+	uint32		hash = put_hash(memo, key, len);
+	Bucket	   *bucket;
 	MemoEntry  *entry;
 
-	/* entries' numbers fit in a bucket's 32 bits, the entries' count doubles in 32 */
-	if (writer_memo_bytes(memo) + put_growth(memo, len) > limit || memo->count >= PG_INT32_MAX)
+	/* buckets stop doubling before the entries' count passes 2^31 */
+	if (writer_memo_bytes(memo) + put_growth(memo, len) > limit ||
+		!bucket_table_make_room(&memo->buckets))
 		return false;
-	if (buckets_full(memo))
-		grow_buckets(memo);
-	bucket = find_bucket(memo, key, (uint32) len, hash);
-	if (bucket->entry != 0)
+	bucket = find_bucket(memo, key, len, hash);
+	if (bucket->ref != 0)
 	{
-		memo->entries[bucket->entry - 1].stack = stack;
+		entry_at(memo, bucket->ref)->stack = stack;
 		return true;
 	}
 	if (memo->count == memo->capacity)
@@ -241,8 +232,7 @@ writer_memo_put(WriterMemo *memo, const char *key, int len, int64 stack, Size li
 	entry->key = memo->keys_stay ? key : copy_key(memo, key, len);
 	entry->len = (uint32) len;
 	entry->stack = stack;
-	bucket->hash = hash;
-	bucket->entry = memo->count;
+	bucket_table_fill(&memo->buckets, bucket, hash, memo->count);
 	return true;
 }
 
