@@ -121,16 +121,6 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/*
- * Samples without a time are sorted first by their stack, in place, a byte
- * of the stack id at a time from the highest that differs (a radix sort
- * that moves each sample once per byte: an import's few hundred samples
- * over a few hundred stacks take two or three passes, where comparing sorts
- * took most of the time of packing).  The samples of one stack, a few, are
- * then sorted by comparison.  Below RADIX_MIN samples comparing is as cheap.
- */
-#define RADIX_MIN 64
-
 /* A stack id as an unsigned key of the same order */
 static inline uint64
 stack_key(const Sample *sample)
@@ -147,82 +137,321 @@ swap_samples(Sample *a, Sample *b)
 	*b = t;
 }
 
-static void radix_sort_untimed(Sample *samples, int64 count, int shift);
+/*
+ * Samples without a time are sorted first by their stack by grouping them:
+ * a hash table gives each stack a group as it is first met, the groups
+ * (the distinct stacks, a few hundred in an import) are sorted by a radix
+ * sort over the bytes where their ids differ, and each sample is then
+ * moved once, in place, to the place of its group (a counting sort over
+ * the distinct stacks, not over the 64-bit ids).  The samples of one
+ * stack, a few, are then sorted by comparison.  The sorted groups are the
+ * stack dictionary of packing, which then costs nothing more.  Below
+ * GROUPING_MIN samples comparing is as cheap.  The label sets of packing
+ * are gathered by the same table: their dictionary and each sample's
+ * index in it in one pass.
+ */
+#define GROUPING_MIN 64
+
+/* The most bits of a digit of the radix sort of the groups */
+#define GROUP_DIGIT_MAX 11
 
 /*
- * One pass of the radix sort, over RADIX_MIN samples or more: the samples
- * into the buckets of their byte at `shift`, then each bucket sorted.
- * Apart from radix_sort_untimed, so that its counts are made and zeroed
- * only for the samples they serve, not by each of the many calls for a
- * bucket of a few samples, deeper down the stack.  They are int32: every
- * caller sorts fewer than 2^31 samples (samples_encode at most SAMPLES_MAX,
- * sample_face.c the rows of one array of row ids, under 1 GB).
+ * The distinct keys met, each a group numbered in the order met, found by
+ * an open-addressing table of at most half its slots used.  Counts are
+ * int32: every caller groups fewer than 2^31 samples (samples_encode at
+ * most SAMPLES_MAX, sample_face.c the rows of one array of row ids, under
+ * 1 GB).
  */
-static pg_noinline void
-radix_pass(Sample *samples, int64 count, int shift)
+typedef struct KeyGroups
 {
-	int32		next[256];
-	int32		end[256] = {0};
-	int32		at = 0;
+	uint64	   *keys;			/* group -> its key */
+	int32	   *sizes;			/* group -> the samples of its key */
+	int32		count;
+	int32		capacity;
+	int32	   *slots;			/* a group, or -1 for none */
+	int			slot_bits;
+} KeyGroups;
 
-	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
-	for (int64 i = 0; i < count; i++)
-		end[(stack_key(&samples[i]) >> shift) & 0xFF]++;
-	for (int b = 0; b < 256; b++)
+/* The slot of a key, Fibonacci hashing (the high bits of a product) */
+static inline uint32
+slot_of(uint64 key, int bits)
+{
+	return (uint32) ((key * UINT64CONST(0x9E3779B97F4A7C15)) >> (64 - bits));
+}
+
+/* A table of 2^bits slots for the groups */
+static void
+groups_rehash(KeyGroups *groups, int bits)
+{
+	uint32		mask = ((uint32) 1 << bits) - 1;
+
+	if (groups->slots != NULL)
+		pfree(groups->slots);
+	groups->slots = palloc_extended(sizeof(int32) << bits, MCXT_ALLOC_HUGE);
+	memset(groups->slots, 0xFF, sizeof(int32) << bits);
+	groups->slot_bits = bits;
+	for (int32 g = 0; g < groups->count; g++)
 	{
-		next[b] = at;
-		at += end[b];
-		end[b] = at;
-	}
-	/* each sample is swapped into its byte's bucket, the buckets in order */
-	for (int b = 0; b < 256; b++)
-		while (next[b] < end[b])
-		{
-			int			to = (int) ((stack_key(&samples[next[b]]) >> shift) & 0xFF);
+		uint32		slot = slot_of(groups->keys[g], bits);
 
-			if (to == b)
-				next[b]++;
-			else
-				swap_samples(&samples[next[b]], &samples[next[to]++]);
-		}
-	for (int b = 0, from = 0; b < 256; from = end[b], b++)
-	{
-		int32		size = end[b] - from;
-
-		if (size < 2)
-			continue;
-		if (shift == 0)
-			sort_canonical(samples + from, (size_t) size);	/* one stack */
-		else
-			radix_sort_untimed(samples + from, size, shift - 8);
+		while (groups->slots[slot] >= 0)
+			slot = (slot + 1) & mask;
+		groups->slots[slot] = g;
 	}
+}
+
+/* Groups for about `expected` distinct keys (they grow past it) */
+static void
+groups_init(KeyGroups *groups, int64 expected)
+{
+	groups->capacity = (int32) Max(Min(expected, 1024), 16);
+	groups->keys = palloc(sizeof(uint64) * groups->capacity);
+	groups->sizes = palloc(sizeof(int32) * groups->capacity);
+	groups->count = 0;
+	groups->slots = NULL;
+	groups_rehash(groups, pg_leftmost_one_pos64((uint64) groups->capacity * 2 - 1) + 1);
 }
 
 static void
-radix_sort_untimed(Sample *samples, int64 count, int shift)
+groups_free(KeyGroups *groups)
 {
-	if (count >= RADIX_MIN)
-		radix_pass(samples, count, shift);
-	else if (count > 1)
-		sort_canonical(samples, (size_t) count);
+	pfree(groups->keys);
+	pfree(groups->sizes);
+	pfree(groups->slots);
 }
 
-void
-samples_sort(Sample *samples, int64 count)
+/* A new group for `key`, which `slot` is free for */
+static pg_noinline int32
+groups_add(KeyGroups *groups, uint64 key, uint32 slot)
+{
+	int32		g = groups->count++;
+
+	if (g == groups->capacity)
+	{
+		groups->capacity *= 2;
+		groups->keys = repalloc_huge(groups->keys, sizeof(uint64) * groups->capacity);
+		groups->sizes = repalloc_huge(groups->sizes, sizeof(int32) * groups->capacity);
+	}
+	groups->keys[g] = key;
+	groups->sizes[g] = 1;
+	groups->slots[slot] = g;
+	if ((uint64) groups->count * 2 > ((uint64) 1 << groups->slot_bits))
+		groups_rehash(groups, groups->slot_bits + 1);
+	return g;
+}
+
+/* The group of `key`, made if it is new; counts one sample of it */
+static inline int32
+group_of(KeyGroups *groups, uint64 key)
+{
+	uint32		mask = ((uint32) 1 << groups->slot_bits) - 1;
+	uint32		slot = slot_of(key, groups->slot_bits);
+	int32		g;
+
+	while ((g = groups->slots[slot]) >= 0)
+	{
+		if (groups->keys[g] == key)
+		{
+			groups->sizes[g]++;
+			return g;
+		}
+		slot = (slot + 1) & mask;
+	}
+	return groups_add(groups, key, slot);
+}
+
+/* One pass of groups_in_order: `from` into `to` by the digit at `shift` */
+static void
+digit_pass(const KeyGroups *groups, const int32 *from, int32 *to, int shift, int bits)
+{
+	int32		next[1 << GROUP_DIGIT_MAX];
+	uint64		mask = ((uint64) 1 << bits) - 1;
+
+	memset(next, 0, sizeof(int32) << bits);
+	for (int32 k = 0; k < groups->count; k++)
+		next[(groups->keys[from[k]] >> shift) & mask]++;
+	for (int32 d = 0, at = 0; d <= (int32) mask; d++)
+	{
+		int32		size = next[d];
+
+		next[d] = at;
+		at += size;
+	}
+	for (int32 k = 0; k < groups->count; k++)
+		to[next[(groups->keys[from[k]] >> shift) & mask]++] = from[k];
+}
+
+/*
+ * The groups in the order of their keys, in a new array: a radix sort,
+ * least significant digit first, over the bits where some keys differ, in
+ * digits of about as many buckets as there are groups, at most
+ * GROUP_DIGIT_MAX bits (two for the few hundred stacks of an import,
+ * interned together)
+ */
+static int32 *
+groups_in_order(const KeyGroups *groups)
+{
+	int32		n = groups->count;
+	int32	   *order = palloc(sizeof(int32) * Max(n, 1));
+	int32	   *other = palloc(sizeof(int32) * Max(n, 1));
+	uint64		differ = 0;
+	int			digit_max = Min(Max(pg_leftmost_one_pos32(Max(n, 1)) + 1, 4), GROUP_DIGIT_MAX);
+	int			low;
+	int			span;
+	int			digits;
+
+	for (int32 g = 0; g < n; g++)
+	{
+		order[g] = g;
+		differ |= groups->keys[g] ^ groups->keys[0];
+	}
+	if (differ == 0)
+	{
+		pfree(other);
+		return order;
+	}
+	low = pg_rightmost_one_pos64(differ);
+	span = pg_leftmost_one_pos64(differ) + 1 - low;
+	digits = (span + digit_max - 1) / digit_max;
+	for (int d = 0; d < digits; d++)
+	{
+		int			bits = (d + 1) * span / digits - d * span / digits;
+		int32	   *swap;
+
+		digit_pass(groups, order, other, low, bits);
+		low += bits;
+		swap = order;
+		order = other;
+		other = swap;
+	}
+	pfree(other);
+	return order;
+}
+
+/* The canonical order of two samples without a time, of one stack */
+static inline int
+order_in_stack(const Sample *x, const Sample *y)
+{
+	if (x->has_labels != y->has_labels)
+		return x->has_labels ? 1 : -1;
+	if (x->has_labels && x->labels_id != y->labels_id)
+		return compare_int64(x->labels_id, y->labels_id);
+	return compare_int64(x->weight, y->weight);
+}
+
+/* A group's few samples, all of one stack, in canonical order */
+static inline void
+sort_group(Sample *samples, int32 count)
+{
+	if (count > 8)
+	{
+		sort_canonical(samples, (size_t) count);
+		return;
+	}
+	for (int32 i = 1; i < count; i++)
+	{
+		Sample		sample;
+		int32		j = i;
+
+		if (order_in_stack(&samples[i - 1], &samples[i]) <= 0)
+			continue;
+		sample = samples[i];
+		for (; j > 0 && order_in_stack(&samples[j - 1], &sample) > 0; j--)
+			samples[j] = samples[j - 1];
+		samples[j] = sample;
+	}
+}
+
+/*
+ * Sorts `count` >= 2 samples without a time in canonical order; the
+ * distinct stack ids, ascending, in a new array, *nstacks their number
+ */
+static int64 *
+sort_by_stack(Sample *samples, int64 count, int64 *nstacks)
+{
+	KeyGroups	groups;
+	int32	   *group = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
+	int32	   *source = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
+	int32	   *order;
+	int64	   *stacks;
+	int32		from = 0;
+
+	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
+	groups_init(&groups, count);
+	for (int64 i = 0; i < count; i++)
+		group[i] = group_of(&groups, stack_key(&samples[i]));
+	order = groups_in_order(&groups);
+	/* each group's first place; sizes[] become where its next sample goes */
+	stacks = palloc(sizeof(int64) * groups.count);
+	for (int32 k = 0, at = 0; k < groups.count; k++)
+	{
+		int32		g = order[k];
+		int32		size = groups.sizes[g];
+
+		stacks[k] = (int64) (groups.keys[g] ^ ((uint64) 1 << 63));
+		groups.sizes[g] = at;
+		at += size;
+	}
+	/* the sample that goes to each place, those of a group in the order met */
+	for (int32 i = 0; i < (int32) count; i++)
+		source[groups.sizes[group[i]]++] = i;
+	/* each cycle of the permutation: every sample is copied once */
+	for (int32 i = 0; i < (int32) count; i++)
+	{
+		Sample		first;
+		int32		hole = i;
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (source[i] == i)
+			continue;
+		first = samples[i];
+		while (source[hole] != i)
+		{
+			int32		next = source[hole];
+
+			samples[hole] = samples[next];
+			source[hole] = hole;
+			hole = next;
+		}
+		samples[hole] = first;
+		source[hole] = hole;
+	}
+	/* sizes[] are now where each group ends */
+	for (int32 k = 0; k < groups.count; k++)
+	{
+		int32		end = groups.sizes[order[k]];
+
+		sort_group(samples + from, end - from);
+		from = end;
+	}
+	*nstacks = groups.count;
+	pfree(order);
+	pfree(source);
+	pfree(group);
+	groups_free(&groups);
+	return stacks;
+}
+
+/*
+ * Sorts the samples in canonical order.  When the samples without a time
+ * were grouped by stack, the distinct stacks of those, ascending, in a new
+ * array (*nstacks their number), else NULL.
+ */
+static int64 *
+sort_samples(Sample *samples, int64 count, int64 *nstacks)
 {
 	int64		untimed = 0;
-	uint64		differ = 0;
-	int			shift = 0;
 
-	if (count < RADIX_MIN)
+	if (count < GROUPING_MIN)
 	{
 		if (count > 1)
 			sort_canonical(samples, (size_t) count);
-		return;
+		return NULL;
 	}
 	for (int64 i = 1; i < count && canonical_order(&samples[i - 1], &samples[i]) <= 0; i++)
 		if (i == count - 1)
-			return;				/* in order already */
+			return NULL;		/* in order already */
 	/* samples without a time to the front, which canonical order puts first */
 	for (int64 i = 0; i < count; i++)
 		if (!samples[i].has_ts)
@@ -235,12 +464,18 @@ samples_sort(Sample *samples, int64 count)
 	if (count - untimed > 1)
 		sort_canonical(samples + untimed, (size_t) (count - untimed));
 	if (untimed < 2)
-		return;
-	for (int64 i = 1; i < untimed; i++)
-		differ |= stack_key(&samples[i]) ^ stack_key(&samples[0]);
-	while (shift < 56 && (differ >> shift) > 0xFF)
-		shift += 8;
-	radix_sort_untimed(samples, untimed, shift);
+		return NULL;
+	return sort_by_stack(samples, untimed, nstacks);
+}
+
+void
+samples_sort(Sample *samples, int64 count)
+{
+	int64		nstacks;
+	int64	   *stacks = sort_samples(samples, count, &nstacks);
+
+	if (stacks != NULL)
+		pfree(stacks);
 }
 
 /*
@@ -608,13 +843,13 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 }
 
 /*
- * The distinct values of `count` ids, ascending, in a new array; *distinct
- * gets their number.  Samples without times are in stack order already:
- * a run of one stack is kept once, and the sort returns after one pass
- * over the stacks, as over any input in order.
+ * The distinct stack ids of `count` samples, ascending, in a new array;
+ * *distinct gets their number.  Samples without times are in stack order
+ * already: a run of one stack is kept once, and the sort returns after one
+ * pass over the stacks, as over any input in order.
  */
 static int64 *
-distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
+distinct_ids(const Sample *samples, int64 count, int64 *distinct)
 {
 	int64	   *ids = palloc_extended(sizeof(int64) * Max(count, 1), MCXT_ALLOC_HUGE);
 	int64		n = 0;
@@ -622,17 +857,9 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 
 	for (int64 i = 0; i < count; i++)
 	{
-		int64		id;
-
-		if (!labels)
-			id = samples[i].stack_id;
-		else if (samples[i].has_labels)
-			id = samples[i].labels_id;
-		else
-			continue;
 		/* a run of one id kept once */
-		if (n == 0 || ids[n - 1] != id)
-			ids[n++] = id;
+		if (n == 0 || ids[n - 1] != samples[i].stack_id)
+			ids[n++] = samples[i].stack_id;
 	}
 	if (n > 1)
 		sort_ids(ids, (size_t) n);
@@ -726,13 +953,45 @@ write_weight_column(Writer *writer, const Sample *samples, int64 count, uint64 u
 	write_column(writer, &WEIGHTS, scratch, count);
 }
 
+/*
+ * The label sets of the samples: their distinct ids, ascending, in a new
+ * array (*nlabels their number), and in codes[] each sample's index in
+ * it plus one, 0 for a sample without one
+ */
+static int64 *
+label_dictionary(const Sample *samples, int64 count, int32 *codes, int64 *nlabels)
+{
+	KeyGroups	groups;
+	int32	   *order;
+	int32	   *index;
+	int64	   *labels;
+
+	groups_init(&groups, 16);
+	for (int64 i = 0; i < count; i++)
+		codes[i] = samples[i].has_labels ? group_of(&groups, key_of_signed(samples[i].labels_id)) + 1 : 0;
+	order = groups_in_order(&groups);
+	index = palloc(sizeof(int32) * Max(groups.count, 1));
+	labels = palloc(sizeof(int64) * Max(groups.count, 1));
+	for (int32 k = 0; k < groups.count; k++)
+	{
+		labels[k] = signed_of_key(groups.keys[order[k]]);
+		index[order[k]] = k;
+	}
+	for (int64 i = 0; i < count; i++)
+		if (codes[i] > 0)
+			codes[i] = index[codes[i] - 1] + 1;
+	*nlabels = groups.count;
+	pfree(index);
+	pfree(order);
+	groups_free(&groups);
+	return labels;
+}
+
 static void
-write_label_column(Writer *writer, const Sample *samples, int64 count,
-				   const int64 *labels, int64 nlabels, uint64 *scratch)
+write_label_column(Writer *writer, const int32 *codes, int64 count, uint64 *scratch)
 {
 	for (int64 i = 0; i < count; i++)
-		scratch[i] = samples[i].has_labels ?
-			(uint64) index_of(labels, nlabels, samples[i].labels_id) + 1 : 0;
+		scratch[i] = (uint64) codes[i];
 	write_column(writer, &LABEL_CODES, scratch, count);
 }
 
@@ -755,7 +1014,13 @@ weight_unit(const Sample *samples, int64 count)
 	uint64		unit = 0;
 
 	for (int64 i = 0; i < count && unit != 1; i++)
-		unit = gcd64(unit, magnitude(samples[i].weight));
+	{
+		uint64		m = magnitude(samples[i].weight);
+
+		/* most weights are a multiple of the unit found: a division, not two */
+		if (unit == 0 || m % unit != 0)
+			unit = gcd64(unit, m);
+	}
 	return unit == 0 ? 1 : unit;
 }
 
@@ -789,6 +1054,7 @@ samples_encode(Sample *samples, int64 count)
 	int64		timed = 0;
 	int64	   *stacks;
 	int64	   *labels;
+	int32	   *label_codes;
 	uint64	   *scratch;
 	uint64		wunit;
 	uint64		tunit = 1;
@@ -796,11 +1062,18 @@ samples_encode(Sample *samples, int64 count)
 
 	if (count > SAMPLES_MAX)
 		too_many_samples(count);
-	samples_sort(samples, count);
+	stacks = sort_samples(samples, count, &nstacks);
 	while (timed < count && samples[count - 1 - timed].has_ts)
 		timed++;
-	stacks = distinct_ids(samples, count, false, &nstacks);
-	labels = distinct_ids(samples, count, true, &nlabels);
+	/* the stacks of timed samples are not among those grouped */
+	if (stacks == NULL || timed > 0)
+	{
+		if (stacks != NULL)
+			pfree(stacks);
+		stacks = distinct_ids(samples, count, &nstacks);
+	}
+	label_codes = palloc_extended(sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
+	labels = label_dictionary(samples, count, label_codes, &nlabels);
 	wunit = weight_unit(samples, count);
 	if (timed > 0)
 	{
@@ -832,13 +1105,14 @@ samples_encode(Sample *samples, int64 count)
 	write_stack_column(&writer, samples, count, timed, stacks, nstacks, scratch);
 	write_weight_column(&writer, samples, count, wunit, scratch);
 	if (nlabels > 0)
-		write_label_column(&writer, samples, count, labels, nlabels, scratch);
+		write_label_column(&writer, label_codes, count, scratch);
 	if (timed > 0)
 		write_time_column(&writer, samples, count, timed, tunit, scratch);
 
 	pfree(scratch);
 	pfree(stacks);
 	pfree(labels);
+	pfree(label_codes);
 	SET_VARSIZE(writer.data, writer.len);
 	return (struct varlena *) writer.data;
 }
