@@ -105,6 +105,16 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* an order of samples, pointers into them, sorted likewise */
+typedef Sample *SampleRef;
+
+#define ST_SORT sort_order
+#define ST_ELEMENT_TYPE SampleRef
+#define ST_COMPARE(a, b) canonical_order(*(a), *(b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* ids sorted with the comparison inlined too */
 #define ST_SORT sort_ids
 #define ST_ELEMENT_TYPE int64
@@ -339,39 +349,39 @@ order_in_stack(const Sample *x, const Sample *y)
 	return compare_int64(x->weight, y->weight);
 }
 
-/* A group's few samples, all of one stack, in canonical order */
+/*
+ * A group's few samples, all of one stack, in canonical order; more than
+ * a few (a profile of few stacks) by the sort of the whole order
+ */
 static inline void
-sort_group(Sample *samples, int32 count)
+sort_group(Sample **group, int32 count)
 {
 	if (count > 8)
 	{
-		sort_canonical(samples, (size_t) count);
+		sort_order(group, (size_t) count);
 		return;
 	}
 	for (int32 i = 1; i < count; i++)
 	{
-		Sample		sample;
+		Sample	   *sample = group[i];
 		int32		j = i;
 
-		if (order_in_stack(&samples[i - 1], &samples[i]) <= 0)
-			continue;
-		sample = samples[i];
-		for (; j > 0 && order_in_stack(&samples[j - 1], &sample) > 0; j--)
-			samples[j] = samples[j - 1];
-		samples[j] = sample;
+		for (; j > 0 && order_in_stack(group[j - 1], sample) > 0; j--)
+			group[j] = group[j - 1];
+		group[j] = sample;
 	}
 }
 
 /*
- * Sorts `count` >= 2 samples without a time in canonical order; the
- * distinct stack ids, ascending, in a new array, *nstacks their number
+ * The order of `count` >= 2 samples without a time: sorted[] gets them in
+ * canonical order; the distinct stack ids, ascending, in a new array,
+ * *nstacks their number
  */
 static int64 *
-sort_by_stack(Sample *samples, int64 count, int64 *nstacks)
+order_by_stack(Sample *samples, int64 count, Sample **sorted, int64 *nstacks)
 {
 	KeyGroups	groups;
 	int32	   *group = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
-	int32	   *source = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
 	int32	   *order;
 	int64	   *stacks;
 	int32		from = 0;
@@ -392,90 +402,86 @@ sort_by_stack(Sample *samples, int64 count, int64 *nstacks)
 		groups.sizes[g] = at;
 		at += size;
 	}
-	/* the sample that goes to each place, those of a group in the order met */
-	for (int32 i = 0; i < (int32) count; i++)
-		source[groups.sizes[group[i]]++] = i;
-	/* each cycle of the permutation: every sample is copied once */
-	for (int32 i = 0; i < (int32) count; i++)
+	/* the samples of a group in the order met */
+	for (int64 i = 0; i < count; i++)
 	{
-		Sample		first;
-		int32		hole = i;
-
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (source[i] == i)
-			continue;
-		first = samples[i];
-		while (source[hole] != i)
-		{
-			int32		next = source[hole];
-
-			samples[hole] = samples[next];
-			source[hole] = hole;
-			hole = next;
-		}
-		samples[hole] = first;
-		source[hole] = hole;
+		sorted[groups.sizes[group[i]]++] = &samples[i];
 	}
 	/* sizes[] are now where each group ends */
 	for (int32 k = 0; k < groups.count; k++)
 	{
 		int32		end = groups.sizes[order[k]];
 
-		sort_group(samples + from, end - from);
+		sort_group(sorted + from, end - from);
 		from = end;
 	}
 	*nstacks = groups.count;
 	pfree(order);
-	pfree(source);
 	pfree(group);
 	groups_free(&groups);
 	return stacks;
 }
 
 /*
- * Sorts the samples in canonical order.  When the samples without a time
- * were grouped by stack, the distinct stacks of those, ascending, in a new
- * array (*nstacks their number), else NULL.
+ * The canonical order of the samples: sorted[] gets them in it, pointers
+ * into samples[], which are moved only to put those without a time first.
+ * When the samples without a time were grouped by stack, the distinct
+ * stacks of those, ascending, in a new array (*nstacks their number), else
+ * NULL.
  */
 static int64 *
-sort_samples(Sample *samples, int64 count, int64 *nstacks)
+order_samples(Sample *samples, int64 count, Sample **sorted, int64 *nstacks)
 {
 	int64		untimed = 0;
+	int64	   *stacks = NULL;
+	bool		in_order = count < GROUPING_MIN;
 
-	if (count < GROUPING_MIN)
-	{
-		if (count > 1)
-			sort_canonical(samples, (size_t) count);
-		return NULL;
-	}
-	for (int64 i = 1; i < count && canonical_order(&samples[i - 1], &samples[i]) <= 0; i++)
+	if (count < GROUPING_MIN && count > 1)
+		sort_canonical(samples, (size_t) count);
+	for (int64 i = 1; !in_order && canonical_order(&samples[i - 1], &samples[i]) <= 0; i++)
 		if (i == count - 1)
-			return NULL;		/* in order already */
-	/* samples without a time to the front, which canonical order puts first */
-	for (int64 i = 0; i < count; i++)
-		if (!samples[i].has_ts)
-		{
-			if (i != untimed)
-				swap_samples(&samples[i], &samples[untimed]);
-			untimed++;
-		}
-	/* time order: usually in it already, which the sort checks in one pass */
-	if (count - untimed > 1)
-		sort_canonical(samples + untimed, (size_t) (count - untimed));
-	if (untimed < 2)
-		return NULL;
-	return sort_by_stack(samples, untimed, nstacks);
+			in_order = true;
+	if (!in_order)
+	{
+		/* samples without a time to the front, which canonical order puts first */
+		for (int64 i = 0; i < count; i++)
+			if (!samples[i].has_ts)
+			{
+				if (i != untimed)
+					swap_samples(&samples[i], &samples[untimed]);
+				untimed++;
+			}
+		/* time order: usually in it already, which the sort checks in one pass */
+		if (count - untimed > 1)
+			sort_canonical(samples + untimed, (size_t) (count - untimed));
+	}
+	if (untimed > 1)
+		stacks = order_by_stack(samples, untimed, sorted, nstacks);
+	for (int64 i = untimed > 1 ? untimed : 0; i < count; i++)
+		sorted[i] = &samples[i];
+	return stacks;
 }
 
 void
 samples_sort(Sample *samples, int64 count)
 {
+	Sample	  **sorted = palloc_extended(sizeof(Sample *) * Max(count, 1), MCXT_ALLOC_HUGE);
+	Sample	   *copy;
 	int64		nstacks;
-	int64	   *stacks = sort_samples(samples, count, &nstacks);
+	int64	   *stacks = order_samples(samples, count, sorted, &nstacks);
 
 	if (stacks != NULL)
+	{
+		copy = palloc_extended(sizeof(Sample) * count, MCXT_ALLOC_HUGE);
+		for (int64 i = 0; i < count; i++)
+			copy[i] = *sorted[i];
+		memcpy(samples, copy, sizeof(Sample) * count);
+		pfree(copy);
 		pfree(stacks);
+	}
+	pfree(sorted);
 }
 
 /*
@@ -597,8 +603,9 @@ gamma_size(const uint64 *keys, int64 count, uint64 base)
 {
 	uint64		bits = 0;
 
+	/* 2b - 1 bits each, b the bits of offset + 1 >= 1 */
 	for (int64 i = 0; i < count; i++)
-		bits += gamma_bits(keys[i] - base);
+		bits += 2 * pg_leftmost_one_pos64(keys[i] - base + 1) + 1;
 	return (Size) ((bits + 7) / 8);
 }
 
@@ -801,15 +808,43 @@ write_gamma(Writer *writer, const uint64 *keys, int64 count, const ColumnChoice 
 }
 
 /*
- * A column of `count` keys in its canonical coding: nothing when empty,
- * the one value's varint when it has one, else a tag byte and the coding
+ * The keys of a column as they are made, with the least and the largest,
+ * kept as they come rather than found by another pass
+ */
+typedef struct ColumnKeys
+{
+	uint64	   *keys;
+	int64		count;
+	uint64		least;
+	uint64		most;
+} ColumnKeys;
+
+static inline ColumnKeys
+column_keys(uint64 *room)
+{
+	ColumnKeys	column = {room, 0, PG_UINT64_MAX, 0};
+
+	return column;
+}
+
+static inline void
+column_put(ColumnKeys *column, uint64 key)
+{
+	column->keys[column->count++] = key;
+	column->least = Min(column->least, key);
+	column->most = Max(column->most, key);
+}
+
+/*
+ * A column of keys in its canonical coding: nothing when empty, the one
+ * value's varint when it has one, else a tag byte and the coding
  * choose_coding picks.
  */
 static void
-write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 count)
+write_column(Writer *writer, const ColumnKind *kind, const ColumnKeys *column)
 {
-	uint64		least = PG_UINT64_MAX;
-	uint64		most = 0;
+	const uint64 *keys = column->keys;
+	int64		count = column->count;
 	ColumnChoice choice;
 
 	if (count == 0)
@@ -819,12 +854,7 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 		write_varint(writer, code_of_key(kind, keys[0]));
 		return;
 	}
-	for (int64 i = 0; i < count; i++)
-	{
-		least = Min(least, keys[i]);
-		most = Max(most, keys[i]);
-	}
-	choice = choose_coding(kind, keys, NULL, count, least, most, 0);
+	choice = choose_coding(kind, keys, NULL, count, column->least, column->most, 0);
 	if (choice.coding == CODING_VARINTS)
 	{
 		write_byte(writer, SAMPLES_VARINTS);
@@ -849,7 +879,7 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
  * pass over the stacks, as over any input in order.
  */
 static int64 *
-distinct_ids(const Sample *samples, int64 count, int64 *distinct)
+distinct_ids(Sample *const *sorted, int64 count, int64 *distinct)
 {
 	int64	   *ids = palloc_extended(sizeof(int64) * Max(count, 1), MCXT_ALLOC_HUGE);
 	int64		n = 0;
@@ -858,8 +888,8 @@ distinct_ids(const Sample *samples, int64 count, int64 *distinct)
 	for (int64 i = 0; i < count; i++)
 	{
 		/* a run of one id kept once */
-		if (n == 0 || ids[n - 1] != samples[i].stack_id)
-			ids[n++] = samples[i].stack_id;
+		if (n == 0 || ids[n - 1] != sorted[i]->stack_id)
+			ids[n++] = sorted[i]->stack_id;
 	}
 	if (n > 1)
 		sort_ids(ids, (size_t) n);
@@ -909,12 +939,14 @@ index_near(const int64 *dictionary, int64 count, int64 id, int64 previous)
 static void
 write_dictionary(Writer *writer, const ColumnKind *kind, const int64 *ids, int64 count, uint64 *scratch)
 {
+	ColumnKeys	gaps = column_keys(scratch);
+
 	if (count == 0)
 		return;
 	write_varint(writer, zigzag(ids[0]));
 	for (int64 i = 1; i < count; i++)
-		scratch[i - 1] = (uint64) ids[i] - (uint64) ids[i - 1] - 1;
-	write_column(writer, kind, scratch, count - 1);
+		column_put(&gaps, (uint64) ids[i] - (uint64) ids[i - 1] - 1);
+	write_column(writer, kind, &gaps);
 }
 
 /*
@@ -922,35 +954,42 @@ write_dictionary(Writer *writer, const ColumnKind *kind, const int64 *ids, int64
  * the indexes of those with one
  */
 static void
-write_stack_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+write_stack_column(Writer *writer, Sample *const *sorted, int64 count, int64 timed,
 				   const int64 *stacks, int64 nstacks, uint64 *scratch)
 {
 	int64		untimed = count - timed;
 	int64		previous = 0;
+	ColumnKeys	steps = column_keys(scratch);
+	ColumnKeys	indexes = column_keys(scratch + untimed);
 
 	for (int64 i = 0; i < count; i++)
 	{
-		int64		index = index_near(stacks, nstacks, samples[i].stack_id, previous);
+		int64		index = index_near(stacks, nstacks, sorted[i]->stack_id, previous);
 
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		scratch[i] = (uint64) (i < untimed ? index - previous : index);
+		if (i < untimed)
+			column_put(&steps, (uint64) (index - previous));
+		else
+			column_put(&indexes, (uint64) index);
 		previous = index;
 	}
-	write_column(writer, &STACK_STEPS, scratch, untimed);
-	write_column(writer, &TIMED_STACKS, scratch + untimed, timed);
+	write_column(writer, &STACK_STEPS, &steps);
+	write_column(writer, &TIMED_STACKS, &indexes);
 }
 
 static void
-write_weight_column(Writer *writer, const Sample *samples, int64 count, uint64 unit, uint64 *scratch)
+write_weight_column(Writer *writer, Sample *const *sorted, int64 count, uint64 unit, uint64 *scratch)
 {
+	ColumnKeys	weights = column_keys(scratch);
+
 	for (int64 i = 0; i < count; i++)
 	{
-		uint64		scaled = magnitude(samples[i].weight) / unit;
+		uint64		scaled = magnitude(sorted[i]->weight) / unit;
 
-		scratch[i] = key_of_signed(signed_of(samples[i].weight < 0, scaled));
+		column_put(&weights, key_of_signed(signed_of(sorted[i]->weight < 0, scaled)));
 	}
-	write_column(writer, &WEIGHTS, scratch, count);
+	write_column(writer, &WEIGHTS, &weights);
 }
 
 /*
@@ -959,7 +998,7 @@ write_weight_column(Writer *writer, const Sample *samples, int64 count, uint64 u
  * it plus one, 0 for a sample without one
  */
 static int64 *
-label_dictionary(const Sample *samples, int64 count, int32 *codes, int64 *nlabels)
+label_dictionary(Sample *const *sorted, int64 count, int32 *codes, int64 *nlabels)
 {
 	KeyGroups	groups;
 	int32	   *order;
@@ -968,7 +1007,7 @@ label_dictionary(const Sample *samples, int64 count, int32 *codes, int64 *nlabel
 
 	groups_init(&groups, 16);
 	for (int64 i = 0; i < count; i++)
-		codes[i] = samples[i].has_labels ? group_of(&groups, key_of_signed(samples[i].labels_id)) + 1 : 0;
+		codes[i] = sorted[i]->has_labels ? group_of(&groups, key_of_signed(sorted[i]->labels_id)) + 1 : 0;
 	order = groups_in_order(&groups);
 	index = palloc(sizeof(int32) * Max(groups.count, 1));
 	labels = palloc(sizeof(int64) * Max(groups.count, 1));
@@ -990,32 +1029,35 @@ label_dictionary(const Sample *samples, int64 count, int32 *codes, int64 *nlabel
 static void
 write_label_column(Writer *writer, const int32 *codes, int64 count, uint64 *scratch)
 {
+	ColumnKeys	column = column_keys(scratch);
+
 	for (int64 i = 0; i < count; i++)
-		scratch[i] = (uint64) codes[i];
-	write_column(writer, &LABEL_CODES, scratch, count);
+		column_put(&column, (uint64) codes[i]);
+	write_column(writer, &LABEL_CODES, &column);
 }
 
 /* zigzag(first time), then the column of the steps over the unit */
 static void
-write_time_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+write_time_column(Writer *writer, Sample *const *sorted, int64 count, int64 timed,
 				  uint64 unit, uint64 *scratch)
 {
 	int64		first = count - timed;
+	ColumnKeys	steps = column_keys(scratch);
 
-	write_varint(writer, zigzag(samples[first].ts));
+	write_varint(writer, zigzag(sorted[first]->ts));
 	for (int64 i = first + 1; i < count; i++)
-		scratch[i - first - 1] = ((uint64) samples[i].ts - (uint64) samples[i - 1].ts) / unit;
-	write_column(writer, &TIME_STEPS, scratch, timed - 1);
+		column_put(&steps, ((uint64) sorted[i]->ts - (uint64) sorted[i - 1]->ts) / unit);
+	write_column(writer, &TIME_STEPS, &steps);
 }
 
 static uint64
-weight_unit(const Sample *samples, int64 count)
+weight_unit(Sample *const *sorted, int64 count)
 {
 	uint64		unit = 0;
 
 	for (int64 i = 0; i < count && unit != 1; i++)
 	{
-		uint64		m = magnitude(samples[i].weight);
+		uint64		m = magnitude(sorted[i]->weight);
 
 		/* most weights are a multiple of the unit found: a division, not two */
 		if (unit == 0 || m % unit != 0)
@@ -1026,12 +1068,12 @@ weight_unit(const Sample *samples, int64 count)
 
 /* The gcd of the time steps of the last `timed` samples */
 static uint64
-time_unit(const Sample *samples, int64 count, int64 timed)
+time_unit(Sample *const *sorted, int64 count, int64 timed)
 {
 	uint64		unit = 0;
 
 	for (int64 i = count - timed + 1; i < count && unit != 1; i++)
-		unit = gcd64(unit, (uint64) samples[i].ts - (uint64) samples[i - 1].ts);
+		unit = gcd64(unit, (uint64) sorted[i]->ts - (uint64) sorted[i - 1]->ts);
 	return unit == 0 ? 1 : unit;
 }
 
@@ -1054,6 +1096,7 @@ samples_encode(Sample *samples, int64 count)
 	int64		timed = 0;
 	int64	   *stacks;
 	int64	   *labels;
+	Sample	  **sorted;
 	int32	   *label_codes;
 	uint64	   *scratch;
 	uint64		wunit;
@@ -1062,23 +1105,24 @@ samples_encode(Sample *samples, int64 count)
 
 	if (count > SAMPLES_MAX)
 		too_many_samples(count);
-	stacks = sort_samples(samples, count, &nstacks);
-	while (timed < count && samples[count - 1 - timed].has_ts)
+	sorted = palloc_extended(sizeof(Sample *) * Max(count, 1), MCXT_ALLOC_HUGE);
+	stacks = order_samples(samples, count, sorted, &nstacks);
+	while (timed < count && sorted[count - 1 - timed]->has_ts)
 		timed++;
 	/* the stacks of timed samples are not among those grouped */
 	if (stacks == NULL || timed > 0)
 	{
 		if (stacks != NULL)
 			pfree(stacks);
-		stacks = distinct_ids(samples, count, &nstacks);
+		stacks = distinct_ids(sorted, count, &nstacks);
 	}
 	label_codes = palloc_extended(sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
-	labels = label_dictionary(samples, count, label_codes, &nlabels);
-	wunit = weight_unit(samples, count);
+	labels = label_dictionary(sorted, count, label_codes, &nlabels);
+	wunit = weight_unit(sorted, count);
 	if (timed > 0)
 	{
 		flags |= SAMPLES_HAS_TIMES;
-		tunit = time_unit(samples, count, timed);
+		tunit = time_unit(sorted, count, timed);
 	}
 	if (nlabels > 0)
 		flags |= SAMPLES_HAS_LABELS;
@@ -1102,17 +1146,18 @@ samples_encode(Sample *samples, int64 count)
 	scratch = palloc_extended(sizeof(uint64) * Max(count, 1), MCXT_ALLOC_HUGE);
 	write_dictionary(&writer, &STACK_GAPS, stacks, nstacks, scratch);
 	write_dictionary(&writer, &LABEL_GAPS, labels, nlabels, scratch);
-	write_stack_column(&writer, samples, count, timed, stacks, nstacks, scratch);
-	write_weight_column(&writer, samples, count, wunit, scratch);
+	write_stack_column(&writer, sorted, count, timed, stacks, nstacks, scratch);
+	write_weight_column(&writer, sorted, count, wunit, scratch);
 	if (nlabels > 0)
 		write_label_column(&writer, label_codes, count, scratch);
 	if (timed > 0)
-		write_time_column(&writer, samples, count, timed, tunit, scratch);
+		write_time_column(&writer, sorted, count, timed, tunit, scratch);
 
 	pfree(scratch);
 	pfree(stacks);
 	pfree(labels);
 	pfree(label_codes);
+	pfree(sorted);
 	SET_VARSIZE(writer.data, writer.len);
 	return (struct varlena *) writer.data;
 }

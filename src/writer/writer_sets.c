@@ -248,7 +248,7 @@ void
 writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread, Size thread_len,
 				const Sample *sample)
 {
-	ThreadSamples *entry = thread_samples(sets, thread, thread_len);
+	ThreadSamples *entry = thread == NULL ? &sets->unnamed : thread_samples(sets, thread, thread_len);
 
 	sets->last = entry;
 	grow(sets, entry);
