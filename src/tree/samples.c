@@ -387,7 +387,8 @@ order_by_stack(Sample *samples, int64 count, Sample **sorted, int64 *nstacks)
 	int32		from = 0;
 
 	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
-	groups_init(&groups, count);
+	/* the samples of a stack are a few, two or three in an import */
+	groups_init(&groups, count / 2);
 	for (int64 i = 0; i < count; i++)
 		group[i] = group_of(&groups, stack_key(&samples[i]));
 	order = groups_in_order(&groups);
