@@ -67,6 +67,15 @@ SELECT import_profile(convert_to(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 dup_leaf 
 SELECT import_profile(convert_to(E'app 1/1 1.0: 7 cycles:u:\n\t 400600 dup_leaf (/opt/dup/app)\n\n', 'UTF8'),
                       on_duplicate => 'error');
 SET calltree.duplicate_notice = on;
+-- where no NOTICE goes anywhere (client_min_messages above it, as an
+-- ingest client sets it) 'keep' imports without looking the earlier
+-- profile up; skip and error still look it up and act
+SET client_min_messages = warning;
+SELECT import_collapsed(E'dup_main;dup_work 3\n', 'quiet') > :second AS quiet_kept;
+SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'skip') = :first
+       AS quiet_skipped;
+SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'error');
+RESET client_min_messages;
 SELECT format, content_sha256 IS NOT NULL AS has_digest, octet_length(content_sha256) AS bytes
   FROM profile WHERE id >= 7000000 GROUP BY 1, 2, 3 ORDER BY 1;
 

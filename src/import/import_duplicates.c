@@ -13,7 +13,8 @@
  * the caller can see are looked up (the index on (content_sha256, id) gives
  * the earliest at once, however many share the digest).  The
  * earliest of them is named: a NOTICE (on_duplicate 'keep', the default:
- * the file is imported again; calltree.duplicate_notice off silences it),
+ * the file is imported again; calltree.duplicate_notice off silences it,
+ * and where no NOTICE would be sent or logged there is no look-up),
  * its id instead of an import ('skip': a retry is idempotent), or an ERROR
  * ('error').
  */
@@ -162,6 +163,15 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 	MemoryContext cxt = CurrentMemoryContext;
 	int			ret;
 
+	/*
+	 * Under 'keep' the look-up only names the earlier profile in a NOTICE:
+	 * where that NOTICE would go nowhere (duplicate_notice off, or
+	 * client_min_messages and log_min_messages above NOTICE, as an ingest
+	 * client sets them) it is not made, a query fewer per import.
+	 */
+	if (options->on_duplicate == ON_DUPLICATE_KEEP &&
+		(!calltree_duplicate_notice || !message_level_is_interesting(NOTICE)))
+		return 0;
 	if (!profiles_readable(relid))
 	{
 		if (options->on_duplicate == ON_DUPLICATE_KEEP)

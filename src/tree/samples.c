@@ -105,6 +105,16 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* an order of samples, pointers into them, sorted likewise */
+typedef Sample *SampleRef;
+
+#define ST_SORT sort_order
+#define ST_ELEMENT_TYPE SampleRef
+#define ST_COMPARE(a, b) canonical_order(*(a), *(b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* ids sorted with the comparison inlined too */
 #define ST_SORT sort_ids
 #define ST_ELEMENT_TYPE int64
@@ -120,16 +130,6 @@ samples_compare(const Sample *x, const Sample *y)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
-
-/*
- * Samples without a time are sorted first by their stack, in place, a byte
- * of the stack id at a time from the highest that differs (a radix sort
- * that moves each sample once per byte: an import's few hundred samples
- * over a few hundred stacks take two or three passes, where comparing sorts
- * took most of the time of packing).  The samples of one stack, a few, are
- * then sorted by comparison.  Below RADIX_MIN samples comparing is as cheap.
- */
-#define RADIX_MIN 64
 
 /* A stack id as an unsigned key of the same order */
 static inline uint64
@@ -147,100 +147,342 @@ swap_samples(Sample *a, Sample *b)
 	*b = t;
 }
 
-static void radix_sort_untimed(Sample *samples, int64 count, int shift);
+/*
+ * Samples without a time are sorted first by their stack by grouping them:
+ * a hash table gives each stack a group as it is first met, the groups
+ * (the distinct stacks, a few hundred in an import) are sorted by a radix
+ * sort over the bytes where their ids differ, and each sample is then
+ * moved once, in place, to the place of its group (a counting sort over
+ * the distinct stacks, not over the 64-bit ids).  The samples of one
+ * stack, a few, are then sorted by comparison.  The sorted groups are the
+ * stack dictionary of packing, which then costs nothing more.  Below
+ * GROUPING_MIN samples comparing is as cheap.  The label sets of packing
+ * are gathered by the same table: their dictionary and each sample's
+ * index in it in one pass.
+ */
+#define GROUPING_MIN 64
+
+/* The most bits of a digit of the radix sort of the groups */
+#define GROUP_DIGIT_MAX 11
 
 /*
- * One pass of the radix sort, over RADIX_MIN samples or more: the samples
- * into the buckets of their byte at `shift`, then each bucket sorted.
- * Apart from radix_sort_untimed, so that its counts are made and zeroed
- * only for the samples they serve, not by each of the many calls for a
- * bucket of a few samples, deeper down the stack.  They are int32: every
- * caller sorts fewer than 2^31 samples (samples_encode at most SAMPLES_MAX,
- * sample_face.c the rows of one array of row ids, under 1 GB).
+ * The distinct keys met, each a group numbered in the order met, found by
+ * an open-addressing table of at most half its slots used.  Counts are
+ * int32: every caller groups fewer than 2^31 samples (samples_encode at
+ * most SAMPLES_MAX, sample_face.c the rows of one array of row ids, under
+ * 1 GB).
  */
-static pg_noinline void
-radix_pass(Sample *samples, int64 count, int shift)
+typedef struct KeyGroups
 {
-	int32		next[256];
-	int32		end[256] = {0};
-	int32		at = 0;
+	uint64	   *keys;			/* group -> its key */
+	int32	   *sizes;			/* group -> the samples of its key */
+	int32		count;
+	int32		capacity;
+	int32	   *slots;			/* a group, or -1 for none */
+	int			slot_bits;
+} KeyGroups;
 
-	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
-	for (int64 i = 0; i < count; i++)
-		end[(stack_key(&samples[i]) >> shift) & 0xFF]++;
-	for (int b = 0; b < 256; b++)
+/* The slot of a key, Fibonacci hashing (the high bits of a product) */
+static inline uint32
+slot_of(uint64 key, int bits)
+{
+	return (uint32) ((key * UINT64CONST(0x9E3779B97F4A7C15)) >> (64 - bits));
+}
+
+/* A table of 2^bits slots for the groups */
+static void
+groups_rehash(KeyGroups *groups, int bits)
+{
+	uint32		mask = ((uint32) 1 << bits) - 1;
+
+	if (groups->slots != NULL)
+		pfree(groups->slots);
+	groups->slots = palloc_extended(sizeof(int32) << bits, MCXT_ALLOC_HUGE);
+	memset(groups->slots, 0xFF, sizeof(int32) << bits);
+	groups->slot_bits = bits;
+	for (int32 g = 0; g < groups->count; g++)
 	{
-		next[b] = at;
-		at += end[b];
-		end[b] = at;
-	}
-	/* each sample is swapped into its byte's bucket, the buckets in order */
-	for (int b = 0; b < 256; b++)
-		while (next[b] < end[b])
-		{
-			int			to = (int) ((stack_key(&samples[next[b]]) >> shift) & 0xFF);
+		uint32		slot = slot_of(groups->keys[g], bits);
 
-			if (to == b)
-				next[b]++;
-			else
-				swap_samples(&samples[next[b]], &samples[next[to]++]);
-		}
-	for (int b = 0, from = 0; b < 256; from = end[b], b++)
-	{
-		int32		size = end[b] - from;
-
-		if (size < 2)
-			continue;
-		if (shift == 0)
-			sort_canonical(samples + from, (size_t) size);	/* one stack */
-		else
-			radix_sort_untimed(samples + from, size, shift - 8);
+		while (groups->slots[slot] >= 0)
+			slot = (slot + 1) & mask;
+		groups->slots[slot] = g;
 	}
 }
 
+/* Groups for about `expected` distinct keys (they grow past it) */
 static void
-radix_sort_untimed(Sample *samples, int64 count, int shift)
+groups_init(KeyGroups *groups, int64 expected)
 {
-	if (count >= RADIX_MIN)
-		radix_pass(samples, count, shift);
-	else if (count > 1)
+	groups->capacity = (int32) Max(Min(expected, 1024), 16);
+	groups->keys = palloc(sizeof(uint64) * groups->capacity);
+	groups->sizes = palloc(sizeof(int32) * groups->capacity);
+	groups->count = 0;
+	groups->slots = NULL;
+	groups_rehash(groups, pg_leftmost_one_pos64((uint64) groups->capacity * 2 - 1) + 1);
+}
+
+static void
+groups_free(KeyGroups *groups)
+{
+	pfree(groups->keys);
+	pfree(groups->sizes);
+	pfree(groups->slots);
+}
+
+/* A new group for `key`, which `slot` is free for */
+static pg_noinline int32
+groups_add(KeyGroups *groups, uint64 key, uint32 slot)
+{
+	int32		g = groups->count++;
+
+	if (g == groups->capacity)
+	{
+		groups->capacity *= 2;
+		groups->keys = repalloc_huge(groups->keys, sizeof(uint64) * groups->capacity);
+		groups->sizes = repalloc_huge(groups->sizes, sizeof(int32) * groups->capacity);
+	}
+	groups->keys[g] = key;
+	groups->sizes[g] = 1;
+	groups->slots[slot] = g;
+	if ((uint64) groups->count * 2 > ((uint64) 1 << groups->slot_bits))
+		groups_rehash(groups, groups->slot_bits + 1);
+	return g;
+}
+
+/* The group of `key`, made if it is new; counts one sample of it */
+static inline int32
+group_of(KeyGroups *groups, uint64 key)
+{
+	uint32		mask = ((uint32) 1 << groups->slot_bits) - 1;
+	uint32		slot = slot_of(key, groups->slot_bits);
+	int32		g;
+
+	while ((g = groups->slots[slot]) >= 0)
+	{
+		if (groups->keys[g] == key)
+		{
+			groups->sizes[g]++;
+			return g;
+		}
+		slot = (slot + 1) & mask;
+	}
+	return groups_add(groups, key, slot);
+}
+
+/* One pass of groups_in_order: `from` into `to` by the digit at `shift` */
+static void
+digit_pass(const KeyGroups *groups, const int32 *from, int32 *to, int shift, int bits)
+{
+	int32		next[1 << GROUP_DIGIT_MAX];
+	uint64		mask = ((uint64) 1 << bits) - 1;
+
+	memset(next, 0, sizeof(int32) << bits);
+	for (int32 k = 0; k < groups->count; k++)
+		next[(groups->keys[from[k]] >> shift) & mask]++;
+	for (int32 d = 0, at = 0; d <= (int32) mask; d++)
+	{
+		int32		size = next[d];
+
+		next[d] = at;
+		at += size;
+	}
+	for (int32 k = 0; k < groups->count; k++)
+		to[next[(groups->keys[from[k]] >> shift) & mask]++] = from[k];
+}
+
+/*
+ * The groups in the order of their keys, in a new array: a radix sort,
+ * least significant digit first, over the bits where some keys differ, in
+ * digits of about as many buckets as there are groups, at most
+ * GROUP_DIGIT_MAX bits (two for the few hundred stacks of an import,
+ * interned together)
+ */
+static int32 *
+groups_in_order(const KeyGroups *groups)
+{
+	int32		n = groups->count;
+	int32	   *order = palloc(sizeof(int32) * Max(n, 1));
+	int32	   *other = palloc(sizeof(int32) * Max(n, 1));
+	uint64		differ = 0;
+	int			digit_max = Min(Max(pg_leftmost_one_pos32(Max(n, 1)) + 1, 4), GROUP_DIGIT_MAX);
+	int			low;
+	int			span;
+	int			digits;
+
+	for (int32 g = 0; g < n; g++)
+	{
+		order[g] = g;
+		differ |= groups->keys[g] ^ groups->keys[0];
+	}
+	if (differ == 0)
+	{
+		pfree(other);
+		return order;
+	}
+	low = pg_rightmost_one_pos64(differ);
+	span = pg_leftmost_one_pos64(differ) + 1 - low;
+	digits = (span + digit_max - 1) / digit_max;
+	for (int d = 0; d < digits; d++)
+	{
+		int			bits = (d + 1) * span / digits - d * span / digits;
+		int32	   *swap;
+
+		digit_pass(groups, order, other, low, bits);
+		low += bits;
+		swap = order;
+		order = other;
+		other = swap;
+	}
+	pfree(other);
+	return order;
+}
+
+/* The canonical order of two samples without a time, of one stack */
+static inline int
+order_in_stack(const Sample *x, const Sample *y)
+{
+	if (x->has_labels != y->has_labels)
+		return x->has_labels ? 1 : -1;
+	if (x->has_labels && x->labels_id != y->labels_id)
+		return compare_int64(x->labels_id, y->labels_id);
+	return compare_int64(x->weight, y->weight);
+}
+
+/*
+ * A group's few samples, all of one stack, in canonical order; more than
+ * a few (a profile of few stacks) by the sort of the whole order
+ */
+static inline void
+sort_group(Sample **group, int32 count)
+{
+	if (count > 8)
+	{
+		sort_order(group, (size_t) count);
+		return;
+	}
+	for (int32 i = 1; i < count; i++)
+	{
+		Sample	   *sample = group[i];
+		int32		j = i;
+
+		for (; j > 0 && order_in_stack(group[j - 1], sample) > 0; j--)
+			group[j] = group[j - 1];
+		group[j] = sample;
+	}
+}
+
+/*
+ * The order of `count` >= 2 samples without a time: sorted[] gets them in
+ * canonical order; the distinct stack ids, ascending, in a new array,
+ * *nstacks their number
+ */
+static int64 *
+order_by_stack(Sample *samples, int64 count, Sample **sorted, int64 *nstacks)
+{
+	KeyGroups	groups;
+	int32	   *group = palloc_extended(sizeof(int32) * count, MCXT_ALLOC_HUGE);
+	int32	   *order;
+	int64	   *stacks;
+	int32		from = 0;
+
+	StaticAssertStmt(SAMPLES_MAX <= PG_INT32_MAX, "samples counted in int32");
+	/* the samples of a stack are a few, two or three in an import */
+	groups_init(&groups, count / 2);
+	for (int64 i = 0; i < count; i++)
+		group[i] = group_of(&groups, stack_key(&samples[i]));
+	order = groups_in_order(&groups);
+	/* each group's first place; sizes[] become where its next sample goes */
+	stacks = palloc(sizeof(int64) * groups.count);
+	for (int32 k = 0, at = 0; k < groups.count; k++)
+	{
+		int32		g = order[k];
+		int32		size = groups.sizes[g];
+
+		stacks[k] = (int64) (groups.keys[g] ^ ((uint64) 1 << 63));
+		groups.sizes[g] = at;
+		at += size;
+	}
+	/* the samples of a group in the order met */
+	for (int64 i = 0; i < count; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		sorted[groups.sizes[group[i]]++] = &samples[i];
+	}
+	/* sizes[] are now where each group ends */
+	for (int32 k = 0; k < groups.count; k++)
+	{
+		int32		end = groups.sizes[order[k]];
+
+		sort_group(sorted + from, end - from);
+		from = end;
+	}
+	*nstacks = groups.count;
+	pfree(order);
+	pfree(group);
+	groups_free(&groups);
+	return stacks;
+}
+
+/*
+ * The canonical order of the samples: sorted[] gets them in it, pointers
+ * into samples[], which are moved only to put those without a time first.
+ * When the samples without a time were grouped by stack, the distinct
+ * stacks of those, ascending, in a new array (*nstacks their number), else
+ * NULL.
+ */
+static int64 *
+order_samples(Sample *samples, int64 count, Sample **sorted, int64 *nstacks)
+{
+	int64		untimed = 0;
+	int64	   *stacks = NULL;
+	bool		in_order = count < GROUPING_MIN;
+
+	if (count < GROUPING_MIN && count > 1)
 		sort_canonical(samples, (size_t) count);
+	for (int64 i = 1; !in_order && canonical_order(&samples[i - 1], &samples[i]) <= 0; i++)
+		if (i == count - 1)
+			in_order = true;
+	if (!in_order)
+	{
+		/* samples without a time to the front, which canonical order puts first */
+		for (int64 i = 0; i < count; i++)
+			if (!samples[i].has_ts)
+			{
+				if (i != untimed)
+					swap_samples(&samples[i], &samples[untimed]);
+				untimed++;
+			}
+		/* time order: usually in it already, which the sort checks in one pass */
+		if (count - untimed > 1)
+			sort_canonical(samples + untimed, (size_t) (count - untimed));
+	}
+	if (untimed > 1)
+		stacks = order_by_stack(samples, untimed, sorted, nstacks);
+	for (int64 i = untimed > 1 ? untimed : 0; i < count; i++)
+		sorted[i] = &samples[i];
+	return stacks;
 }
 
 void
 samples_sort(Sample *samples, int64 count)
 {
-	int64		untimed = 0;
-	uint64		differ = 0;
-	int			shift = 0;
+	Sample	  **sorted = palloc_extended(sizeof(Sample *) * Max(count, 1), MCXT_ALLOC_HUGE);
+	Sample	   *copy;
+	int64		nstacks;
+	int64	   *stacks = order_samples(samples, count, sorted, &nstacks);
 
-	if (count < RADIX_MIN)
+	if (stacks != NULL)
 	{
-		if (count > 1)
-			sort_canonical(samples, (size_t) count);
-		return;
+		copy = palloc_extended(sizeof(Sample) * count, MCXT_ALLOC_HUGE);
+		for (int64 i = 0; i < count; i++)
+			copy[i] = *sorted[i];
+		memcpy(samples, copy, sizeof(Sample) * count);
+		pfree(copy);
+		pfree(stacks);
 	}
-	for (int64 i = 1; i < count && canonical_order(&samples[i - 1], &samples[i]) <= 0; i++)
-		if (i == count - 1)
-			return;				/* in order already */
-	/* samples without a time to the front, which canonical order puts first */
-	for (int64 i = 0; i < count; i++)
-		if (!samples[i].has_ts)
-		{
-			if (i != untimed)
-				swap_samples(&samples[i], &samples[untimed]);
-			untimed++;
-		}
-	/* time order: usually in it already, which the sort checks in one pass */
-	if (count - untimed > 1)
-		sort_canonical(samples + untimed, (size_t) (count - untimed));
-	if (untimed < 2)
-		return;
-	for (int64 i = 1; i < untimed; i++)
-		differ |= stack_key(&samples[i]) ^ stack_key(&samples[0]);
-	while (shift < 56 && (differ >> shift) > 0xFF)
-		shift += 8;
-	radix_sort_untimed(samples, untimed, shift);
+	pfree(sorted);
 }
 
 /*
@@ -362,8 +604,9 @@ gamma_size(const uint64 *keys, int64 count, uint64 base)
 {
 	uint64		bits = 0;
 
+	/* 2b - 1 bits each, b the bits of offset + 1 >= 1 */
 	for (int64 i = 0; i < count; i++)
-		bits += gamma_bits(keys[i] - base);
+		bits += 2 * pg_leftmost_one_pos64(keys[i] - base + 1) + 1;
 	return (Size) ((bits + 7) / 8);
 }
 
@@ -566,15 +809,43 @@ write_gamma(Writer *writer, const uint64 *keys, int64 count, const ColumnChoice 
 }
 
 /*
- * A column of `count` keys in its canonical coding: nothing when empty,
- * the one value's varint when it has one, else a tag byte and the coding
+ * The keys of a column as they are made, with the least and the largest,
+ * kept as they come rather than found by another pass
+ */
+typedef struct ColumnKeys
+{
+	uint64	   *keys;
+	int64		count;
+	uint64		least;
+	uint64		most;
+} ColumnKeys;
+
+static inline ColumnKeys
+column_keys(uint64 *room)
+{
+	ColumnKeys	column = {room, 0, PG_UINT64_MAX, 0};
+
+	return column;
+}
+
+static inline void
+column_put(ColumnKeys *column, uint64 key)
+{
+	column->keys[column->count++] = key;
+	column->least = Min(column->least, key);
+	column->most = Max(column->most, key);
+}
+
+/*
+ * A column of keys in its canonical coding: nothing when empty, the one
+ * value's varint when it has one, else a tag byte and the coding
  * choose_coding picks.
  */
 static void
-write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 count)
+write_column(Writer *writer, const ColumnKind *kind, const ColumnKeys *column)
 {
-	uint64		least = PG_UINT64_MAX;
-	uint64		most = 0;
+	const uint64 *keys = column->keys;
+	int64		count = column->count;
 	ColumnChoice choice;
 
 	if (count == 0)
@@ -584,12 +855,7 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 		write_varint(writer, code_of_key(kind, keys[0]));
 		return;
 	}
-	for (int64 i = 0; i < count; i++)
-	{
-		least = Min(least, keys[i]);
-		most = Max(most, keys[i]);
-	}
-	choice = choose_coding(kind, keys, NULL, count, least, most, 0);
+	choice = choose_coding(kind, keys, NULL, count, column->least, column->most, 0);
 	if (choice.coding == CODING_VARINTS)
 	{
 		write_byte(writer, SAMPLES_VARINTS);
@@ -608,13 +874,13 @@ write_column(Writer *writer, const ColumnKind *kind, const uint64 *keys, int64 c
 }
 
 /*
- * The distinct values of `count` ids, ascending, in a new array; *distinct
- * gets their number.  Samples without times are in stack order already:
- * a run of one stack is kept once, and the sort returns after one pass
- * over the stacks, as over any input in order.
+ * The distinct stack ids of `count` samples, ascending, in a new array;
+ * *distinct gets their number.  Samples without times are in stack order
+ * already: a run of one stack is kept once, and the sort returns after one
+ * pass over the stacks, as over any input in order.
  */
 static int64 *
-distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
+distinct_ids(Sample *const *sorted, int64 count, int64 *distinct)
 {
 	int64	   *ids = palloc_extended(sizeof(int64) * Max(count, 1), MCXT_ALLOC_HUGE);
 	int64		n = 0;
@@ -622,17 +888,9 @@ distinct_ids(const Sample *samples, int64 count, bool labels, int64 *distinct)
 
 	for (int64 i = 0; i < count; i++)
 	{
-		int64		id;
-
-		if (!labels)
-			id = samples[i].stack_id;
-		else if (samples[i].has_labels)
-			id = samples[i].labels_id;
-		else
-			continue;
 		/* a run of one id kept once */
-		if (n == 0 || ids[n - 1] != id)
-			ids[n++] = id;
+		if (n == 0 || ids[n - 1] != sorted[i]->stack_id)
+			ids[n++] = sorted[i]->stack_id;
 	}
 	if (n > 1)
 		sort_ids(ids, (size_t) n);
@@ -682,12 +940,14 @@ index_near(const int64 *dictionary, int64 count, int64 id, int64 previous)
 static void
 write_dictionary(Writer *writer, const ColumnKind *kind, const int64 *ids, int64 count, uint64 *scratch)
 {
+	ColumnKeys	gaps = column_keys(scratch);
+
 	if (count == 0)
 		return;
 	write_varint(writer, zigzag(ids[0]));
 	for (int64 i = 1; i < count; i++)
-		scratch[i - 1] = (uint64) ids[i] - (uint64) ids[i - 1] - 1;
-	write_column(writer, kind, scratch, count - 1);
+		column_put(&gaps, (uint64) ids[i] - (uint64) ids[i - 1] - 1);
+	write_column(writer, kind, &gaps);
 }
 
 /*
@@ -695,78 +955,126 @@ write_dictionary(Writer *writer, const ColumnKind *kind, const int64 *ids, int64
  * the indexes of those with one
  */
 static void
-write_stack_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+write_stack_column(Writer *writer, Sample *const *sorted, int64 count, int64 timed,
 				   const int64 *stacks, int64 nstacks, uint64 *scratch)
 {
 	int64		untimed = count - timed;
 	int64		previous = 0;
+	ColumnKeys	steps = column_keys(scratch);
+	ColumnKeys	indexes = column_keys(scratch + untimed);
 
 	for (int64 i = 0; i < count; i++)
 	{
-		int64		index = index_near(stacks, nstacks, samples[i].stack_id, previous);
+		int64		index = index_near(stacks, nstacks, sorted[i]->stack_id, previous);
 
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		scratch[i] = (uint64) (i < untimed ? index - previous : index);
+		if (i < untimed)
+			column_put(&steps, (uint64) (index - previous));
+		else
+			column_put(&indexes, (uint64) index);
 		previous = index;
 	}
-	write_column(writer, &STACK_STEPS, scratch, untimed);
-	write_column(writer, &TIMED_STACKS, scratch + untimed, timed);
+	write_column(writer, &STACK_STEPS, &steps);
+	write_column(writer, &TIMED_STACKS, &indexes);
 }
 
 static void
-write_weight_column(Writer *writer, const Sample *samples, int64 count, uint64 unit, uint64 *scratch)
+write_weight_column(Writer *writer, Sample *const *sorted, int64 count, uint64 unit, uint64 *scratch)
 {
+	ColumnKeys	weights = column_keys(scratch);
+
 	for (int64 i = 0; i < count; i++)
 	{
-		uint64		scaled = magnitude(samples[i].weight) / unit;
+		uint64		scaled = magnitude(sorted[i]->weight) / unit;
 
-		scratch[i] = key_of_signed(signed_of(samples[i].weight < 0, scaled));
+		column_put(&weights, key_of_signed(signed_of(sorted[i]->weight < 0, scaled)));
 	}
-	write_column(writer, &WEIGHTS, scratch, count);
+	write_column(writer, &WEIGHTS, &weights);
+}
+
+/*
+ * The label sets of the samples: their distinct ids, ascending, in a new
+ * array (*nlabels their number), and in codes[] each sample's index in
+ * it plus one, 0 for a sample without one
+ */
+static int64 *
+label_dictionary(Sample *const *sorted, int64 count, int32 *codes, int64 *nlabels)
+{
+	KeyGroups	groups;
+	int32	   *order;
+	int32	   *index;
+	int64	   *labels;
+
+	groups_init(&groups, 16);
+	for (int64 i = 0; i < count; i++)
+		codes[i] = sorted[i]->has_labels ? group_of(&groups, key_of_signed(sorted[i]->labels_id)) + 1 : 0;
+	order = groups_in_order(&groups);
+	index = palloc(sizeof(int32) * Max(groups.count, 1));
+	labels = palloc(sizeof(int64) * Max(groups.count, 1));
+	for (int32 k = 0; k < groups.count; k++)
+	{
+		labels[k] = signed_of_key(groups.keys[order[k]]);
+		index[order[k]] = k;
+	}
+	for (int64 i = 0; i < count; i++)
+		if (codes[i] > 0)
+			codes[i] = index[codes[i] - 1] + 1;
+	*nlabels = groups.count;
+	pfree(index);
+	pfree(order);
+	groups_free(&groups);
+	return labels;
 }
 
 static void
-write_label_column(Writer *writer, const Sample *samples, int64 count,
-				   const int64 *labels, int64 nlabels, uint64 *scratch)
+write_label_column(Writer *writer, const int32 *codes, int64 count, uint64 *scratch)
 {
+	ColumnKeys	column = column_keys(scratch);
+
 	for (int64 i = 0; i < count; i++)
-		scratch[i] = samples[i].has_labels ?
-			(uint64) index_of(labels, nlabels, samples[i].labels_id) + 1 : 0;
-	write_column(writer, &LABEL_CODES, scratch, count);
+		column_put(&column, (uint64) codes[i]);
+	write_column(writer, &LABEL_CODES, &column);
 }
 
 /* zigzag(first time), then the column of the steps over the unit */
 static void
-write_time_column(Writer *writer, const Sample *samples, int64 count, int64 timed,
+write_time_column(Writer *writer, Sample *const *sorted, int64 count, int64 timed,
 				  uint64 unit, uint64 *scratch)
 {
 	int64		first = count - timed;
+	ColumnKeys	steps = column_keys(scratch);
 
-	write_varint(writer, zigzag(samples[first].ts));
+	write_varint(writer, zigzag(sorted[first]->ts));
 	for (int64 i = first + 1; i < count; i++)
-		scratch[i - first - 1] = ((uint64) samples[i].ts - (uint64) samples[i - 1].ts) / unit;
-	write_column(writer, &TIME_STEPS, scratch, timed - 1);
+		column_put(&steps, ((uint64) sorted[i]->ts - (uint64) sorted[i - 1]->ts) / unit);
+	write_column(writer, &TIME_STEPS, &steps);
 }
 
 static uint64
-weight_unit(const Sample *samples, int64 count)
+weight_unit(Sample *const *sorted, int64 count)
 {
 	uint64		unit = 0;
 
 	for (int64 i = 0; i < count && unit != 1; i++)
-		unit = gcd64(unit, magnitude(samples[i].weight));
+	{
+		uint64		m = magnitude(sorted[i]->weight);
+
+		/* most weights are a multiple of the unit found: a division, not two */
+		if (unit == 0 || m % unit != 0)
+			unit = gcd64(unit, m);
+	}
 	return unit == 0 ? 1 : unit;
 }
 
 /* The gcd of the time steps of the last `timed` samples */
 static uint64
-time_unit(const Sample *samples, int64 count, int64 timed)
+time_unit(Sample *const *sorted, int64 count, int64 timed)
 {
 	uint64		unit = 0;
 
 	for (int64 i = count - timed + 1; i < count && unit != 1; i++)
-		unit = gcd64(unit, (uint64) samples[i].ts - (uint64) samples[i - 1].ts);
+		unit = gcd64(unit, (uint64) sorted[i]->ts - (uint64) sorted[i - 1]->ts);
 	return unit == 0 ? 1 : unit;
 }
 
@@ -789,6 +1097,8 @@ samples_encode(Sample *samples, int64 count)
 	int64		timed = 0;
 	int64	   *stacks;
 	int64	   *labels;
+	Sample	  **sorted;
+	int32	   *label_codes;
 	uint64	   *scratch;
 	uint64		wunit;
 	uint64		tunit = 1;
@@ -796,16 +1106,24 @@ samples_encode(Sample *samples, int64 count)
 
 	if (count > SAMPLES_MAX)
 		too_many_samples(count);
-	samples_sort(samples, count);
-	while (timed < count && samples[count - 1 - timed].has_ts)
+	sorted = palloc_extended(sizeof(Sample *) * Max(count, 1), MCXT_ALLOC_HUGE);
+	stacks = order_samples(samples, count, sorted, &nstacks);
+	while (timed < count && sorted[count - 1 - timed]->has_ts)
 		timed++;
-	stacks = distinct_ids(samples, count, false, &nstacks);
-	labels = distinct_ids(samples, count, true, &nlabels);
-	wunit = weight_unit(samples, count);
+	/* the stacks of timed samples are not among those grouped */
+	if (stacks == NULL || timed > 0)
+	{
+		if (stacks != NULL)
+			pfree(stacks);
+		stacks = distinct_ids(sorted, count, &nstacks);
+	}
+	label_codes = palloc_extended(sizeof(int32) * Max(count, 1), MCXT_ALLOC_HUGE);
+	labels = label_dictionary(sorted, count, label_codes, &nlabels);
+	wunit = weight_unit(sorted, count);
 	if (timed > 0)
 	{
 		flags |= SAMPLES_HAS_TIMES;
-		tunit = time_unit(samples, count, timed);
+		tunit = time_unit(sorted, count, timed);
 	}
 	if (nlabels > 0)
 		flags |= SAMPLES_HAS_LABELS;
@@ -829,16 +1147,18 @@ samples_encode(Sample *samples, int64 count)
 	scratch = palloc_extended(sizeof(uint64) * Max(count, 1), MCXT_ALLOC_HUGE);
 	write_dictionary(&writer, &STACK_GAPS, stacks, nstacks, scratch);
 	write_dictionary(&writer, &LABEL_GAPS, labels, nlabels, scratch);
-	write_stack_column(&writer, samples, count, timed, stacks, nstacks, scratch);
-	write_weight_column(&writer, samples, count, wunit, scratch);
+	write_stack_column(&writer, sorted, count, timed, stacks, nstacks, scratch);
+	write_weight_column(&writer, sorted, count, wunit, scratch);
 	if (nlabels > 0)
-		write_label_column(&writer, samples, count, labels, nlabels, scratch);
+		write_label_column(&writer, label_codes, count, scratch);
 	if (timed > 0)
-		write_time_column(&writer, samples, count, timed, tunit, scratch);
+		write_time_column(&writer, sorted, count, timed, tunit, scratch);
 
 	pfree(scratch);
 	pfree(stacks);
 	pfree(labels);
+	pfree(label_codes);
+	pfree(sorted);
 	SET_VARSIZE(writer.data, writer.len);
 	return (struct varlena *) writer.data;
 }

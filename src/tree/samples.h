@@ -213,8 +213,9 @@ extern int64 samples_remove(Sample *set, int64 count, const Sample *doomed, int6
 							bool *found);
 
 /*
- * The packed value (a varlena) of `count` samples in any order, which are
- * sorted in place.  An error when count exceeds SAMPLES_MAX.
+ * The packed value (a varlena) of `count` samples in any order, which it
+ * may reorder (not into canonical order: it sorts pointers to them).  An
+ * error when count exceeds SAMPLES_MAX.
  */
 extern struct varlena *samples_encode(Sample *samples, int64 count);
 

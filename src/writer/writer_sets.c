@@ -50,7 +50,8 @@ struct SampleSets
 {
 	MemoryContext cxt;			/* the threads' arrays */
 	MemoryContext write_cxt;	/* what writing one takes, emptied after it */
-	HTAB	   *named;			/* name -> ThreadSamples */
+	MemoryContext parent;		/* the writer's, where `named` is made */
+	HTAB	   *named;			/* name -> ThreadSamples, made for the first name */
 	ThreadSamples unnamed;		/* the samples without a thread */
 	ThreadSamples *last;		/* the thread of the last sample, likely the next's */
 	int64		gathered;		/* samples in all arrays */
@@ -87,16 +88,12 @@ SampleSets *
 writer_sets_create(MemoryContext parent)
 {
 	SampleSets *sets = MemoryContextAllocZero(parent, sizeof(SampleSets));
-	HASHCTL		ctl;
 	Oid			namespace;
 	Oid			types[3] = {INT8OID, TEXTOID, InvalidOid};
 
 	sets->cxt = AllocSetContextCreate(parent, "calltree import sample sets", ALLOCSET_DEFAULT_SIZES);
 	sets->write_cxt = AllocSetContextCreate(parent, "calltree import sample set writing", ALLOCSET_DEFAULT_SIZES);
-	ctl.keysize = WRITER_THREAD_NAME_MAX + 1;
-	ctl.entrysize = sizeof(ThreadSamples);
-	ctl.hcxt = parent;
-	sets->named = hash_create("calltree import threads", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	sets->parent = parent;
 	sets->unnamed.is_null = true;
 	sets->gathered_max = Min((int64) (writer_work_mem_bytes() / 4 / sizeof(Sample)), SAMPLES_MAX);
 	sets->gathered_max = Max(sets->gathered_max, 1024);
@@ -134,6 +131,15 @@ thread_samples(SampleSets *sets, const char *thread, Size len)
 		strncmp(sets->last->name, thread, len) == 0 && sets->last->name[len] == '\0')
 		return sets->last;
 	Assert(len <= WRITER_THREAD_NAME_MAX);
+	if (sets->named == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = WRITER_THREAD_NAME_MAX + 1;
+		ctl.entrysize = sizeof(ThreadSamples);
+		ctl.hcxt = sets->parent;
+		sets->named = hash_create("calltree import threads", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
 	memcpy(key, thread, len);
 	key[len] = '\0';
 	entry = hash_search(sets->named, key, HASH_ENTER, &found);
@@ -209,9 +215,13 @@ writer_sets_write_all(ProfileWriter *writer, SampleSets *sets)
 	ThreadSamples *thread;
 
 	write_thread(writer, sets, &sets->unnamed);
-	hash_seq_init(&scan, sets->named);
-	while ((thread = hash_seq_search(&scan)) != NULL)
-		write_thread(writer, sets, thread);
+	/* no table of names when no sample had a thread */
+	if (sets->named != NULL)
+	{
+		hash_seq_init(&scan, sets->named);
+		while ((thread = hash_seq_search(&scan)) != NULL)
+			write_thread(writer, sets, thread);
+	}
 	Assert(sets->gathered == 0);
 }
 
@@ -248,7 +258,7 @@ void
 writer_sets_add(ProfileWriter *writer, SampleSets *sets, const char *thread, Size thread_len,
 				const Sample *sample)
 {
-	ThreadSamples *entry = thread_samples(sets, thread, thread_len);
+	ThreadSamples *entry = thread == NULL ? &sets->unnamed : thread_samples(sets, thread, thread_len);
 
 	sets->last = entry;
 	grow(sets, entry);
