@@ -1121,6 +1121,7 @@ keep_location_field(PbReader *reader, PprofSample *sample)
 
 	sample->location_field = *reader;
 	len = pb_read_length(reader);
+	sample->packed_location_ids = reader->data + reader->pos;
 	reader->pos += len;
 	sample->location_bytes = reader->data + start;
 	sample->location_bytes_len = reader->pos - start;
@@ -1253,6 +1254,7 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 				sample->location_field.field_at = length_at - 1 - sub->data;
 				sample->location_bytes = length_at;
 				sample->location_bytes_len = p + len - length_at;
+				sample->packed_location_ids = p;
 				sample->locations_pending = true;
 				break;
 			case PPROF_SAMPLE_VALUE << 3 | PB_LEN:

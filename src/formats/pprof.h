@@ -200,6 +200,7 @@ typedef struct PprofSample
 	 */
 	const uint8 *location_bytes;
 	size_t		location_bytes_len;
+	const uint8 *packed_location_ids;	/* its ids, after the length: to location_bytes' end */
 	PbReader	location_field;	/* at the field's length, for reading it */
 	bool		locations_pending;
 	uint64	   *values;			/* int64 values, as read */
@@ -254,20 +255,25 @@ pprof_id_slot(const PprofIdIndex *index, uint64 id)
 }
 
 /*
- * Where the location of an id is in the table if anywhere: its index, or
- * -1.  Not checked: the location there may have another id.  Ids 1, 2,
- * 3... are found by place, others by their first slot in the index.
+ * Where the entry of an id is in a table of count entries if anywhere: its
+ * index, or -1.  Not checked: the entry there may have another id.  Ids 1,
+ * 2, 3... are found by place, others by their first slot in the index.
  */
+static inline int
+pprof_id_place(const PprofIdIndex *index, int count, uint64 id)
+{
+	if (index->slots != NULL)
+		return index->slots[pprof_id_slot(index, id)];
+	if (id - 1 < (uint64) count)
+		return (int) (id - 1);
+	return -1;
+}
+
+/* pprof_id_place of a location id */
 static inline int
 pprof_location_place(const PprofProfile *profile, uint64 id)
 {
-	const PprofIdIndex *index = &profile->location_index;
-
-	if (index->slots != NULL)
-		return index->slots[pprof_id_slot(index, id)];
-	if (id - 1 < (uint64) profile->nlocations)
-		return (int) (id - 1);
-	return -1;
+	return pprof_id_place(&profile->location_index, profile->nlocations, id);
 }
 
 /*

@@ -355,6 +355,105 @@ grow_stack_frames(PprofImport *import, int used, int more)
 }
 
 /*
+ * The frames of a sample's locations, root first, into the import's stack
+ * buffer: their number.  The location ids are decoded into the sample's
+ * array (leaf first), then looked up from its end.
+ */
+static int
+gather_frames(PprofImport *import, PprofSample *sample)
+{
+	int			depth = 0;
+
+	pprof_sample_locations(sample);
+	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
+	{
+		uint64		id = sample->location_ids[i];
+		const LocationFrames *lf = known_location_frames(import, id);
+
+		if ((i & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (unlikely(lf == NULL))
+			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
+		if (unlikely(import->stack_capacity - depth < lf->nframes))
+			grow_stack_frames(import, depth, lf->nframes);
+		memcpy(import->stack_frames + depth, import->frames + lf->first, sizeof(int64) * lf->nframes);
+		depth += lf->nframes;
+	}
+	return depth;
+}
+
+/*
+ * gather_frames of a sample whose ids are one packed field, as writers of
+ * pprof send them, without an array: the ids are read backward through
+ * the field (pb_packed_varint_before), so root first, as they are looked
+ * up.  -1, nothing computed, for a field that this does not read to its
+ * start (a varint of more than four bytes, a last one cut): gather_frames
+ * then reads it forward, and raises the errors.  A location first met has
+ * its frames computed, which may raise errors too, only once the rest of
+ * the field is known to read back: then the errors are those of
+ * gather_frames, raised in its order.  (Not inline, and what the loop
+ * reads in locals: the stores of frames could alias any field.)
+ */
+static pg_noinline int
+gather_packed_frames(PprofImport *import, const PprofSample *sample)
+{
+	const uint8 *start = sample->packed_location_ids;
+	const uint8 *p = sample->location_bytes + sample->location_bytes_len;
+	const PprofIdIndex index = import->profile.location_index;
+	const int	nlocations = import->profile.nlocations;
+	const LocationFrames *known = import->location_frames;
+	const int64 *all_frames = import->frames;
+	int64	   *out = import->stack_frames;
+	int			room = import->stack_capacity;
+	bool		rest_reads = false;
+	int			depth = 0;
+
+	if (p > start && p[-1] >= 0x80)
+		return -1;
+	while (p > start)
+	{
+		/* 4 kB of the field at a time, between checks for interrupts */
+		const uint8 *stop = p - start > 4096 ? p - 4096 : start;
+
+		CHECK_FOR_INTERRUPTS();
+		while (p > stop)
+		{
+			uint64		id;
+			int			place;
+			const LocationFrames *lf;
+			const int64 *frames;
+			int			nframes;
+
+			if (unlikely(!pb_packed_varint_before(&p, &id)))
+				return -1;
+			place = pprof_id_place(&index, nlocations, id);
+			lf = &known[place];
+			if (unlikely(place < 0 || lf->id != id || lf->nframes == 0))
+			{
+				if (!rest_reads && !pb_packed_varints_short(start, p))
+					return -1;
+				rest_reads = true;
+				lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
+			}
+			nframes = lf->nframes;
+			if (unlikely(room - depth < nframes))
+			{
+				grow_stack_frames(import, depth, nframes);
+				out = import->stack_frames;
+				room = import->stack_capacity;
+			}
+			frames = all_frames + lf->first;
+			/* most locations have one frame, the others two or three: no memcpy */
+			out[depth] = frames[0];
+			for (int f = 1; f < nframes; f++)
+				out[depth + f] = frames[f];
+			depth += nframes;
+		}
+	}
+	return depth;
+}
+
+/*
  * The stack of a sample (root first), 0 when it has no locations.  Samples
  * of one stack under several label sets repeat its location list: the
  * stack is memoized under the bytes of the list, which then need no
@@ -368,38 +467,14 @@ sample_stack(PprofImport *import, PprofSample *sample)
 	int64		stack = 0;
 	const char *key = (const char *) sample->location_bytes;
 	int			key_len = (int) sample->location_bytes_len;
-	int64	   *out;
-	int			room;
-	int			depth = 0;
+	int			depth = -1;
 
 	if (key && profile_writer_memo_get(import->writer, key, key_len, &stack))
 		return stack;
-	pprof_sample_locations(sample);
-	out = import->stack_frames;
-	room = import->stack_capacity;
-	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
-	{
-		uint64		id = sample->location_ids[i];
-		const LocationFrames *lf = known_location_frames(import, id);
-		const int64 *frames;
-
-		if ((i & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (unlikely(lf == NULL))
-			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
-		if (unlikely(room - depth < lf->nframes))
-		{
-			grow_stack_frames(import, depth, lf->nframes);
-			out = import->stack_frames;
-			room = import->stack_capacity;
-		}
-		frames = import->frames + lf->first;
-		/* most locations have one frame, the others two or three: no memcpy */
-		out[depth] = frames[0];
-		for (int f = 1; f < lf->nframes; f++)
-			out[depth + f] = frames[f];
-		depth += lf->nframes;
-	}
+	if (key && sample->locations_pending)
+		depth = gather_packed_frames(import, sample);
+	if (depth < 0)
+		depth = gather_frames(import, sample);
 	profile_writer_walk_begin(import->writer);
 	if (depth > 0)
 		profile_writer_walk_push_all(import->writer, import->stack_frames, depth);
