@@ -157,6 +157,12 @@ SELECT r AS rotation, pg_temp.same(
 -- a list of 1,500 ids of 3 bytes (4.5 kB, read 4 kB at a time) met first
 SELECT pg_temp.same(pg_temp.chain(array(SELECT 1000 * i FROM generate_series(1, 1500) i), list_first => true),
                     pg_temp.chain(array(SELECT i FROM generate_series(1, 1500) i))) AS long_list_same;
+-- a sample of 8,200 ids of 2 bytes, whose field's length takes 3 bytes:
+-- the top level's fast path leaves it to the generic reader; its ids are
+-- read backward 4 kB at a time
+SELECT import_pprof(pg_temp.chain('{200}', extra => pg_temp.m(2, pg_temp.packed(1, array_fill(200::numeric, '{8200}'))
+                                                                 || pg_temp.packed(2, '{7}')))) AS deep \gset
+SELECT array_length(stack_path((SELECT stack_id FROM sample WHERE profile_id = :deep AND weight = 7)), 1) AS deep_frames;
 -- samples' values of 10 bytes (2^62 and -1) and of 5 bytes, alone and
 -- after one of 1 byte: the weights as read
 SELECT import_pprof(pg_temp.chain('{1}', extra =>
@@ -245,6 +251,9 @@ SELECT pg_temp.try(pg_temp.chain('{1}', names => array['\x61616161616161c3'::byt
 SELECT import_pprof(pg_temp.chain(array(SELECT 10 * i FROM generate_series(1, 40) i), lines => 3)) AS inlined \gset
 SELECT pg_temp.frames(:inlined, 1) AS one, pg_temp.frames(:inlined, 40) AS forty,
        array_length(stack_path((SELECT stack_id FROM sample WHERE profile_id = :inlined AND weight = 1000)), 1) AS frames;
+-- a location of 30 lines, whose length takes 2 bytes
+SELECT import_pprof(pg_temp.chain('{7}', lines => 30)) AS thirty \gset
+SELECT pg_temp.frames(:thirty, 1000) AS thirty_lines;
 
 ------------------------------------------------------------------------
 -- A sample's location list is remembered under the bytes of its one

@@ -742,6 +742,82 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 }
 
 /*
+ * The fast path of the top level: its fields as writers of pprof send
+ * most of them, a sample, location, function or string of a one-byte tag
+ * and a length of one or two bytes that fits, read from the reader's
+ * position with local offsets up to the first field of any other kind,
+ * which decode_profile_field then reads.  Each is read as there.
+ */
+static void
+decode_usual_fields(PprofProfile *profile, PprofDecoder *decoder, PbReader *reader, uint64 *fields)
+{
+	const uint8 *data = reader->data;
+	size_t		end = reader->end;
+	size_t		pos = reader->pos;
+
+	while (end - pos >= 3)
+	{
+		size_t		at = pos;
+		size_t		len = data[pos + 1];
+		size_t		body = pos + 2;
+		PbReader	sub;
+
+		if (len >= 0x80)
+		{
+			if (data[pos + 2] >= 0x80)
+				break;
+			len = (len & 0x7F) | (size_t) data[pos + 2] << 7;
+			body++;
+		}
+		if (len > end - body)
+			break;
+		switch (data[pos])
+		{
+			case PPROF_PROFILE_SAMPLE << 3 | PB_LEN:
+				if (profile->nsamples++ == 0)
+					profile->samples_from = at;
+				profile->samples_to = body + len;
+				break;
+			case PPROF_PROFILE_LOCATION << 3 | PB_LEN:
+				/* what pb_expect_submessage makes */
+				sub = *reader;
+				sub.pos = body;
+				sub.end = body + len;
+				sub.field_at = at;
+				sub.message = "Location";
+				read_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
+												  &decoder->locations_capacity, sizeof(PprofLocation)));
+				break;
+			case PPROF_PROFILE_FUNCTION << 3 | PB_LEN:
+				sub = *reader;
+				sub.pos = body;
+				sub.end = body + len;
+				sub.field_at = at;
+				sub.message = "Function";
+				read_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
+										 &decoder->functions_capacity, sizeof(PprofFunction)));
+				break;
+			case PPROF_PROFILE_STRING_TABLE << 3 | PB_LEN:
+				{
+					PprofString *s = grow((void **) &profile->strings, &profile->nstrings,
+										  &decoder->strings_capacity, sizeof(PprofString));
+
+					s->offset = (uint32) body;
+					s->len = (uint32) len;
+					break;
+				}
+			default:
+				reader->pos = at;
+				return;
+		}
+		pos = body + len;
+		if ((++*fields & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	reader->pos = pos;
+}
+
+/*
  * A varint of the counting pass below: false when it does not end before
  * `len` or is longer than ten bytes.
  */
@@ -897,8 +973,11 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_
 	profile->strings_cxt = CurrentMemoryContext;
 	presize_tables(profile, &decoder);
 	pb_reader_init(&reader, data, len, "pprof", "Profile");
-	while (pb_next_field(&reader, &field, &wiretype))
+	for (;;)
 	{
+		decode_usual_fields(profile, &decoder, &reader, &fields);
+		if (!pb_next_field(&reader, &field, &wiretype))
+			break;
 		if ((++fields & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		decode_profile_field(profile, &decoder, &reader, field, wiretype);
