@@ -93,6 +93,7 @@ walk_samples(PprofProfile *profile)
 			pb_packed_varints_short(sample.packed_location_ids, packed_end);
 
 		seen++;
+		pprof_sample_labels(&sample);
 		pprof_sample_locations(&sample);
 		if (backward)
 			check_backward(&sample, sample.packed_location_ids, packed_end);

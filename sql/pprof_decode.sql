@@ -329,6 +329,34 @@ SELECT pg_temp.pairs(:other_shape) = pg_temp.pairs(:usual_shape) AS same_samples
        (SELECT labels_id FROM sample WHERE profile_id = :usual_shape) AS same_labels;
 -- field 1 as bytes (wire type 2) in each: the generic decoder's error, for the Function's id (the first)
 SELECT import_pprof(pg_temp.shapes(pg_temp.m(1, 'x')));
+-- Labels next to one another are read when the sample's stack is looked
+-- up, and not again for the same bytes: their errors still come before
+-- those of the stack (location 98 is not defined), the first label's
+-- before the second's; labels with the values between them are read at
+-- once, as are those of other samples
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.packed(1, '{98}') || pg_temp.packed(2, '{1}')
+                                                                 || pg_temp.m(3, pg_temp.v(1, 1) || pg_temp.m(2, 'x'))
+                                                                 || pg_temp.m(3, pg_temp.m(1, 'x')))));
+CREATE FUNCTION pg_temp.labels_of(profile bigint) RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT string_agg(s.weight || ':' || coalesce(l.labels::text, '-'), ' ' ORDER BY s.weight)
+      FROM calltree.sample s LEFT JOIN calltree.labels l ON l.id = s.labels_id WHERE s.profile_id = profile
+$$;
+-- A is {"f1": "cpu"}, B {"nanoseconds": 2}: [A, values, B] (6), then A B
+-- (7), the same bytes again (8), A written the other way (9), A alone
+-- (10), A B again after it (11)
+CREATE FUNCTION pg_temp.labelled(w int, labels bytea, before_values bytea DEFAULT '') RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT pg_temp.m(2, pg_temp.packed(1, '{1}') || before_values || pg_temp.packed(2, ARRAY[w]) || labels)
+$$;
+SELECT pg_temp.m(3, pg_temp.v(1, 3) || pg_temp.v(2, 1)) AS a, pg_temp.m(3, pg_temp.v(1, 2) || pg_temp.v(3, 2)) AS b \gset
+SELECT import_pprof(pg_temp.chain('{1}', extra =>
+           pg_temp.labelled(6, :'b', before_values => :'a') || pg_temp.labelled(7, :'a'::bytea || :'b')
+        || pg_temp.labelled(8, :'a'::bytea || :'b')
+        || pg_temp.labelled(9, pg_temp.m(3, pg_temp.v(2, 1) || pg_temp.v(1, 3)) || :'b')
+        || pg_temp.labelled(10, :'a') || pg_temp.labelled(11, :'a'::bytea || :'b'))) AS labelled \gset
+SELECT pg_temp.labels_of(:labelled) AS labels,
+       (SELECT count(DISTINCT labels_id) FROM sample WHERE profile_id = :labelled AND weight IN (6, 7, 8, 9, 11)) AS ab_sets;
 
 -- the profiles of this test deleted, and what only they used: the tests
 -- after this one find the database as it was before it

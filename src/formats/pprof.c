@@ -1231,6 +1231,9 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	sample->location_bytes = NULL;
 	sample->location_bytes_len = 0;
 	sample->locations_pending = false;
+	sample->label_bytes = NULL;
+	sample->label_bytes_len = 0;
+	sample->labels_pending = false;
 	while (pb_next_field(reader, &field, &wiretype))
 	{
 		switch (field)
@@ -1314,6 +1317,9 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 	sample->location_bytes = NULL;
 	sample->location_bytes_len = 0;
 	sample->locations_pending = false;
+	sample->label_bytes = NULL;
+	sample->label_bytes_len = 0;
+	sample->data = sub->data;
 	while (p < end)
 	{
 		uint8		tag = *p++;
@@ -1349,16 +1355,55 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 					break;
 				}
 			case PPROF_SAMPLE_LABEL << 3 | PB_LEN:
-				if (!decode_label_fast(p, p + len, grow((void **) &sample->labels, &sample->nlabels,
-														&sample->labels_capacity, sizeof(PprofLabel))))
+				/* kept for pprof_read_sample_labels, when next to the one before */
+				if (sample->label_bytes == NULL)
+					sample->label_bytes = length_at - 1;
+				else if (sample->label_bytes + sample->label_bytes_len != length_at - 1)
 					return false;
+				sample->label_bytes_len = p + len - sample->label_bytes;
 				break;
 			default:
 				return false;
 		}
 		p += len;
 	}
+	sample->labels_pending = sample->label_bytes != NULL;
 	return true;
+}
+
+/*
+ * The labels that decode_sample_fast kept: each by the fast path, or
+ * else by decode_label as decode_sample reads it, with its errors.
+ */
+void
+pprof_read_sample_labels(PprofSample *sample)
+{
+	const uint8 *p = sample->label_bytes;
+	const uint8 *end = p + sample->label_bytes_len;
+
+	sample->labels_pending = false;
+	while (p < end)
+	{
+		const uint8 *tag_at = p++;
+		uint64		len;
+		PprofLabel *label;
+
+		/* (the tag and length that decode_sample_fast read) */
+		(void) short_field_varint(&p, end, &len);
+		label = grow((void **) &sample->labels, &sample->nlabels, &sample->labels_capacity, sizeof(PprofLabel));
+		if (!decode_label_fast(p, p + len, label))
+		{
+			PbReader	sub;
+
+			/* what pb_expect_submessage makes */
+			pb_reader_init(&sub, sample->data, p + len - sample->data, "pprof", "Label");
+			sub.pos = p - sample->data;
+			sub.field_at = tag_at - sample->data;
+			memset(label, 0, sizeof(PprofLabel));
+			decode_label(&sub, label);
+		}
+		p += len;
+	}
 }
 
 /* The next sample of the profile into *sample; false after the last. */

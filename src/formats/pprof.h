@@ -206,9 +206,22 @@ typedef struct PprofSample
 	uint64	   *values;			/* int64 values, as read */
 	int			nvalues;
 	int			values_capacity;
-	PprofLabel *labels;
+	PprofLabel *labels;			/* see pprof_sample_labels */
 	int			nlabels;
 	int			labels_capacity;
+
+	/*
+	 * A sample's label fields, when they follow one another and are of
+	 * the usual shape outside (a one-byte tag, a short length), are read
+	 * when its labels are asked for, not before: their bytes (from the
+	 * first tag to the end of the last) are a key for a label set met
+	 * before, which then needs no decoding.  NULL for other samples, whose
+	 * labels are read at once.
+	 */
+	const uint8 *label_bytes;
+	size_t		label_bytes_len;
+	const uint8 *data;			/* the profile's, for the errors of reading them */
+	bool		labels_pending;
 } PprofSample;
 
 extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_ours);
@@ -225,6 +238,21 @@ pprof_sample_locations(PprofSample *sample)
 {
 	if (sample->locations_pending)
 		pprof_read_sample_locations(sample);
+}
+
+extern void pprof_read_sample_labels(PprofSample *sample);
+
+/*
+ * Makes sample->labels hold the sample's labels, or raises the error of
+ * reading them: to be called after pprof_next_sample before anything else
+ * that raises errors, unless the label bytes are known to read (those of
+ * a sample read before), so that errors come in the order of the data.
+ */
+static inline void
+pprof_sample_labels(PprofSample *sample)
+{
+	if (sample->labels_pending)
+		pprof_read_sample_labels(sample);
 }
 
 extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what);

@@ -101,10 +101,22 @@ typedef struct PprofImport
 	/*
 	 * The ids of the label sets met so far, under their PprofLabel arrays
 	 * (string indexes, this file's own): a profile has few label sets, and
-	 * building one as jsonb costs far more than this look-up.
+	 * building one as jsonb costs far more than this look-up.  Made for
+	 * the first sample whose labels have no label bytes.
 	 */
 	idcache_hash *label_memo;
 	int			label_memo_count;
+
+	/*
+	 * The same under the bytes of the label fields (PprofSample's
+	 * label_bytes, in the data): a set met before needs no decoding.  The
+	 * previous sample's first, then the memo's, which counts with the one
+	 * above.
+	 */
+	const uint8 *last_label_bytes;
+	size_t		last_label_bytes_len;
+	int64		last_label_bytes_id;
+	idcache_hash *label_bytes_memo;
 	MemoryContext label_cxt;	/* the memo's keys, and the jsonb of one set */
 } PprofImport;
 
@@ -613,7 +625,13 @@ intern_sample_labels(PprofImport *import, const PprofSample *sample)
 	return id;
 }
 
-/* The interned label set of a sample, 0 (NULL) for none. */
+static void remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id);
+
+/*
+ * The interned label set of a sample, 0 (NULL) for none: remembered under
+ * its label bytes when it has them (known_label_bytes finds it then), else
+ * under its labels, in a memo made on first use.
+ */
 static int64
 sample_labels(PprofImport *import, const PprofSample *sample)
 {
@@ -623,6 +641,14 @@ sample_labels(PprofImport *import, const PprofSample *sample)
 
 	if (sample->nlabels == 0)
 		return 0;
+	if (sample->label_bytes != NULL)
+	{
+		id = intern_sample_labels(import, sample);
+		remember_label_bytes(import, sample, id);
+		return id;
+	}
+	if (import->label_memo == NULL)
+		import->label_memo = idcache_create(import->label_cxt, 16, NULL);
 	if (sample->nlabels == import->last_nlabels &&
 		memcmp(sample->labels, import->last_labels, key.len) == 0)
 		return import->last_labels_id;
@@ -652,6 +678,55 @@ sample_labels(PprofImport *import, const PprofSample *sample)
 	import->last_nlabels = sample->nlabels;
 	import->last_labels_id = id;
 	return id;
+}
+
+/*
+ * The label set of a sample whose label bytes were met before (the
+ * previous sample's, or the memo's) into *id: then its labels need not be
+ * read.  False for any other sample.
+ */
+static bool
+known_label_bytes(PprofImport *import, const PprofSample *sample, int64 *id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	CachedId   *memo;
+
+	if (sample->label_bytes == NULL)
+		return false;
+	if (sample->label_bytes_len == import->last_label_bytes_len &&
+		memcmp(sample->label_bytes, import->last_label_bytes, sample->label_bytes_len) == 0)
+	{
+		*id = import->last_label_bytes_id;
+		return true;
+	}
+	memo = idcache_lookup(import->label_bytes_memo, key);
+	if (memo == NULL)
+		return false;
+	*id = memo->id;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = *id;
+	return true;
+}
+
+/* Remembers the label set of a sample under its label bytes, if it has them. */
+static void
+remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	bool		found;
+
+	if (sample->label_bytes == NULL)
+		return;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = id;
+	if (import->label_memo_count < LABEL_MEMO_MAX)
+	{
+		/* (the key stays in the data, which outlives the import's samples) */
+		idcache_insert(import->label_bytes_memo, key, &found)->id = id;
+		import->label_memo_count++;
+	}
 }
 
 /* ---------------------------------------------------------------- the import */
@@ -690,7 +765,12 @@ import_samples(PprofImport *import)
 	{
 		int64		weight;
 		int64		stack;
+		int64		labels;
+		bool		labels_known = known_label_bytes(import, &sample, &labels);
 
+		/* the errors of reading the sample first, its labels' among them */
+		if (!labels_known)
+			pprof_sample_labels(&sample);
 		if ((++count & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (sample.nvalues != profile->nsample_types)
@@ -704,8 +784,9 @@ import_samples(PprofImport *import)
 			skipped_weight += weight;
 			continue;
 		}
-		profile_writer_sample(import->writer, NULL, false, 0, stack, weight,
-							  sample_labels(import, &sample));
+		if (!labels_known)
+			labels = sample_labels(import, &sample);
+		profile_writer_sample(import->writer, NULL, false, 0, stack, weight, labels);
 	}
 	if (skipped > 0)
 		ereport(NOTICE,
@@ -735,7 +816,7 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
 	import.label_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pprof label memo",
 											 ALLOCSET_SMALL_SIZES);
-	import.label_memo = idcache_create(import.label_cxt, 16, NULL);
+	import.label_bytes_memo = idcache_create(import.label_cxt, 16, NULL);
 
 	with_type.meta = meta_with_sample_type(info, value_type_name(&import, import.value_index));
 	/* the file's unit and start time go into the profile row as it is made */
