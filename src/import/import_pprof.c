@@ -85,9 +85,13 @@ typedef struct PprofImport
 	PprofProfile profile;
 	ProfileWriter *writer;
 	int			value_index;	/* the sample type imported */
-	LocationFrames *location_frames;	/* per location, by its index */
+	LocationFrames *location_frames;	/* per location, by its index; at -1 none */
 	int64	   *frames;			/* a frame per line, then one per location without lines */
 	const char **resources;		/* per mapping, computed once */
+	/* the last location's mapping id and resource: most locations share one */
+	uint64		last_mapping_id;
+	const char *last_resource;
+	bool		last_resource_known;
 	int64	   *stack_frames;	/* a stack's frames, root first, gathered to be pushed at once */
 	int			stack_capacity;
 	bool	   *resource_known;
@@ -306,7 +310,15 @@ location_frames(PprofImport *import, const PprofLocation *location)
 
 	if (lf->nframes > 0)
 		return lf;
-	resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
+	if (import->last_resource_known && location->mapping_id == import->last_mapping_id)
+		resource = import->last_resource;
+	else
+	{
+		resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
+		import->last_mapping_id = location->mapping_id;
+		import->last_resource = resource;
+		import->last_resource_known = true;
+	}
 	if (location->nlines == 0)
 	{
 		/* not symbolized: a frame of the address alone */
@@ -403,16 +415,17 @@ gather_frames(PprofImport *import, PprofSample *sample)
  * then reads it forward, and raises the errors.  A location first met has
  * its frames computed, which may raise errors too, only once the rest of
  * the field is known to read back: then the errors are those of
- * gather_frames, raised in its order.  (Not inline, and what the loop
- * reads in locals: the stores of frames could alias any field.)
+ * gather_frames, raised in its order.  (What the loop reads is in
+ * locals: the stores of frames could alias any field.  by_slot: the
+ * location index is hashed, see pprof_id_place.)
  */
-static pg_noinline int
-gather_packed_frames(PprofImport *import, const PprofSample *sample)
+static pg_attribute_always_inline int
+gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_slot)
 {
 	const uint8 *start = sample->packed_location_ids;
 	const uint8 *p = sample->location_bytes + sample->location_bytes_len;
 	const PprofIdIndex index = import->profile.location_index;
-	const int	nlocations = import->profile.nlocations;
+	const uint64 nlocations = (uint64) import->profile.nlocations;
 	const LocationFrames *known = import->location_frames;
 	const int64 *all_frames = import->frames;
 	int64	   *out = import->stack_frames;
@@ -438,9 +451,13 @@ gather_packed_frames(PprofImport *import, const PprofSample *sample)
 
 			if (unlikely(!pb_packed_varint_before(&p, &id)))
 				return -1;
-			place = pprof_id_place(&index, nlocations, id);
+			/* pprof_id_place: -1 finds the entry of none */
+			if (by_slot)
+				place = index.slots[pprof_id_slot(&index, id)];
+			else
+				place = id - 1 < nlocations ? (int) (id - 1) : -1;
 			lf = &known[place];
-			if (unlikely(place < 0 || lf->id != id || lf->nframes == 0))
+			if (unlikely(lf->id != id || lf->nframes == 0))
 			{
 				if (!rest_reads && !pb_packed_varints_short(start, p))
 					return -1;
@@ -455,14 +472,23 @@ gather_packed_frames(PprofImport *import, const PprofSample *sample)
 				room = import->stack_capacity;
 			}
 			frames = all_frames + lf->first;
+			out[depth++] = frames[0];
 			/* most locations have one frame, the others two or three: no memcpy */
-			out[depth] = frames[0];
-			for (int f = 1; f < nframes; f++)
-				out[depth + f] = frames[f];
-			depth += nframes;
+			if (unlikely(nframes > 1))
+				for (int f = 1; f < nframes; f++)
+					out[depth++] = frames[f];
 		}
 	}
 	return depth;
+}
+
+/* gather_packed_frames_by for a profile's location index, hashed or not */
+static pg_noinline int
+gather_packed_frames(PprofImport *import, const PprofSample *sample)
+{
+	if (import->profile.location_index.slots != NULL)
+		return gather_packed_frames_by(import, sample, true);
+	return gather_packed_frames_by(import, sample, false);
 }
 
 /*
@@ -809,7 +835,8 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 	memset(&import, 0, sizeof(import));
 	pprof_decode(&import.profile, (const uint8 *) data, len, data_is_ours);
 	import.value_index = choose_sample_type(&import, options);
-	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
+	/* (after an entry of none at -1, where pprof_id_place finds no location) */
+	import.location_frames = (LocationFrames *) palloc0(sizeof(LocationFrames) * (import.profile.nlocations + 1)) + 1;
 	import.frames = palloc_extended(sizeof(int64) * ((Size) import.profile.nlines + import.profile.nlocations + 1),
 									MCXT_ALLOC_HUGE);
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
