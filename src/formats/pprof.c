@@ -865,64 +865,77 @@ scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 }
 
 /*
+ * One field of the counting pass below at *pos, moved past it, a
+ * length-delimited one of fields 1 to 15 counted in counts; false when it
+ * is malformed.
+ */
+static bool
+count_field(const uint8 *data, size_t len, size_t *pos, int64 counts[16])
+{
+	uint64		tag;
+	uint64		value;
+
+	if (!scan_varint(data, len, pos, &tag))
+		return false;
+	switch (tag & 7)
+	{
+		case PB_VARINT:
+			return scan_varint(data, len, pos, &value);
+		case PB_FIXED64:
+			*pos += 8;
+			return true;
+		case PB_FIXED32:
+			*pos += 4;
+			return true;
+		case PB_LEN:
+			if (!scan_varint(data, len, pos, &value) || value > len - *pos)
+				return false;
+			*pos += value;
+			if ((tag >> 3) < 16)
+				counts[tag >> 3]++;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
  * How many entries of each table (by field number, up to the string
  * table) the top level holds, counted from its tags and lengths alone,
  * so that the first pass makes each table at its size rather than
  * growing it by copies.  Counts only: whatever is malformed ends the
  * count, and the first pass reports it.
  */
+#define COUNT_CHUNK ((size_t) 1 << 20)
+
 static void
 count_top_level(const uint8 *data, size_t len, int64 counts[PPROF_PROFILE_STRING_TABLE + 1])
 {
+	int64		by_field[16] = {0};
 	size_t		pos = 0;
-	uint64		fields = 0;
 
-	memset(counts, 0, sizeof(int64) * (PPROF_PROFILE_STRING_TABLE + 1));
 	while (pos < len)
 	{
-		uint64		tag;
-		uint64		value;
+		/* 1 MB at a time between checks for interrupts, each field's first two bytes in the data */
+		size_t		stop = len - pos > COUNT_CHUNK ? pos + COUNT_CHUNK : len - 1;
 
-		if ((++fields & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();
 		/* most fields: a one-byte tag of a length-delimited field and a one-byte length */
-		tag = data[pos];
-		if ((tag & 0x87) == PB_LEN && pos + 2 <= len && data[pos + 1] < 0x80)
+		while (pos < stop && (data[pos] & 0x87) == PB_LEN && data[pos + 1] < 0x80)
 		{
-			value = data[pos + 1];
-			pos += 2;
-			if (value > len - pos)
-				return;
-			pos += value;
-			if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
-				counts[tag >> 3]++;
-			continue;
+			size_t		value = data[pos + 1];
+
+			if (value > len - pos - 2)
+				goto done;
+			by_field[data[pos] >> 3]++;
+			pos += 2 + value;
 		}
-		if (!scan_varint(data, len, &pos, &tag))
-			return;
-		switch (tag & 7)
-		{
-			case PB_VARINT:
-				if (!scan_varint(data, len, &pos, &value))
-					return;
-				break;
-			case PB_FIXED64:
-				pos += 8;
-				break;
-			case PB_FIXED32:
-				pos += 4;
-				break;
-			case PB_LEN:
-				if (!scan_varint(data, len, &pos, &value) || value > len - pos)
-					return;
-				pos += value;
-				if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
-					counts[tag >> 3]++;
-				break;
-			default:
-				return;
-		}
+		/* any other field, or the last byte */
+		if ((pos < stop || pos == len - 1) && !count_field(data, len, &pos, by_field))
+			break;
 	}
+done:
+	memcpy(counts, by_field, sizeof(int64) * (PPROF_PROFILE_STRING_TABLE + 1));
 }
 
 /* The tables of the first pass, each made at the size counted */
