@@ -10,11 +10,14 @@
  * Fields that calltree does not use are still checked for their wire type
  * when profile.proto gives them one; unknown fields are skipped.
  *
- * Samples, Locations (with their lines) and Functions of the shape every
- * writer of pprof gives them (one-byte tags, short varints) are read by
- * fast paths with local pointers; an entry of any other shape is read
- * again from its start by the generic decoder, which alone raises errors,
- * so that both read the same values and the errors are the generic ones.
+ * The top level's usual fields, and Samples, Locations (with their lines)
+ * and Functions of the shape every writer of pprof gives them (one-byte
+ * tags, short varints) are read by fast paths with local pointers; an
+ * entry of any other shape is read again from its start by the generic
+ * decoder, which alone raises errors, so that both read the same values
+ * and the errors are the generic ones.  A sample's labels of the usual
+ * shape outside are read later, each by the fast path or the generic one
+ * (pprof_read_sample_labels).
  */
 #include "postgres.h"
 

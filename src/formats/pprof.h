@@ -7,7 +7,9 @@
  * pprof_decode() reads everything but the samples into arrays, each made
  * at its size (the top level's fields are counted first); samples are
  * then streamed one at a time with pprof_next_sample(), so a profile with
- * millions of samples needs no memory per sample.  String fields are
+ * millions of samples needs no memory per sample; a sample's location ids
+ * and labels, kept as bytes where they have the usual shape, are read when
+ * asked for (pprof_sample_locations, pprof_sample_labels).  String fields are
  * indices into the string table, resolved (and checked) on use with
  * pprof_string(): copied to end with a NUL, or, in data the caller gave
  * to the decoder, ended in place where that is safe (pprof.c).  Every

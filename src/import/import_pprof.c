@@ -651,7 +651,54 @@ intern_sample_labels(PprofImport *import, const PprofSample *sample)
 	return id;
 }
 
-static void remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id);
+/*
+ * The label set of a sample whose label bytes were met before (the
+ * previous sample's, or the memo's) into *id: then its labels need not be
+ * read.  False for any other sample.
+ */
+static bool
+known_label_bytes(PprofImport *import, const PprofSample *sample, int64 *id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	CachedId   *memo;
+
+	if (sample->label_bytes == NULL)
+		return false;
+	if (sample->label_bytes_len == import->last_label_bytes_len &&
+		memcmp(sample->label_bytes, import->last_label_bytes, sample->label_bytes_len) == 0)
+	{
+		*id = import->last_label_bytes_id;
+		return true;
+	}
+	memo = idcache_lookup(import->label_bytes_memo, key);
+	if (memo == NULL)
+		return false;
+	*id = memo->id;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = *id;
+	return true;
+}
+
+/* Remembers the label set of a sample under its label bytes, if it has them. */
+static void
+remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	bool		found;
+
+	if (sample->label_bytes == NULL)
+		return;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = id;
+	if (import->label_memo_count < LABEL_MEMO_MAX)
+	{
+		/* (the key stays in the data, which outlives the import's samples) */
+		idcache_insert(import->label_bytes_memo, key, &found)->id = id;
+		import->label_memo_count++;
+	}
+}
 
 /*
  * The interned label set of a sample, 0 (NULL) for none: remembered under
@@ -704,55 +751,6 @@ sample_labels(PprofImport *import, const PprofSample *sample)
 	import->last_nlabels = sample->nlabels;
 	import->last_labels_id = id;
 	return id;
-}
-
-/*
- * The label set of a sample whose label bytes were met before (the
- * previous sample's, or the memo's) into *id: then its labels need not be
- * read.  False for any other sample.
- */
-static bool
-known_label_bytes(PprofImport *import, const PprofSample *sample, int64 *id)
-{
-	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
-	CachedId   *memo;
-
-	if (sample->label_bytes == NULL)
-		return false;
-	if (sample->label_bytes_len == import->last_label_bytes_len &&
-		memcmp(sample->label_bytes, import->last_label_bytes, sample->label_bytes_len) == 0)
-	{
-		*id = import->last_label_bytes_id;
-		return true;
-	}
-	memo = idcache_lookup(import->label_bytes_memo, key);
-	if (memo == NULL)
-		return false;
-	*id = memo->id;
-	import->last_label_bytes = sample->label_bytes;
-	import->last_label_bytes_len = sample->label_bytes_len;
-	import->last_label_bytes_id = *id;
-	return true;
-}
-
-/* Remembers the label set of a sample under its label bytes, if it has them. */
-static void
-remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id)
-{
-	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
-	bool		found;
-
-	if (sample->label_bytes == NULL)
-		return;
-	import->last_label_bytes = sample->label_bytes;
-	import->last_label_bytes_len = sample->label_bytes_len;
-	import->last_label_bytes_id = id;
-	if (import->label_memo_count < LABEL_MEMO_MAX)
-	{
-		/* (the key stays in the data, which outlives the import's samples) */
-		idcache_insert(import->label_bytes_memo, key, &found)->id = id;
-		import->label_memo_count++;
-	}
 }
 
 /* ---------------------------------------------------------------- the import */
