@@ -56,6 +56,27 @@ resolve_location(PprofProfile *profile, const PprofLocation *location)
 	}
 }
 
+/*
+ * A packed location_id field that pb_packed_varints_short accepts reads
+ * backward (as import_pprof reads it) to the ids read forward, in reverse;
+ * the forward reader read it without an error.
+ */
+static void
+check_backward(const PprofSample *sample, const uint8 *start, const uint8 *end)
+{
+	const uint8 *p = end;
+	int			n = sample->nlocation_ids;
+
+	while (p > start)
+	{
+		uint64		id;
+
+		FUZZ_CHECK(pb_packed_varint_before(&p, &id), "a short varint did not read backward");
+		FUZZ_CHECK(n > 0 && sample->location_ids[--n] == id, "a varint read backward is not the one read forward");
+	}
+	FUZZ_CHECK(n == 0, "fewer varints read backward than forward");
+}
+
 static void
 walk_samples(PprofProfile *profile)
 {
@@ -67,8 +88,15 @@ walk_samples(PprofProfile *profile)
 	pprof_samples_begin(profile, &top);
 	while (pprof_next_sample(profile, &top, &sample))
 	{
+		const uint8 *packed_end = sample.location_bytes ? sample.location_bytes + sample.location_bytes_len : NULL;
+		bool		backward = packed_end != NULL && sample.locations_pending &&
+			pb_packed_varints_short(sample.packed_location_ids, packed_end);
+
 		seen++;
+		pprof_sample_labels(&sample);
 		pprof_sample_locations(&sample);
+		if (backward)
+			check_backward(&sample, sample.packed_location_ids, packed_end);
 		for (int i = 0; i < sample.nlocation_ids; i++)
 		{
 			const PprofLocation *location = pprof_location(profile, sample.location_ids[i], sample.at);

@@ -22,17 +22,22 @@ $$;
 -- 1 up, the last one outermost) of function i, whose id is fn_ids[i]
 -- (loc_ids by default) and whose name is names[i] (f<i> by default).  A
 -- sample of weight i names location i alone; one of weight 1000 names
--- them all, loc_ids[1] the leaf; `extra` is added after them.
+-- them all, loc_ids[1] the leaf (after the others, or before them with
+-- list_first: then it meets every location first); `extra` is added after them.
 CREATE FUNCTION pg_temp.chain(loc_ids numeric[], fn_ids numeric[] DEFAULT NULL, names bytea[] DEFAULT NULL,
-                              lines int DEFAULT 1, extra bytea DEFAULT '') RETURNS bytea
+                              lines int DEFAULT 1, extra bytea DEFAULT '', list_first boolean DEFAULT false) RETURNS bytea
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 DECLARE
     n int := array_length(loc_ids, 1);
     body bytea := pg_temp.m(1, pg_temp.v(1, 1) || pg_temp.v(2, 2));
     strs bytea[] := ARRAY[''::bytea, 'cpu'::bytea, 'nanoseconds'::bytea];
+    list bytea := pg_temp.m(2, pg_temp.packed(1, loc_ids) || pg_temp.packed(2, '{1000}'));
 BEGIN
     fn_ids := coalesce(fn_ids, loc_ids);
+    IF list_first THEN
+        body := body || list;
+    END IF;
     FOR i IN 1 .. n LOOP
         strs := strs || coalesce(names[i], convert_to('f' || i, 'UTF8'));
         body := body || pg_temp.m(5, pg_temp.v(1, fn_ids[i]) || pg_temp.v(2, 2 + i))
@@ -41,7 +46,9 @@ BEGIN
                                   FROM generate_series(1, lines) j))
             || pg_temp.m(2, pg_temp.packed(1, ARRAY[loc_ids[i]]) || pg_temp.packed(2, ARRAY[i]));
     END LOOP;
-    body := body || pg_temp.m(2, pg_temp.packed(1, loc_ids) || pg_temp.packed(2, '{1000}'));
+    IF NOT list_first THEN
+        body := body || list;
+    END IF;
     RETURN body || extra || pg_temp.strings(strs);
 END
 $$;
@@ -133,6 +140,29 @@ SELECT r AS rotation, pg_temp.same(
            pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 9) FROM unnest(:'wide_ids'::numeric[]) WITH ORDINALITY AS u(x, i))),
            pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 9) FROM unnest('{1,2,3,4,5,6,7,8,9}'::numeric[]) WITH ORDINALITY AS u(x, i))))
   FROM generate_series(0, 8) r;
+-- the same with the list first, where its locations are met first: ids
+-- of 1 to 4 bytes are read backward from the end of the field (root first)
+-- and their frames computed as they come; a field with a longer id is
+-- read forward
+SELECT r AS rotation, pg_temp.same(
+           pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 9) FROM unnest(:'wide_ids'::numeric[]) WITH ORDINALITY AS u(x, i)),
+                         list_first => true),
+           pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 9) FROM unnest('{1,2,3,4,5,6,7,8,9}'::numeric[]) WITH ORDINALITY AS u(x, i))))
+       AS wide, pg_temp.same(
+           pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 4) FROM unnest('{5,200,20000,3000000}'::numeric[]) WITH ORDINALITY AS u(x, i)),
+                         list_first => true),
+           pg_temp.chain((SELECT array_agg(x ORDER BY (i + r) % 4) FROM unnest('{1,2,3,4}'::numeric[]) WITH ORDINALITY AS u(x, i))))
+       AS short
+  FROM generate_series(0, 8) r;
+-- a list of 1,500 ids of 3 bytes (4.5 kB, read 4 kB at a time) met first
+SELECT pg_temp.same(pg_temp.chain(array(SELECT 1000 * i FROM generate_series(1, 1500) i), list_first => true),
+                    pg_temp.chain(array(SELECT i FROM generate_series(1, 1500) i))) AS long_list_same;
+-- a sample of 8,200 ids of 2 bytes, whose field's length takes 3 bytes:
+-- the top level's fast path leaves it to the generic reader; its ids are
+-- read backward 4 kB at a time
+SELECT import_pprof(pg_temp.chain('{200}', extra => pg_temp.m(2, pg_temp.packed(1, array_fill(200::numeric, '{8200}'))
+                                                                 || pg_temp.packed(2, '{7}')))) AS deep \gset
+SELECT array_length(stack_path((SELECT stack_id FROM sample WHERE profile_id = :deep AND weight = 7)), 1) AS deep_frames;
 -- samples' values of 10 bytes (2^62 and -1) and of 5 bytes, alone and
 -- after one of 1 byte: the weights as read
 SELECT import_pprof(pg_temp.chain('{1}', extra =>
@@ -149,6 +179,13 @@ SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x0
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x01818181818181818181'::bytea) || pg_temp.packed(2, '{1}'))));
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x0181818181818181818181'::bytea) || pg_temp.packed(2, '{1}'))));
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x8181818181818181810201'::bytea) || pg_temp.packed(2, '{1}'))));
+-- the same before the id 98 that no location has (root first, read first
+-- backward): the error of the varint, which comes first forward
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x8181818181818181810262'::bytea) || pg_temp.packed(2, '{1}'))));
+-- after an id of 4 bytes, read backward, or of 5, read forward: the error
+-- of location id 98, the same both ways
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x8181810162'::bytea) || pg_temp.packed(2, '{1}'))));
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x818181810162'::bytea) || pg_temp.packed(2, '{1}'))));
 -- a packed field longer than its sample; a location id field of wire type 5
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, '\x0a0501'::bytea)));
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, '\x0d01020304'::bytea)));
@@ -214,6 +251,9 @@ SELECT pg_temp.try(pg_temp.chain('{1}', names => array['\x61616161616161c3'::byt
 SELECT import_pprof(pg_temp.chain(array(SELECT 10 * i FROM generate_series(1, 40) i), lines => 3)) AS inlined \gset
 SELECT pg_temp.frames(:inlined, 1) AS one, pg_temp.frames(:inlined, 40) AS forty,
        array_length(stack_path((SELECT stack_id FROM sample WHERE profile_id = :inlined AND weight = 1000)), 1) AS frames;
+-- a location of 30 lines, whose length takes 2 bytes
+SELECT import_pprof(pg_temp.chain('{7}', lines => 30)) AS thirty \gset
+SELECT pg_temp.frames(:thirty, 1000) AS thirty_lines;
 
 ------------------------------------------------------------------------
 -- A sample's location list is remembered under the bytes of its one
@@ -289,6 +329,34 @@ SELECT pg_temp.pairs(:other_shape) = pg_temp.pairs(:usual_shape) AS same_samples
        (SELECT labels_id FROM sample WHERE profile_id = :usual_shape) AS same_labels;
 -- field 1 as bytes (wire type 2) in each: the generic decoder's error, for the Function's id (the first)
 SELECT import_pprof(pg_temp.shapes(pg_temp.m(1, 'x')));
+-- Labels next to one another are read when the sample's stack is looked
+-- up, and not again for the same bytes: their errors still come before
+-- those of the stack (location 98 is not defined), the first label's
+-- before the second's; labels with the values between them are read at
+-- once, as are those of other samples
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.packed(1, '{98}') || pg_temp.packed(2, '{1}')
+                                                                 || pg_temp.m(3, pg_temp.v(1, 1) || pg_temp.m(2, 'x'))
+                                                                 || pg_temp.m(3, pg_temp.m(1, 'x')))));
+CREATE FUNCTION pg_temp.labels_of(profile bigint) RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT string_agg(s.weight || ':' || coalesce(l.labels::text, '-'), ' ' ORDER BY s.weight)
+      FROM calltree.sample s LEFT JOIN calltree.labels l ON l.id = s.labels_id WHERE s.profile_id = profile
+$$;
+-- A is {"f1": "cpu"}, B {"nanoseconds": 2}: [A, values, B] (6), then A B
+-- (7), the same bytes again (8), A written the other way (9), A alone
+-- (10), A B again after it (11)
+CREATE FUNCTION pg_temp.labelled(w int, labels bytea, before_values bytea DEFAULT '') RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT pg_temp.m(2, pg_temp.packed(1, '{1}') || before_values || pg_temp.packed(2, ARRAY[w]) || labels)
+$$;
+SELECT pg_temp.m(3, pg_temp.v(1, 3) || pg_temp.v(2, 1)) AS a, pg_temp.m(3, pg_temp.v(1, 2) || pg_temp.v(3, 2)) AS b \gset
+SELECT import_pprof(pg_temp.chain('{1}', extra =>
+           pg_temp.labelled(6, :'b', before_values => :'a') || pg_temp.labelled(7, :'a'::bytea || :'b')
+        || pg_temp.labelled(8, :'a'::bytea || :'b')
+        || pg_temp.labelled(9, pg_temp.m(3, pg_temp.v(2, 1) || pg_temp.v(1, 3)) || :'b')
+        || pg_temp.labelled(10, :'a') || pg_temp.labelled(11, :'a'::bytea || :'b'))) AS labelled \gset
+SELECT pg_temp.labels_of(:labelled) AS labels,
+       (SELECT count(DISTINCT labels_id) FROM sample WHERE profile_id = :labelled AND weight IN (6, 7, 8, 9, 11)) AS ab_sets;
 
 -- the profiles of this test deleted, and what only they used: the tests
 -- after this one find the database as it was before it

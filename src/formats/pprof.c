@@ -10,11 +10,14 @@
  * Fields that calltree does not use are still checked for their wire type
  * when profile.proto gives them one; unknown fields are skipped.
  *
- * Samples, Locations (with their lines) and Functions of the shape every
- * writer of pprof gives them (one-byte tags, short varints) are read by
- * fast paths with local pointers; an entry of any other shape is read
- * again from its start by the generic decoder, which alone raises errors,
- * so that both read the same values and the errors are the generic ones.
+ * The top level's usual fields, and Samples, Locations (with their lines)
+ * and Functions of the shape every writer of pprof gives them (one-byte
+ * tags, short varints) are read by fast paths with local pointers; an
+ * entry of any other shape is read again from its start by the generic
+ * decoder, which alone raises errors, so that both read the same values
+ * and the errors are the generic ones.  A sample's labels of the usual
+ * shape outside are read later, each by the fast path or the generic one
+ * (pprof_read_sample_labels).
  */
 #include "postgres.h"
 
@@ -742,6 +745,82 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 }
 
 /*
+ * The fast path of the top level: its fields as writers of pprof send
+ * most of them, a sample, location, function or string of a one-byte tag
+ * and a length of one or two bytes that fits, read from the reader's
+ * position with local offsets up to the first field of any other kind,
+ * which decode_profile_field then reads.  Each is read as there.
+ */
+static void
+decode_usual_fields(PprofProfile *profile, PprofDecoder *decoder, PbReader *reader, uint64 *fields)
+{
+	const uint8 *data = reader->data;
+	size_t		end = reader->end;
+	size_t		pos = reader->pos;
+
+	while (end - pos >= 3)
+	{
+		size_t		at = pos;
+		size_t		len = data[pos + 1];
+		size_t		body = pos + 2;
+		PbReader	sub;
+
+		if (len >= 0x80)
+		{
+			if (data[pos + 2] >= 0x80)
+				break;
+			len = (len & 0x7F) | (size_t) data[pos + 2] << 7;
+			body++;
+		}
+		if (len > end - body)
+			break;
+		switch (data[pos])
+		{
+			case PPROF_PROFILE_SAMPLE << 3 | PB_LEN:
+				if (profile->nsamples++ == 0)
+					profile->samples_from = at;
+				profile->samples_to = body + len;
+				break;
+			case PPROF_PROFILE_LOCATION << 3 | PB_LEN:
+				/* what pb_expect_submessage makes */
+				sub = *reader;
+				sub.pos = body;
+				sub.end = body + len;
+				sub.field_at = at;
+				sub.message = "Location";
+				read_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
+												  &decoder->locations_capacity, sizeof(PprofLocation)));
+				break;
+			case PPROF_PROFILE_FUNCTION << 3 | PB_LEN:
+				sub = *reader;
+				sub.pos = body;
+				sub.end = body + len;
+				sub.field_at = at;
+				sub.message = "Function";
+				read_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
+										 &decoder->functions_capacity, sizeof(PprofFunction)));
+				break;
+			case PPROF_PROFILE_STRING_TABLE << 3 | PB_LEN:
+				{
+					PprofString *s = grow((void **) &profile->strings, &profile->nstrings,
+										  &decoder->strings_capacity, sizeof(PprofString));
+
+					s->offset = (uint32) body;
+					s->len = (uint32) len;
+					break;
+				}
+			default:
+				reader->pos = at;
+				return;
+		}
+		pos = body + len;
+		if ((++*fields & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	reader->pos = pos;
+}
+
+/*
  * A varint of the counting pass below: false when it does not end before
  * `len` or is longer than ten bytes.
  */
@@ -789,64 +868,77 @@ scan_varint(const uint8 *data, size_t len, size_t *pos, uint64 *value)
 }
 
 /*
+ * One field of the counting pass below at *pos, moved past it, a
+ * length-delimited one of fields 1 to 15 counted in counts; false when it
+ * is malformed.
+ */
+static bool
+count_field(const uint8 *data, size_t len, size_t *pos, int64 counts[16])
+{
+	uint64		tag;
+	uint64		value;
+
+	if (!scan_varint(data, len, pos, &tag))
+		return false;
+	switch (tag & 7)
+	{
+		case PB_VARINT:
+			return scan_varint(data, len, pos, &value);
+		case PB_FIXED64:
+			*pos += 8;
+			return true;
+		case PB_FIXED32:
+			*pos += 4;
+			return true;
+		case PB_LEN:
+			if (!scan_varint(data, len, pos, &value) || value > len - *pos)
+				return false;
+			*pos += value;
+			if ((tag >> 3) < 16)
+				counts[tag >> 3]++;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
  * How many entries of each table (by field number, up to the string
  * table) the top level holds, counted from its tags and lengths alone,
  * so that the first pass makes each table at its size rather than
  * growing it by copies.  Counts only: whatever is malformed ends the
  * count, and the first pass reports it.
  */
+#define COUNT_CHUNK ((size_t) 1 << 20)
+
 static void
 count_top_level(const uint8 *data, size_t len, int64 counts[PPROF_PROFILE_STRING_TABLE + 1])
 {
+	int64		by_field[16] = {0};
 	size_t		pos = 0;
-	uint64		fields = 0;
 
-	memset(counts, 0, sizeof(int64) * (PPROF_PROFILE_STRING_TABLE + 1));
 	while (pos < len)
 	{
-		uint64		tag;
-		uint64		value;
+		/* 1 MB at a time between checks for interrupts, each field's first two bytes in the data */
+		size_t		stop = len - pos > COUNT_CHUNK ? pos + COUNT_CHUNK : len - 1;
 
-		if ((++fields & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();
 		/* most fields: a one-byte tag of a length-delimited field and a one-byte length */
-		tag = data[pos];
-		if ((tag & 0x87) == PB_LEN && pos + 2 <= len && data[pos + 1] < 0x80)
+		while (pos < stop && (data[pos] & 0x87) == PB_LEN && data[pos + 1] < 0x80)
 		{
-			value = data[pos + 1];
-			pos += 2;
-			if (value > len - pos)
-				return;
-			pos += value;
-			if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
-				counts[tag >> 3]++;
-			continue;
+			size_t		value = data[pos + 1];
+
+			if (value > len - pos - 2)
+				goto done;
+			by_field[data[pos] >> 3]++;
+			pos += 2 + value;
 		}
-		if (!scan_varint(data, len, &pos, &tag))
-			return;
-		switch (tag & 7)
-		{
-			case PB_VARINT:
-				if (!scan_varint(data, len, &pos, &value))
-					return;
-				break;
-			case PB_FIXED64:
-				pos += 8;
-				break;
-			case PB_FIXED32:
-				pos += 4;
-				break;
-			case PB_LEN:
-				if (!scan_varint(data, len, &pos, &value) || value > len - pos)
-					return;
-				pos += value;
-				if ((tag >> 3) <= PPROF_PROFILE_STRING_TABLE)
-					counts[tag >> 3]++;
-				break;
-			default:
-				return;
-		}
+		/* any other field, or the last byte */
+		if ((pos < stop || pos == len - 1) && !count_field(data, len, &pos, by_field))
+			break;
 	}
+done:
+	memcpy(counts, by_field, sizeof(int64) * (PPROF_PROFILE_STRING_TABLE + 1));
 }
 
 /* The tables of the first pass, each made at the size counted */
@@ -897,8 +989,11 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_
 	profile->strings_cxt = CurrentMemoryContext;
 	presize_tables(profile, &decoder);
 	pb_reader_init(&reader, data, len, "pprof", "Profile");
-	while (pb_next_field(&reader, &field, &wiretype))
+	for (;;)
 	{
+		decode_usual_fields(profile, &decoder, &reader, &fields);
+		if (!pb_next_field(&reader, &field, &wiretype))
+			break;
 		if ((++fields & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		decode_profile_field(profile, &decoder, &reader, field, wiretype);
@@ -1121,6 +1216,7 @@ keep_location_field(PbReader *reader, PprofSample *sample)
 
 	sample->location_field = *reader;
 	len = pb_read_length(reader);
+	sample->packed_location_ids = reader->data + reader->pos;
 	reader->pos += len;
 	sample->location_bytes = reader->data + start;
 	sample->location_bytes_len = reader->pos - start;
@@ -1151,6 +1247,9 @@ decode_sample(PbReader *reader, PprofSample *sample)
 	sample->location_bytes = NULL;
 	sample->location_bytes_len = 0;
 	sample->locations_pending = false;
+	sample->label_bytes = NULL;
+	sample->label_bytes_len = 0;
+	sample->labels_pending = false;
 	while (pb_next_field(reader, &field, &wiretype))
 	{
 		switch (field)
@@ -1234,6 +1333,9 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 	sample->location_bytes = NULL;
 	sample->location_bytes_len = 0;
 	sample->locations_pending = false;
+	sample->label_bytes = NULL;
+	sample->label_bytes_len = 0;
+	sample->data = sub->data;
 	while (p < end)
 	{
 		uint8		tag = *p++;
@@ -1253,6 +1355,7 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 				sample->location_field.field_at = length_at - 1 - sub->data;
 				sample->location_bytes = length_at;
 				sample->location_bytes_len = p + len - length_at;
+				sample->packed_location_ids = p;
 				sample->locations_pending = true;
 				break;
 			case PPROF_SAMPLE_VALUE << 3 | PB_LEN:
@@ -1268,16 +1371,55 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 					break;
 				}
 			case PPROF_SAMPLE_LABEL << 3 | PB_LEN:
-				if (!decode_label_fast(p, p + len, grow((void **) &sample->labels, &sample->nlabels,
-														&sample->labels_capacity, sizeof(PprofLabel))))
+				/* kept for pprof_read_sample_labels, when next to the one before */
+				if (sample->label_bytes == NULL)
+					sample->label_bytes = length_at - 1;
+				else if (sample->label_bytes + sample->label_bytes_len != length_at - 1)
 					return false;
+				sample->label_bytes_len = p + len - sample->label_bytes;
 				break;
 			default:
 				return false;
 		}
 		p += len;
 	}
+	sample->labels_pending = sample->label_bytes != NULL;
 	return true;
+}
+
+/*
+ * The labels that decode_sample_fast kept: each by the fast path, or
+ * else by decode_label as decode_sample reads it, with its errors.
+ */
+void
+pprof_read_sample_labels(PprofSample *sample)
+{
+	const uint8 *p = sample->label_bytes;
+	const uint8 *end = p + sample->label_bytes_len;
+
+	sample->labels_pending = false;
+	while (p < end)
+	{
+		const uint8 *tag_at = p++;
+		uint64		len;
+		PprofLabel *label;
+
+		/* (the tag and length that decode_sample_fast read) */
+		(void) short_field_varint(&p, end, &len);
+		label = grow((void **) &sample->labels, &sample->nlabels, &sample->labels_capacity, sizeof(PprofLabel));
+		if (!decode_label_fast(p, p + len, label))
+		{
+			PbReader	sub;
+
+			/* what pb_expect_submessage makes */
+			pb_reader_init(&sub, sample->data, p + len - sample->data, "pprof", "Label");
+			sub.pos = p - sample->data;
+			sub.field_at = tag_at - sample->data;
+			memset(label, 0, sizeof(PprofLabel));
+			decode_label(&sub, label);
+		}
+		p += len;
+	}
 }
 
 /* The next sample of the profile into *sample; false after the last. */

@@ -7,7 +7,9 @@
  * pprof_decode() reads everything but the samples into arrays, each made
  * at its size (the top level's fields are counted first); samples are
  * then streamed one at a time with pprof_next_sample(), so a profile with
- * millions of samples needs no memory per sample.  String fields are
+ * millions of samples needs no memory per sample; a sample's location ids
+ * and labels, kept as bytes where they have the usual shape, are read when
+ * asked for (pprof_sample_locations, pprof_sample_labels).  String fields are
  * indices into the string table, resolved (and checked) on use with
  * pprof_string(): copied to end with a NUL, or, in data the caller gave
  * to the decoder, ended in place where that is safe (pprof.c).  Every
@@ -200,14 +202,28 @@ typedef struct PprofSample
 	 */
 	const uint8 *location_bytes;
 	size_t		location_bytes_len;
+	const uint8 *packed_location_ids;	/* its ids, after the length: to location_bytes' end */
 	PbReader	location_field;	/* at the field's length, for reading it */
 	bool		locations_pending;
 	uint64	   *values;			/* int64 values, as read */
 	int			nvalues;
 	int			values_capacity;
-	PprofLabel *labels;
+	PprofLabel *labels;			/* see pprof_sample_labels */
 	int			nlabels;
 	int			labels_capacity;
+
+	/*
+	 * A sample's label fields, when they follow one another and are of
+	 * the usual shape outside (a one-byte tag, a short length), are read
+	 * when its labels are asked for, not before: their bytes (from the
+	 * first tag to the end of the last) are a key for a label set met
+	 * before, which then needs no decoding.  NULL for other samples, whose
+	 * labels are read at once.
+	 */
+	const uint8 *label_bytes;
+	size_t		label_bytes_len;
+	const uint8 *data;			/* the profile's, for the errors of reading them */
+	bool		labels_pending;
 } PprofSample;
 
 extern void pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_ours);
@@ -224,6 +240,21 @@ pprof_sample_locations(PprofSample *sample)
 {
 	if (sample->locations_pending)
 		pprof_read_sample_locations(sample);
+}
+
+extern void pprof_read_sample_labels(PprofSample *sample);
+
+/*
+ * Makes sample->labels hold the sample's labels, or raises the error of
+ * reading them: to be called after pprof_next_sample before anything else
+ * that raises errors, unless the label bytes are known to read (those of
+ * a sample read before), so that errors come in the order of the data.
+ */
+static inline void
+pprof_sample_labels(PprofSample *sample)
+{
+	if (sample->labels_pending)
+		pprof_read_sample_labels(sample);
 }
 
 extern const char *pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *what);
@@ -254,20 +285,25 @@ pprof_id_slot(const PprofIdIndex *index, uint64 id)
 }
 
 /*
- * Where the location of an id is in the table if anywhere: its index, or
- * -1.  Not checked: the location there may have another id.  Ids 1, 2,
- * 3... are found by place, others by their first slot in the index.
+ * Where the entry of an id is in a table of count entries if anywhere: its
+ * index, or -1.  Not checked: the entry there may have another id.  Ids 1,
+ * 2, 3... are found by place, others by their first slot in the index.
  */
+static inline int
+pprof_id_place(const PprofIdIndex *index, int count, uint64 id)
+{
+	if (index->slots != NULL)
+		return index->slots[pprof_id_slot(index, id)];
+	if (id - 1 < (uint64) count)
+		return (int) (id - 1);
+	return -1;
+}
+
+/* pprof_id_place of a location id */
 static inline int
 pprof_location_place(const PprofProfile *profile, uint64 id)
 {
-	const PprofIdIndex *index = &profile->location_index;
-
-	if (index->slots != NULL)
-		return index->slots[pprof_id_slot(index, id)];
-	if (id - 1 < (uint64) profile->nlocations)
-		return (int) (id - 1);
-	return -1;
+	return pprof_id_place(&profile->location_index, profile->nlocations, id);
 }
 
 /*

@@ -313,6 +313,23 @@ pb_append_varints(PbReader *reader, int wiretype, const char *field_name,
 	reader->pos += len;
 }
 
+bool
+pb_packed_varints_short(const uint8 *start, const uint8 *end)
+{
+	int			run = 0;
+
+	if (end > start && end[-1] >= 0x80)
+		return false;
+	/* a varint of five bytes or more: four bytes of 0x80 and over in a row */
+	for (const uint8 *p = start; p < end; p++)
+	{
+		run = *p >= 0x80 ? run + 1 : 0;
+		if (run == 4)
+			return false;
+	}
+	return true;
+}
+
 /* ---------------------------------------------------------------- writing */
 
 void

@@ -172,6 +172,65 @@ extern void pb_append_varints(PbReader *reader, int wiretype, const char *field_
 /* Makes room for `more` values after *count in such an array */
 extern void pb_reserve_varints(uint64 **values, int count, int *capacity, size_t more);
 
+/*
+ * Packed varints read backward, from the end of their field: a varint's
+ * last byte is its only byte below 0x80, so the varint that ends at a
+ * place is the byte before it and the bytes of 0x80 and over before that.
+ * Read so, a field's varints are those that reading it forward gives, the
+ * last first, when the field's last byte is below 0x80 (else its last
+ * varint runs past its end, an error forward).  The byte before the
+ * field's first (start) is the last of its length, below 0x80 too: it
+ * ends every backward read there, without a check of the bounds.
+ *
+ * pb_packed_varint_before reads the varint of one to four bytes that ends
+ * at *p (after start) into *value and moves *p to its first byte; false,
+ * without moving, for a longer one, which only the forward reader reads
+ * (or refuses).
+ */
+static inline bool
+pb_packed_varint_before(const uint8 **p, uint64 *value)
+{
+	const uint8 *q = *p - 1;
+	uint64		v = q[0];
+
+	if (likely(q[-1] < 0x80))
+	{
+		*value = v;
+		*p = q;
+		return true;
+	}
+	v = v << 7 | (q[-1] & 0x7F);
+	if (q[-2] < 0x80)
+	{
+		*value = v;
+		*p = q - 1;
+		return true;
+	}
+	v = v << 7 | (q[-2] & 0x7F);
+	if (q[-3] < 0x80)
+	{
+		*value = v;
+		*p = q - 2;
+		return true;
+	}
+	v = v << 7 | (q[-3] & 0x7F);
+	if (q[-4] < 0x80)
+	{
+		*value = v;
+		*p = q - 3;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the packed varints [start, end), after their length, read
+ * backward to start: the last byte is below 0x80 and no varint has more
+ * than four bytes.  Then the forward reader reads them without an error,
+ * to the same values.
+ */
+extern bool pb_packed_varints_short(const uint8 *start, const uint8 *end);
+
 /* Writing: appends to a StringInfo */
 extern void pb_put_varint(StringInfo buf, uint64 value);
 extern void pb_put_tag(StringInfo buf, uint32 field, int wiretype);

@@ -85,9 +85,13 @@ typedef struct PprofImport
 	PprofProfile profile;
 	ProfileWriter *writer;
 	int			value_index;	/* the sample type imported */
-	LocationFrames *location_frames;	/* per location, by its index */
+	LocationFrames *location_frames;	/* per location, by its index; at -1 none */
 	int64	   *frames;			/* a frame per line, then one per location without lines */
 	const char **resources;		/* per mapping, computed once */
+	/* the last location's mapping id and resource: most locations share one */
+	uint64		last_mapping_id;
+	const char *last_resource;
+	bool		last_resource_known;
 	int64	   *stack_frames;	/* a stack's frames, root first, gathered to be pushed at once */
 	int			stack_capacity;
 	bool	   *resource_known;
@@ -101,10 +105,22 @@ typedef struct PprofImport
 	/*
 	 * The ids of the label sets met so far, under their PprofLabel arrays
 	 * (string indexes, this file's own): a profile has few label sets, and
-	 * building one as jsonb costs far more than this look-up.
+	 * building one as jsonb costs far more than this look-up.  Made for
+	 * the first sample whose labels have no label bytes.
 	 */
 	idcache_hash *label_memo;
 	int			label_memo_count;
+
+	/*
+	 * The same under the bytes of the label fields (PprofSample's
+	 * label_bytes, in the data): a set met before needs no decoding.  The
+	 * previous sample's first, then the memo's, which counts with the one
+	 * above.
+	 */
+	const uint8 *last_label_bytes;
+	size_t		last_label_bytes_len;
+	int64		last_label_bytes_id;
+	idcache_hash *label_bytes_memo;
 	MemoryContext label_cxt;	/* the memo's keys, and the jsonb of one set */
 } PprofImport;
 
@@ -294,7 +310,15 @@ location_frames(PprofImport *import, const PprofLocation *location)
 
 	if (lf->nframes > 0)
 		return lf;
-	resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
+	if (import->last_resource_known && location->mapping_id == import->last_mapping_id)
+		resource = import->last_resource;
+	else
+	{
+		resource = mapping_resource(import, pprof_mapping(&import->profile, location->mapping_id, location->at));
+		import->last_mapping_id = location->mapping_id;
+		import->last_resource = resource;
+		import->last_resource_known = true;
+	}
 	if (location->nlines == 0)
 	{
 		/* not symbolized: a frame of the address alone */
@@ -355,6 +379,119 @@ grow_stack_frames(PprofImport *import, int used, int more)
 }
 
 /*
+ * The frames of a sample's locations, root first, into the import's stack
+ * buffer: their number.  The location ids are decoded into the sample's
+ * array (leaf first), then looked up from its end.
+ */
+static int
+gather_frames(PprofImport *import, PprofSample *sample)
+{
+	int			depth = 0;
+
+	pprof_sample_locations(sample);
+	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
+	{
+		uint64		id = sample->location_ids[i];
+		const LocationFrames *lf = known_location_frames(import, id);
+
+		if ((i & 0x3FF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (unlikely(lf == NULL))
+			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
+		if (unlikely(import->stack_capacity - depth < lf->nframes))
+			grow_stack_frames(import, depth, lf->nframes);
+		memcpy(import->stack_frames + depth, import->frames + lf->first, sizeof(int64) * lf->nframes);
+		depth += lf->nframes;
+	}
+	return depth;
+}
+
+/*
+ * gather_frames of a sample whose ids are one packed field, as writers of
+ * pprof send them, without an array: the ids are read backward through
+ * the field (pb_packed_varint_before), so root first, as they are looked
+ * up.  -1, nothing computed, for a field that this does not read to its
+ * start (a varint of more than four bytes, a last one cut): gather_frames
+ * then reads it forward, and raises the errors.  A location first met has
+ * its frames computed, which may raise errors too, only once the rest of
+ * the field is known to read back: then the errors are those of
+ * gather_frames, raised in its order.  (What the loop reads is in
+ * locals: the stores of frames could alias any field.  by_slot: the
+ * location index is hashed, see pprof_id_place.)
+ */
+static pg_attribute_always_inline int
+gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_slot)
+{
+	const uint8 *start = sample->packed_location_ids;
+	const uint8 *p = sample->location_bytes + sample->location_bytes_len;
+	const PprofIdIndex index = import->profile.location_index;
+	const uint64 nlocations = (uint64) import->profile.nlocations;
+	const LocationFrames *known = import->location_frames;
+	const int64 *all_frames = import->frames;
+	int64	   *out = import->stack_frames;
+	int			room = import->stack_capacity;
+	bool		rest_reads = false;
+	int			depth = 0;
+
+	if (p > start && p[-1] >= 0x80)
+		return -1;
+	while (p > start)
+	{
+		/* 4 kB of the field at a time, between checks for interrupts */
+		const uint8 *stop = p - start > 4096 ? p - 4096 : start;
+
+		CHECK_FOR_INTERRUPTS();
+		while (p > stop)
+		{
+			uint64		id;
+			int			place;
+			const LocationFrames *lf;
+			const int64 *frames;
+			int			nframes;
+
+			if (unlikely(!pb_packed_varint_before(&p, &id)))
+				return -1;
+			/* pprof_id_place: -1 finds the entry of none */
+			if (by_slot)
+				place = index.slots[pprof_id_slot(&index, id)];
+			else
+				place = id - 1 < nlocations ? (int) (id - 1) : -1;
+			lf = &known[place];
+			if (unlikely(lf->id != id || lf->nframes == 0))
+			{
+				if (!rest_reads && !pb_packed_varints_short(start, p))
+					return -1;
+				rest_reads = true;
+				lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
+			}
+			nframes = lf->nframes;
+			if (unlikely(room - depth < nframes))
+			{
+				grow_stack_frames(import, depth, nframes);
+				out = import->stack_frames;
+				room = import->stack_capacity;
+			}
+			frames = all_frames + lf->first;
+			out[depth++] = frames[0];
+			/* most locations have one frame, the others two or three: no memcpy */
+			if (unlikely(nframes > 1))
+				for (int f = 1; f < nframes; f++)
+					out[depth++] = frames[f];
+		}
+	}
+	return depth;
+}
+
+/* gather_packed_frames_by for a profile's location index, hashed or not */
+static pg_noinline int
+gather_packed_frames(PprofImport *import, const PprofSample *sample)
+{
+	if (import->profile.location_index.slots != NULL)
+		return gather_packed_frames_by(import, sample, true);
+	return gather_packed_frames_by(import, sample, false);
+}
+
+/*
  * The stack of a sample (root first), 0 when it has no locations.  Samples
  * of one stack under several label sets repeat its location list: the
  * stack is memoized under the bytes of the list, which then need no
@@ -368,38 +505,14 @@ sample_stack(PprofImport *import, PprofSample *sample)
 	int64		stack = 0;
 	const char *key = (const char *) sample->location_bytes;
 	int			key_len = (int) sample->location_bytes_len;
-	int64	   *out;
-	int			room;
-	int			depth = 0;
+	int			depth = -1;
 
 	if (key && profile_writer_memo_get(import->writer, key, key_len, &stack))
 		return stack;
-	pprof_sample_locations(sample);
-	out = import->stack_frames;
-	room = import->stack_capacity;
-	for (int i = sample->nlocation_ids - 1; i >= 0; i--)
-	{
-		uint64		id = sample->location_ids[i];
-		const LocationFrames *lf = known_location_frames(import, id);
-		const int64 *frames;
-
-		if ((i & 0x3FF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (unlikely(lf == NULL))
-			lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
-		if (unlikely(room - depth < lf->nframes))
-		{
-			grow_stack_frames(import, depth, lf->nframes);
-			out = import->stack_frames;
-			room = import->stack_capacity;
-		}
-		frames = import->frames + lf->first;
-		/* most locations have one frame, the others two or three: no memcpy */
-		out[depth] = frames[0];
-		for (int f = 1; f < lf->nframes; f++)
-			out[depth + f] = frames[f];
-		depth += lf->nframes;
-	}
+	if (key && sample->locations_pending)
+		depth = gather_packed_frames(import, sample);
+	if (depth < 0)
+		depth = gather_frames(import, sample);
 	profile_writer_walk_begin(import->writer);
 	if (depth > 0)
 		profile_writer_walk_push_all(import->writer, import->stack_frames, depth);
@@ -538,7 +651,60 @@ intern_sample_labels(PprofImport *import, const PprofSample *sample)
 	return id;
 }
 
-/* The interned label set of a sample, 0 (NULL) for none. */
+/*
+ * The label set of a sample whose label bytes were met before (the
+ * previous sample's, or the memo's) into *id: then its labels need not be
+ * read.  False for any other sample.
+ */
+static bool
+known_label_bytes(PprofImport *import, const PprofSample *sample, int64 *id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	CachedId   *memo;
+
+	if (sample->label_bytes == NULL)
+		return false;
+	if (sample->label_bytes_len == import->last_label_bytes_len &&
+		memcmp(sample->label_bytes, import->last_label_bytes, sample->label_bytes_len) == 0)
+	{
+		*id = import->last_label_bytes_id;
+		return true;
+	}
+	memo = idcache_lookup(import->label_bytes_memo, key);
+	if (memo == NULL)
+		return false;
+	*id = memo->id;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = *id;
+	return true;
+}
+
+/* Remembers the label set of a sample under its label bytes, if it has them. */
+static void
+remember_label_bytes(PprofImport *import, const PprofSample *sample, int64 id)
+{
+	BytesKey	key = {(const char *) sample->label_bytes, (int32) sample->label_bytes_len};
+	bool		found;
+
+	if (sample->label_bytes == NULL)
+		return;
+	import->last_label_bytes = sample->label_bytes;
+	import->last_label_bytes_len = sample->label_bytes_len;
+	import->last_label_bytes_id = id;
+	if (import->label_memo_count < LABEL_MEMO_MAX)
+	{
+		/* (the key stays in the data, which outlives the import's samples) */
+		idcache_insert(import->label_bytes_memo, key, &found)->id = id;
+		import->label_memo_count++;
+	}
+}
+
+/*
+ * The interned label set of a sample, 0 (NULL) for none: remembered under
+ * its label bytes when it has them (known_label_bytes finds it then), else
+ * under its labels, in a memo made on first use.
+ */
 static int64
 sample_labels(PprofImport *import, const PprofSample *sample)
 {
@@ -548,6 +714,14 @@ sample_labels(PprofImport *import, const PprofSample *sample)
 
 	if (sample->nlabels == 0)
 		return 0;
+	if (sample->label_bytes != NULL)
+	{
+		id = intern_sample_labels(import, sample);
+		remember_label_bytes(import, sample, id);
+		return id;
+	}
+	if (import->label_memo == NULL)
+		import->label_memo = idcache_create(import->label_cxt, 16, NULL);
 	if (sample->nlabels == import->last_nlabels &&
 		memcmp(sample->labels, import->last_labels, key.len) == 0)
 		return import->last_labels_id;
@@ -615,7 +789,12 @@ import_samples(PprofImport *import)
 	{
 		int64		weight;
 		int64		stack;
+		int64		labels;
+		bool		labels_known = known_label_bytes(import, &sample, &labels);
 
+		/* the errors of reading the sample first, its labels' among them */
+		if (!labels_known)
+			pprof_sample_labels(&sample);
 		if ((++count & 0x3FF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (sample.nvalues != profile->nsample_types)
@@ -629,8 +808,9 @@ import_samples(PprofImport *import)
 			skipped_weight += weight;
 			continue;
 		}
-		profile_writer_sample(import->writer, NULL, false, 0, stack, weight,
-							  sample_labels(import, &sample));
+		if (!labels_known)
+			labels = sample_labels(import, &sample);
+		profile_writer_sample(import->writer, NULL, false, 0, stack, weight, labels);
 	}
 	if (skipped > 0)
 		ereport(NOTICE,
@@ -653,14 +833,15 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 	memset(&import, 0, sizeof(import));
 	pprof_decode(&import.profile, (const uint8 *) data, len, data_is_ours);
 	import.value_index = choose_sample_type(&import, options);
-	import.location_frames = palloc0(sizeof(LocationFrames) * Max(import.profile.nlocations, 1));
+	/* (after an entry of none at -1, where pprof_id_place finds no location) */
+	import.location_frames = (LocationFrames *) palloc0(sizeof(LocationFrames) * (import.profile.nlocations + 1)) + 1;
 	import.frames = palloc_extended(sizeof(int64) * ((Size) import.profile.nlines + import.profile.nlocations + 1),
 									MCXT_ALLOC_HUGE);
 	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
 	import.label_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pprof label memo",
 											 ALLOCSET_SMALL_SIZES);
-	import.label_memo = idcache_create(import.label_cxt, 16, NULL);
+	import.label_bytes_memo = idcache_create(import.label_cxt, 16, NULL);
 
 	with_type.meta = meta_with_sample_type(info, value_type_name(&import, import.value_index));
 	/* the file's unit and start time go into the profile row as it is made */
