@@ -744,6 +744,19 @@ decode_profile_field(PprofProfile *profile, PprofDecoder *decoder, PbReader *rea
 	}
 }
 
+/* The reader of a submessage at `body`, as pb_expect_submessage makes it */
+static inline PbReader
+usual_submessage(const PbReader *reader, size_t at, size_t body, size_t len, const char *message)
+{
+	PbReader	sub = *reader;
+
+	sub.pos = body;
+	sub.end = body + len;
+	sub.field_at = at;
+	sub.message = message;
+	return sub;
+}
+
 /*
  * The fast path of the top level: its fields as writers of pprof send
  * most of them, a sample, location, function or string of a one-byte tag
@@ -782,21 +795,12 @@ decode_usual_fields(PprofProfile *profile, PprofDecoder *decoder, PbReader *read
 				profile->samples_to = body + len;
 				break;
 			case PPROF_PROFILE_LOCATION << 3 | PB_LEN:
-				/* what pb_expect_submessage makes */
-				sub = *reader;
-				sub.pos = body;
-				sub.end = body + len;
-				sub.field_at = at;
-				sub.message = "Location";
+				sub = usual_submessage(reader, at, body, len, "Location");
 				read_location(decoder, &sub, grow((void **) &profile->locations, &profile->nlocations,
 												  &decoder->locations_capacity, sizeof(PprofLocation)));
 				break;
 			case PPROF_PROFILE_FUNCTION << 3 | PB_LEN:
-				sub = *reader;
-				sub.pos = body;
-				sub.end = body + len;
-				sub.field_at = at;
-				sub.message = "Function";
+				sub = usual_submessage(reader, at, body, len, "Function");
 				read_function(&sub, grow((void **) &profile->functions, &profile->nfunctions,
 										 &decoder->functions_capacity, sizeof(PprofFunction)));
 				break;

@@ -71,6 +71,17 @@ compare_int64(int64 a, int64 b)
 	return (a > b) - (a < b);
 }
 
+/* The canonical order of two samples of one stack and time (or none) */
+static inline int
+order_in_stack(const Sample *x, const Sample *y)
+{
+	if (x->has_labels != y->has_labels)
+		return x->has_labels ? 1 : -1;
+	if (x->has_labels && x->labels_id != y->labels_id)
+		return compare_int64(x->labels_id, y->labels_id);
+	return compare_int64(x->weight, y->weight);
+}
+
 /* The canonical order of samples.h */
 static inline int
 canonical_order(const Sample *x, const Sample *y)
@@ -81,11 +92,7 @@ canonical_order(const Sample *x, const Sample *y)
 		return compare_int64(x->ts, y->ts);
 	if (x->stack_id != y->stack_id)
 		return compare_int64(x->stack_id, y->stack_id);
-	if (x->has_labels != y->has_labels)
-		return x->has_labels ? 1 : -1;
-	if (x->has_labels && x->labels_id != y->labels_id)
-		return compare_int64(x->labels_id, y->labels_id);
-	return compare_int64(x->weight, y->weight);
+	return order_in_stack(x, y);
 }
 
 int
@@ -336,17 +343,6 @@ groups_in_order(const KeyGroups *groups)
 	}
 	pfree(other);
 	return order;
-}
-
-/* The canonical order of two samples without a time, of one stack */
-static inline int
-order_in_stack(const Sample *x, const Sample *y)
-{
-	if (x->has_labels != y->has_labels)
-		return x->has_labels ? 1 : -1;
-	if (x->has_labels && x->labels_id != y->labels_id)
-		return compare_int64(x->labels_id, y->labels_id);
-	return compare_int64(x->weight, y->weight);
 }
 
 /*
