@@ -411,10 +411,16 @@ COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one 
 -- that waited finds its cache emptied (the DELETE triggers of
 -- 16_intern_cache.sql) and writes again the rows it needs.  The intern
 -- lock, taken next, holds off the intern_* functions and symbolicate().
+--
+-- Without JIT: enable_nestloop off prices a plan that must still loop at
+-- PostgreSQL's cost of a disabled path, past every JIT threshold, and
+-- compiling took a second of each call, where a collection of a small
+-- database takes milliseconds.
 CREATE OR REPLACE FUNCTION collect_garbage(OUT stacks bigint, OUT frames bigint, OUT funcs bigint, OUT label_sets bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 SET enable_nestloop = off
+SET jit = off
 AS $$
 DECLARE
     used_ids bigint[];
