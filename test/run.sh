@@ -136,76 +136,33 @@ run_timed() {
 	return "$rc"
 }
 
-# early_work: in the background, while pg_regress runs one session at a time
-# and leaves a core idle, the work that needs neither the cluster nor the
-# tests before it: npm ci of the scripts' JavaScript tooling (ajv, the
-# speedscope schema, playwright-core), then each script test that says
-# ct_script_init --no-cluster (t_fuzz_smoke.sh builds the fuzz harnesses),
-# nice'd, its line and exit status kept in CT_TMP/early/NAME.{line,rc}
-# for its turn below.
-early_work() {
-	local t rc
-	mkdir -p "$CT_TMP/early"
-	if [ -f "$CT_REPO/test/js/package-lock.json" ]; then
-		if (cd "$CT_REPO/test/js" && npm ci --no-audit --no-fund --loglevel=error) >"$CT_TMP/npm.log" 2>&1; then
-			echo "npm: test/js ready" >"$CT_TMP/early/npm"
-		else
-			{ echo "npm: npm ci in test/js failed:"; tail -n 20 "$CT_TMP/npm.log"; } >"$CT_TMP/early/npm"
-		fi
-	fi
-	for t in ${early_scripts[@]+"${early_scripts[@]}"}; do
-		rc=0
-		run_timed "$CT_TMP/$(basename "$t").log" nice "$t" >"$CT_TMP/early/$(basename "$t").line" || rc=$?
-		echo "$rc" >"$CT_TMP/early/$(basename "$t").rc"
-	done
-}
-
-# is_early SCRIPT: whether early_work runs it
-is_early() {
-	local e
-	for e in ${early_scripts[@]+"${early_scripts[@]}"}; do
-		[ "$e" = "$1" ] && return 0
-	done
-	return 1
-}
-
 do_test() {
-	local t name rc early_pid
-	local scripts=() early_scripts=()
-	for t in "$CT_REPO"/test/t_*.sh; do
-		[ -x "$t" ] || continue
-		scripts+=("$t")
-		if grep -q '^ct_script_init --no-cluster' "$t"; then
-			early_scripts+=("$t")
-		fi
-	done
+	local t name rc
 	rm -f "$CT_REPO/regression.diffs" "$CT_REPO/output_iso/regression.diffs"
-	early_work &
-	early_pid=$!
 	# Twice, so that failing sql/ tests do not keep the isolation specs from running.
 	pg_regress_part regress "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
-	# the specs, whose sessions wait for each other, on a machine to themselves
-	wait "$early_pid" || true
 	pg_regress_part isolation "isolation (test/isolation/specs/)" "$CT_REPO/output_iso/regression.diffs" REGRESS=
-	[ ! -f "$CT_TMP/early/npm" ] || cat "$CT_TMP/early/npm"
 
+	# The scripts' JavaScript tooling (ajv, the speedscope schema, playwright-core)
+	if [ -f "$CT_REPO/test/js/package-lock.json" ]; then
+		if (cd "$CT_REPO/test/js" && npm ci --no-audit --no-fund --loglevel=error) >"$CT_TMP/npm.log" 2>&1; then
+			ct_say "npm: test/js ready"
+		else
+			ct_say "npm: npm ci in test/js failed:"
+			tail -n 20 "$CT_TMP/npm.log"
+		fi
+	fi
+
+	local scripts=()
+	for t in "$CT_REPO"/test/t_*.sh; do
+		[ -x "$t" ] && scripts+=("$t")
+	done
 	ct_say "scripts (test/t_*.sh): ${#scripts[@]}"
 	for t in ${scripts[@]+"${scripts[@]}"}; do
 		name=${t#"$CT_REPO"/}
 		printf '%-40s ... ' "$name"
 		rc=0
-		if is_early "$t"; then
-			# run while pg_regress ran; its time is its own
-			if [ -f "$CT_TMP/early/$(basename "$t").rc" ]; then
-				cat "$CT_TMP/early/$(basename "$t").line"
-				rc=$(cat "$CT_TMP/early/$(basename "$t").rc")
-			else
-				echo "FAILED (did not run)"
-				rc=1
-			fi
-		else
-			run_timed "$CT_TMP/$(basename "$t").log" "$t" || rc=$?
-		fi
+		run_timed "$CT_TMP/$(basename "$t").log" "$t" || rc=$?
 		count_result "$rc"
 	done
 
