@@ -125,10 +125,12 @@ SELECT g AS n, array(SELECT 1 + (random() * 30)::int FROM generate_series(1, 1 +
   FROM generate_series(1, 2000) AS g;
 -- each sample has its stack and that stack's func path: stack_agg and
 -- calltree_agg compute the same tree from them in two independent ways
+-- (each path interned once, not once per sample: the same stacks)
+CREATE TEMP TABLE state_path_stacks AS
+SELECT n, intern_stack(array(SELECT 's' || f FROM unnest(path) AS f)) AS stack_id FROM state_paths;
 CREATE TEMP TABLE state_interned AS
-SELECT g AS n, intern_stack(array(SELECT 's' || f FROM unnest(p.path) AS f)) AS stack_id,
-       (random() * 2000)::bigint - 100 AS weight
-  FROM generate_series(1, 20000) AS g JOIN state_paths p ON p.n = 1 + g % 2000;
+SELECT g AS n, p.stack_id, (random() * 2000)::bigint - 100 AS weight
+  FROM generate_series(1, 20000) AS g JOIN state_path_stacks p ON p.n = 1 + g % 2000;
 CREATE TEMP TABLE state_samples AS
 SELECT n, stack_id, stack_path(stack_id) AS path, weight FROM state_interned;
 CREATE TABLE one_pass AS

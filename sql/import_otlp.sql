@@ -192,7 +192,7 @@ SELECT p.name, p.meta->>'sample_type' AS sample_type, p.meta->>'team' AS team, p
 
 -- a gzip-compressed request (one sample of 42 on main)
 CREATE TEMP TABLE gz AS SELECT u.id FROM otlp_case, unnest(import_otlp(data)) AS u(id) WHERE name = 'gzip';
-SELECT p.weight_unit, s.* FROM gz JOIN profile p USING (id), pg_temp.samples(p.id) s;
+SELECT p.weight_unit, s.* FROM gz JOIN profile p USING (id), pg_temp.samples((SELECT id FROM gz)) s;
 
 -- attribute values nested 64 arrays deep, the most there may be
 CREATE TEMP TABLE deep AS SELECT u.id FROM otlp_case, unnest(import_otlp(data)) AS u(id) WHERE name = 'deep 64';

@@ -24,14 +24,14 @@ SELECT stack_path(intern_stack(ARRAY['a','b','c'])) = ARRAY[intern_func('a'), in
 
 -- rows are not duplicated by repeated interning
 SELECT count(*) AS funcs_named_a FROM func WHERE name = 'a' AND file IS NULL AND resource IS NULL;
-SELECT count(*) AS stacks_a_b_c FROM stack WHERE id = intern_stack(ARRAY['a','b','c']);
+SELECT count(*) AS stacks_a_b_c FROM stack WHERE id = (SELECT intern_stack(ARRAY['a','b','c']));
 
 -- deleting a profile deletes its samples; interned rows stay shared
 INSERT INTO profile (name) VALUES ('short-lived') RETURNING id AS short_profile \gset
 INSERT INTO sample (profile_id, stack_id) VALUES (:short_profile, intern_stack(ARRAY['a','b','c']));
 DELETE FROM profile WHERE id = :short_profile;
 SELECT count(*) AS orphan_samples FROM sample WHERE profile_id = :short_profile;
-SELECT count(*) > 0 AS stack_kept FROM stack WHERE id = intern_stack(ARRAY['a','b','c']);
+SELECT count(*) > 0 AS stack_kept FROM stack WHERE id = (SELECT intern_stack(ARRAY['a','b','c']));
 
 -- the tables are marked for pg_dump
 SELECT c.relname
