@@ -38,7 +38,7 @@
 Oid
 calltree_relation(Oid namespace, const char *name)
 {
-	Oid			relid = get_relname_relid(name, namespace);
+	Oid			relid = calltree_relname_relid(name, namespace);
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
@@ -66,7 +66,7 @@ calltree_type(Oid namespace, const char *name)
 bool
 calltree_citus_present(void)
 {
-	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
+	return OidIsValid(calltree_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
 }
 
 /*

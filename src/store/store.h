@@ -53,6 +53,13 @@ typedef struct OptionalInt
 
 
 /*
+ * catalog_names.c: the schema calltree, and get_relname_relid, remembered
+ * by the backend until pg_class or pg_namespace changes
+ */
+extern Oid	calltree_namespace(void);
+extern Oid	calltree_relname_relid(const char *name, Oid namespace);
+
+/*
  * relations.c: the extension's tables and columns found by name, or an
  * error that says what is missing; and the privilege and row-security
  * checks that a direct read of them must make first.
