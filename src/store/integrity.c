@@ -213,8 +213,7 @@ bool
 integrity_writer_holds_labels(void)
 {
 	Oid			namespace = calltree_namespace();
-	Oid			hold = LookupFuncName(list_make2(makeString("calltree"), makeString("labels_delete_hold")),
-									  0, NULL, true);
+	Oid			hold = calltree_function_noargs("labels_delete_hold", namespace);
 	Oid			relid = calltree_relation(namespace, "labels");
 	Relation	labels;
 	bool		held;

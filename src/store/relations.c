@@ -51,8 +51,7 @@ calltree_relation(Oid namespace, const char *name)
 Oid
 calltree_type(Oid namespace, const char *name)
 {
-	Oid			typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-										CStringGetDatum(name), ObjectIdGetDatum(namespace));
+	Oid			typid = calltree_typname_oid(name, namespace);
 
 	if (!OidIsValid(typid))
 		ereport(ERROR,
