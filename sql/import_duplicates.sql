@@ -101,5 +101,22 @@ REVOKE ALL ON ALL SEQUENCES IN SCHEMA calltree FROM regress_calltree_ingest;
 REVOKE ALL ON SCHEMA calltree FROM regress_calltree_ingest;
 DROP ROLE regress_calltree_ingest;
 
+-- content_sha256 is a calltree.sha256_digest, 32 bytes, whoever writes it
+INSERT INTO profile (name, content_sha256) VALUES ('short digest', '\x0102');
+UPDATE profile SET content_sha256 = content_sha256 || '\x00'::bytea WHERE id = :first;
+SELECT count(*) AS short_digests FROM profile WHERE octet_length(content_sha256) <> 32;
+-- and the look-up of earlier profiles by digest (its plan as the import's,
+-- with a bytea parameter) reads the index on (content_sha256, id)
+SET enable_seqscan = off;
+PREPARE digest_lookup(bytea) AS
+  SELECT id, name FROM calltree.profile WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE digest_lookup(sha256('x'));
+EXECUTE digest_lookup(sha256(convert_to(E'dup_main;dup_work 3\n', 'UTF8'))) \gset lookup_
+SELECT :lookup_id = :first AS finds_the_first;
+DEALLOCATE digest_lookup;
+RESET plan_cache_mode;
+RESET enable_seqscan;
+
 DELETE FROM profile WHERE id >= 7000000;
 SELECT setval('profile_id_seq', :seq_before) > 0 AS ids_back;

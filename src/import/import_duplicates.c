@@ -142,7 +142,7 @@ profiles_readable(Oid relid)
 static Oid
 profile_with_digest(void)
 {
-	Oid			relid = get_relname_relid("profile", get_namespace_oid("calltree", false));
+	Oid			relid = calltree_relname_relid("profile", calltree_namespace());
 
 	if (!OidIsValid(relid))
 		elog(ERROR, "table calltree.profile is missing");

@@ -166,7 +166,7 @@ void
 integrity_hold_stacks(void)
 {
 	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			namespace = calltree_namespace();
 
 	LockRelationOid(calltree_relation(namespace, "stack"), RowExclusiveLock);
 }
@@ -212,9 +212,8 @@ may_lock_labels(Oid labels)
 bool
 integrity_writer_holds_labels(void)
 {
-	Oid			namespace = get_namespace_oid("calltree", false);
-	Oid			hold = LookupFuncName(list_make2(makeString("calltree"), makeString("labels_delete_hold")),
-									  0, NULL, true);
+	Oid			namespace = calltree_namespace();
+	Oid			hold = calltree_function_noargs("labels_delete_hold", namespace);
 	Oid			relid = calltree_relation(namespace, "labels");
 	Relation	labels;
 	bool		held;

@@ -226,7 +226,7 @@ void
 intern_cache_open(void)
 {
 	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			namespace = calltree_namespace();
 	Oid			oids[TABLES];
 
 	if (!callbacks_registered)

@@ -81,7 +81,7 @@ void
 intern_lock_acquire(void)
 {
 	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			namespace = calltree_namespace();
 
 	LockDatabaseObject(calltree_relation(namespace, "func"), 0, 0, ExclusiveLock);
 }
@@ -89,7 +89,7 @@ intern_lock_acquire(void)
 void
 intern_lock_acquire_checked(void)
 {
-	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			namespace = calltree_namespace();
 	Oid			func = calltree_relation(namespace, "func");
 
 	for (int i = 0; i < lengthof(interned_tables); i++)

@@ -460,7 +460,7 @@ intern_probe_begin(Snapshot func_snapshot, Snapshot snapshot)
 
 	probe->cxt = cxt;
 	/* the control file fixes the schema: the extension is not relocatable */
-	probe->namespace = get_namespace_oid("calltree", false);
+	probe->namespace = calltree_namespace();
 	probe->func_snapshot = func_snapshot;
 	probe->snapshot = snapshot;
 	if (!table_readable(probe->namespace, "func") || !table_readable(probe->namespace, "frame") ||

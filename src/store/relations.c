@@ -38,7 +38,7 @@
 Oid
 calltree_relation(Oid namespace, const char *name)
 {
-	Oid			relid = get_relname_relid(name, namespace);
+	Oid			relid = calltree_relname_relid(name, namespace);
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
@@ -51,8 +51,7 @@ calltree_relation(Oid namespace, const char *name)
 Oid
 calltree_type(Oid namespace, const char *name)
 {
-	Oid			typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-										CStringGetDatum(name), ObjectIdGetDatum(namespace));
+	Oid			typid = calltree_typname_oid(name, namespace);
 
 	if (!OidIsValid(typid))
 		ereport(ERROR,
@@ -66,7 +65,7 @@ calltree_type(Oid namespace, const char *name)
 bool
 calltree_citus_present(void)
 {
-	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
+	return OidIsValid(calltree_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
 }
 
 /*

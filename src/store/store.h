@@ -53,6 +53,16 @@ typedef struct OptionalInt
 
 
 /*
+ * catalog_names.c: the schema calltree, and relations, types and functions
+ * of no argument found by name (InvalidOid: none), remembered by the
+ * backend until the catalog changes
+ */
+extern Oid	calltree_namespace(void);
+extern Oid	calltree_relname_relid(const char *name, Oid namespace);
+extern Oid	calltree_typname_oid(const char *name, Oid namespace);
+extern Oid	calltree_function_noargs(const char *name, Oid namespace);
+
+/*
  * relations.c: the extension's tables and columns found by name, or an
  * error that says what is missing; and the privilege and row-security
  * checks that a direct read of them must make first.

@@ -164,8 +164,17 @@ $$;
 -- ==== Duplicates seen (issue 32, item 5): the digest of each imported
 -- file on its profile, as schema/10_tables.sql; import_profile and
 -- import_stream take on_duplicate ====
-ALTER TABLE profile ADD COLUMN content_sha256 bytea CONSTRAINT profile_content_sha256_length
-    CHECK (pg_catalog.octet_length(content_sha256) OPERATOR(pg_catalog.=) 32);
+-- Its type, the domain sha256_digest, gets its constraint after the column is
+-- added: a column added with a domain that has constraints rewrites the
+-- table, a constraint added to the domain only reads it.  Neither is
+-- allowed while a function of BEGIN ATOMIC takes profile's row type:
+-- rolled_up(profile) goes, and the functions that follow make it again.
+DROP FUNCTION rolled_up(profile);
+CREATE DOMAIN sha256_digest AS bytea;
+COMMENT ON DOMAIN sha256_digest IS 'a SHA-256 digest, 32 bytes';
+ALTER TABLE profile ADD COLUMN content_sha256 sha256_digest;
+ALTER DOMAIN sha256_digest
+    ADD CONSTRAINT sha256_digest_length CHECK (pg_catalog.octet_length(VALUE) OPERATOR(pg_catalog.=) 32);
 COMMENT ON COLUMN profile.content_sha256 IS 'SHA-256 of the imported file (after gunzip): an import of the same content names the earlier profile';
 CREATE INDEX profile_content_sha256_idx ON profile (content_sha256, id);
 -- new argument on_duplicate

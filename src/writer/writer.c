@@ -146,7 +146,7 @@ static void
 choose_copy(ProfileWriter *writer)
 {
 	static const char *const stack_columns[] = {"id", "prefix_id", "frame_id"};
-	Oid			namespace = get_namespace_oid("calltree", false);
+	Oid			namespace = calltree_namespace();
 	Oid			stack = calltree_relation(namespace, "stack");
 
 	copy_rows_init(&writer->copy);

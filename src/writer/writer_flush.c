@@ -146,7 +146,7 @@ note_interned(ProfileWriter *writer, int64 count)
 	if (writer->interned < writer->next_analyze)
 		return;
 	writer->next_analyze *= 4;
-	stack_relid = get_relname_relid("stack", get_namespace_oid("calltree", false));
+	stack_relid = calltree_relname_relid("stack", calltree_namespace());
 	if (!OidIsValid(stack_relid) || !pg_class_ownercheck(stack_relid, GetUserId()))
 		return;
 	/* Citus refuses it after this transaction's writes to the reference tables */

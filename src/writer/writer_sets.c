@@ -97,8 +97,8 @@ writer_sets_create(MemoryContext parent)
 	sets->unnamed.is_null = true;
 	sets->gathered_max = Min((int64) (writer_work_mem_bytes() / 4 / sizeof(Sample)), SAMPLES_MAX);
 	sets->gathered_max = Max(sets->gathered_max, 1024);
-	namespace = get_namespace_oid("calltree", false);
-	sets->as_rows = !OidIsValid(get_relname_relid("sample_set", namespace));
+	namespace = calltree_namespace();
+	sets->as_rows = !OidIsValid(calltree_relname_relid("sample_set", namespace));
 	if (sets->as_rows)
 		sets->insert = prepare_insert_rows();
 	else

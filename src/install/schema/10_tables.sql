@@ -7,6 +7,14 @@
 -- marked for pg_dump, which then dumps their rows and values.
 --------------------------------------------------------------------------
 
+-- A SHA-256 digest: 32 bytes.  A domain rather than a CHECK on the
+-- column: a table's CHECK is read back from the catalog and planned again
+-- by every statement that inserts a row, a domain's constraint once per
+-- backend (it is cached with the type), and every import inserts a profile.
+CREATE DOMAIN sha256_digest AS bytea
+    CONSTRAINT sha256_digest_length CHECK (pg_catalog.octet_length(VALUE) OPERATOR(pg_catalog.=) 32);
+COMMENT ON DOMAIN sha256_digest IS 'a SHA-256 digest, 32 bytes';
+
 CREATE SEQUENCE profile_id_seq;
 CREATE TABLE profile (
     id          bigint PRIMARY KEY DEFAULT nextval('@extschema@.profile_id_seq'),
@@ -17,8 +25,7 @@ CREATE TABLE profile (
     meta        jsonb NOT NULL DEFAULT '{}',
     imported_at timestamptz NOT NULL DEFAULT now(),
     -- SHA-256 of the imported file's bytes, gzip undone (NULL: imported before 0.3)
-    content_sha256 bytea CONSTRAINT profile_content_sha256_length
-        CHECK (pg_catalog.octet_length(content_sha256) OPERATOR(pg_catalog.=) 32)
+    content_sha256 sha256_digest
 );
 ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
