@@ -68,14 +68,17 @@ PG_FUNCTION_INFO_V1(calltree_import_pprof);
 
 /*
  * The interned frames of a location, once computed: frames[first ...
- * first + nframes) of the import's one array of frames, outermost first.
- * With the location's id, so that a sample's location ids find their
- * frames without reading the locations themselves.  (Lines and locations
- * take two bytes of the data at least, so their count fits first.)
+ * first + nframes) of the import's one array of frames, outermost first,
+ * the first of them also here: most locations have one frame, which a
+ * sample's location then finds without a further load.  With the
+ * location's id, so that a sample's location ids find their frames
+ * without reading the locations themselves.  (Lines and locations take
+ * two bytes of the data at least, so their count fits first.)
  */
 typedef struct LocationFrames
 {
 	uint64		id;
+	int64		frame;			/* frames[first] */
 	int32		first;
 	int32		nframes;		/* 0 until computed */
 } LocationFrames;
@@ -337,6 +340,7 @@ location_frames(PprofImport *import, const PprofLocation *location)
 			*frames++ = line_frame(import, location, &lines[i], resource);
 		lf->nframes = location->nlines;
 	}
+	lf->frame = import->frames[lf->first];
 	lf->id = location->id;
 	return lf;
 }
@@ -471,12 +475,14 @@ gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_
 				out = import->stack_frames;
 				room = import->stack_capacity;
 			}
-			frames = all_frames + lf->first;
-			out[depth++] = frames[0];
-			/* most locations have one frame, the others two or three: no memcpy */
+			out[depth++] = lf->frame;
+			/* the others have two or three: no memcpy */
 			if (unlikely(nframes > 1))
+			{
+				frames = all_frames + lf->first;
 				for (int f = 1; f < nframes; f++)
 					out[depth++] = frames[f];
+			}
 		}
 	}
 	return depth;
