@@ -53,6 +53,21 @@ extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt
 extern int64 profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
 									   const char *resource, OptionalInt address, OptionalInt line,
 									   OptionalInt col, const char *implementation);
+/*
+ * profile_writer_func_frame of strings whose lengths the importer knows
+ * (each strlen of its string; a NULL string is none): the same id, without
+ * measuring the strings again
+ */
+typedef struct WriterString
+{
+	const char *data;
+	size_t		len;
+} WriterString;
+
+extern int64 profile_writer_func_frame_sized(ProfileWriter *writer, WriterString name,
+											 WriterString file, WriterString resource,
+											 OptionalInt address, OptionalInt line,
+											 OptionalInt col, WriterString implementation);
 /* a frame known only by its address in a resource (intern_address) */
 extern int64 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address);
 /* prefix 0: a root stack */
