@@ -467,6 +467,17 @@ gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_
 		const uint8 *stop = p - start > 4096 ? p - 4096 : start;
 
 		CHECK_FOR_INTERRUPTS();
+		/*
+		 * Room for a frame per byte left of these 4 kB, which hold an id
+		 * per byte at most: a location of one frame needs no check of room
+		 * (the loop keeps room - depth >= p - stop).
+		 */
+		if (unlikely(room - depth < p - stop))
+		{
+			grow_stack_frames(import, depth, (int) (p - stop));
+			out = import->stack_frames;
+			room = import->stack_capacity;
+		}
 		while (p > stop)
 		{
 			uint64		id;
@@ -483,28 +494,31 @@ gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_
 			else
 				place = id - 1 < nlocations ? (int) (id - 1) : -1;
 			lf = &known[place];
-			if (unlikely(lf->id != id || lf->nframes == 0))
+			/* most ids: a location met before, of one frame */
+			if (likely(lf->id == id && lf->nframes == 1))
+			{
+				out[depth++] = lf->frame;
+				continue;
+			}
+			if (lf->id != id || lf->nframes == 0)
 			{
 				if (!rest_reads && !pb_packed_varints_short(start, p))
 					return -1;
 				rest_reads = true;
 				lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
 			}
+			/* its frames, and room for a frame per byte left, as above */
 			nframes = lf->nframes;
-			if (unlikely(room - depth < nframes))
+			if (unlikely(room - depth < nframes + (p - stop)))
 			{
-				grow_stack_frames(import, depth, nframes);
+				grow_stack_frames(import, depth, nframes + (int) (p - stop));
 				out = import->stack_frames;
 				room = import->stack_capacity;
 			}
-			out[depth++] = lf->frame;
-			/* the others have two or three: no memcpy */
-			if (unlikely(nframes > 1))
-			{
-				frames = all_frames + lf->first;
-				for (int f = 1; f < nframes; f++)
-					out[depth++] = frames[f];
-			}
+			frames = all_frames + lf->first;
+			/* two or three: no memcpy */
+			for (int f = 0; f < nframes; f++)
+				out[depth++] = frames[f];
 		}
 	}
 	return depth;
