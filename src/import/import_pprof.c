@@ -538,8 +538,8 @@ gather_packed_frames(PprofImport *import, const PprofSample *sample)
  * of one stack under several label sets repeat its location list: the
  * stack is memoized under the bytes of the list, which then need no
  * decoding.  A list not in one packed field (rare) is decoded each time.
- * The frames of the locations are gathered in the import's buffer and
- * pushed to the writer at once.
+ * The frames of the locations are gathered in the import's buffer, which
+ * the writer then reads as the stack's path.
  */
 static int64
 sample_stack(PprofImport *import, PprofSample *sample)
@@ -555,10 +555,7 @@ sample_stack(PprofImport *import, PprofSample *sample)
 		depth = gather_packed_frames(import, sample);
 	if (depth < 0)
 		depth = gather_frames(import, sample);
-	profile_writer_walk_begin(import->writer);
-	if (depth > 0)
-		profile_writer_walk_push_all(import->writer, import->stack_frames, depth);
-	stack = profile_writer_walk_end(import->writer);
+	stack = profile_writer_path(import->writer, import->stack_frames, depth);
 	if (key)
 		profile_writer_memo_put(import->writer, key, key_len, stack);
 	return stack;

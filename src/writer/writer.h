@@ -85,6 +85,8 @@ extern void profile_writer_walk_push(ProfileWriter *writer, int64 frame);
 extern int64 profile_writer_walk_end(ProfileWriter *writer);
 /* several frames pushed at once, root first */
 extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count);
+/* the stack of a whole path, root first (0 for none): a walk of it, without copying the frames */
+extern int64 profile_writer_path(ProfileWriter *writer, const int64 *frames, int count);
 
 /*
  * stack ids memoized under a key of the importer's (a pprof location list);

@@ -700,15 +700,23 @@ resolve_path(ProfileWriter *writer, const int64 *frames, int count)
 }
 
 /*
- * The stack of the frames pushed since walk_begin.  A path whose frames are
- * all rows that exist is looked up whole in the backend's cache first: a
- * repeat import then finds each stack by one look-up, not one per frame.
+ * The stack of the frames pushed since walk_begin: profile_writer_path of
+ * the walk's path.
  */
 int64
 profile_writer_walk_end(ProfileWriter *writer)
 {
-	const int64 *frames = writer->path_frames;
-	int			count = writer->path_depth;
+	return profile_writer_path(writer, writer->path_frames, writer->path_depth);
+}
+
+/*
+ * The stack of a path.  A path whose frames are all rows that exist is
+ * looked up whole in the backend's cache first: a repeat import then finds
+ * each stack by one look-up, not one per frame.
+ */
+int64
+profile_writer_path(ProfileWriter *writer, const int64 *frames, int count)
+{
 	StringInfo	key = &writer->key;
 	bool		cacheable;
 	int64		stack = 0;
