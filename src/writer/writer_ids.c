@@ -130,12 +130,19 @@ func_flags(const char *name, const char *file, const char *resource)
  */
 #define FRAME_NUMBERS_MAX (1 + 3 * KEY_VARINT_MAX)
 
+/* A frame's byte of flags */
+static inline char
+frame_flags(OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
+{
+	return (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
+		(implementation ? 8 : 0);
+}
+
 static inline char *
 put_frame_numbers(char *to, OptionalInt address, OptionalInt line, OptionalInt col,
 				  const char *implementation)
 {
-	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
-		(implementation ? 8 : 0);
+	*to++ = frame_flags(address, line, col, implementation);
 	if (address.present)
 		to = put_varint(to, address.value);
 	if (line.present)
@@ -214,8 +221,35 @@ key_string_is(const char **at, const char *end, WriterString s)
 }
 
 /*
+ * Whether a key holds the zigzag varint of `value` at *at, before `end`
+ * (as put_varint writes it); moves *at past it
+ */
+static inline bool
+key_varint_is(const char **at, const char *end, int64 value)
+{
+	uint64		v = zigzag(value);
+	const char *k = *at;
+
+	for (; v >= 0x80; v >>= 7, k++)
+		if (k == end || *k != (char) (v | 0x80))
+			return false;
+	if (k == end || *k != (char) v)
+		return false;
+	*at = k + 1;
+	return true;
+}
+
+/* The same for an optional number, which the key holds only when present */
+static inline bool
+key_number_is(const char **at, const char *end, OptionalInt n)
+{
+	return !n.present || key_varint_is(at, end, n.value);
+}
+
+/*
  * Whether a key made by func_frame_key is of these fields: compared by
- * reading it, without making the fields' own key.
+ * reading it, without making the fields' own key (nor their bytes, which
+ * would need a buffer and a call of memcmp).
  */
 static bool
 func_frame_key_is(const char *key, int len, WriterString name, WriterString file,
@@ -223,17 +257,16 @@ func_frame_key_is(const char *key, int len, WriterString name, WriterString file
 				  OptionalInt col, WriterString implementation)
 {
 	const char *end = key + len;
-	char		numbers[FRAME_NUMBERS_MAX];
-	size_t		numbers_len;
 
 	if (len < 1 || *key++ != func_flags(name.data, file.data, resource.data) ||
 		!key_string_is(&key, end, name) || !key_string_is(&key, end, file) ||
 		!key_string_is(&key, end, resource))
 		return false;
-	numbers_len = put_frame_numbers(numbers, address, line, col, implementation.data) - numbers;
-	if ((size_t) (end - key) < numbers_len || memcmp(key, numbers, numbers_len) != 0)
+	/* put_frame_numbers' bytes */
+	if (key == end || *key++ != frame_flags(address, line, col, implementation.data) ||
+		!key_number_is(&key, end, address) || !key_number_is(&key, end, line) ||
+		!key_number_is(&key, end, col))
 		return false;
-	key += numbers_len;
 	return key_string_is(&key, end, implementation) && key == end;
 }
 
