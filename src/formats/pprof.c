@@ -1125,6 +1125,8 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 		memcpy(converted, bytes, s->len);
 		converted[s->len] = '\0';
 	}
+	else if (converted != bytes)
+		s->len = (uint32) strlen(converted);
 	s->resolved = converted;
 	return converted;
 }

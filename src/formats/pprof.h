@@ -127,7 +127,7 @@ typedef struct PprofString
 {
 	const char *resolved;
 	uint32		offset;			/* in the data */
-	uint32		len;
+	uint32		len;			/* of its bytes there; once resolved, the strlen of resolved */
 } PprofString;
 
 /*
@@ -270,6 +270,17 @@ pprof_string(PprofProfile *profile, int64 index, size_t at, const char *what)
 	if (likely(index >= 0 && index < profile->nstrings && profile->strings[index].resolved != NULL))
 		return profile->strings[index].resolved;
 	return pprof_resolve_string(profile, index, at, what);
+}
+
+/* pprof_string, with its length (strlen) into *len */
+static inline const char *
+pprof_string_sized(PprofProfile *profile, int64 index, size_t at, const char *what, size_t *len)
+{
+	const char *s = pprof_string(profile, index, at, what);
+
+	/* (resolved: the index is the table's) */
+	*len = profile->strings[index].len;
+	return s;
 }
 
 /* Lookups by id: NULL for id 0, an error for an unknown id. */

@@ -68,14 +68,17 @@ PG_FUNCTION_INFO_V1(calltree_import_pprof);
 
 /*
  * The interned frames of a location, once computed: frames[first ...
- * first + nframes) of the import's one array of frames, outermost first.
- * With the location's id, so that a sample's location ids find their
- * frames without reading the locations themselves.  (Lines and locations
- * take two bytes of the data at least, so their count fits first.)
+ * first + nframes) of the import's one array of frames, outermost first,
+ * the first of them also here: most locations have one frame, which a
+ * sample's location then finds without a further load.  With the
+ * location's id, so that a sample's location ids find their frames
+ * without reading the locations themselves.  (Lines and locations take
+ * two bytes of the data at least, so their count fits first.)
  */
 typedef struct LocationFrames
 {
 	uint64		id;
+	int64		frame;			/* frames[first] */
 	int32		first;
 	int32		nframes;		/* 0 until computed */
 } LocationFrames;
@@ -87,10 +90,10 @@ typedef struct PprofImport
 	int			value_index;	/* the sample type imported */
 	LocationFrames *location_frames;	/* per location, by its index; at -1 none */
 	int64	   *frames;			/* a frame per line, then one per location without lines */
-	const char **resources;		/* per mapping, computed once */
+	WriterString *resources;	/* per mapping, computed once */
 	/* the last location's mapping id and resource: most locations share one */
 	uint64		last_mapping_id;
-	const char *last_resource;
+	WriterString last_resource;
 	bool		last_resource_known;
 	int64	   *stack_frames;	/* a stack's frames, root first, gathered to be pushed at once */
 	int			stack_capacity;
@@ -223,7 +226,28 @@ optional_string(PprofImport *import, int64 index, size_t at, const char *what)
 	return s[0] ? s : NULL;
 }
 
-static const char *
+/* The same with its length, which the writer's look-ups need */
+static inline WriterString
+optional_sized_string(PprofImport *import, int64 index, size_t at, const char *what)
+{
+	WriterString ws;
+
+	ws.data = pprof_string_sized(&import->profile, index, at, what, &ws.len);
+	if (ws.len == 0)
+		ws.data = NULL;
+	return ws;
+}
+
+/* A string made here, with its length */
+static WriterString
+sized(const char *s)
+{
+	WriterString ws = {s, s ? strlen(s) : 0};
+
+	return ws;
+}
+
+static WriterString
 mapping_resource(PprofImport *import, const PprofMapping *mapping)
 {
 	int			i;
@@ -231,18 +255,18 @@ mapping_resource(PprofImport *import, const PprofMapping *mapping)
 	const char *build_id;
 
 	if (mapping == NULL)
-		return NULL;
+		return sized(NULL);
 	i = pprof_mapping_index(&import->profile, mapping);
 	if (import->resource_known[i])
 		return import->resources[i];
 	filename = optional_string(import, mapping->filename, mapping->at, "mapping's filename");
 	build_id = optional_string(import, mapping->build_id, mapping->at, "mapping's build id");
 	if (build_id == NULL)
-		import->resources[i] = filename;
+		import->resources[i] = sized(filename);
 	else if (filename == NULL)
-		import->resources[i] = psprintf("(%s)", build_id);
+		import->resources[i] = sized(psprintf("(%s)", build_id));
 	else
-		import->resources[i] = psprintf("%s (%s)", filename, build_id);
+		import->resources[i] = sized(psprintf("%s (%s)", filename, build_id));
 	import->resource_known[i] = true;
 	return import->resources[i];
 }
@@ -264,33 +288,34 @@ frame_number(int64 value, size_t at, const char *what)
 	return SOME_INT(value);
 }
 
+/* The strings are passed to the writer with their lengths, known from the string table. */
 static int64
 line_frame(PprofImport *import, const PprofLocation *location, const PprofLine *line,
-		   const char *resource)
+		   WriterString resource)
 {
 	const PprofFunction *function = pprof_function(&import->profile, line->function_id, location->at);
-	const char *name = NULL;
-	const char *file = NULL;
+	WriterString name = sized(NULL);
+	WriterString file = sized(NULL);
 
 	if (function)
 	{
-		name = optional_string(import, function->name, function->at, "function's name");
-		if (name == NULL)
-			name = optional_string(import, function->system_name, function->at, "function's system name");
-		file = optional_string(import, function->filename, function->at, "function's filename");
+		name = optional_sized_string(import, function->name, function->at, "function's name");
+		if (name.data == NULL)
+			name = optional_sized_string(import, function->system_name, function->at, "function's system name");
+		file = optional_sized_string(import, function->filename, function->at, "function's filename");
 	}
-	if (name == NULL)
-		name = address_name(location->address);
+	if (name.data == NULL)
+		name = sized(address_name(location->address));
 	/* (both names of an anonymous JavaScript function start with a parenthesis) */
-	else if (name[0] == '(' && js_name_is_anonymous(name))
-		name = js_function_name(name, file,
-								function->start_line > 0 ? SOME_INT(function->start_line)
-								: frame_number(line->line, location->at, "line number"),
-								NO_INT);
-	return profile_writer_func_frame(import->writer, name, file, resource,
-									 location->address ? SOME_INT((int64) location->address) : NO_INT,
-									 frame_number(line->line, location->at, "line number"),
-									 frame_number(line->column, location->at, "column"), NULL);
+	else if (name.data[0] == '(' && js_name_is_anonymous(name.data))
+		name = sized(js_function_name(name.data, file.data,
+									  function->start_line > 0 ? SOME_INT(function->start_line)
+									  : frame_number(line->line, location->at, "line number"),
+									  NO_INT));
+	return profile_writer_func_frame_sized(import->writer, name, file, resource,
+										   location->address ? SOME_INT((int64) location->address) : NO_INT,
+										   frame_number(line->line, location->at, "line number"),
+										   frame_number(line->column, location->at, "column"), sized(NULL));
 }
 
 /*
@@ -304,7 +329,7 @@ location_frames(PprofImport *import, const PprofLocation *location)
 {
 	int			index = pprof_location_index(&import->profile, location);
 	LocationFrames *lf = &import->location_frames[index];
-	const char *resource;
+	WriterString resource;
 	const PprofLine *lines;
 	int64	   *frames;
 
@@ -337,6 +362,7 @@ location_frames(PprofImport *import, const PprofLocation *location)
 			*frames++ = line_frame(import, location, &lines[i], resource);
 		lf->nframes = location->nlines;
 	}
+	lf->frame = import->frames[lf->first];
 	lf->id = location->id;
 	return lf;
 }
@@ -441,6 +467,17 @@ gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_
 		const uint8 *stop = p - start > 4096 ? p - 4096 : start;
 
 		CHECK_FOR_INTERRUPTS();
+		/*
+		 * Room for a frame per byte left of these 4 kB, which hold an id
+		 * per byte at most: a location of one frame needs no check of room
+		 * (the loop keeps room - depth >= p - stop).
+		 */
+		if (unlikely(room - depth < p - stop))
+		{
+			grow_stack_frames(import, depth, (int) (p - stop));
+			out = import->stack_frames;
+			room = import->stack_capacity;
+		}
 		while (p > stop)
 		{
 			uint64		id;
@@ -457,26 +494,31 @@ gather_packed_frames_by(PprofImport *import, const PprofSample *sample, bool by_
 			else
 				place = id - 1 < nlocations ? (int) (id - 1) : -1;
 			lf = &known[place];
-			if (unlikely(lf->id != id || lf->nframes == 0))
+			/* most ids: a location met before, of one frame */
+			if (likely(lf->id == id && lf->nframes == 1))
+			{
+				out[depth++] = lf->frame;
+				continue;
+			}
+			if (lf->id != id || lf->nframes == 0)
 			{
 				if (!rest_reads && !pb_packed_varints_short(start, p))
 					return -1;
 				rest_reads = true;
 				lf = location_frames(import, pprof_location(&import->profile, id, sample->at));
 			}
+			/* its frames, and room for a frame per byte left, as above */
 			nframes = lf->nframes;
-			if (unlikely(room - depth < nframes))
+			if (unlikely(room - depth < nframes + (p - stop)))
 			{
-				grow_stack_frames(import, depth, nframes);
+				grow_stack_frames(import, depth, nframes + (int) (p - stop));
 				out = import->stack_frames;
 				room = import->stack_capacity;
 			}
 			frames = all_frames + lf->first;
-			out[depth++] = frames[0];
-			/* most locations have one frame, the others two or three: no memcpy */
-			if (unlikely(nframes > 1))
-				for (int f = 1; f < nframes; f++)
-					out[depth++] = frames[f];
+			/* two or three: no memcpy */
+			for (int f = 0; f < nframes; f++)
+				out[depth++] = frames[f];
 		}
 	}
 	return depth;
@@ -496,8 +538,8 @@ gather_packed_frames(PprofImport *import, const PprofSample *sample)
  * of one stack under several label sets repeat its location list: the
  * stack is memoized under the bytes of the list, which then need no
  * decoding.  A list not in one packed field (rare) is decoded each time.
- * The frames of the locations are gathered in the import's buffer and
- * pushed to the writer at once.
+ * The frames of the locations are gathered in the import's buffer, which
+ * the writer then reads as the stack's path.
  */
 static int64
 sample_stack(PprofImport *import, PprofSample *sample)
@@ -513,10 +555,7 @@ sample_stack(PprofImport *import, PprofSample *sample)
 		depth = gather_packed_frames(import, sample);
 	if (depth < 0)
 		depth = gather_frames(import, sample);
-	profile_writer_walk_begin(import->writer);
-	if (depth > 0)
-		profile_writer_walk_push_all(import->writer, import->stack_frames, depth);
-	stack = profile_writer_walk_end(import->writer);
+	stack = profile_writer_path(import->writer, import->stack_frames, depth);
 	if (key)
 		profile_writer_memo_put(import->writer, key, key_len, stack);
 	return stack;
@@ -837,7 +876,7 @@ import_protobuf(const ProfileInfo *info, const char *data, size_t len, bool data
 	import.location_frames = (LocationFrames *) palloc0(sizeof(LocationFrames) * (import.profile.nlocations + 1)) + 1;
 	import.frames = palloc_extended(sizeof(int64) * ((Size) import.profile.nlines + import.profile.nlocations + 1),
 									MCXT_ALLOC_HUGE);
-	import.resources = palloc0(sizeof(char *) * Max(import.profile.nmappings, 1));
+	import.resources = palloc0(sizeof(WriterString) * Max(import.profile.nmappings, 1));
 	import.resource_known = palloc0(sizeof(bool) * Max(import.profile.nmappings, 1));
 	import.label_cxt = AllocSetContextCreate(CurrentMemoryContext, "calltree pprof label memo",
 											 ALLOCSET_SMALL_SIZES);

@@ -53,6 +53,21 @@ extern int64 profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt
 extern int64 profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
 									   const char *resource, OptionalInt address, OptionalInt line,
 									   OptionalInt col, const char *implementation);
+/*
+ * profile_writer_func_frame of strings whose lengths the importer knows
+ * (each strlen of its string; a NULL string is none): the same id, without
+ * measuring the strings again
+ */
+typedef struct WriterString
+{
+	const char *data;
+	size_t		len;
+} WriterString;
+
+extern int64 profile_writer_func_frame_sized(ProfileWriter *writer, WriterString name,
+											 WriterString file, WriterString resource,
+											 OptionalInt address, OptionalInt line,
+											 OptionalInt col, WriterString implementation);
 /* a frame known only by its address in a resource (intern_address) */
 extern int64 profile_writer_address(ProfileWriter *writer, const char *resource, int64 address);
 /* prefix 0: a root stack */
@@ -70,6 +85,8 @@ extern void profile_writer_walk_push(ProfileWriter *writer, int64 frame);
 extern int64 profile_writer_walk_end(ProfileWriter *writer);
 /* several frames pushed at once, root first */
 extern void profile_writer_walk_push_all(ProfileWriter *writer, const int64 *frames, int count);
+/* the stack of a whole path, root first (0 for none): a walk of it, without copying the frames */
+extern int64 profile_writer_path(ProfileWriter *writer, const int64 *frames, int count);
 
 /*
  * stack ids memoized under a key of the importer's (a pprof location list);

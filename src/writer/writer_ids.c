@@ -130,12 +130,19 @@ func_flags(const char *name, const char *file, const char *resource)
  */
 #define FRAME_NUMBERS_MAX (1 + 3 * KEY_VARINT_MAX)
 
+/* A frame's byte of flags */
+static inline char
+frame_flags(OptionalInt address, OptionalInt line, OptionalInt col, const char *implementation)
+{
+	return (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
+		(implementation ? 8 : 0);
+}
+
 static inline char *
 put_frame_numbers(char *to, OptionalInt address, OptionalInt line, OptionalInt col,
 				  const char *implementation)
 {
-	*to++ = (address.present ? 1 : 0) | (line.present ? 2 : 0) | (col.present ? 4 : 0) |
-		(implementation ? 8 : 0);
+	*to++ = frame_flags(address, line, col, implementation);
 	if (address.present)
 		to = put_varint(to, address.value);
 	if (line.present)
@@ -198,42 +205,68 @@ func_frame_key(StringInfo key, const char *name, const char *file, const char *r
 	key_put_frame_fields(key, address, line, col, implementation);
 }
 
-/* Whether a key holds string `s` (or nothing, for NULL) at *at, before `end`; moves *at past it */
+/*
+ * Whether a key holds string `s` of length `len` (or nothing, for NULL) at
+ * *at, before `end`, with its NUL; moves *at past it
+ */
 static inline bool
-key_string_is(const char **at, const char *end, const char *s)
+key_string_is(const char **at, const char *end, WriterString s)
 {
-	size_t		len;
-
-	if (s == NULL)
+	if (s.data == NULL)
 		return true;
-	len = strlen(s) + 1;
-	if ((size_t) (end - *at) < len || memcmp(*at, s, len) != 0)
+	if ((size_t) (end - *at) <= s.len || memcmp(*at, s.data, s.len + 1) != 0)
 		return false;
-	*at += len;
+	*at += s.len + 1;
 	return true;
 }
 
 /*
+ * Whether a key holds the zigzag varint of `value` at *at, before `end`
+ * (as put_varint writes it); moves *at past it
+ */
+static inline bool
+key_varint_is(const char **at, const char *end, int64 value)
+{
+	uint64		v = zigzag(value);
+	const char *k = *at;
+
+	for (; v >= 0x80; v >>= 7, k++)
+		if (k == end || *k != (char) (v | 0x80))
+			return false;
+	if (k == end || *k != (char) v)
+		return false;
+	*at = k + 1;
+	return true;
+}
+
+/* The same for an optional number, which the key holds only when present */
+static inline bool
+key_number_is(const char **at, const char *end, OptionalInt n)
+{
+	return !n.present || key_varint_is(at, end, n.value);
+}
+
+/*
  * Whether a key made by func_frame_key is of these fields: compared by
- * reading it, without making the fields' own key.
+ * reading it, without making the fields' own key (nor their bytes, which
+ * would need a buffer and a call of memcmp).
  */
 static bool
-func_frame_key_is(const char *key, int len, const char *name, const char *file,
-				  const char *resource, OptionalInt address, OptionalInt line,
-				  OptionalInt col, const char *implementation)
+func_frame_key_is(const char *key, int len, WriterString name, WriterString file,
+				  WriterString resource, OptionalInt address, OptionalInt line,
+				  OptionalInt col, WriterString implementation)
 {
 	const char *end = key + len;
-	char		numbers[FRAME_NUMBERS_MAX];
-	size_t		numbers_len;
 
-	if (len < 1 || *key++ != func_flags(name, file, resource) ||
+	if (len < 1 || *key++ != func_flags(name.data, file.data, resource.data) ||
 		!key_string_is(&key, end, name) || !key_string_is(&key, end, file) ||
 		!key_string_is(&key, end, resource))
 		return false;
-	numbers_len = put_frame_numbers(numbers, address, line, col, implementation) - numbers;
-	if ((size_t) (end - key) < numbers_len || memcmp(key, numbers, numbers_len) != 0)
+	/* put_frame_numbers' bytes */
+	if (key == end || *key++ != frame_flags(address, line, col, implementation.data) ||
+		!key_number_is(&key, end, address) || !key_number_is(&key, end, line) ||
+		!key_number_is(&key, end, col))
 		return false;
-	key += numbers_len;
 	return key_string_is(&key, end, implementation) && key == end;
 }
 
@@ -314,6 +347,15 @@ profile_writer_frame(ProfileWriter *writer, int32 func, OptionalInt address,
 	return id;
 }
 
+/* A string and its length, for the look-ups of profile_writer_func_frame */
+static inline WriterString
+writer_string(const char *s)
+{
+	WriterString ws = {s, s ? strlen(s) : 0};
+
+	return ws;
+}
+
 /*
  * A frame and its func at once.  A repeat import finds the frame in the
  * backend's cache under its func's fields and its own, in one look-up
@@ -323,6 +365,16 @@ int64
 profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *file,
 						  const char *resource, OptionalInt address, OptionalInt line,
 						  OptionalInt col, const char *implementation)
+{
+	return profile_writer_func_frame_sized(writer, writer_string(name), writer_string(file),
+										   writer_string(resource), address, line, col,
+										   writer_string(implementation));
+}
+
+int64
+profile_writer_func_frame_sized(ProfileWriter *writer, WriterString name, WriterString file,
+								WriterString resource, OptionalInt address, OptionalInt line,
+								OptionalInt col, WriterString implementation)
 {
 	StringInfo	key = &writer->func_frame_key;
 	const char *next;
@@ -335,11 +387,11 @@ profile_writer_func_frame(ProfileWriter *writer, const char *name, const char *f
 	if (next && func_frame_key_is(next, next_len, name, file, resource, address, line, col,
 								  implementation))
 		return intern_cache_take_next(INTERN_FUNC_FRAME);
-	func_frame_key(key, name, file, resource, address, line, col, implementation);
+	func_frame_key(key, name.data, file.data, resource.data, address, line, col, implementation.data);
 	if (intern_cache_get(INTERN_FUNC_FRAME, key->data, key->len, &id))
 		return id;
-	func = profile_writer_func(writer, name, file, resource);
-	id = profile_writer_frame(writer, func, address, line, col, implementation);
+	func = profile_writer_func(writer, name.data, file.data, resource.data);
+	id = profile_writer_frame(writer, func, address, line, col, implementation.data);
 	/* a frame that exists (a new one's id is provisional until it is written) */
 	if (id > 0)
 		intern_cache_put(INTERN_FUNC_FRAME, key->data, key->len, id);
@@ -681,15 +733,23 @@ resolve_path(ProfileWriter *writer, const int64 *frames, int count)
 }
 
 /*
- * The stack of the frames pushed since walk_begin.  A path whose frames are
- * all rows that exist is looked up whole in the backend's cache first: a
- * repeat import then finds each stack by one look-up, not one per frame.
+ * The stack of the frames pushed since walk_begin: profile_writer_path of
+ * the walk's path.
  */
 int64
 profile_writer_walk_end(ProfileWriter *writer)
 {
-	const int64 *frames = writer->path_frames;
-	int			count = writer->path_depth;
+	return profile_writer_path(writer, writer->path_frames, writer->path_depth);
+}
+
+/*
+ * The stack of a path.  A path whose frames are all rows that exist is
+ * looked up whole in the backend's cache first: a repeat import then finds
+ * each stack by one look-up, not one per frame.
+ */
+int64
+profile_writer_path(ProfileWriter *writer, const int64 *frames, int count)
+{
 	StringInfo	key = &writer->key;
 	bool		cacheable;
 	int64		stack = 0;
