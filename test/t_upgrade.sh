@@ -212,6 +212,9 @@ CREATE POLICY tenant_profiles ON calltree.profile USING (meta->>'tenant' = curre
 CREATE POLICY tenant_samples ON calltree.sample USING (profile_id IN (SELECT id FROM calltree.profile));
 SELECT calltree.import_collapsed(E'main;a 3\n', 'a', '{"tenant": "upgrade_tenant_a"}');
 SELECT calltree.import_collapsed(E'main;b 5\nmain;c 1\n', 'b', '{"tenant": "upgrade_tenant_b"}');
+-- a function the update changes in place keeps the privileges given to it
+REVOKE EXECUTE ON FUNCTION calltree.rolled_up(calltree.profile) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION calltree.rolled_up(calltree.profile) TO upgrade_tenant_a;
 ALTER EXTENSION calltree UPDATE;
 CALL calltree.pack_samples();
 GRANT SELECT ON ALL TABLES IN SCHEMA calltree TO upgrade_tenant_a, upgrade_tenant_b;
@@ -224,9 +227,12 @@ SET ROLE upgrade_tenant_b;
 SELECT 'b ' || count(*) || ' ' || sum(weight) FROM calltree.sample;
 RESET ROLE;
 SELECT 'owner ' || count(*) || ' ' || sum(weight) FROM calltree.sample;
+SELECT 'rolled_up executed by ' || string_agg(CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END, ',')
+  FROM pg_proc p, aclexplode(p.proacl) a
+ WHERE p.oid = 'calltree.rolled_up(calltree.profile)'::regprocedure AND a.grantee <> p.proowner;
 SQL
 )
-[ "$seen" = "$(printf 'a 1 3\na sets 1\nb 2 6\nowner 3 9')" ] ||
+[ "$seen" = "$(printf 'a 1 3\na sets 1\nb 2 6\nowner 3 9\nrolled_up executed by upgrade_tenant_a')" ] ||
 	fail "after the update and pack_samples(), tenants see: $seen"
 ct_psql calltree_upgrade_rls -q -c 'DROP OWNED BY upgrade_tenant_a, upgrade_tenant_b' -c 'DROP ROLE upgrade_tenant_a, upgrade_tenant_b' >/dev/null
 echo "t_upgrade: ok ($versions released version(s) updated to $current: rows, results, catalog and dumps agree)"

@@ -168,8 +168,10 @@ $$;
 -- added: a column added with a domain that has constraints rewrites the
 -- table, a constraint added to the domain only reads it.  Neither is
 -- allowed while a function of BEGIN ATOMIC takes profile's row type:
--- rolled_up(profile) goes, and the functions that follow make it again.
-DROP FUNCTION rolled_up(profile);
+-- rolled_up(profile) has a body of text until the functions that follow
+-- give it its own again.  Replaced, not dropped: it keeps its privileges.
+CREATE OR REPLACE FUNCTION rolled_up(p profile) RETURNS boolean
+LANGUAGE sql AS 'SELECT NULL::boolean';
 CREATE DOMAIN sha256_digest AS bytea;
 COMMENT ON DOMAIN sha256_digest IS 'a SHA-256 digest, 32 bytes';
 ALTER TABLE profile ADD COLUMN content_sha256 sha256_digest;
