@@ -538,9 +538,18 @@ drop_old_placements() {
 check_rebalance() {
 	node_start worker3
 	on coordinator ct_query "$db" "SELECT citus_add_node('$nodes_dir/worker3', $port)" >/dev/null
+	# the old placements stay until they are dropped by hand: collect_garbage() refuses to run meanwhile
+	on coordinator ct_query "$db" "ALTER SYSTEM SET citus.defer_shard_delete_interval = -1" >/dev/null
+	on coordinator ct_query "$db" "SELECT pg_reload_conf()" >/dev/null
 	on coordinator ct_query "$db" "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" >/dev/null
 	on coordinator ct_query "$db" "SELECT citus_rebalance_wait()" >/dev/null
+	if on coordinator ct_query "$db" "SELECT calltree.collect_garbage()" >"$work/gc-moved.out" 2>&1 ||
+		! grep -q "HINT:  Run CALL citus_cleanup_orphaned_resources();" "$work/gc-moved.out"; then
+		fail "rebalance: collect_garbage() before the old placements were dropped gave: $(cat "$work/gc-moved.out")"
+	fi
 	drop_old_placements
+	on coordinator ct_query "$db" "ALTER SYSTEM RESET citus.defer_shard_delete_interval" >/dev/null
+	on coordinator ct_query "$db" "SELECT pg_reload_conf()" >/dev/null
 	local n
 	n=$(on coordinator ct_query "$db" "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
 	              JOIN pg_dist_node n ON n.groupid = p.groupid

@@ -440,6 +440,16 @@ BEGIN
     -- conditions on reference tables and values only.
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        -- A shard move leaves the old placements behind, which Citus drops
+        -- later in the background: such a drop locks an old shard, then the
+        -- interned tables it refers to, where this function locks them the
+        -- other way round, and Citus would cancel it as a deadlock.
+        IF EXISTS (SELECT 1 FROM pg_dist_cleanup c WHERE c.object_name LIKE '@extschema@.%') THEN
+            RAISE EXCEPTION 'collect_garbage() cannot run before Citus drops the old placements of moved shards of calltree''s tables'
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = 'pg_dist_cleanup lists them: Citus drops them every citus.defer_shard_delete_interval, and a drop under way would deadlock with collect_garbage().',
+                      HINT = 'Run CALL citus_cleanup_orphaned_resources(); until pg_dist_cleanup is empty, then collect_garbage() again.';
+        END IF;
     END IF;
     LOCK TABLE @extschema@.stack IN SHARE ROW EXCLUSIVE MODE;
     PERFORM @extschema@.intern_lock();
