@@ -991,6 +991,7 @@ pprof_decode(PprofProfile *profile, const uint8 *data, size_t len, bool data_is_
 	profile->len = len;
 	profile->data_is_ours = data_is_ours;
 	profile->strings_cxt = CurrentMemoryContext;
+	profile->server_utf8 = GetDatabaseEncoding() == PG_UTF8;
 	presize_tables(profile, &decoder);
 	pb_reader_init(&reader, data, len, "pprof", "Profile");
 	for (;;)
@@ -1096,7 +1097,6 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	char	   *bytes;
 	char	   *converted;
 	bool		in_place;
-	MemoryContext caller;
 
 	if (index < 0 || index >= profile->nstrings)
 		pprof_error(at, "The %s refers to string " INT64_FORMAT ", but the string table has %d strings.",
@@ -1113,11 +1113,16 @@ pprof_resolve_string(PprofProfile *profile, int64 index, size_t at, const char *
 	in_place = ends_in_place(profile, s);
 	if (in_place)
 		bytes[s->len] = '\0';
-	/* kept with the profile, whatever context the caller works in */
-	caller = MemoryContextSwitchTo(profile->strings_cxt);
 	/* (in a UTF-8 database, checked once: the conversion would check again) */
-	converted = GetDatabaseEncoding() == PG_UTF8 ? bytes : pg_any_to_server(bytes, (int) s->len, PG_UTF8);
-	MemoryContextSwitchTo(caller);
+	converted = bytes;
+	if (!profile->server_utf8)
+	{
+		/* kept with the profile, whatever context the caller works in */
+		MemoryContext caller = MemoryContextSwitchTo(profile->strings_cxt);
+
+		converted = pg_any_to_server(bytes, (int) s->len, PG_UTF8);
+		MemoryContextSwitchTo(caller);
+	}
 	if (converted == bytes && !in_place)
 	{
 		/* a copy to end with a NUL (there is none inside) */
@@ -1143,8 +1148,9 @@ pprof_find_location(const PprofProfile *profile, uint64 id, size_t at)
 	return location;
 }
 
+/* pprof_function() where the id is not where it looks first */
 const PprofFunction *
-pprof_function(const PprofProfile *profile, uint64 id, size_t at)
+pprof_find_function(const PprofProfile *profile, uint64 id, size_t at)
 {
 	const PprofFunction *function;
 

@@ -164,6 +164,7 @@ typedef struct PprofProfile
 	PprofString *strings;
 	int			nstrings;
 	MemoryContext strings_cxt;	/* of the strings resolved, the decoder's */
+	bool		server_utf8;	/* the database's encoding is UTF-8: strings need no conversion */
 	char	   *string_block;	/* where the next copy of a string goes */
 	size_t		string_block_left;
 
@@ -285,7 +286,7 @@ pprof_string_sized(PprofProfile *profile, int64 index, size_t at, const char *wh
 
 /* Lookups by id: NULL for id 0, an error for an unknown id. */
 extern const PprofLocation *pprof_find_location(const PprofProfile *profile, uint64 id, size_t at);
-extern const PprofFunction *pprof_function(const PprofProfile *profile, uint64 id, size_t at);
+extern const PprofFunction *pprof_find_function(const PprofProfile *profile, uint64 id, size_t at);
 extern const PprofMapping *pprof_mapping(const PprofProfile *profile, uint64 id, size_t at);
 
 /* The first slot of an id in a PprofIdIndex: Fibonacci hashing, the top bits of id * 2^64 / phi */
@@ -330,6 +331,21 @@ pprof_location(const PprofProfile *profile, uint64 id, size_t at)
 	if (likely(place >= 0 && profile->locations[place].id == id))
 		return &profile->locations[place];
 	return pprof_find_location(profile, id, at);
+}
+
+/*
+ * The function of an id, NULL for id 0, an error for an unknown one: at
+ * its place (pprof_id_place) inline, as a location, else in
+ * pprof_find_function.  It is looked up for every line of every location.
+ */
+static inline const PprofFunction *
+pprof_function(const PprofProfile *profile, uint64 id, size_t at)
+{
+	int			place = pprof_id_place(&profile->function_index, profile->nfunctions, id);
+
+	if (likely(place >= 0 && profile->functions[place].id == id))
+		return &profile->functions[place];
+	return pprof_find_function(profile, id, at);
 }
 
 /* The lines of a location (location->nlines of them) */
