@@ -19,6 +19,11 @@
 # Environment:
 #   BENCH_INSTRUCTIONS_FILE=bench/out/import-data/ingest.pb.gz
 #   BENCH_INSTRUCTIONS_RUNS="5 25"
+#   BENCH_INSTRUCTIONS_WHOLE=1   count the whole backend, not only inside
+#                        import_pprof: the statement, the executor, the
+#                        commit (WAL written, not flushed: a single-user
+#                        backend); the fixed cost of an import shows best
+#                        with a file of one sample
 #   BENCH_INSTRUCTIONS_CACHE=1   also simulate the caches of one core of
 #                        the bench's machine (L1 data 64 kB, last level
 #                        512 kB) and print every event per repeat import:
@@ -61,7 +66,7 @@ instructions() {
 		echo "SET client_min_messages = warning;"
 		for _ in $(seq "$n"); do echo "SELECT calltree.import_pprof(data, name => 'ingest') FROM ingest_file;"; done
 	} >"$work/imports.sql"
-	single valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=calltree_import_pprof "${cache_sim[@]}" \
+	single valgrind --tool=callgrind --callgrind-out-file="$out" "${collect[@]}" "${cache_sim[@]}" \
 		<"$work/imports.sql" >"$work/callgrind.log" 2>&1 || fail "the imports under callgrind failed" "$work/callgrind.log"
 	callgrind_annotate "$out" | awk '/PROGRAM TOTALS/ && !seen { gsub(",", "", $1); print $1; seen = 1 }'
 }
@@ -71,11 +76,17 @@ events() {
 		/^Events shown:/ { for (i = 3; i <= NF; i++) name[i - 2] = $i; n = NF - 2 }
 		/PROGRAM TOTALS/ && !seen { gsub(/\([^)]*\)/, ""); gsub(",", ""); for (i = 1; i <= n; i++) print name[i], $i; seen = 1 }'
 }
+collect=(--toggle-collect=calltree_import_pprof)
+where="import_pprof"
+if [ "${BENCH_INSTRUCTIONS_WHOLE:-0}" = 1 ]; then
+	collect=()
+	where="the whole backend"
+fi
 cache_sim=()
 [ "${BENCH_INSTRUCTIONS_CACHE:-0}" = 1 ] && cache_sim=(--cache-sim=yes --D1=65536,2,64 --LL=524288,8,64)
 a=$(instructions "$first")
 b=$(instructions "$second")
-echo "import_pprof of $(stat -c %s "$file") bytes, a repeat import: $(((b - a) / (second - first))) instructions"
+echo "import_pprof of $(stat -c %s "$file") bytes, a repeat import: $(((b - a) / (second - first))) instructions in $where"
 if [ ${#cache_sim[@]} -gt 0 ]; then
 	paste -d ' ' <(events "$first") <(events "$second") |
 		awk -v n=$((second - first)) '{ printf "%s%s %d", sep, $1, ($4 - $2) / n; sep = ", " } END { print "" }' |
