@@ -188,7 +188,6 @@ writer_create(void)
 	writer_pending_init(&writer->pending_stacks, cxt, sizeof(PendingStack));
 	initStringInfo(&writer->key);
 	initStringInfo(&writer->func_frame_key);
-	choose_copy(writer);
 	return writer;
 }
 
@@ -240,10 +239,18 @@ profile_writer_begin(const ProfileInfo *info)
 
 	SPI_connect();
 	insert = prepare_insert_profile(info->content_sha256 != NULL);
-	writer_prepare_flush(writer);
-	writer_prepare_samples(writer);
 	writer->profile_id = insert_profile(insert, info);
 	MemoryContextSwitchTo(writer->cxt);
+
+	/*
+	 * The relations and types of the writes found after that INSERT, which
+	 * waited for a DROP EXTENSION (or any change of profile) still open and
+	 * saw it once ended: found before, they could be the dropped ones
+	 * (could not open relation with OID...).
+	 */
+	choose_copy(writer);
+	writer_prepare_flush(writer);
+	writer_prepare_samples(writer);
 
 	/*
 	 * Frames and stacks are looked up in a snapshot taken after the lock

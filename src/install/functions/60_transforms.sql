@@ -1,8 +1,8 @@
 --------------------------------------------------------------------------
 -- Transforms.  Each exists twice with one meaning: on a func path
--- (int4[] → int4[], NULL when the sample is dropped, so that
+-- (int4[] -> int4[], NULL when the sample is dropped, so that
 -- calltree_agg(transform(path), weight) applies it sample by sample) and on
--- a tree (calltree → calltree, applied to the aggregated tree).
+-- a tree (calltree -> calltree, applied to the aggregated tree).
 --
 -- A function transform takes the function as a func id (int4), as a name
 -- (text: every func of that exact name, one function in several builds)
