@@ -206,13 +206,22 @@ StackResolver *
 stack_resolver_begin(TreeBuilder *builder)
 {
 	StackResolver *resolver = palloc0(sizeof(StackResolver));
-	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = get_namespace_oid("calltree", false);
-	Oid			stacks = calltree_local_relation(namespace, "stack");
-	Oid			frames = calltree_local_relation(namespace, "frame");
+	Oid			namespace;
+	Oid			stacks;
+	Oid			frames;
 	AttrNumber	stack_columns[3];
 	AttrNumber	frame_columns[2];
 
+	/*
+	 * The first lock, which may wait for a DROP EXTENSION open in another
+	 * session, taken before the tables are found: found before, they could
+	 * be the dropped ones (an aggregate over no table of calltree's).
+	 */
+	(void) calltree_locked_relation("stack", AccessShareLock);
+	/* the control file fixes the schema: the extension is not relocatable */
+	namespace = get_namespace_oid("calltree", false);
+	stacks = calltree_local_relation(namespace, "stack");
+	frames = calltree_local_relation(namespace, "frame");
 	resolver->builder = builder;
 	stack_columns[0] = resolver->stack_id_attnum = calltree_column(stacks, "id");
 	stack_columns[1] = resolver->prefix_attnum = calltree_column(stacks, "prefix_id");

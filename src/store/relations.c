@@ -26,6 +26,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -46,6 +47,34 @@ calltree_relation(Oid namespace, const char *name)
 				 errmsg("relation \"calltree.%s\" does not exist", name),
 				 errhint("Reinstall the extension with DROP EXTENSION calltree; CREATE EXTENSION calltree.")));
 	return relid;
+}
+
+/*
+ * The relation `name` of the schema calltree, locked in `mode`, and found
+ * again once locked, as RangeVarGetRelidExtended does.  A lock that waited
+ * for a DROP EXTENSION calltree (and CREATE EXTENSION) open in another
+ * session ends with its invalidations accepted: the OID found before is
+ * then the dropped relation's (could not open relation with OID), and
+ * every name the backend kept is forgotten.  Code that waits for its
+ * first lock on the extension's tables takes it here, before it finds
+ * anything else.
+ */
+Oid
+calltree_locked_relation(const char *name, LOCKMODE mode)
+{
+	Oid			relid = calltree_relation(calltree_namespace(), name);
+
+	for (;;)
+	{
+		Oid			again;
+
+		LockRelationOid(relid, mode);
+		again = calltree_relation(calltree_namespace(), name);
+		if (again == relid)
+			return relid;
+		UnlockRelationOid(relid, mode);
+		relid = again;
+	}
 }
 
 Oid

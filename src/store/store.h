@@ -30,6 +30,7 @@
 #include "access/attnum.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
 #include "tree/calltree.h"
@@ -64,10 +65,11 @@ extern Oid	calltree_function_noargs(const char *name, Oid namespace);
 
 /*
  * relations.c: the extension's tables and columns found by name, or an
- * error that says what is missing; and the privilege and row-security
+ * error that says what is missing (or found again after their lock); and the privilege and row-security
  * checks that a direct read of them must make first.
  */
 extern Oid	calltree_relation(Oid namespace, const char *name);
+extern Oid	calltree_locked_relation(const char *name, LOCKMODE mode);
 extern Oid	calltree_type(Oid namespace, const char *name);
 extern AttrNumber calltree_column(Oid relid, const char *name);
 extern void calltree_check_read(Oid relid, const AttrNumber *columns, int ncolumns);

@@ -156,6 +156,12 @@ BEGIN
         RAISE EXCEPTION 'stack names must be a one-dimensional array'
             USING ERRCODE = 'array_subscript_error';
     END IF;
+    -- The first lock on the tables, which may wait for a DROP EXTENSION
+    -- open in another session, taken before the loop's expression calls
+    -- the functions it found when planned: once the wait ends, they could
+    -- be dropped (cache lookup failed for function), and the expression is
+    -- planned again on the new ones.
+    PERFORM FROM @extschema@.stack s WHERE false;
     FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
         IF names[i] IS NULL THEN
             RAISE EXCEPTION 'stack names must not contain nulls'
