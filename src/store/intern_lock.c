@@ -81,9 +81,25 @@ void
 intern_lock_acquire(void)
 {
 	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			namespace = calltree_namespace();
+	Oid			func = calltree_relation(calltree_namespace(), "func");
 
-	LockDatabaseObject(calltree_relation(namespace, "func"), 0, 0, ExclusiveLock);
+	/*
+	 * The lock's class found again once it is taken, which accepts the
+	 * invalidations come meanwhile: the extension dropped and made again
+	 * by another session, the lock keyed by the dropped func table would
+	 * hold off no writer of the new one.
+	 */
+	for (;;)
+	{
+		Oid			again;
+
+		LockDatabaseObject(func, 0, 0, ExclusiveLock);
+		again = calltree_relation(calltree_namespace(), "func");
+		if (again == func)
+			return;
+		UnlockDatabaseObject(func, 0, 0, ExclusiveLock);
+		func = again;
+	}
 }
 
 void

@@ -84,13 +84,20 @@ link_cmp(const void *a, const void *b)
 static void
 read_links(StackLinks *links)
 {
-	/* the control file fixes the schema: the extension is not relocatable */
-	Oid			stacks = calltree_local_relation(get_namespace_oid("calltree", false), "stack");
+	Oid			stacks;
 	AttrNumber	columns[2];
 	Relation	heap;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
 
+	/*
+	 * The lock, which may wait for a DROP EXTENSION open in another
+	 * session, taken before the table is found (found before, it could be
+	 * the dropped one)
+	 */
+	(void) calltree_locked_relation("stack", AccessShareLock);
+	/* the control file fixes the schema: the extension is not relocatable */
+	stacks = calltree_local_relation(get_namespace_oid("calltree", false), "stack");
 	columns[0] = calltree_column(stacks, "id");
 	columns[1] = calltree_column(stacks, "prefix_id");
 	/* as SELECT id, prefix_id FROM stack */

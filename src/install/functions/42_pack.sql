@@ -146,6 +146,12 @@ DECLARE
     total bigint := 0;
 BEGIN
     LOOP
+        -- The first lock of the batch, the one pack_samples_after() takes
+        -- first, taken here: it may wait for a DROP EXTENSION open in
+        -- another session, and the function found before the wait would
+        -- be the dropped one (cache lookup failed for function, as it
+        -- returns); after, the call is planned again on the new one.
+        PERFORM FROM @extschema@.sample_row r WHERE false;
         SELECT b.packed, b.resume_after INTO batch
           FROM @extschema@.pack_samples_after(after_id, batch_profiles) AS b;
         total := total OPERATOR(pg_catalog.+) batch.packed;
