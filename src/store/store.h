@@ -64,9 +64,10 @@ extern Oid	calltree_typname_oid(const char *name, Oid namespace);
 extern Oid	calltree_function_noargs(const char *name, Oid namespace);
 
 /*
- * relations.c: the extension's tables and columns found by name, or an
- * error that says what is missing (or found again after their lock); and the privilege and row-security
- * checks that a direct read of them must make first.
+ * relations.c: the extension's tables and columns found by name (or found
+ * again once locked), or an error that says what is missing; and the
+ * privilege and row-security checks that a direct read of them must make
+ * first.
  */
 extern Oid	calltree_relation(Oid namespace, const char *name);
 extern Oid	calltree_locked_relation(const char *name, LOCKMODE mode);
