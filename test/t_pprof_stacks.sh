@@ -24,27 +24,15 @@ ct_query "$db" 'CREATE EXTENSION calltree' >/dev/null
 # make SEED IDS PB TREE: a profile of IDS (dense, small, mid, long) into PB
 # and its collapsed stacks, sorted, into TREE
 make_profile() {
-	python3 - "$@" <<-'PY'
+	PYTHONPATH="$CT_REPO/test" python3 - "$@" <<-'PY'
 		import random
 		import sys
 		from collections import defaultdict
 
+		from protobuf_write import field_bytes as ld, field_varint as vint, varint
+
 		seed, ids_kind, pb_path, tree_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 		rnd = random.Random(seed)
-
-		def varint(n):
-		    out = bytearray()
-		    while n >= 0x80:
-		        out.append((n & 0x7f) | 0x80)
-		        n >>= 7
-		    out.append(n)
-		    return bytes(out)
-
-		def vint(field, n):
-		    return varint(field << 3) + varint(n) if n else b''
-
-		def ld(field, payload):
-		    return varint(field << 3 | 2) + varint(len(payload)) + payload
 
 		strings = ['', 'samples', 'count']
 
