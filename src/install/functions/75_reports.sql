@@ -8,6 +8,28 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.date_bin(width, ts, '2000-01-03 00:00:00+00'::timestamptz);
 COMMENT ON FUNCTION rollup_bucket(timestamptz, interval) IS 'the start of the bucket of the given width that holds ts (buckets aligned on Monday 2000-01-03 00:00 UTC)';
 
+-- Whether the bucket of ts, start and end, lies within the range of
+-- timestamps (4714-11-24 BC to 294276-12-31 AD): not for an infinite ts,
+-- nor within a width of either end of the range, where rollup_bucket
+-- fails or the bucket's end (bucket + width, which tree_between and the
+-- coarser levels compute) would.  A profile there has no row: a level
+-- skips it.  In exact numerics (seconds from the origin of the buckets),
+-- which cannot overflow.
+CREATE OR REPLACE FUNCTION rollup_bucket_fits(ts timestamptz, width interval) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE WHEN NOT pg_catalog.isfinite(ts) THEN false
+            ELSE (SELECT b.start OPERATOR(pg_catalog.>=) pg_catalog.extract('epoch',
+                           '4714-11-24 00:00:00+00 BC'::timestamptz OPERATOR(pg_catalog.-) '2000-01-03 00:00:00+00'::timestamptz)
+                     AND b.start OPERATOR(pg_catalog.+) b.w OPERATOR(pg_catalog.<=) pg_catalog.extract('epoch',
+                           '294276-12-31 23:59:59.999999+00'::timestamptz OPERATOR(pg_catalog.-) '2000-01-03 00:00:00+00'::timestamptz)
+                    FROM (SELECT t.since OPERATOR(pg_catalog.-) pg_catalog.mod(t.since, t.w)
+                                 OPERATOR(pg_catalog.-) CASE WHEN pg_catalog.mod(t.since, t.w) OPERATOR(pg_catalog.<) 0 THEN t.w ELSE 0 END AS start,
+                                 t.w
+                            FROM (SELECT pg_catalog.extract('epoch', ts OPERATOR(pg_catalog.-) '2000-01-03 00:00:00+00'::timestamptz) AS since,
+                                         pg_catalog.extract('epoch', width) AS w) AS t) AS b)
+       END;
+COMMENT ON FUNCTION rollup_bucket_fits(timestamptz, interval) IS 'whether the bucket of the given width that holds ts starts and ends within the range of timestamps (false for an infinite ts)';
+
 -- The group of a profile: the given keys of its meta, a missing key as JSON null.
 CREATE OR REPLACE FUNCTION group_key(meta jsonb, keys text[]) RETURNS jsonb
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -147,6 +169,7 @@ BEGIN
                @extschema@.group_key(p.meta, keys) AS group_key
           FROM @extschema@.profile p
          WHERE p.id = ANY (ids) AND p.started_at IS NOT NULL
+           AND @extschema@.rollup_bucket_fits(p.started_at, rollup_add_profiles.width)
     ), grouped AS (
         SELECT t.bucket, t.group_key, t.weight_unit,
                range_agg(int8range(t.id, t.id, '[]')) AS profiles
@@ -201,6 +224,7 @@ BEGIN
                          NULLS FIRST, p.id) AS ids
           FROM @extschema@.profile p
          WHERE p.id = ANY (ids) AND p.started_at IS NOT NULL
+           AND @extschema@.rollup_bucket_fits(p.started_at, rollup_add_profiles_apart.width)
          GROUP BY 1, 2, 3
     LOOP
         BEGIN
@@ -228,8 +252,12 @@ $$;
 -- One run of a level read from raw samples: the profiles that the level
 -- has neither taken (rollup_taken) nor skipped.  A profile whose start
 -- time, meta or unit changed after the level took it is not taken again.
--- (The ids of both are read first: Citus joins no local table with the
--- distributed profile.)
+-- A profile whose bucket lies outside the range of timestamps (a start
+-- time of infinity, or within a width of either end of the range) is
+-- skipped: its row could be neither made nor read.  (A profile moved there
+-- between these statements is neither taken nor skipped: rollup_add_profiles
+-- passes over it, and the next run skips it.)  (The ids of both are read
+-- first: Citus joins no local table with the distributed profile.)
 CREATE OR REPLACE FUNCTION rollup_from_samples(width interval, keys text[], since timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -238,6 +266,7 @@ AS $$
 DECLARE
     done int8multirange;
     fresh bigint[];
+    misfits bigint[];
 BEGIN
     SELECT COALESCE((SELECT t.profiles FROM @extschema@.rollup_taken t
                       WHERE t.width = rollup_from_samples.width AND t.group_by = keys), '{}')
@@ -252,6 +281,18 @@ BEGIN
     IF cardinality(fresh) = 0 THEN
         RETURN 0;
     END IF;
+    misfits := ARRAY(SELECT p.id FROM @extschema@.profile p
+                      WHERE p.id = ANY (fresh)
+                        AND NOT @extschema@.rollup_bucket_fits(p.started_at, rollup_from_samples.width));
+    IF cardinality(misfits) > 0 THEN
+        PERFORM @extschema@.rollup_skip(rollup_from_samples.width, keys, p.id, p.started_at,
+                                        @extschema@.group_key(p.meta, keys), p.weight_unit, '22008',
+                                        format('its start time %s has no bucket of width %s within the range of timestamps',
+                                               p.started_at, rollup_from_samples.width))
+           FROM @extschema@.profile p
+          WHERE p.id = ANY (misfits);
+        fresh := ARRAY(SELECT f FROM unnest(fresh) AS f EXCEPT SELECT m FROM unnest(misfits) AS m);
+    END IF;
     BEGIN
         RETURN @extschema@.rollup_add_profiles(width, keys, fresh);
     EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
@@ -261,7 +302,9 @@ END
 $$;
 
 -- The buckets of a level built from a finer one whose finer rows include
--- a profile that its row does not, nor lists as skipped.
+-- a profile that its row does not, nor lists as skipped.  A finer row
+-- whose bucket of this width lies outside the range of timestamps has
+-- none (rollup_from_level skips its profiles).
 CREATE OR REPLACE FUNCTION rollup_stale_buckets(width interval, keys text[], source interval, since timestamptz,
                                                 skipped int8multirange,
                                                 OUT bucket timestamptz, OUT group_key jsonb, OUT weight_unit text)
@@ -270,8 +313,9 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT DISTINCT b.bucket, f.group_key, f.weight_unit
       FROM @extschema@.rollup f,
-           LATERAL (SELECT @extschema@.rollup_bucket(f.bucket, rollup_stale_buckets.width) AS bucket) b
-     WHERE f.width = source
+           LATERAL (SELECT CASE WHEN @extschema@.rollup_bucket_fits(f.bucket, rollup_stale_buckets.width)
+                                THEN @extschema@.rollup_bucket(f.bucket, rollup_stale_buckets.width) END AS bucket) b
+     WHERE f.width = source AND b.bucket IS NOT NULL
        AND ARRAY(SELECT k FROM pg_catalog.jsonb_object_keys(f.group_key) AS k ORDER BY k COLLATE "C") = keys
        AND (since IS NULL OR f.bucket >= @extschema@.rollup_bucket(since, rollup_stale_buckets.width))
        AND NOT EXISTS (SELECT FROM @extschema@.rollup r
@@ -281,7 +325,10 @@ BEGIN ATOMIC
 END;
 
 -- One run of a level built from a finer one: each stale bucket is merged
--- again from the finer rows.
+-- again from the finer rows.  The profiles of a finer row whose bucket of
+-- this width lies outside the range of timestamps are skipped (once: the
+-- warning of rollup_skip is for new rows only); tree_between reads the
+-- finer row for them.
 CREATE OR REPLACE FUNCTION rollup_from_level(width interval, keys text[], source interval, since timestamptz) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -292,6 +339,15 @@ DECLARE
 BEGIN
     SELECT COALESCE(range_agg(int8range(k.profile_id, k.profile_id, '[]')), '{}') INTO skipped
       FROM @extschema@.rollup_skipped k WHERE k.width = rollup_from_level.width AND k.group_by = keys;
+    PERFORM @extschema@.rollup_skip(rollup_from_level.width, keys, g.id, f.bucket, f.group_key, f.weight_unit, '22008',
+                                    format('its row of width %s at %s has no bucket of width %s within the range of timestamps',
+                                           source, f.bucket, rollup_from_level.width))
+       FROM @extschema@.rollup f, unnest(f.profiles OPERATOR(pg_catalog.-) skipped) AS r,
+            generate_series(lower(r), upper(r) - 1) AS g(id)
+      WHERE f.width = source
+        AND ARRAY(SELECT k FROM jsonb_object_keys(f.group_key) AS k ORDER BY k COLLATE "C") = keys
+        AND (since IS NULL OR f.bucket >= @extschema@.rollup_bucket(since, rollup_from_level.width))
+        AND NOT @extschema@.rollup_bucket_fits(f.bucket, rollup_from_level.width);
     BEGIN
         WITH written AS (
             INSERT INTO @extschema@.rollup AS r (bucket, width, group_key, weight_unit, tree, samples, profiles)
