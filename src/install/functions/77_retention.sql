@@ -390,6 +390,32 @@ END
 $$;
 COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started more than raw_older_than ago that every rollup level reading raw samples includes, a whole partition of sample sets at a time; opens a new partition when the current one is older than partition_width';
 
+-- Whether collect_garbage() holds calltree.rollup against the rollup runs
+-- (SHARE: it waits for none of them).  A run reads samples and writes the
+-- trees of their funcs into calltree.rollup in one statement, whose
+-- snapshot may be older than the deletion of those samples (a profile
+-- deleted meanwhile); until the run commits, no query sees that its trees
+-- use those funcs.  So a collection deletes funcs only when no run is
+-- under way, and holds off new ones (their writes wait for the lock, then
+-- read the samples in a snapshot taken after it ends).  It does not wait:
+-- it holds the stacks already, and a run's transaction may go on to
+-- import, which would wait for them.
+CREATE OR REPLACE FUNCTION collect_garbage_rollup_lock() RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    LOCK TABLE @extschema@.rollup IN SHARE MODE NOWAIT;
+    RETURN true;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE NOTICE 'collect_garbage() deletes no func: a rollup run holds calltree.rollup'
+        USING DETAIL = 'The run may be writing trees of funcs whose samples are gone since it read them.',
+              HINT = 'The next collect_garbage() deletes them.';
+    RETURN false;
+END
+$$;
+COMMENT ON FUNCTION collect_garbage_rollup_lock() IS 'for collect_garbage(): locks calltree.rollup in SHARE mode if no rollup run holds it; whether it did';
+
 -- The stacks that are neither in sampled nor a prefix of one of them: the
 -- stacks collect_garbage() deletes, given those of samples.
 CREATE OR REPLACE FUNCTION unused_stacks(sampled bigint[]) RETURNS bigint[]
@@ -401,7 +427,8 @@ COMMENT ON FUNCTION unused_stacks(bigint[]) IS 'the stacks that are neither one 
 -- uses, nor any longer stack as its prefix; then the frames of no stack;
 -- the funcs of no frame, no trace event and no node of a rollup tree; the
 -- label sets of no sample.  Trees kept in tables of your own are not
--- seen: their funcs may go.
+-- seen: their funcs may go.  Funcs go only when no rollup run is under
+-- way (collect_garbage_rollup_lock).
 --
 -- An import holds the stacks (a ROW EXCLUSIVE lock on stack) from before
 -- it looks up its first frame or stack, in the intern cache or in the
@@ -480,14 +507,17 @@ BEGIN
     DELETE FROM @extschema@.frame f WHERE f.id = ANY (garbage);
     GET DIAGNOSTICS frames = ROW_COUNT;
 
-    used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
-                        UNION
-                        SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
-    garbage := ARRAY(SELECT f.id FROM @extschema@.func f
-                     WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
-                       AND NOT EXISTS (SELECT FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
-    DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
-    GET DIAGNOSTICS funcs = ROW_COUNT;
+    funcs := 0;
+    IF @extschema@.collect_garbage_rollup_lock() THEN
+        used_funcs := ARRAY(SELECT DISTINCT e.func_id FROM @extschema@.event e
+                            UNION
+                            SELECT n.func FROM @extschema@.rollup r, @extschema@.functions(r.tree) n);
+        garbage := ARRAY(SELECT f.id FROM @extschema@.func f
+                         WHERE NOT EXISTS (SELECT FROM @extschema@.frame fr WHERE fr.func_id = f.id)
+                           AND NOT EXISTS (SELECT FROM unnest(used_funcs) AS u(id) WHERE u.id = f.id));
+        DELETE FROM @extschema@.func f WHERE f.id = ANY (garbage);
+        GET DIAGNOSTICS funcs = ROW_COUNT;
+    END IF;
 
     used_ids := ARRAY(SELECT u.id FROM @extschema@.sample_set s, unnest(@extschema@.label_set_ids(s.samples)) AS u(id)
                       UNION
