@@ -476,6 +476,29 @@ insert_sets(const FaceKey *key, Sample *samples, int64 count, Oid samples_type)
 }
 
 /*
+ * After the DELETE (`deleted`) or UPDATE of a set that remove_from_sets()
+ * read FOR UPDATE: the row is ours, so only the policies of sample_set can
+ * have kept the statement from it (FOR UPDATE applies those for UPDATE,
+ * not those for DELETE).  Going on would keep a sample the statement
+ * removed and, for an UPDATE on the view, add its new values beside it: a
+ * sample counted twice.  Refused instead.
+ */
+static void
+set_written_or_refused(const FaceKey *key, bool deleted)
+{
+	if (SPI_processed == 1)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("cannot %s the sample set of profile " INT64_FORMAT " that holds a sample to remove",
+					deleted ? "delete" : "update", key->profile_id),
+			 errdetail("The row-level security policies of calltree.sample_set let this role lock the set for update, but not %s it.",
+					   deleted ? "delete" : "update"),
+			 errhint("A sample is removed by rewriting its set, or deleting it when it held no other: give the role a policy for %s on calltree.sample_set for the rows its policies for UPDATE let it lock.",
+					 deleted ? "DELETE" : "UPDATE")));
+}
+
+/*
  * Removes the doomed samples (in canonical order) from the group's rows of
  * sample_set, one equal sample for each, rewriting or deleting each row
  * that held some.  Keeps in `doomed`, in order, those no row held, and in
@@ -530,6 +553,7 @@ remove_from_sets(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 									  "AND s.ctid OPERATOR(pg_catalog.=) $2",
 									  2, arg_types, args, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "could not delete from calltree.sample_set");
+			set_written_or_refused(key, true);
 		}
 		else if (kept < count)
 		{
@@ -538,6 +562,7 @@ remove_from_sets(const FaceKey *key, Sample *doomed, int64 *which, int64 ndoomed
 									  "WHERE s.tableoid OPERATOR(pg_catalog.=) $1 AND s.ctid OPERATOR(pg_catalog.=) $2",
 									  3, arg_types, args, NULL, false, 0) != SPI_OK_UPDATE)
 				elog(ERROR, "could not update calltree.sample_set");
+			set_written_or_refused(key, false);
 			pfree(DatumGetPointer(args[2]));
 		}
 		pfree(samples);
