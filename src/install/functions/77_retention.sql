@@ -459,6 +459,18 @@ BEGIN
             USING ERRCODE = 'feature_not_supported',
                   HINT = 'It must see the rows committed while it waited for its locks.';
     END IF;
+    -- what uses a row must be seen whole: a policy that hides samples,
+    -- events, stacks or frames from this role would make the rows they use
+    -- look unused (their deletion then fails on a reference check), and
+    -- one that hides rollup rows would let their funcs go, which nothing checks
+    IF row_security_active('@extschema@.sample_set') OR row_security_active('@extschema@.sample_row')
+       OR row_security_active('@extschema@.event') OR row_security_active('@extschema@.rollup')
+       OR row_security_active('@extschema@.stack') OR row_security_active('@extschema@.frame') THEN
+        RAISE EXCEPTION 'collect_garbage() cannot apply the row-level security policies of calltree''s tables'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It deletes the stacks, frames, funcs and label sets that no sample, stack, frame, trace event or rollup row uses: policies would hide some of those.',
+                  HINT = 'Run collect_garbage() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
+    END IF;
     -- On Citus (docs/citus.md): the interned tables are reference tables
     -- that samples and events refer to by foreign keys, and Citus lets a
     -- transaction write those after reading all shards only if it reads
