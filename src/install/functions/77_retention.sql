@@ -356,6 +356,16 @@ BEGIN
             gone := gone || prof.id;
         END IF;
     END LOOP;
+    -- locked, then checked again in a new snapshot, as in expire_partition:
+    -- a transaction that held one (moving its start, writing samples for
+    -- it) has ended, and what it committed is seen
+    IF cardinality(gone) > 0 THEN
+        IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+            PERFORM 1 FROM @extschema@.profile p WHERE p.id = ANY (gone) ORDER BY p.id FOR UPDATE;
+        END IF;
+        gone := ARRAY(SELECT p.id FROM @extschema@.profile p
+                       WHERE p.id = ANY (gone) AND p.started_at < cutoff AND @extschema@.rolled_up(p));
+    END IF;
     SELECT samples + coalesce(sum(@extschema@.sample_count_of(g.id, g.id + 1)), 0) INTO samples
       FROM unnest(gone) AS g(id);
     DELETE FROM @extschema@.profile p WHERE p.id = ANY (gone);
