@@ -50,8 +50,25 @@ test=$(head -n 1 <<<"$ids")
 again=$(tail -n 1 <<<"$ids")
 heap=$("$cli" load --no-progress --option sample_type=alloc_space "$work/heap.pprof" 2>"$work/load.err") ||
 	fail "calltree load of the heap profile failed: $(cat "$work/load.err")"
+# a CPU profile without a sample (an idle process's), of burn's sample and period types
+PYTHONPATH="$repo/test" python3 - "$work/idle.pprof" <<-'PY'
+	import sys
+
+	from protobuf_write import field_bytes as ld, field_varint as vint
+
+	def value_type(type_, unit):
+	    return vint(1, type_) + vint(2, unit)
+
+	strings = [b'', b'samples', b'count', b'cpu', b'nanoseconds']
+	profile = (ld(1, value_type(1, 2)) + ld(1, value_type(3, 4)) + b''.join(ld(6, s) for s in strings)
+	           + ld(11, value_type(3, 4)) + vint(12, 10000000))
+	with open(sys.argv[1], 'wb') as f:
+	    f.write(profile)
+PY
+idle=$("$cli" load --no-progress --meta run=idle "$work/idle.pprof" 2>"$work/load.err") ||
+	fail "calltree load of a profile without samples failed: $(cat "$work/load.err")"
 expect "the loaded profiles" "$(ct_query "$db" "SELECT string_agg(concat_ws(':', name, weight_unit, meta->>'run'), ' ' ORDER BY id) FROM calltree.profile")" \
-	"base.pprof:nanoseconds:base test.pprof:nanoseconds:test base.pprof:nanoseconds:test heap.pprof:bytes"
+	"base.pprof:nanoseconds:base test.pprof:nanoseconds:test base.pprof:nanoseconds:test heap.pprof:bytes idle.pprof:nanoseconds:idle"
 
 # ---------------------------------------------------------------- against go tool pprof
 # from_pprof FILE OPTION...: go tool pprof's report from "Showing nodes" on,
@@ -80,7 +97,8 @@ same() {
 		fail "$what: calltree ${args[*]} failed: $(cat "$work/calltree.err")"
 	sed -E 's/[[:space:]]+$//' "$work/calltree.out" >"$work/calltree.txt"
 	from_pprof "$file" "$@" >"$work/pprof.txt"
-	[ "$(wc -l <"$work/pprof.txt")" -ge 3 ] || fail "$what: go tool pprof printed almost nothing"
+	# its header and the columns' names at least (all of a profile without samples)
+	[ "$(wc -l <"$work/pprof.txt")" -ge 2 ] || fail "$what: go tool pprof printed almost nothing"
 	if ! diff -u "$work/pprof.txt" "$work/calltree.txt" >"$work/same.diff"; then
 		cat "$work/same.diff" >&2
 		fail "$what: calltree ${args[*]} (+) differs from go tool pprof $* (-)"
@@ -96,6 +114,10 @@ same "top, heap bytes" top "$heap" -- "$work/heap.pprof" -top -sample_index=allo
 same "peek" peek 'main\.(fib|work)$' "$test" -- "$work/test.pprof" -peek 'main\.(fib|work)$'
 same "diff" diff "$base" "$test" -- "$work/test.pprof" -top -diff_base "$work/base.pprof"
 same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/test.pprof" -top -cum -nodecount=6 -diff_base "$work/base.pprof"
+# a profile without samples: a total of 0, as pprof; as a diff's base, shares of the test's total
+same "top, no samples" top "$idle" -- "$work/idle.pprof" -top
+same "diff from no samples" diff "$idle" "$test" --nodecount 3 -- "$work/test.pprof" -top -nodecount=3 -diff_base "$work/idle.pprof"
+same "diff to no samples" diff "$base" "$idle" --nodecount 3 -- "$work/idle.pprof" -top -nodecount=3 -diff_base "$work/base.pprof"
 
 # ---------------------------------------------------------------- the other verbs
 # tree: the call tree, roots first, children indented under their parent
@@ -105,6 +127,8 @@ expect "tree's first line" "$(head -n 1 "$work/tree.txt" | sed -E 's/^Showing ([
 expect "tree's main branch" "$(awk 'NR > 2 { print $NF, index($0, $NF) }' "$work/tree.txt" | grep -E '^(runtime\.main|main\.main|main\.profile) ' | tr '\n' ' ')" \
 	"runtime.main 38 main.main 40 main.profile 42 "
 [ "$(awk 'NR > 2' "$work/tree.txt" | grep -c .)" -ge 3 ] || fail "tree printed under 3 nodes"
+"$cli" tree "$idle" >"$work/tree.txt" || fail "calltree tree of a profile without samples failed"
+expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Showing 0 of 0 nodes, 0 in all"
 
 # flame: an SVG on stdout or in a file, and a differential one
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
