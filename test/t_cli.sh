@@ -193,6 +193,14 @@ status 1 "$cli" diff "$base" 999999
 status 1 "$cli" flame 999999
 status 1 "$cli" top --where run=nothing
 grep -q 'no profile matches --where run=nothing' "$work/err" || fail "an empty selection: $(cat "$work/err")"
+# a time PostgreSQL cannot read: its option named, none of calltree's own SQL shown
+status 1 "$cli" top --from 'yesterday-ish'
+{ grep -q 'invalid input syntax for type timestamp with time zone: "yesterday-ish"' "$work/err" &&
+	grep -q '^HINT:  --from takes a time' "$work/err" && ! grep -q '^LINE' "$work/err"; } ||
+	fail "an unreadable --from: $(cat "$work/err")"
+status 1 "$cli" diff "$base" --base-until '2026-13-45'
+{ grep -q '^HINT:  --base-until takes a time' "$work/err" && ! grep -q 'datestyle' "$work/err"; } ||
+	fail "an unreadable --base-until: $(cat "$work/err")"
 status 1 "$cli" top "$test" "$heap"
 grep -q 'several weight units: bytes' "$work/err" || fail "profiles of two units: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
