@@ -202,7 +202,8 @@ status 1 "$cli" diff "$base" --base-until '2026-13-45'
 { grep -q '^HINT:  --base-until takes a time' "$work/err" && ! grep -q 'datestyle' "$work/err"; } ||
 	fail "an unreadable --base-until: $(cat "$work/err")"
 status 1 "$cli" top "$test" "$heap"
-grep -q 'several weight units: bytes' "$work/err" || fail "profiles of two units: $(cat "$work/err")"
+{ grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
+	fail "profiles of two units: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
 grep -q 'no function matches' "$work/err" || fail "peek of nothing: $(cat "$work/err")"
 status 1 "$cli" top -d calltree_cli_no_such_db "$test"
