@@ -180,6 +180,8 @@ status 2 "$cli" top
 grep -q 'name the profiles' "$work/err" || fail "top without profiles: $(cat "$work/err")"
 status 2 "$cli" top --bogus 1
 status 2 "$cli" top x1
+status 2 "$cli" top 99999999999999999999
+grep -q "a profile id is a number (a bigint), not '99999999999999999999'" "$work/err" || fail "an id past bigint: $(cat "$work/err")"
 status 2 "$cli" top "$test" --where run=test
 status 2 "$cli" top --where run
 status 2 "$cli" top "$test" --nodecount 0
