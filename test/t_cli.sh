@@ -8,6 +8,7 @@
 #                  with --nodecount, --nodefraction and --cum;
 #   calltree peek  equals go tool pprof -peek;
 #   calltree diff  equals go tool pprof -top -diff_base (and with -cum);
+#   --focus, --ignore, --hide and --show_from filter as pprof's do;
 # pprof's " (inline)" marks are taken off its lines: calltree does not
 # tell inlined calls apart.  Then each verb's happy path (tree, flame and
 # its differential graph, selections by --name, --where, --from/--until
@@ -114,6 +115,11 @@ same "top, heap bytes" top "$heap" -- "$work/heap.pprof" -top -sample_index=allo
 same "peek" peek 'main\.(fib|work)$' "$test" -- "$work/test.pprof" -peek 'main\.(fib|work)$'
 same "diff" diff "$base" "$test" -- "$work/test.pprof" -top -diff_base "$work/base.pprof"
 same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/test.pprof" -top -cum -nodecount=6 -diff_base "$work/base.pprof"
+# pprof's filters: shares of the whole total, the cutoff of what is left
+same "top --focus" top "$test" --focus 'main\.fib' -- "$work/test.pprof" -top -focus='main\.fib'
+same "top --ignore --hide" top "$test" --ignore 'main\.fast' --hide '^runtime\.' -- "$work/test.pprof" -top -ignore='main\.fast' -hide='^runtime\.'
+same "top --show_from --cum" top "$test" --show_from 'main\.work' --cum -- "$work/test.pprof" -top -cum -show_from='main\.work'
+same "diff --focus" diff "$base" "$test" --focus 'main\.(slow|fast)' -- "$work/test.pprof" -top -focus='main\.(slow|fast)' -diff_base "$work/base.pprof"
 # a profile without samples: a total of 0, as pprof; as a diff's base, shares of the test's total
 same "top, no samples" top "$idle" -- "$work/idle.pprof" -top
 same "diff from no samples" diff "$idle" "$test" --nodecount 3 -- "$work/test.pprof" -top -nodecount=3 -diff_base "$work/idle.pprof"
