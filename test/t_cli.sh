@@ -119,6 +119,8 @@ same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/tes
 same "top --focus" top "$test" --focus 'main\.fib' -- "$work/test.pprof" -top -focus='main\.fib'
 same "top --ignore --hide" top "$test" --ignore 'main\.fast' --hide '^runtime\.' -- "$work/test.pprof" -top -ignore='main\.fast' -hide='^runtime\.'
 same "top --show_from --cum" top "$test" --show_from 'main\.work' --cum -- "$work/test.pprof" -top -cum -show_from='main\.work'
+same "peek --focus" peek 'main\.(fib|work)$' "$test" --focus 'main\.fib' -- "$work/test.pprof" -peek 'main\.(fib|work)$' -focus='main\.fib'
+same "peek --hide --show_from" peek 'main\.work$' "$test" --hide 'main\.fib' --show_from 'main\.profile' -- "$work/test.pprof" -peek 'main\.work$' -hide='main\.fib' -show_from='main\.profile'
 same "diff --focus" diff "$base" "$test" --focus 'main\.(slow|fast)' -- "$work/test.pprof" -top -focus='main\.(slow|fast)' -diff_base "$work/base.pprof"
 # a profile without samples: a total of 0, as pprof; as a diff's base, shares of the test's total
 same "top, no samples" top "$idle" -- "$work/idle.pprof" -top
@@ -133,6 +135,14 @@ expect "tree's first line" "$(head -n 1 "$work/tree.txt" | sed -E 's/^Showing ([
 expect "tree's main branch" "$(awk 'NR > 2 { print $NF, index($0, $NF) }' "$work/tree.txt" | grep -E '^(runtime\.main|main\.main|main\.profile) ' | tr '\n' ' ')" \
 	"runtime.main 38 main.main 40 main.profile 42 "
 [ "$(awk 'NR > 2' "$work/tree.txt" | grep -c .)" -ge 3 ] || fail "tree printed under 3 nodes"
+# tree --focus: the samples through main.fib, shares of the whole total, no node left at 0
+"$cli" tree "$test" --nodefraction 0 >"$work/tree.txt" || fail "calltree tree failed"
+"$cli" tree "$test" --nodefraction 0 --focus 'main\.fib' >"$work/focus.txt" || fail "calltree tree --focus failed"
+expect "tree --focus: the whole total" "$(head -n 1 "$work/focus.txt" | sed 's/.*, //')" "$(head -n 1 "$work/tree.txt" | sed 's/.*, //')"
+expect "tree --focus: main.fib's running weight at its outermost node" \
+	"$(awk 'NR > 2 && $NF == "main.fib" { print $1; exit }' "$work/focus.txt")" "$(awk 'NR > 2 && $NF == "main.fib" { print $1; exit }' "$work/tree.txt")"
+! awk 'NR > 2' "$work/focus.txt" | grep -qE '^ +0 +0% ' || fail "tree --focus shows nodes of weight 0: $(cat "$work/focus.txt")"
+! awk 'NR > 2' "$work/focus.txt" | grep -q 'main\.fast$' || fail "tree --focus shows main.fast, which does not call main.fib"
 "$cli" tree "$idle" >"$work/tree.txt" || fail "calltree tree of a profile without samples failed"
 expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Showing 0 of 0 nodes, 0 in all"
 
@@ -140,6 +150,9 @@ expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Show
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
 { grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
 	fail "calltree flame: no SVG with the title and main.fib"
+"$cli" flame "$test" --ignore 'main\.fib' -o "$work/ignore.svg" || fail "calltree flame --ignore failed"
+[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false)")" = "$(cat "$work/ignore.svg")" ] ||
+	fail "calltree flame --ignore: not the flame graph of drop_function()"
 "$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
 [ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
 	fail "calltree flame --base: not flamegraph_diff() of the two trees"
