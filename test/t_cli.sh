@@ -225,6 +225,8 @@ status 1 "$cli" diff "$base" --base-until '2026-13-45'
 status 1 "$cli" top "$test" "$heap"
 { grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
 	fail "profiles of two units: $(cat "$work/err")"
+status 1 "$cli" top "$test" --focus '('
+grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
 grep -q 'no function matches' "$work/err" || fail "peek of nothing: $(cat "$work/err")"
 status 1 "$cli" top -d calltree_cli_no_such_db "$test"
