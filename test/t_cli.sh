@@ -164,6 +164,13 @@ cmp -s "$work/by_ids.txt" "$work/by_name.txt" || fail "top --name base.pprof dif
 "$cli" top "$test" "$again" >"$work/by_two.txt"
 "$cli" top --where run=test >"$work/by_meta.txt"
 cmp -s "$work/by_two.txt" "$work/by_meta.txt" || fail "top --where run=test differs from top $test $again"
+# a number of meta matches as written, as JFR's sample_rate and the receiver's sampleRate are stored
+ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"rate\": 100}' WHERE id = $test" >/dev/null
+"$cli" top --where rate=100 --where run=test >"$work/by_number.txt" || fail "top --where rate=100 failed"
+"$cli" top "$test" >"$work/by_one.txt"
+cmp -s "$work/by_one.txt" "$work/by_number.txt" ||
+	fail "top --where rate=100 (a number) differs from top $test: $(cat "$work/by_number.txt")"
+ct_query "$db" "UPDATE calltree.profile SET meta = meta - 'rate' WHERE id = $test" >/dev/null
 "$cli" top "$test" >"$work/by_id.txt"
 started=$(ct_query "$db" "SELECT started_at FROM calltree.profile WHERE id = $test")
 "$cli" top --from "$started" --until "$(ct_query "$db" "SELECT '$started'::timestamptz + interval '1 microsecond'")" \
