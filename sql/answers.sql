@@ -56,6 +56,12 @@ SELECT r.smallest, r.largest, r.unit, report_scale(r.smallest, r.largest, r.unit
                (1000, 8490000, 'bytes'),
                (3, 66, 'samples')) AS r(smallest, largest, unit);
 
+-- The unit table is inlined into the queries of scale_weight(), which
+-- runs once per weight that top(), peek() and bin/calltree print: a
+-- function scan of it was planned again at every call, a millisecond a
+-- weight (seconds for bin/calltree tree of a few thousand nodes).
+EXPLAIN (COSTS OFF) SELECT u.unit FROM weight_units() u WHERE 'ms' = ANY (u.aliases);
+
 ------------------------------------------------------------------------
 -- Profiles, their selections and their trees
 ------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #                  with --nodecount, --nodefraction and --cum;
 #   calltree peek  equals go tool pprof -peek;
 #   calltree diff  equals go tool pprof -top -diff_base (and with -cum);
+#   --focus, --ignore, --hide and --show_from filter as pprof's do;
 # pprof's " (inline)" marks are taken off its lines: calltree does not
 # tell inlined calls apart.  Then each verb's happy path (tree, flame and
 # its differential graph, selections by --name, --where, --from/--until
@@ -50,8 +51,25 @@ test=$(head -n 1 <<<"$ids")
 again=$(tail -n 1 <<<"$ids")
 heap=$("$cli" load --no-progress --option sample_type=alloc_space "$work/heap.pprof" 2>"$work/load.err") ||
 	fail "calltree load of the heap profile failed: $(cat "$work/load.err")"
+# a CPU profile without a sample (an idle process's), of burn's sample and period types
+PYTHONPATH="$repo/test" python3 - "$work/idle.pprof" <<-'PY'
+	import sys
+
+	from protobuf_write import field_bytes as ld, field_varint as vint
+
+	def value_type(type_, unit):
+	    return vint(1, type_) + vint(2, unit)
+
+	strings = [b'', b'samples', b'count', b'cpu', b'nanoseconds']
+	profile = (ld(1, value_type(1, 2)) + ld(1, value_type(3, 4)) + b''.join(ld(6, s) for s in strings)
+	           + ld(11, value_type(3, 4)) + vint(12, 10000000))
+	with open(sys.argv[1], 'wb') as f:
+	    f.write(profile)
+PY
+idle=$("$cli" load --no-progress --meta run=idle "$work/idle.pprof" 2>"$work/load.err") ||
+	fail "calltree load of a profile without samples failed: $(cat "$work/load.err")"
 expect "the loaded profiles" "$(ct_query "$db" "SELECT string_agg(concat_ws(':', name, weight_unit, meta->>'run'), ' ' ORDER BY id) FROM calltree.profile")" \
-	"base.pprof:nanoseconds:base test.pprof:nanoseconds:test base.pprof:nanoseconds:test heap.pprof:bytes"
+	"base.pprof:nanoseconds:base test.pprof:nanoseconds:test base.pprof:nanoseconds:test heap.pprof:bytes idle.pprof:nanoseconds:idle"
 
 # ---------------------------------------------------------------- against go tool pprof
 # from_pprof FILE OPTION...: go tool pprof's report from "Showing nodes" on,
@@ -80,7 +98,8 @@ same() {
 		fail "$what: calltree ${args[*]} failed: $(cat "$work/calltree.err")"
 	sed -E 's/[[:space:]]+$//' "$work/calltree.out" >"$work/calltree.txt"
 	from_pprof "$file" "$@" >"$work/pprof.txt"
-	[ "$(wc -l <"$work/pprof.txt")" -ge 3 ] || fail "$what: go tool pprof printed almost nothing"
+	# its header and the columns' names at least (all of a profile without samples)
+	[ "$(wc -l <"$work/pprof.txt")" -ge 2 ] || fail "$what: go tool pprof printed almost nothing"
 	if ! diff -u "$work/pprof.txt" "$work/calltree.txt" >"$work/same.diff"; then
 		cat "$work/same.diff" >&2
 		fail "$what: calltree ${args[*]} (+) differs from go tool pprof $* (-)"
@@ -96,6 +115,17 @@ same "top, heap bytes" top "$heap" -- "$work/heap.pprof" -top -sample_index=allo
 same "peek" peek 'main\.(fib|work)$' "$test" -- "$work/test.pprof" -peek 'main\.(fib|work)$'
 same "diff" diff "$base" "$test" -- "$work/test.pprof" -top -diff_base "$work/base.pprof"
 same "diff by cum" diff --base "$base" "$test" --cum --nodecount 6 -- "$work/test.pprof" -top -cum -nodecount=6 -diff_base "$work/base.pprof"
+# pprof's filters: shares of the whole total, the cutoff of what is left
+same "top --focus" top "$test" --focus 'main\.fib' -- "$work/test.pprof" -top -focus='main\.fib'
+same "top --ignore --hide" top "$test" --ignore 'main\.fast' --hide '^runtime\.' -- "$work/test.pprof" -top -ignore='main\.fast' -hide='^runtime\.'
+same "top --show_from --cum" top "$test" --show_from 'main\.work' --cum -- "$work/test.pprof" -top -cum -show_from='main\.work'
+same "peek --focus" peek 'main\.(fib|work)$' "$test" --focus 'main\.fib' -- "$work/test.pprof" -peek 'main\.(fib|work)$' -focus='main\.fib'
+same "peek --hide --show_from" peek 'main\.work$' "$test" --hide 'main\.fib' --show_from 'main\.profile' -- "$work/test.pprof" -peek 'main\.work$' -hide='main\.fib' -show_from='main\.profile'
+same "diff --focus" diff "$base" "$test" --focus 'main\.(slow|fast)' -- "$work/test.pprof" -top -focus='main\.(slow|fast)' -diff_base "$work/base.pprof"
+# a profile without samples: a total of 0, as pprof; as a diff's base, shares of the test's total
+same "top, no samples" top "$idle" -- "$work/idle.pprof" -top
+same "diff from no samples" diff "$idle" "$test" --nodecount 3 -- "$work/test.pprof" -top -nodecount=3 -diff_base "$work/idle.pprof"
+same "diff to no samples" diff "$base" "$idle" --nodecount 3 -- "$work/idle.pprof" -top -nodecount=3 -diff_base "$work/base.pprof"
 
 # ---------------------------------------------------------------- the other verbs
 # tree: the call tree, roots first, children indented under their parent
@@ -105,11 +135,24 @@ expect "tree's first line" "$(head -n 1 "$work/tree.txt" | sed -E 's/^Showing ([
 expect "tree's main branch" "$(awk 'NR > 2 { print $NF, index($0, $NF) }' "$work/tree.txt" | grep -E '^(runtime\.main|main\.main|main\.profile) ' | tr '\n' ' ')" \
 	"runtime.main 38 main.main 40 main.profile 42 "
 [ "$(awk 'NR > 2' "$work/tree.txt" | grep -c .)" -ge 3 ] || fail "tree printed under 3 nodes"
+# tree --focus: the samples through main.fib, shares of the whole total, no node left at 0
+"$cli" tree "$test" --nodefraction 0 >"$work/tree.txt" || fail "calltree tree failed"
+"$cli" tree "$test" --nodefraction 0 --focus 'main\.fib' >"$work/focus.txt" || fail "calltree tree --focus failed"
+expect "tree --focus: the whole total" "$(head -n 1 "$work/focus.txt" | sed 's/.*, //')" "$(head -n 1 "$work/tree.txt" | sed 's/.*, //')"
+expect "tree --focus: main.fib's running weight at its outermost node" \
+	"$(awk 'NR > 2 && $NF == "main.fib" { print $1; exit }' "$work/focus.txt")" "$(awk 'NR > 2 && $NF == "main.fib" { print $1; exit }' "$work/tree.txt")"
+! awk 'NR > 2' "$work/focus.txt" | grep -qE '^ +0 +0% ' || fail "tree --focus shows nodes of weight 0: $(cat "$work/focus.txt")"
+! awk 'NR > 2' "$work/focus.txt" | grep -q 'main\.fast$' || fail "tree --focus shows main.fast, which does not call main.fib"
+"$cli" tree "$idle" >"$work/tree.txt" || fail "calltree tree of a profile without samples failed"
+expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Showing 0 of 0 nodes, 0 in all"
 
 # flame: an SVG on stdout or in a file, and a differential one
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
 { grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
 	fail "calltree flame: no SVG with the title and main.fib"
+"$cli" flame "$test" --ignore 'main\.fib' -o "$work/ignore.svg" || fail "calltree flame --ignore failed"
+[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false)")" = "$(cat "$work/ignore.svg")" ] ||
+	fail "calltree flame --ignore: not the flame graph of drop_function()"
 "$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
 [ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
 	fail "calltree flame --base: not flamegraph_diff() of the two trees"
@@ -121,6 +164,13 @@ cmp -s "$work/by_ids.txt" "$work/by_name.txt" || fail "top --name base.pprof dif
 "$cli" top "$test" "$again" >"$work/by_two.txt"
 "$cli" top --where run=test >"$work/by_meta.txt"
 cmp -s "$work/by_two.txt" "$work/by_meta.txt" || fail "top --where run=test differs from top $test $again"
+# a number of meta matches as written, as JFR's sample_rate and the receiver's sampleRate are stored
+ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"rate\": 100}' WHERE id = $test" >/dev/null
+"$cli" top --where rate=100 --where run=test >"$work/by_number.txt" || fail "top --where rate=100 failed"
+"$cli" top "$test" >"$work/by_one.txt"
+cmp -s "$work/by_one.txt" "$work/by_number.txt" ||
+	fail "top --where rate=100 (a number) differs from top $test: $(cat "$work/by_number.txt")"
+ct_query "$db" "UPDATE calltree.profile SET meta = meta - 'rate' WHERE id = $test" >/dev/null
 "$cli" top "$test" >"$work/by_id.txt"
 started=$(ct_query "$db" "SELECT started_at FROM calltree.profile WHERE id = $test")
 "$cli" top --from "$started" --until "$(ct_query "$db" "SELECT '$started'::timestamptz + interval '1 microsecond'")" \
@@ -156,6 +206,8 @@ status 2 "$cli" top
 grep -q 'name the profiles' "$work/err" || fail "top without profiles: $(cat "$work/err")"
 status 2 "$cli" top --bogus 1
 status 2 "$cli" top x1
+status 2 "$cli" top 99999999999999999999
+grep -q "a profile id is a number (a bigint), not '99999999999999999999'" "$work/err" || fail "an id past bigint: $(cat "$work/err")"
 status 2 "$cli" top "$test" --where run=test
 status 2 "$cli" top --where run
 status 2 "$cli" top "$test" --nodecount 0
@@ -169,8 +221,19 @@ status 1 "$cli" diff "$base" 999999
 status 1 "$cli" flame 999999
 status 1 "$cli" top --where run=nothing
 grep -q 'no profile matches --where run=nothing' "$work/err" || fail "an empty selection: $(cat "$work/err")"
+# a time PostgreSQL cannot read: its option named, none of calltree's own SQL shown
+status 1 "$cli" top --from 'yesterday-ish'
+{ grep -q 'invalid input syntax for type timestamp with time zone: "yesterday-ish"' "$work/err" &&
+	grep -q '^HINT:  --from takes a time' "$work/err" && ! grep -q '^LINE' "$work/err"; } ||
+	fail "an unreadable --from: $(cat "$work/err")"
+status 1 "$cli" diff "$base" --base-until '2026-13-45'
+{ grep -q '^HINT:  --base-until takes a time' "$work/err" && ! grep -q 'datestyle' "$work/err"; } ||
+	fail "an unreadable --base-until: $(cat "$work/err")"
 status 1 "$cli" top "$test" "$heap"
-grep -q 'several weight units: bytes' "$work/err" || fail "profiles of two units: $(cat "$work/err")"
+{ grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
+	fail "profiles of two units: $(cat "$work/err")"
+status 1 "$cli" top "$test" --focus '('
+grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
 grep -q 'no function matches' "$work/err" || fail "peek of nothing: $(cat "$work/err")"
 status 1 "$cli" top -d calltree_cli_no_such_db "$test"

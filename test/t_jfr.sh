@@ -12,8 +12,9 @@
 # which must not change its weights.  Then: the label sets of dump2's
 # samples against an independent reading of the labels part (protoc) and
 # of the recording (the JDK's jfr print), meta, line numbers on frames,
-# threads, sample_rate, the recording's own sampling interval,
-# import_profile's detection, and damaged data.
+# threads, sample_rate, the recording's own sampling interval, its start
+# (the chunk header's, read here too), import_profile's detection, and
+# damaged data.
 #
 # Runs against the cluster of test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN,
 # CALLTREE_SHARED).
@@ -140,6 +141,22 @@ check "every CPU sample has its thread" \
 	'0' \
 	"SELECT count(*) FROM calltree.sample s JOIN calltree.profile p ON p.id = s.profile_id
 	  WHERE p.meta->>'profile_type' = 'process_cpu' AND s.thread IS NULL"
+# a chunk header's start (nanoseconds since 1970, big-endian at byte 32), read here, in UTC
+chunk_start() {
+	python3 -c 'import datetime, struct, sys
+ns = struct.unpack(">q", open(sys.argv[1], "rb").read(40)[32:40])[0]
+print((datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=ns // 1000)).isoformat(" "))' "$1"
+}
+check "every profile starts when the recording does: its chunk header's start" \
+	"4|$(chunk_start "$work/dump2.jfr")" \
+	"CREATE TEMP TABLE ids AS SELECT * FROM unnest(calltree.import_jfr(pg_read_binary_file(:'file'))) AS u(id);
+	 SELECT count(*) FILTER (WHERE p.started_at = min) || '|' || min(p.started_at AT TIME ZONE 'UTC')
+	   FROM ids JOIN calltree.profile p ON p.id = ids.id, (SELECT min(q.started_at) FROM calltree.profile q JOIN ids i ON q.id = i.id) AS m(min)"
+check "two chunks: the profiles start with the earlier, here the second (FastSlow's, then dump2's)" \
+	"$(chunk_start "$work/dump2.jfr")" \
+	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file('$work/FastSlow_2024_01_16_180855.jfr')
+	                                                     || pg_read_binary_file(:'file')) AS ids;
+	 SELECT string_agg(DISTINCT (p.started_at AT TIME ZONE 'UTC')::text, ',') FROM ids, calltree.profile p WHERE p.id = ANY (ids.ids)"
 check "sample_rate 1000: a sample weighs 1 ms" \
 	'3358000000' \
 	"CREATE TEMP TABLE ids AS SELECT calltree.import_jfr(pg_read_binary_file(:'file'), sample_rate => 1000) AS ids;

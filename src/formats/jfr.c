@@ -783,6 +783,18 @@ read_events(JfrDecoder *decoder, uint32 kinds, uint32 *present, JfrSampleHandler
 	MemoryContextDelete(sample_cxt);
 }
 
+/*
+ * A chunk's start (its header's nanoseconds since 1970), kept when it is
+ * the earliest: a recording starts when its first chunk does.  A start of
+ * 0 or before 1970 says nothing.
+ */
+static void
+note_start(JfrDecoder *decoder, int64 start_nanos)
+{
+	if (start_nanos > 0 && (decoder->start_nanos == 0 || start_nanos < decoder->start_nanos))
+		decoder->start_nanos = start_nanos;
+}
+
 /* One chunk, whose header is at start; the offset past it */
 static size_t
 read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
@@ -807,7 +819,8 @@ read_chunk(JfrDecoder *decoder, size_t start, uint32 kinds, uint32 *present,
 	size = (int64) read_fixed(&r, 8);
 	cp_offset = (int64) read_fixed(&r, 8);
 	meta_offset = (int64) read_fixed(&r, 8);
-	r.pos = start + 56;			/* past the start and duration in nanoseconds, the start in ticks */
+	note_start(decoder, (int64) read_fixed(&r, 8));
+	r.pos = start + 56;			/* past the duration in nanoseconds and the start in ticks */
 	decoder->ticks_per_second = (int64) read_fixed(&r, 8);
 	if (size < JFR_HEADER_SIZE || (uint64) size > decoder->len - start)
 		jfr_error(start + 8, "The chunk's size " INT64_FORMAT " is too small or runs past the data (%zu bytes left).",
@@ -878,5 +891,6 @@ jfr_scan(const uint8 *data, size_t len, size_t memory_limit, JfrSampling *sampli
 	uint32		present = decode_chunks(&decoder, data, len, 0, memory_limit, NULL, NULL);
 
 	jfr_settings_sampling(&decoder.settings, sampling);
+	sampling->start_nanos = decoder.start_nanos;
 	return present;
 }

@@ -49,14 +49,17 @@ typedef enum JfrKind
 #define JFR_WALL_MODE (1u << 31)
 
 /*
- * What the recording says of its own sampling (jdk.ActiveSetting events),
- * for jfr_scan: the interval between two execution samples, and between
- * two wall-clock samples, in nanoseconds, 0 where it does not say.
+ * What the recording says of its own sampling, for jfr_scan: the interval
+ * between two execution samples, and between two wall-clock samples, in
+ * nanoseconds (its jdk.ActiveSetting events), 0 where it does not say;
+ * and when it started, in nanoseconds since 1970 (the earliest chunk
+ * header's start), 0 if it does not say.
  */
 typedef struct JfrSampling
 {
 	int64		cpu_interval;
 	int64		wall_interval;
+	int64		start_nanos;
 } JfrSampling;
 
 typedef struct JfrDecoder JfrDecoder;

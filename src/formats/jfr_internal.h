@@ -117,6 +117,7 @@ struct JfrDecoder
 	MemoryContext caller_cxt;	/* jfr_decode's caller's, the handler's */
 	int64		steps_left;		/* fields a chunk may still read (see step) */
 	int64		ticks_per_second;	/* the chunk's clock, for durations */
+	int64		start_nanos;	/* the earliest chunk's start, ns since 1970; 0: none */
 	JfrSettings settings;
 };
 

@@ -29,6 +29,8 @@
  *   profile;
  * - the sampled thread's Java name (else its OS name) is the sample's
  *   thread;
+ * - the profiles start when the recording does: its earliest chunk
+ *   header's start;
  * - with the Java agent's labels (jfr_labels.h), an event's contextId
  *   gives its sample's label set; and the span context that Pyroscope's
  *   async-profiler writes on events, spanId and spanName (a string id of
@@ -40,6 +42,7 @@
 
 #include "catalog/pg_type.h"
 #include "common/int.h"
+#include "datatype/timestamp.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -412,6 +415,19 @@ profile_events(int p, uint32 present)
 }
 
 /*
+ * The recording's start (nanoseconds since 1970) as the profiles' start,
+ * unless the caller gave one: microseconds since 2000, rounded down.
+ */
+static void
+set_started_at(ProfileInfo *info, int64 start_nanos)
+{
+	if (info->has_started_at || start_nanos <= 0)
+		return;
+	info->has_started_at = true;
+	info->started_at = start_nanos / 1000 - (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+}
+
+/*
  * Imports a recording, already decompressed: one profile per kind present,
  * in the order of profile_kinds, each in a memory context of its own.
  * sample_rate: the caller's, 0 for the recording's own.  The ids into
@@ -424,6 +440,7 @@ jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 samp
 	MemoryContext caller = CurrentMemoryContext;
 	JfrRecording recording;
 	JfrSampling sampling;
+	ProfileInfo started = *info;
 	int			count = 0;
 
 	/* a first pass finds the kinds present and the sampling, and checks the whole recording */
@@ -435,6 +452,7 @@ jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 samp
 		sampling.cpu_interval > 0 ? sampling.cpu_interval : JFR_DEFAULT_INTERVAL;
 	recording.wall_interval = sample_rate > 0 ? NANOS_PER_SECOND / sample_rate :
 		sampling.wall_interval > 0 ? sampling.wall_interval : JFR_DEFAULT_INTERVAL;
+	set_started_at(&started, sampling.start_nanos);
 	*ids = palloc(sizeof(int64) * PROFILE_COUNT);
 	for (int p = 0; p < PROFILE_COUNT; p++)
 	{
@@ -445,7 +463,7 @@ jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 samp
 			continue;
 		cxt = AllocSetContextCreate(caller, "calltree JFR profile", ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(cxt);
-		(*ids)[count++] = import_kind(&recording, p, events, info);
+		(*ids)[count++] = import_kind(&recording, p, events, &started);
 		MemoryContextSwitchTo(caller);
 		MemoryContextDelete(cxt);
 	}

@@ -16,12 +16,15 @@
 -- The units pprof knows, by family: each with its aliases (lower case,
 -- without a plural s) and its factor to the family's first unit.  The
 -- default of a family is the unit a weight is shown in when nothing
--- else fits.
+-- else fits.  Without SET, so that it is inlined into its callers'
+-- queries: scale_weight() runs once per weight that top(), peek() and
+-- bin/calltree print, and a function scan is planned again at every
+-- call (a millisecond a weight).  Its body is bound when it is created,
+-- whatever the caller's search_path.
 CREATE OR REPLACE FUNCTION weight_units(OUT family text, OUT unit text, OUT aliases text[], OUT factor float8,
                                         OUT is_default boolean)
 RETURNS SETOF record
 LANGUAGE sql IMMUTABLE PARALLEL SAFE ROWS 20
-SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
     SELECT u.family, u.unit, u.aliases, u.factor, u.is_default
       FROM (VALUES ('bytes', 'B', '{b,byte}'::text[], 1::float8, true),
@@ -72,6 +75,9 @@ LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    -- the names as weight_units() lists them, once rather than per unit
+    from_alias text := @extschema@.weight_unit_alias(scale_weight.unit);
+    to_alias text := @extschema@.weight_unit_alias(scale_weight.scale);
     from_unit record;
     to_unit record;
     base float8;
@@ -82,8 +88,7 @@ BEGIN
           FROM @extschema@.scale_weight(-weight, scale_weight.unit, scale) s;
         RETURN;
     END IF;
-    SELECT * INTO from_unit FROM @extschema@.weight_units() u
-     WHERE @extschema@.weight_unit_alias(scale_weight.unit) = ANY (u.aliases);
+    SELECT * INTO from_unit FROM @extschema@.weight_units() u WHERE from_alias = ANY (u.aliases);
     IF NOT FOUND THEN
         value := weight;
         shown_unit := CASE WHEN scale IN ('auto', 'minimum', 'count', 'sample', 'samples', 'none', 'unit') THEN ''
@@ -97,7 +102,7 @@ BEGIN
          ORDER BY u.factor DESC LIMIT 1;
     ELSE
         SELECT * INTO to_unit FROM @extschema@.weight_units() u
-         WHERE u.family = from_unit.family AND @extschema@.weight_unit_alias(scale_weight.scale) = ANY (u.aliases);
+         WHERE u.family = from_unit.family AND to_alias = ANY (u.aliases);
     END IF;
     IF to_unit IS NULL THEN
         SELECT * INTO to_unit FROM @extschema@.weight_units() u WHERE u.family = from_unit.family AND u.is_default;
