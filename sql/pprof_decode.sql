@@ -171,6 +171,19 @@ SELECT import_pprof(pg_temp.chain('{1}', extra =>
            pg_temp.m(2, pg_temp.packed(1, '{1}') || pg_temp.packed(2, '{12345678901}')) ||
            pg_temp.m(2, pg_temp.packed(1, '{1,1}') || pg_temp.packed(2, '{2}'))), 'cpu') AS values \gset
 SELECT array_agg(weight ORDER BY weight) AS weights FROM sample WHERE profile_id = :values;
+-- values one by one, not packed (Go's runtime/pprof writes a list of two or
+-- fewer so): of 1, 4, 5 and 10 bytes, before and after the location ids,
+-- the 4-byte one larger than the rest of its sample; the weights as read
+SELECT import_pprof(pg_temp.chain('{1}', extra =>
+           pg_temp.m(2, pg_temp.v(2, 3) || pg_temp.packed(1, '{1}')) ||
+           pg_temp.m(2, pg_temp.packed(1, '{1}') || pg_temp.v(2, 10000000)) ||
+           pg_temp.m(2, pg_temp.v(2, 10000000) || pg_temp.packed(1, '{1,1}')) ||
+           pg_temp.m(2, pg_temp.v(2, 12345678901) || pg_temp.packed(1, '{1}')) ||
+           pg_temp.m(2, pg_temp.packed(1, '{1}') || pg_temp.v(2, -1))), 'cpu') AS unpacked \gset
+SELECT array_agg(weight ORDER BY weight) AS weights FROM sample WHERE profile_id = :unpacked;
+-- two values one by one for one sample type; a value cut by the end of its sample
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.v(2, 1) || pg_temp.v(2, 2) || pg_temp.packed(1, '{1}'))));
+SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.packed(1, '{1}') || '\x1081'::bytea)));
 -- malformed packed ids: a varint cut by the end of the field after 1, 2,
 -- 3 and 9 bytes; one whose tenth byte goes on; a tenth byte above 1
 SELECT import_pprof(pg_temp.chain('{1}', extra => pg_temp.m(2, pg_temp.m(1, '\x0181'::bytea) || pg_temp.packed(2, '{1}'))));

@@ -1327,10 +1327,12 @@ decode_label_fast(const uint8 *p, const uint8 *end, PprofLabel *label)
 
 /*
  * The sample whose fields are sub's, as writers of pprof send them: one
- * packed location_id field, packed values and labels, each with a one-byte
- * tag and a short length, and nothing else.  False, the sample half read,
- * for any other shape: decode_sample then reads it again from its start,
- * with the same result for this shape, and raises the errors of others.
+ * packed location_id field, values packed or one by one (Go's runtime/pprof
+ * writes a list of two or fewer so: a CPU profile's count and time), and
+ * labels, each with a one-byte tag and a short length or value, and
+ * nothing else.  False, the sample half read, for any other shape:
+ * decode_sample then reads it again from its start, with the same result
+ * for this shape, and raises the errors of others.
  */
 static bool
 decode_sample_fast(const PbReader *sub, PprofSample *sample)
@@ -1354,10 +1356,18 @@ decode_sample_fast(const PbReader *sub, PprofSample *sample)
 		const uint8 *length_at = p;
 		uint64		len;
 
-		if (!short_field_varint(&p, end, &len) || len > (uint64) (end - p))
+		/* a length that fits, or the value of a field of its own */
+		if (!short_field_varint(&p, end, &len) ||
+			(len > (uint64) (end - p) && tag != (PPROF_SAMPLE_VALUE << 3 | PB_VARINT)))
 			return false;
 		switch (tag)
 		{
+			case PPROF_SAMPLE_VALUE << 3 | PB_VARINT:
+				/* as pb_append_varints reads it */
+				if (sample->values_capacity == sample->nvalues)
+					pb_reserve_varints(&sample->values, sample->nvalues, &sample->values_capacity, 1);
+				sample->values[sample->nvalues++] = len;
+				continue;
 			case PPROF_SAMPLE_LOCATION_ID << 3 | PB_LEN:
 				if (sample->location_bytes != NULL)
 					return false;

@@ -99,6 +99,15 @@ typedef struct PprofImport
 	int			stack_capacity;
 	bool	   *resource_known;
 
+	/*
+	 * Whether the stacks of samples are memoized (worth_memoizing): once
+	 * one has labels, or repeats the location list of the one before it
+	 * (unlabeled_list, while none has labels).
+	 */
+	bool		memoizing;
+	const uint8 *unlabeled_list;
+	size_t		unlabeled_list_len;
+
 	/* the previous sample's labels and their id: consecutive samples often share them */
 	PprofLabel *last_labels;
 	int			last_nlabels;
@@ -534,12 +543,38 @@ gather_packed_frames(PprofImport *import, const PprofSample *sample)
 }
 
 /*
- * The stack of a sample (root first), 0 when it has no locations.  Samples
- * of one stack under several label sets repeat its location list: the
- * stack is memoized under the bytes of the list, which then need no
- * decoding.  A list not in one packed field (rare) is decoded each time.
- * The frames of the locations are gathered in the import's buffer, which
- * the writer then reads as the stack's path.
+ * Whether the stack of a sample is worth memoizing, for the samples after
+ * it.  Location lists recur where samples have labels (a stack's list
+ * under each of its label sets, with or without) or where the writer did
+ * not merge the samples of a stack.  Most writers merge them (Go's
+ * runtime/pprof among them): in a profile without labels, each list then
+ * comes once, and a memo would cost a look-up and an entry per sample for
+ * nothing.  So samples are memoized from the first that has labels, or
+ * repeats the list of the sample before it, on: a profile of unmerged
+ * samples soon has one that does (one whose repeats never follow one
+ * another has each list decoded, as a profile of merged samples).
+ */
+static inline bool
+worth_memoizing(PprofImport *import, const PprofSample *sample)
+{
+	if (import->memoizing)
+		return true;
+	if (sample->label_bytes != NULL || sample->nlabels > 0 ||
+		(sample->location_bytes_len == import->unlabeled_list_len &&
+		 memcmp(sample->location_bytes, import->unlabeled_list, sample->location_bytes_len) == 0))
+		import->memoizing = true;
+	import->unlabeled_list = sample->location_bytes;
+	import->unlabeled_list_len = sample->location_bytes_len;
+	return import->memoizing;
+}
+
+/*
+ * The stack of a sample (root first), 0 when it has no locations.  The
+ * stack of a location list met again is memoized under the bytes of the
+ * list (worth_memoizing says which), which then need no decoding.  A list
+ * not in one packed field (rare) is decoded each time.  The frames of the
+ * locations are gathered in the import's buffer, which the writer then
+ * reads as the stack's path.
  */
 static int64
 sample_stack(PprofImport *import, PprofSample *sample)
@@ -556,7 +591,7 @@ sample_stack(PprofImport *import, PprofSample *sample)
 	if (depth < 0)
 		depth = gather_frames(import, sample);
 	stack = profile_writer_path(import->writer, import->stack_frames, depth);
-	if (key)
+	if (key && worth_memoizing(import, sample))
 		profile_writer_memo_put(import->writer, key, key_len, stack);
 	return stack;
 }
