@@ -14,7 +14,8 @@
 # its differential graph, selections by --name, --where, --from/--until
 # that give what ids give, psql's -d), --help of every verb, usage errors
 # (exit status 2) and errors (exit status 1: a profile that does not
-# exist, a selection that matches none, profiles of two units).  And
+# exist, a selection that matches none, profiles of two units, of two
+# sample types: a JFR recording's cpu and wall).  And
 # `make install` put calltree beside psql.
 #
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
@@ -232,6 +233,36 @@ status 1 "$cli" diff "$base" --base-until '2026-13-45'
 status 1 "$cli" top "$test" "$heap"
 { grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
 	fail "profiles of two units: $(cat "$work/err")"
+# a JFR recording's CPU and wall-clock profiles: both in nanoseconds, but pprof never adds
+# two sample types up; the choice of one works
+jfr=$("$cli" load --no-progress --meta run=jfr "$shared/data/jfr/FastSlow_2024_01_16_180855.jfr.gz" 2>"$work/load.err") ||
+	fail "calltree load of a JFR recording failed: $(cat "$work/load.err")"
+read -r cpu wall <<<"$(ct_query "$db" "SELECT string_agg(id::text, ' ' ORDER BY id) FROM calltree.profile WHERE meta->>'run' = 'jfr' AND weight_unit = 'nanoseconds'")"
+expect "the JFR recording's cpu and wall profiles" "$cpu $wall" "$jfr $((jfr + 1))"
+ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"timed\": \"yes\"}' WHERE id IN ($cpu, $wall)" >/dev/null
+for verb in top tree "peek fib" flame; do
+	# shellcheck disable=SC2086  # the verb and its argument
+	status 1 "$cli" $verb --where timed=yes
+	{ grep -q "^calltree ${verb%% *}: the profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" &&
+		grep -q '^HINT:  Choose one with --where sample_type=TYPE (--where sample_type=cpu)' "$work/err"; } ||
+		fail "$verb of a JFR recording's cpu and wall profiles: $(cat "$work/err")"
+done
+status 1 "$cli" top "$cpu" "$wall"
+grep -q '^HINT:  Name the ids of profiles of one sample type.$' "$work/err" || fail "top of cpu and wall ids: $(cat "$work/err")"
+status 1 "$cli" diff --base-where timed=yes "$cpu"
+grep -q "^calltree diff: the base profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" &&
+	grep -q '^HINT:  Choose one with --base-where sample_type=TYPE' "$work/err" || fail "diff of a mixed base: $(cat "$work/err")"
+status 1 "$cli" diff --base "$cpu" --where timed=yes
+grep -q "^calltree diff: the test profiles have several sample types" "$work/err" || fail "diff of a mixed test: $(cat "$work/err")"
+status 1 "$cli" diff "$cpu" "$wall"
+grep -q "^calltree diff: the base and test profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" ||
+	fail "diff of cpu against wall: $(cat "$work/err")"
+status 1 "$cli" flame "$wall" --base "$cpu"
+grep -q "^calltree flame: the base and test profiles have several sample types" "$work/err" ||
+	fail "flame of wall against cpu: $(cat "$work/err")"
+"$cli" top --where timed=yes --where sample_type=cpu >"$work/chosen.txt" || fail "top of the chosen sample type failed"
+"$cli" top "$cpu" >"$work/cpu.txt"
+cmp -s "$work/cpu.txt" "$work/chosen.txt" || fail "top --where sample_type=cpu differs from top $cpu"
 status 1 "$cli" top "$test" --focus '('
 grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
