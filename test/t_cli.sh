@@ -151,11 +151,15 @@ expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Show
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
 { grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
 	fail "calltree flame: no SVG with the title and main.fib"
+# its tooltips in the profile's unit, as pprof prints weights: "running 1.23s (45.60%), self ..."
+grep -qE '^running [0-9.]+(s|ms) \([0-9.]+%\), self (0|[0-9.]+(s|ms|us|ns)) \([0-9.]+%\)</title>' "$work/flame.svg" &&
+	! grep -qE '^running [0-9]+ \(' "$work/flame.svg" ||
+	fail "calltree flame: tooltips not in the profile's unit: $(grep -m 3 '^running' "$work/flame.svg")"
 "$cli" flame "$test" --ignore 'main\.fib' -o "$work/ignore.svg" || fail "calltree flame --ignore failed"
-[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false)")" = "$(cat "$work/ignore.svg")" ] ||
+[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false, unit => 'nanoseconds')")" = "$(cat "$work/ignore.svg")" ] ||
 	fail "calltree flame --ignore: not the flame graph of drop_function()"
 "$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
-[ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
+[ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base', unit => 'nanoseconds')")" = "$(cat "$work/diff.svg")" ] ||
 	fail "calltree flame --base: not flamegraph_diff() of the two trees"
 
 # selections by name, meta and time give what ids give
