@@ -15,7 +15,8 @@
 # that give what ids give, psql's -d), --help of every verb, usage errors
 # (exit status 2) and errors (exit status 1: a profile that does not
 # exist, a selection that matches none, profiles of two units, of two
-# sample types: a JFR recording's cpu and wall).  And
+# sample types: a JFR recording's cpu and wall; names that PGCLIENTENCODING
+# cannot print, and those it can).  And
 # `make install` put calltree beside psql.
 #
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
@@ -267,6 +268,27 @@ grep -q "^calltree flame: the base and test profiles have several sample types" 
 "$cli" top --where timed=yes --where sample_type=cpu >"$work/chosen.txt" || fail "top of the chosen sample type failed"
 "$cli" top "$cpu" >"$work/cpu.txt"
 cmp -s "$work/cpu.txt" "$work/chosen.txt" || fail "top --where sample_type=cpu differs from top $cpu"
+# PGCLIENTENCODING, the user's terminal's encoding as psql takes it: calltree talks UTF-8 with
+# the server and prints in it, reads the arguments in it, and refuses a name it cannot print
+printf 'main;rechercher_donn\xc3\xa9e 5\nmain;lire 2\n' >"$work/latin.collapsed"
+printf 'main;\xe8\xa8\x88\xe7\xae\x97 3\n' >"$work/cjk.collapsed"
+latin=$("$cli" load --no-progress "$work/latin.collapsed") || fail "calltree load of latin.collapsed failed"
+cjk=$("$cli" load --no-progress "$work/cjk.collapsed") || fail "calltree load of cjk.collapsed failed"
+"$cli" top "$latin" >"$work/utf8.txt" || fail "top of names in UTF-8 failed"
+grep -q 'rechercher_donnée$' "$work/utf8.txt" || fail "top of names in UTF-8: $(cat "$work/utf8.txt")"
+PGCLIENTENCODING=LATIN1 status 0 "$cli" top "$latin"
+iconv -f LATIN1 -t UTF-8 "$work/out" | cmp -s - "$work/utf8.txt" ||
+	fail "top in LATIN1 is not top in UTF-8, in LATIN1: $(od -c "$work/out" | head -n 20) $(cat "$work/err")"
+PGCLIENTENCODING=LATIN1 status 0 "$cli" peek "$(printf 'donn\xe9e$')" "$latin"
+iconv -f LATIN1 -t UTF-8 "$work/out" | grep -q '| rechercher_donnée$' || fail "peek of a regex in LATIN1: $(cat "$work/err")"
+PGCLIENTENCODING=LATIN1 status 1 "$cli" top "$cjk"
+{ grep -q "^calltree top: cannot print '計算' in LATIN1 (PGCLIENTENCODING), which has no such character" "$work/err" &&
+	grep -q '^HINT:  Print in UTF8: PGCLIENTENCODING=UTF8' "$work/err" && [ ! -s "$work/out" ]; } ||
+	fail "top of a name LATIN1 has not, in LATIN1: $(cat "$work/err")"
+PGCLIENTENCODING=win1252 status 0 "$cli" top "$latin"
+PGCLIENTENCODING=BOGUS status 1 "$cli" top "$latin"
+grep -q '^calltree top: PGCLIENTENCODING=BOGUS: calltree cannot print in this encoding' "$work/err" ||
+	fail "an unknown PGCLIENTENCODING: $(cat "$work/err")"
 status 1 "$cli" top "$test" --focus '('
 grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"
