@@ -16,11 +16,11 @@
 -- The units pprof knows, by family: each with its aliases (lower case,
 -- without a plural s) and its factor to the family's first unit.  The
 -- default of a family is the unit a weight is shown in when nothing
--- else fits.  Without SET, so that it is inlined into its callers'
--- queries: scale_weight() runs once per weight that top(), peek() and
--- bin/calltree print, and a function scan is planned again at every
--- call (a millisecond a weight).  Its body is bound when it is created,
--- whatever the caller's search_path.
+-- else fits.  format_weight() (C, formats/weight_format.c) holds the
+-- same table; sql/answers checks that they agree.  Without SET, so that
+-- it is inlined into its callers' queries: a function scan is planned
+-- again at every call of scale_weight() (a millisecond a weight).  Its
+-- body is bound when it is created, whatever the caller's search_path.
 CREATE OR REPLACE FUNCTION weight_units(OUT family text, OUT unit text, OUT aliases text[], OUT factor float8,
                                         OUT is_default boolean)
 RETURNS SETOF record
