@@ -44,7 +44,41 @@ SELECT w.weight, w.unit, w.scale, format_weight(w.weight, w.unit, w.scale)
                (42, 'samples', 'samples'),
                (42, 'count', 'count'),
                (42, 'objects', 'auto'),                    -- a unit pprof does not know
-               (42, 'objects', 'objects')) AS w(weight, unit, scale);
+               (42, 'objects', 'objects'),
+               -- edge cases, as format_weight() printed them in SQL
+               (-1536, 'bytes', 'auto'),                   -- negative: the magnitude scaled
+               (-1, 'nanoseconds', 'auto'),
+               (-42, 'samples', 'auto'),
+               (-4, 'nanoseconds', 's'),                   -- -0.000000004s rounds to 0
+               (0, 'bytes', 'auto'), (0, 'samples', 'auto'), (0, 'objects', 'objects'),
+               (15000000, 'NanoSeconds', 'MilliSeconds'),  -- names in any case
+               (1500000000, 'nanoseconds', 'bytes'),       -- a unit of another family: the default, s
+               (9000000, 'ms', 'hrs'), (5400000, 'ms', 'auto'), (3599999999999, 'ns', 'auto'),
+               (1536, 'B', 'minimum'), (1125899906842624, 'bytes', 'auto'), (1024, 'PB', 'auto'),
+               (1500, 'gcu', 'auto'), (1500, 'milligcu', 'auto'), (1, 'nanogcu', 'auto'), (7, 'gcu', 'nanogcu'),
+               (42, 'μs', 'auto'),                         -- "μs" loses its s as a plural: a count
+               (42, '', 'auto'), (42, 'x', ''), (42, 'samples', 'Samples'),
+               (12345678901234, 'samples', 'auto'),        -- 14 digits and one decimal fit a double's 15
+               (123456789012345, 'samples', 'auto'),       -- 15 digits: no decimals
+               (12345678901234567, 'nanoseconds', 'ns'),
+               (9223372036854775807, 'samples', 'auto'),   -- the largest weights
+               (-9223372036854775807, 'nanoseconds', 'auto'),
+               (-9223372036854775808, 'nanoseconds', 'auto'),  -- an error in SQL ("bigint out of range")
+               (9223372036854775807, 'PB', 'B'),           -- over 22 digits: to_char's #s
+               (-9223372036854775807, 'petagcu', 'nanogcu')) AS w(weight, unit, scale);
+
+-- format_weight() (C) reads its units as weight_units() lists them (SQL,
+-- which scale_weight() reads): every alias of every unit to every unit
+-- of its family, as scale_weight() scales it
+SELECT count(*) AS checked,
+       count(*) FILTER (WHERE format_weight(w.weight, a.alias, s.unit)
+                              IS DISTINCT FROM CASE WHEN f.number IN ('0', '-0') THEN '0' ELSE f.number || sw.shown_unit END)
+           AS differ
+  FROM weight_units() u, unnest(u.aliases) AS a(alias), weight_units() s,
+       unnest('{1, 999, 1000, 1023, 1024, 1500, 123456789, -98765432109}'::bigint[]) AS w(weight),
+       scale_weight(w.weight, a.alias, s.unit) sw,
+       LATERAL (SELECT regexp_replace(to_char(sw.value, 'FM9999999999999999999990.00'), '\.00$', '') AS number) AS f
+ WHERE s.family = u.family;
 
 -- report_scale: the unit of the smallest weight, or of 100 times it when
 -- that is under a hundredth of the total and the units differ

@@ -149,6 +149,17 @@ SELECT (SELECT height FROM pg_temp.header(flamegraph(tree))) AS elided_height,
 -- Unknown funcs are drawn as '#<id>'; zero-weight nodes have no box.
 SELECT i, name, width, stats FROM pg_temp.boxes(flamegraph('{-7:4/1 {-8:3/3, 5:0/0}}')) ORDER BY i;
 
+-- In a unit (the profiles' weight_unit), the tooltips print weights as
+-- format_weight() does, each in its largest unit of at least 1: 1.80s of
+-- 2.25s is 80%; a unit in any case, a count or a unit pprof does not know
+-- as numbers, and a NULL unit (the default) as they are.
+SELECT u.unit, b.i, b.name, b.stats
+  FROM (VALUES ('nanoseconds'), ('Bytes'), ('samples'), ('objects'), (NULL)) AS u(unit),
+       pg_temp.boxes(flamegraph('{-7:2250000000/1500 {-8:1800000000/1800000000, -9:449998500/449998500}}',
+                                unit => u.unit)) AS b
+ ORDER BY u.unit NULLS LAST, b.i;
+SELECT flamegraph(tree, NULL, NULL, NULL, NULL) = flamegraph(tree) AS null_unit FROM seed;
+
 -- The empty tree: a valid document with no box; a NULL tree: NULL.  NULL
 -- for icicle or min_width means their defaults.
 SELECT xml_is_well_formed_document(svg) AS well_formed, h.height,

@@ -74,6 +74,9 @@ SELECT i, name, x, y, width, data_w, fill
   FROM diff_svg, pg_temp.boxes(svg) ORDER BY i;
 -- the tooltips: both weights and shares, the change of weight and of share, both self weights
 SELECT i, name, stats FROM diff_svg, pg_temp.boxes(svg) ORDER BY i;
+-- in a unit: each weight as format_weight() prints it, a gain with its +
+SELECT i, name, stats FROM pair, pg_temp.boxes(flamegraph_diff(base, test, unit => 'ms')) ORDER BY i;
+SELECT flamegraph_diff(base, test, NULL, NULL, NULL, NULL) = flamegraph_diff(base, test) AS null_unit FROM pair;
 
 -- The other way round, base's picture: H and its F are drawn, K is not;
 -- the colors are reversed (C grew from 70% to 75%).

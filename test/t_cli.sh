@@ -14,7 +14,9 @@
 # its differential graph, selections by --name, --where, --from/--until
 # that give what ids give, psql's -d), --help of every verb, usage errors
 # (exit status 2) and errors (exit status 1: a profile that does not
-# exist, a selection that matches none, profiles of two units).  And
+# exist, a selection that matches none, profiles of two units, of two
+# sample types: a JFR recording's cpu and wall; names that PGCLIENTENCODING
+# cannot print, and those it can).  And
 # `make install` put calltree beside psql.
 #
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
@@ -150,11 +152,15 @@ expect "tree of a profile without samples" "$(head -n 1 "$work/tree.txt")" "Show
 "$cli" flame "$test" --title 'test run' >"$work/flame.svg" || fail "calltree flame failed"
 { grep -q '<svg' "$work/flame.svg" && grep -q 'test run' "$work/flame.svg" && grep -q 'main.fib' "$work/flame.svg"; } ||
 	fail "calltree flame: no SVG with the title and main.fib"
+# its tooltips in the profile's unit, as pprof prints weights: "running 1.23s (45.60%), self ..."
+grep -qE '^running [0-9.]+(s|ms) \([0-9.]+%\), self (0|[0-9.]+(s|ms|us|ns)) \([0-9.]+%\)</title>' "$work/flame.svg" &&
+	! grep -qE '^running [0-9]+ \(' "$work/flame.svg" ||
+	fail "calltree flame: tooltips not in the profile's unit: $(grep -m 3 '^running' "$work/flame.svg")"
 "$cli" flame "$test" --ignore 'main\.fib' -o "$work/ignore.svg" || fail "calltree flame --ignore failed"
-[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false)")" = "$(cat "$work/ignore.svg")" ] ||
+[ "$(ct_query "$db" "SELECT calltree.flamegraph(calltree.drop_function(calltree.tree_of($test), calltree.funcs('main\.fib')), 'profile $test', false, unit => 'nanoseconds')")" = "$(cat "$work/ignore.svg")" ] ||
 	fail "calltree flame --ignore: not the flame graph of drop_function()"
 "$cli" flame "$test" --base "$base" -o "$work/diff.svg" || fail "calltree flame --base failed"
-[ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base')")" = "$(cat "$work/diff.svg")" ] ||
+[ "$(ct_query "$db" "SELECT calltree.flamegraph_diff(calltree.tree_of($base), calltree.tree_of($test), 'profile $test against profile $base', unit => 'nanoseconds')")" = "$(cat "$work/diff.svg")" ] ||
 	fail "calltree flame --base: not flamegraph_diff() of the two trees"
 
 # selections by name, meta and time give what ids give
@@ -232,6 +238,57 @@ status 1 "$cli" diff "$base" --base-until '2026-13-45'
 status 1 "$cli" top "$test" "$heap"
 { grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
 	fail "profiles of two units: $(cat "$work/err")"
+# a JFR recording's CPU and wall-clock profiles: both in nanoseconds, but pprof never adds
+# two sample types up; the choice of one works
+jfr=$("$cli" load --no-progress --meta run=jfr "$shared/data/jfr/FastSlow_2024_01_16_180855.jfr.gz" 2>"$work/load.err") ||
+	fail "calltree load of a JFR recording failed: $(cat "$work/load.err")"
+read -r cpu wall <<<"$(ct_query "$db" "SELECT string_agg(id::text, ' ' ORDER BY id) FROM calltree.profile WHERE meta->>'run' = 'jfr' AND weight_unit = 'nanoseconds'")"
+expect "the JFR recording's cpu and wall profiles" "$cpu $wall" "$jfr $((jfr + 1))"
+ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"timed\": \"yes\"}' WHERE id IN ($cpu, $wall)" >/dev/null
+for verb in top tree "peek fib" flame; do
+	# shellcheck disable=SC2086  # the verb and its argument
+	status 1 "$cli" $verb --where timed=yes
+	{ grep -q "^calltree ${verb%% *}: the profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" &&
+		grep -q '^HINT:  Choose one with --where sample_type=TYPE (--where sample_type=cpu)' "$work/err"; } ||
+		fail "$verb of a JFR recording's cpu and wall profiles: $(cat "$work/err")"
+done
+status 1 "$cli" top "$cpu" "$wall"
+grep -q '^HINT:  Name the ids of profiles of one sample type.$' "$work/err" || fail "top of cpu and wall ids: $(cat "$work/err")"
+status 1 "$cli" diff --base-where timed=yes "$cpu"
+grep -q "^calltree diff: the base profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" &&
+	grep -q '^HINT:  Choose one with --base-where sample_type=TYPE' "$work/err" || fail "diff of a mixed base: $(cat "$work/err")"
+status 1 "$cli" diff --base "$cpu" --where timed=yes
+grep -q "^calltree diff: the test profiles have several sample types" "$work/err" || fail "diff of a mixed test: $(cat "$work/err")"
+status 1 "$cli" diff "$cpu" "$wall"
+grep -q "^calltree diff: the base and test profiles have several sample types: cpu ($cpu), wall ($wall)$" "$work/err" ||
+	fail "diff of cpu against wall: $(cat "$work/err")"
+status 1 "$cli" flame "$wall" --base "$cpu"
+grep -q "^calltree flame: the base and test profiles have several sample types" "$work/err" ||
+	fail "flame of wall against cpu: $(cat "$work/err")"
+"$cli" top --where timed=yes --where sample_type=cpu >"$work/chosen.txt" || fail "top of the chosen sample type failed"
+"$cli" top "$cpu" >"$work/cpu.txt"
+cmp -s "$work/cpu.txt" "$work/chosen.txt" || fail "top --where sample_type=cpu differs from top $cpu"
+# PGCLIENTENCODING, the user's terminal's encoding as psql takes it: calltree talks UTF-8 with
+# the server and prints in it, reads the arguments in it, and refuses a name it cannot print
+printf 'main;rechercher_donn\xc3\xa9e 5\nmain;lire 2\n' >"$work/latin.collapsed"
+printf 'main;\xe8\xa8\x88\xe7\xae\x97 3\n' >"$work/cjk.collapsed"
+latin=$("$cli" load --no-progress "$work/latin.collapsed") || fail "calltree load of latin.collapsed failed"
+cjk=$("$cli" load --no-progress "$work/cjk.collapsed") || fail "calltree load of cjk.collapsed failed"
+"$cli" top "$latin" >"$work/utf8.txt" || fail "top of names in UTF-8 failed"
+grep -q 'rechercher_donnée$' "$work/utf8.txt" || fail "top of names in UTF-8: $(cat "$work/utf8.txt")"
+PGCLIENTENCODING=LATIN1 status 0 "$cli" top "$latin"
+iconv -f LATIN1 -t UTF-8 "$work/out" | cmp -s - "$work/utf8.txt" ||
+	fail "top in LATIN1 is not top in UTF-8, in LATIN1: $(od -c "$work/out" | head -n 20) $(cat "$work/err")"
+PGCLIENTENCODING=LATIN1 status 0 "$cli" peek "$(printf 'donn\xe9e$')" "$latin"
+iconv -f LATIN1 -t UTF-8 "$work/out" | grep -q '| rechercher_donnée$' || fail "peek of a regex in LATIN1: $(cat "$work/err")"
+PGCLIENTENCODING=LATIN1 status 1 "$cli" top "$cjk"
+{ grep -q "^calltree top: cannot print '計算' in LATIN1 (PGCLIENTENCODING), which has no such character" "$work/err" &&
+	grep -q '^HINT:  Print in UTF8: PGCLIENTENCODING=UTF8' "$work/err" && [ ! -s "$work/out" ]; } ||
+	fail "top of a name LATIN1 has not, in LATIN1: $(cat "$work/err")"
+PGCLIENTENCODING=win1252 status 0 "$cli" top "$latin"
+PGCLIENTENCODING=BOGUS status 1 "$cli" top "$latin"
+grep -q '^calltree top: PGCLIENTENCODING=BOGUS: calltree cannot print in this encoding' "$work/err" ||
+	fail "an unknown PGCLIENTENCODING: $(cat "$work/err")"
 status 1 "$cli" top "$test" --focus '('
 grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"

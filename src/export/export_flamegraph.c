@@ -99,9 +99,9 @@ export_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptio
 		/* the strings of a box live only as long as the box */
 		old = MemoryContextSwitchTo(frame_cxt);
 		name = flame_func_name(func_names_get(names, func[i]), func[i]);
-		stats = psprintf("running " INT64_FORMAT " (%.2f%%), self " INT64_FORMAT " (%.2f%%)",
-						 running, 100.0 * running / layout->total,
-						 self[i], 100.0 * self[i] / layout->total);
+		stats = psprintf("running %s (%.2f%%), self %s (%.2f%%)",
+						 flame_weight(options, running), 100.0 * running / layout->total,
+						 flame_weight(options, self[i]), 100.0 * self[i] / layout->total);
 		flame_append_frame(out, layout, i, name, stats, name_color(name), options->icicle);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(frame_cxt);
@@ -111,10 +111,11 @@ export_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptio
 }
 
 /*
- * flamegraph(tree calltree, title text, icicle boolean, min_width float8) → text
+ * flamegraph(tree calltree, title text, icicle boolean, min_width float8,
+ *			  unit text) → text
  *
  * Not strict: a NULL title means the default one, a NULL icicle or
- * min_width their defaults.
+ * min_width their defaults, a NULL unit weights as they are.
  */
 Datum
 calltree_flamegraph(PG_FUNCTION_ARGS)
@@ -129,6 +130,7 @@ calltree_flamegraph(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	options.icicle = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_FLOAT8(3));
+	flame_unit_arg(&options, PG_ARGISNULL(4), PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
 
 	export_buffer_begin(&out);
 	export_flamegraph(tree, func_names_fetch(tree), &options, &out);

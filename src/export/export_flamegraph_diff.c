@@ -97,25 +97,24 @@ delta_color(double delta, double max_change)
 	return psprintf("rgb(%d,%d,255)", light, light);
 }
 
-/* A signed weight: "+5", "-5" or "0". */
+/* A signed weight: "+5", "-5" or "0" ("+1.50s" in a unit). */
 static char *
-signed_weight(int64 w)
+signed_weight(const FlameOptions *options, int64 w)
 {
-	return psprintf("%s" INT64_FORMAT, w > 0 ? "+" : "", w);
+	return psprintf("%s%s", w > 0 ? "+" : "", flame_weight(options, w));
 }
 
 static char *
-frame_stats(const TreePair *pair, int32 i, double delta)
+frame_stats(const TreePair *pair, int32 i, double delta, const FlameOptions *options)
 {
 	int64		base = pair->base_running[i];
 	int64		test = pair->test_running[i];
 
-	return psprintf("base " INT64_FORMAT " (%.2f%%), test " INT64_FORMAT " (%.2f%%), "
-					"delta %s (%+.2f points); self: base " INT64_FORMAT ", test " INT64_FORMAT,
-					base, 100 * share(base, pair->base_total),
-					test, 100 * share(test, pair->test_total),
-					signed_weight(test - base), 100 * delta,
-					pair->base_self[i], pair->test_self[i]);
+	return psprintf("base %s (%.2f%%), test %s (%.2f%%), delta %s (%+.2f points); self: base %s, test %s",
+					flame_weight(options, base), 100 * share(base, pair->base_total),
+					flame_weight(options, test), 100 * share(test, pair->test_total),
+					signed_weight(options, test - base), 100 * delta,
+					flame_weight(options, pair->base_self[i]), flame_weight(options, pair->test_self[i]));
 }
 
 /*
@@ -187,7 +186,7 @@ pair_to_flamegraph(const TreePair *pair, const FuncNames *names, const FlameOpti
 		/* the strings of a box live only as long as the box */
 		old = MemoryContextSwitchTo(frame_cxt);
 		name = flame_func_name(func_names_get(names, pair->func[i]), pair->func[i]);
-		flame_append_frame(out, layout, i, name, frame_stats(pair, i, delta[i]),
+		flame_append_frame(out, layout, i, name, frame_stats(pair, i, delta[i], options),
 						   delta_color(delta[i], max_change), options->icicle);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(frame_cxt);
@@ -207,10 +206,10 @@ export_flamegraph_diff(const CallTree *base, const CallTree *test, const FuncNam
 
 /*
  * flamegraph_diff(base calltree, test calltree, title text, icicle boolean,
- *				   min_width float8) → text
+ *				   min_width float8, unit text) → text
  *
  * Not strict: a NULL tree gives NULL; a NULL title means the default one,
- * a NULL icicle or min_width their defaults.
+ * a NULL icicle or min_width their defaults, a NULL unit weights as they are.
  */
 Datum
 calltree_flamegraph_diff(PG_FUNCTION_ARGS)
@@ -227,6 +226,7 @@ calltree_flamegraph_diff(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
 	options.icicle = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4));
+	flame_unit_arg(&options, PG_ARGISNULL(5), PG_ARGISNULL(5) ? NULL : PG_GETARG_TEXT_PP(5));
 
 	/* every box is a node of test, so test's funcs name them all */
 	export_buffer_begin(&out);

@@ -30,10 +30,14 @@
 
 #include <math.h>
 
+#include "catalog/pg_collation.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
 
+#include "formats/weight_format.h"
 #include "export/export_flamegraph_svg.h"
 
 /*
@@ -288,6 +292,30 @@ frame_y(const FlameLayout *layout, int32 depth, bool icicle)
  * Text
  * ---------------------------------------------------------------------
  */
+
+void
+flame_unit_arg(FlameOptions *options, bool isnull, text *unit)
+{
+	char	   *given;
+
+	options->unit_lower = NULL;
+	if (isnull)
+		return;
+	given = text_to_cstring(unit);
+	options->unit_lower = str_tolower(given, strlen(given), DEFAULT_COLLATION_OID);
+}
+
+/*
+ * With "auto" as the scale, weight_format() shows a unit it does not know
+ * as a count: the digits only, ASCII whatever unit was given.
+ */
+char *
+flame_weight(const FlameOptions *options, int64 weight)
+{
+	if (options->unit_lower == NULL)
+		return psprintf(INT64_FORMAT, weight);
+	return weight_format(weight, options->unit_lower, "auto", "auto");
+}
 
 const char *
 flame_to_utf8(const char *s)

@@ -29,6 +29,7 @@ typedef struct FlameOptions
 	const char *title;			/* in the server encoding; NULL: default */
 	bool		icicle;
 	double		min_width;		/* pixels */
+	const char *unit_lower;		/* the weights' unit, lower case; NULL: numbers as they are */
 } FlameOptions;
 
 /* Where each node goes; widths in pixels are running * scale. */
@@ -79,6 +80,15 @@ extern void flame_begin_document(StringInfo buf, const FlameLayout *layout,
 extern void flame_append_frame(StringInfo buf, const FlameLayout *layout, int32 i,
 							   const char *name, const char *stats, const char *fill,
 							   bool icicle);
+
+/*
+ * Reads unit (NULL: none) into options->unit_lower: the tooltips then
+ * print weights as pprof does, scaled in it (18.46s, 1.50MB).
+ */
+extern void flame_unit_arg(FlameOptions *options, bool isnull, text *unit);
+
+/* A weight for a tooltip, in options' unit: ASCII, no markup. */
+extern char *flame_weight(const FlameOptions *options, int64 weight);
 
 /* Closes the group of boxes and the document. */
 extern void flame_end_document(StringInfo buf);

@@ -197,3 +197,6 @@ CREATE INDEX profile_content_sha256_idx ON profile (content_sha256, id);
 -- new argument on_duplicate
 DROP FUNCTION import_profile(bytea, text, jsonb, boolean, text, text);
 DROP FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text);
+-- userhour2: the flame graphs' tooltips in the profiles' unit (new argument unit)
+DROP FUNCTION flamegraph(calltree, text, boolean, float8);
+DROP FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8);

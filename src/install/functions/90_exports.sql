@@ -9,19 +9,22 @@ AS 'MODULE_PATHNAME', 'calltree_to_collapsed'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION to_collapsed(calltree) IS 'collapsed stacks ("a;b;c 42" lines), one per node with self weight or without children; the inverse of import_collapsed';
 
+-- unit: the weights' (weight_unit_of() of the tree's profiles), which the
+-- tooltips print them in as format_weight() does; NULL: as numbers.
 CREATE OR REPLACE FUNCTION flamegraph(tree calltree, title text DEFAULT NULL, icicle boolean DEFAULT false,
-                           min_width float8 DEFAULT 0.1)
+                           min_width float8 DEFAULT 0.1, unit text DEFAULT NULL)
 RETURNS text
 AS 'MODULE_PATHNAME', 'calltree_flamegraph'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION flamegraph(calltree, text, boolean, float8) IS 'an interactive flame graph (icicle graph with icicle => true) as a self-contained SVG document';
+COMMENT ON FUNCTION flamegraph(calltree, text, boolean, float8, text) IS 'an interactive flame graph (icicle graph with icicle => true) as a self-contained SVG document; its tooltips print weights in unit as format_weight() does (NULL: as numbers)';
 
 CREATE OR REPLACE FUNCTION flamegraph_diff(base calltree, test calltree, title text DEFAULT NULL,
-                                icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1)
+                                icicle boolean DEFAULT false, min_width float8 DEFAULT 0.1,
+                                unit text DEFAULT NULL)
 RETURNS text
 AS 'MODULE_PATHNAME', 'calltree_flamegraph_diff'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8) IS 'a differential flame graph as a self-contained SVG document: widths from test, red where a node''s share of the total grew since base, blue where it shrank';
+COMMENT ON FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8, text) IS 'a differential flame graph as a self-contained SVG document: widths from test, red where a node''s share of the total grew since base, blue where it shrank; tooltips in unit as format_weight() prints (NULL: numbers)';
 
 -- The data frame of Grafana's flame graph panel in its diff mode: the rows
 -- of grafana_flamegraph() with base's weights in value and self and test's
