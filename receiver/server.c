@@ -8,7 +8,9 @@
  * declared larger is refused at once (413, before it is read), one that
  * turns out larger is read on and dropped, then refused.  A client that
  * stays silent --timeout seconds is dropped by libmicrohttpd, one that
- * takes longer than --request-timeout for the whole request by us.
+ * takes longer than --request-timeout for the whole request, headers and
+ * body, by the watchdog of deadline.c.  Connections are polled (poll(),
+ * not select(), which takes no socket numbered 1024 or more).
  */
 #include "server.h"
 
@@ -17,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "deadline.h"
 #include "metrics.h"
 #include "request.h"
 #include "router.h"
@@ -31,10 +35,10 @@ typedef struct RequestState
 {
 	Request		req;
 	bool		too_large;
-	time_t		started;
 } RequestState;
 
 static atomic_bool draining;
+static Deadlines *deadlines;
 
 const char *
 request_header(const Request *req, const char *name)
@@ -123,7 +127,6 @@ begin_request(Receiver *receiver, struct MHD_Connection *connection, const char 
 	state->req.connection = connection;
 	state->req.method = method;
 	state->req.path = url;
-	state->started = time(NULL);
 	*con_cls = state;
 	atomic_fetch_add(&receiver->in_flight, 1);
 
@@ -147,12 +150,6 @@ take_body(RequestState *state, const char *data, size_t *size)
 {
 	const Options *options = &state->req.receiver->options;
 
-	if (time(NULL) - state->started > options->request_timeout)
-	{
-		log_message("dropped a client that took over %d s to send its request", options->request_timeout);
-		metrics_count_refusal("timeout");
-		return MHD_NO;
-	}
 	if (!state->too_large && state->req.body.len + *size > options->max_body)
 	{
 		state->too_large = true;
@@ -171,6 +168,8 @@ finish_request(RequestState *state)
 	Reply		reply = {0};
 	enum MHD_Result ret;
 
+	if (!deadline_request_whole(req->connection))
+		return MHD_NO;			/* cut by the watchdog: no reply */
 	if (state->too_large)
 	{
 		char		message[128];
@@ -208,8 +207,8 @@ on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
 	Receiver   *receiver = cls;
 	RequestState *state = *con_cls;
 
-	(void) connection;
 	(void) toe;
+	deadline_next_request(connection);
 	if (state == NULL)
 		return;
 	buf_free(&state->req.body);
@@ -231,6 +230,25 @@ log_mhd(void *cls, const char *fmt, va_list args)
 	log_message("http: %s", message);
 }
 
+/*
+ * Raises the limit of open files, if it must be, to what --max-clients
+ * and --connections take (a socket each, and a few more), as far as the
+ * hard limit lets: else the clients past it would be refused unseen
+ */
+static void
+allow_descriptors(const Options *options)
+{
+	struct rlimit limit;
+	rlim_t		need = (rlim_t) options->max_clients + (rlim_t) options->connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= need)
+		return;
+	limit.rlim_cur = limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= need ? need : limit.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < need)
+		log_message("--max-clients %d: only %llu files may be open (ulimit -n), fewer clients will be served",
+					options->max_clients, (unsigned long long) limit.rlim_cur);
+}
+
 struct MHD_Daemon *
 server_start(Receiver *receiver, int *port)
 {
@@ -240,7 +258,7 @@ server_start(Receiver *receiver, int *port)
 	char		service[16];
 	struct MHD_Daemon *daemon;
 	const union MHD_DaemonInfo *info;
-	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	int			rc;
 
@@ -253,18 +271,29 @@ server_start(Receiver *receiver, int *port)
 	}
 	if (addr->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	allow_descriptors(options);
+	deadlines = deadlines_start(options->request_timeout);
+	if (deadlines == NULL)
+	{
+		freeaddrinfo(addr);
+		log_message("cannot start the watchdog of --request-timeout");
+		return NULL;
+	}
+	/* the logger first, so that it logs what the other options say */
 	daemon = MHD_start_daemon(flags, (uint16_t) options->listen_port, NULL, NULL, on_request, receiver,
+							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 							  MHD_OPTION_SOCK_ADDR, addr->ai_addr,
 							  MHD_OPTION_CONNECTION_LIMIT, (unsigned int) options->max_clients,
 							  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) options->timeout,
 							  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
 							  MHD_OPTION_NOTIFY_COMPLETED, on_completed, receiver,
-							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+							  MHD_OPTION_NOTIFY_CONNECTION, deadline_notify, deadlines,
 							  MHD_OPTION_END);
 	freeaddrinfo(addr);
 	if (daemon == NULL)
 	{
 		log_message("cannot listen on %s:%d", options->listen_host, options->listen_port);
+		deadlines_stop(deadlines);
 		return NULL;
 	}
 	info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -285,4 +314,5 @@ server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver)
 		log_message("stopping with %d requests unfinished after %d s",
 					atomic_load(&receiver->in_flight), receiver->options.drain_timeout);
 	MHD_stop_daemon(daemon);
+	deadlines_stop(deadlines);
 }

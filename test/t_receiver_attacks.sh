@@ -49,3 +49,71 @@ expect "a gzipped Push with bytes after its member" "$(post "$url/push.v1.Pusher
 	-H 'Content-Encoding: gzip' --data-binary "@$work/trailing.gz")" 400
 grep -q 'not valid gzip' "$work/body" || fail "a gzipped Push with bytes after its member: $(cat "$work/body")"
 expect "a gzipped Push with bytes after its member: nothing stored" "$(stored trailing)" 0
+
+# ---------------------------------------------------------------- slow clients
+# --max-clients clients send their headers a line a second: the receiver
+# drops them after --request-timeout (4 s), and a client refused meanwhile
+# (every connection taken) is served then, not after they finish (15 s).
+start_receiver surl --dbname "dbname=$db" --max-clients 4 --timeout 3 --request-timeout 4
+expect "clients dribbling their headers" "$(python3 - "${surl##*:}" <<'PY'
+import socket, sys, threading, time
+port = int(sys.argv[1])
+start = time.monotonic()
+dropped = []
+
+def dribble():
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /ingest?name=slow HTTP/1.1\r\nHost: x\r\n")
+    try:
+        for i in range(15):
+            time.sleep(1)
+            s.sendall(b"X-Slow-%d: y\r\n" % i)
+        dropped.append(None)
+    except OSError:
+        dropped.append(time.monotonic() - start)
+
+slow = [threading.Thread(target=dribble) for _ in range(4)]
+for t in slow:
+    t.start()
+reply = b""
+while not reply and time.monotonic() - start < 20:
+    time.sleep(0.5)
+    try:  # refused while every connection is taken
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        s.sendall(b"GET /ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reply = s.recv(100)
+    except OSError:
+        pass
+served = time.monotonic() - start
+for t in slow:
+    t.join()
+late = [d for d in dropped if d is None or d > 7]
+print(f"served {reply[:12]!r} within 7 s" if served < 7 and not late else
+      f"served {reply[:12]!r} after {served:.1f} s; dropped after {dropped}")
+PY
+)" "served b'HTTP/1.1 200' within 7 s"
+grep -q 'dropped a client that took over 4 s to send its request' "$work/receiver.log" ||
+	fail "the slow clients' drop is not logged: $(tail -n 5 "$work/receiver.log")"
+
+# ---------------------------------------------------------------- many clients
+# 1,100 clients at once, past select()'s 1,024 descriptors: served, the
+# receiver raising its limit of open files to what --max-clients needs
+# (the hard limit allowing it)
+[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1300 ] || fail "ulimit -Hn is $(ulimit -Hn): 1,300 files are needed"
+start_receiver murl --dbname "dbname=$db" --max-clients 1200 --timeout 60 --request-timeout 60
+expect "1,100 clients at once" "$(python3 - "${murl##*:}" <<'PY'
+import resource, socket, sys
+port = int(sys.argv[1])
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (1300 if hard == resource.RLIM_INFINITY else min(hard, 1300), hard))
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(1099)]
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+try:
+    s.sendall(b"GET /ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    print(s.recv(100)[:12])
+except OSError as e:
+    print(e)
+PY
+)" "b'HTTP/1.1 200'"
+kill -TERM "$murl_pid"
+wait "$murl_pid" || fail "the receiver of 1,100 clients exited with status $? on SIGTERM"
