@@ -26,6 +26,7 @@
 
 #include <microhttpd.h>
 
+#include "db_pool.h"
 #include "deadline.h"
 #include "metrics.h"
 #include "request.h"
@@ -301,18 +302,38 @@ server_start(Receiver *receiver, int *port)
 	return daemon;
 }
 
+/* Waits up to seconds for the requests in flight; whether they all ended */
+static bool
+wait_for_requests(Receiver *receiver, int seconds)
+{
+	time_t		deadline = time(NULL) + seconds;
+
+	while (atomic_load(&receiver->in_flight) > 0 && time(NULL) < deadline)
+		usleep(50 * 1000);
+	return atomic_load(&receiver->in_flight) == 0;
+}
+
+/*
+ * After --drain-timeout, the pushes still in the database (waiting for a
+ * lock, most often) are canceled: rolled back, answered 503, which their
+ * agents retry.  Else stopping would wait for them all the same, and
+ * commit them after their clients were cut off.
+ */
+#define CANCELED_ANSWER_SECONDS 5
+
 void
 server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver)
 {
-	time_t		deadline = time(NULL) + receiver->options.drain_timeout;
-
 	atomic_store(&draining, true);
 	MHD_quiesce_daemon(daemon);
-	while (atomic_load(&receiver->in_flight) > 0 && time(NULL) < deadline)
-		usleep(50 * 1000);
-	if (atomic_load(&receiver->in_flight) > 0)
-		log_message("stopping with %d requests unfinished after %d s",
-					atomic_load(&receiver->in_flight), receiver->options.drain_timeout);
+	if (!wait_for_requests(receiver, receiver->options.drain_timeout))
+	{
+		log_message("%d requests unfinished after %d s: canceling the %d running in the database",
+					atomic_load(&receiver->in_flight), receiver->options.drain_timeout,
+					db_cancel_busy(receiver->db));
+		if (!wait_for_requests(receiver, CANCELED_ANSWER_SECONDS))
+			log_message("stopping with %d requests unfinished", atomic_load(&receiver->in_flight));
+	}
 	MHD_stop_daemon(daemon);
 	deadlines_stop(deadlines);
 }

@@ -30,6 +30,12 @@ export PGDATABASE=$db
 . "$repo/test/receiver_lib.sh"
 
 stored() { ct_query "" "SELECT count(*) FROM calltree.profile WHERE name = '$1'"; }
+# hold_profile SECONDS: a session holding calltree.profile locked that long, in the background
+hold_profile() {
+	ct_query "" 'BEGIN' -c 'LOCK TABLE calltree.profile IN ACCESS EXCLUSIVE MODE' -c "SELECT pg_sleep($1)" -c 'COMMIT' >/dev/null &
+	holder=$!
+	sleep 0.3
+}
 
 ct_createdb "$db"
 ct_query "" 'CREATE EXTENSION calltree'
@@ -117,3 +123,46 @@ PY
 )" "b'HTTP/1.1 200'"
 kill -TERM "$murl_pid"
 wait "$murl_pid" || fail "the receiver of 1,100 clients exited with status $? on SIGTERM"
+
+# ---------------------------------------------------------------- SIGHUP
+# The tenants file read again: a push in flight meanwhile is answered and
+# stored, the old credential refused after it, the new one taken; a file
+# with a fault leaves the tenants as they were.  (The login role, a
+# superuser, may take the role postgres for each tenant.)
+echo 'bearer tok-old postgres' >"$work/tenants"
+start_receiver hurl --dbname "dbname=$db" --tenants "$work/tenants"
+hold_profile 2
+post "$hurl/ingest?name=inflight&format=pprof" -H 'Authorization: Bearer tok-old' --data-binary "@$pprof" -o /dev/null >"$work/inflight" &
+pusher=$!
+sleep 0.3
+echo 'bearer tok-new postgres' >"$work/tenants"
+kill -HUP "$hurl_pid"
+wait "$pusher" "$holder"
+expect "a push in flight on SIGHUP" "$(cat "$work/inflight") $(stored inflight)" "200 1"
+expect "the old token after SIGHUP" "$(post "$hurl/ingest?name=old&format=pprof" -H 'Authorization: Bearer tok-old' --data-binary "@$pprof")" 401
+expect "the new token after SIGHUP" "$(post "$hurl/ingest?name=new&format=pprof" -H 'Authorization: Bearer tok-new' --data-binary "@$pprof")" 200
+echo 'bearer tok-bad' >"$work/tenants"
+kill -HUP "$hurl_pid"
+sleep 0.3
+expect "the new token after a SIGHUP with a bad file" "$(post "$hurl/ingest?name=new2&format=pprof" -H 'Authorization: Bearer tok-new' --data-binary "@$pprof")" 200
+grep -q 'SIGHUP: 1 credentials in' "$work/receiver.log" || fail "the reload is not logged: $(tail -n 5 "$work/receiver.log")"
+grep -q 'not read again' "$work/receiver.log" || fail "the bad file is not logged: $(tail -n 5 "$work/receiver.log")"
+kill -TERM "$hurl_pid"
+wait "$hurl_pid" || fail "the receiver exited with status $? on SIGTERM after SIGHUP"
+
+# ---------------------------------------------------------------- SIGTERM
+# A push waiting for a lock past --drain-timeout (1 s): canceled, 503,
+# nothing stored, and the receiver gone within a few seconds, not once
+# the lock is released (8 s) with the push committed after it stopped.
+start_receiver durl --dbname "dbname=$db" --drain-timeout 1
+hold_profile 8
+post "$durl/ingest?name=stuck&format=pprof" --data-binary "@$pprof" -o /dev/null >"$work/stuck" &
+pusher=$!
+sleep 0.5
+SECONDS=0
+kill -TERM "$durl_pid"
+wait "$durl_pid" || fail "the receiver exited with status $? on SIGTERM with a push stuck"
+stopped_after=$SECONDS
+wait "$pusher" "$holder"
+expect "SIGTERM with a push stuck: its answer, what is stored, the receiver gone within 5 s" \
+	"$(cat "$work/stuck") $(stored stuck) $((stopped_after < 5))" "503 0 1"
