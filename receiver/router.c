@@ -73,7 +73,8 @@ route(Request *req, Reply *reply)
 			reply_text(reply, 405, "%s takes %s, not %s", r->path, r->method, req->method);
 		else if (r->plain != NULL)
 			r->plain(req, reply);
-		else if (tenants_authenticate(req->receiver->tenants, req, &role, reply))
+		else if (request_query_is_text(req, reply) &&
+				 tenants_authenticate(req->receiver->tenants, req, &role, reply))
 			r->push(req, role, reply);
 		if (r->connect && reply->status >= 400)
 			reply_connect_error(reply);

@@ -53,6 +53,30 @@ request_param(const Request *req, const char *name)
 	return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* An iterator of the query: stops at a name or value holding a NUL, kept in *cls */
+static enum MHD_Result
+stop_at_nul(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value,
+			size_t value_size)
+{
+	(void) kind;
+	if (strlen(key) == key_size && (value == NULL || strlen(value) == value_size))
+		return MHD_YES;
+	*(const char **) cls = key;
+	return MHD_NO;
+}
+
+bool
+request_query_is_text(const Request *req, Reply *reply)
+{
+	const char *bad = NULL;
+
+	MHD_get_connection_values_n(req->connection, MHD_GET_ARGUMENT_KIND, stop_at_nul, &bad);
+	if (bad == NULL)
+		return true;
+	reply_text(reply, 400, "the query parameter \"%s\" holds a NUL byte (%%00), which no text may hold", bad);
+	return false;
+}
+
 void
 reply_text(Reply *reply, int status, const char *fmt,...)
 {

@@ -56,6 +56,15 @@ expect "a gzipped Push with bytes after its member" "$(post "$url/push.v1.Pusher
 grep -q 'not valid gzip' "$work/body" || fail "a gzipped Push with bytes after its member: $(cat "$work/body")"
 expect "a gzipped Push with bytes after its member: nothing stored" "$(stored trailing)" 0
 
+# ---------------------------------------------------------------- query parameters
+# A NUL (%00) in a parameter: 400, not the name or spyName cut short there
+# (as a C string ends) and the push stored under what came before it
+for query in 'name=nul%00x&format=pprof' 'name=nul&format=pprof&spyName=a%00b' 'name=nul&format=pprof&x%00y=1'; do
+	expect "a NUL in the query: $query" "$(post "$url/ingest?$query" --data-binary "@$pprof")" 400
+	grep -q 'holds a NUL byte (%00)' "$work/body" || fail "a NUL in the query: $query: $(cat "$work/body")"
+done
+expect "a NUL in the query: nothing stored" "$(stored nul)" 0
+
 # ---------------------------------------------------------------- slow clients
 # --max-clients clients send their headers a line a second: the receiver
 # drops them after --request-timeout (4 s), and a client refused meanwhile
