@@ -126,6 +126,9 @@ read_segment(PGconn *conn, const StepKind *kinds, int n, ItemOutcome *outcome, c
 		else if (status != PGRES_PIPELINE_ABORTED && ok && PQstatus(conn) == CONNECTION_OK)
 		{
 			reply_db_error(reply, conn, res);
+			/* a tenant's role that does not exist is no fault of the push's (400) */
+			if (kinds[i] == STEP_ROLE && reply->status < 500)
+				reply->status = 403;
 			ok = false;
 		}
 		PQclear(res);
@@ -166,7 +169,7 @@ send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 		kinds[n++] = STEP_COMMAND;
 		if (role != NULL &&
 			(m = db_send(conn, prepared, ST_ROLE, "SELECT pg_catalog.set_config('role', $1, true)",
-						 1, values, NULL, STEP_COMMAND, kinds + n)) < 0)
+						 1, values, NULL, STEP_ROLE, kinds + n)) < 0)
 			return -1;
 		n += role != NULL ? m : 0;
 	}

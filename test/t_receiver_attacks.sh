@@ -4,11 +4,12 @@
 # - A Push gzipped in two members (as gzip -c a b, pigz): both stored, not
 #   the first alone answered 200; bytes after the last member: 400.
 # - A query parameter with a NUL (%00): 400, not cut short where it is.
-# - Clients that dribble their headers, a byte a second: dropped after
+# - Clients that dribble their headers, a line a second: dropped after
 #   --request-timeout, as a slow body is, so that --max-clients of them no
 #   longer lock out every other client.
 # - More clients than select() takes (1,024 descriptors): --max-clients
 #   of them served.
+# - A credential mapped to a role that does not exist: 403, not 400.
 # - SIGHUP: the tenants file read again (a bad one keeps the old), not
 #   the receiver killed with its pushes in flight.
 # - SIGTERM while a push waits in the database past --drain-timeout: the
@@ -132,6 +133,16 @@ PY
 )" "b'HTTP/1.1 200'"
 kill -TERM "$murl_pid"
 wait "$murl_pid" || fail "the receiver of 1,100 clients exited with status $? on SIGTERM"
+
+# ---------------------------------------------------------------- a tenant without a role
+# A credential mapped to a role that does not exist (the operator's slip):
+# 403, as for a role the login role may not take, not 400, which told the
+# agent its push was bad
+echo 'bearer tok-ghost calltree_attacks_no_such_role' >"$work/ghost"
+start_receiver gurl --dbname "dbname=$db" --tenants "$work/ghost"
+expect "a tenant whose role does not exist" "$(post "$gurl/ingest?name=ghost&format=pprof" -H 'Authorization: Bearer tok-ghost' --data-binary "@$pprof")" 403
+grep -q 'role "calltree_attacks_no_such_role" does not exist' "$work/body" || fail "a tenant whose role does not exist: $(cat "$work/body")"
+expect "a tenant whose role does not exist: nothing stored" "$(stored ghost)" 0
 
 # ---------------------------------------------------------------- SIGHUP
 # The tenants file read again: a push in flight meanwhile is answered and
