@@ -186,6 +186,35 @@ take_body(RequestState *state, const char *data, size_t *size)
 	return MHD_YES;
 }
 
+/*
+ * A client's text as the log may show it: bytes under 0x20 and 0x7f as
+ * \xNN, so that a path with %0a cannot write a line of its own, nor an
+ * escape sequence drive the terminal; cut short to fit out
+ */
+static const char *
+printable(const char *text, char *out, size_t size)
+{
+	size_t		n = 0;
+
+	for (const unsigned char *p = (const unsigned char *) text; *p != '\0' && n + 5 < size; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			n += (size_t) snprintf(out + n, size - n, "\\x%02x", *p);
+		else
+			out[n++] = (char) *p;
+	out[n] = '\0';
+	return out;
+}
+
+static void
+log_request(const Request *req, const Reply *reply)
+{
+	char		method[64];
+	char		path[512];
+
+	log_message("%s %s: %d (%zu bytes)", printable(req->method, method, sizeof(method)),
+				printable(req->path, path, sizeof(path)), reply->status, req->body.len);
+}
+
 static enum MHD_Result
 finish_request(RequestState *state)
 {
@@ -205,7 +234,7 @@ finish_request(RequestState *state)
 	}
 	route(req, &reply);
 	if (req->receiver->options.verbose)
-		log_message("%s %s: %d (%zu bytes)", req->method, req->path, reply.status, req->body.len);
+		log_request(req, &reply);
 	ret = send_reply(req->connection, &reply, req->body.len, atomic_load(&draining));
 	buf_free(&req->body);
 	return ret;

@@ -4,6 +4,7 @@
 # - A Push gzipped in two members (as gzip -c a b, pigz): both stored, not
 #   the first alone answered 200; bytes after the last member: 400.
 # - A query parameter with a NUL (%00): 400, not cut short where it is.
+# - A path with %0a: no line of its own in the --verbose log.
 # - Clients that dribble their headers, a line a second: dropped after
 #   --request-timeout, as a slow body is, so that --max-clients of them no
 #   longer lock out every other client.
@@ -65,6 +66,15 @@ for query in 'name=nul%00x&format=pprof' 'name=nul&format=pprof&spyName=a%00b' '
 	grep -q 'holds a NUL byte (%00)' "$work/body" || fail "a NUL in the query: $query: $(cat "$work/body")"
 done
 expect "a NUL in the query: nothing stored" "$(stored nul)" 0
+
+# ---------------------------------------------------------------- the log
+# --verbose logs each request's method and path: one with %0a in its path
+# writes no line of its own (a forged entry), nor an escape sequence
+start_receiver vurl --dbname "dbname=$db" --verbose
+expect "a path with a line of its own" "$(post "$vurl/ingest%0a2001-01-01%2000:00:00%20UTC%20calltree-receiver:%20forged%1b[31m" --data-binary x)" 404
+grep -q '^2001-01-01' "$work/receiver.log" && fail "a client wrote a line of the log: $(grep -A1 -B1 '^2001-01-01' "$work/receiver.log")"
+grep -qF 'POST /ingest\x0a2001-01-01 00:00:00 UTC calltree-receiver: forged\x1b[31m: 404' "$work/receiver.log" ||
+	fail "the request is not logged with its control bytes escaped: $(tail -n 3 "$work/receiver.log")"
 
 # ---------------------------------------------------------------- slow clients
 # --max-clients clients send their headers a line a second: the receiver
