@@ -10,6 +10,8 @@
 #   longer lock out every other client.
 # - More clients than select() takes (1,024 descriptors): --max-clients
 #   of them served.
+# - A lock not had within lock_timeout, a server made read-only: 503,
+#   which agents retry, not 500.
 # - A credential mapped to a role that does not exist: 403, not 400.
 # - SIGHUP: the tenants file read again (a bad one keeps the old), not
 #   the receiver killed with its pushes in flight.
@@ -143,6 +145,24 @@ PY
 )" "b'HTTP/1.1 200'"
 kill -TERM "$murl_pid"
 wait "$murl_pid" || fail "the receiver of 1,100 clients exited with status $? on SIGTERM"
+
+# ---------------------------------------------------------------- a database that will not write
+# A lock not had within lock_timeout, and a server made read-only
+# (default_transaction_read_only, as for maintenance): 503 with
+# Retry-After, which agents retry, not 500, after which they drop the push
+start_receiver wurl --dbname "dbname=$db options='-c lock_timeout=200'"
+hold_profile 2
+expect "a lock not had within lock_timeout" "$(post "$wurl/ingest?name=locked&format=pprof" --data-binary "@$pprof")" 503
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 503 without Retry-After: $(cat "$work/headers")"
+wait "$holder"
+ct_at_exit "ct_query postgres 'ALTER SYSTEM RESET default_transaction_read_only' -c 'SELECT pg_reload_conf()'"
+ct_query postgres 'ALTER SYSTEM SET default_transaction_read_only = on' -c 'SELECT pg_reload_conf()' >/dev/null
+sleep 0.5
+expect "a push to a read-only server" "$(post "$wurl/ingest?name=readonly&format=pprof" --data-binary "@$pprof")" 503
+grep -q 'read-only transaction' "$work/body" || fail "a push to a read-only server: $(cat "$work/body")"
+ct_query postgres 'ALTER SYSTEM RESET default_transaction_read_only' -c 'SELECT pg_reload_conf()' >/dev/null
+sleep 0.5
+expect "the push once the server writes again" "$(post "$wurl/ingest?name=readonly&format=pprof" --data-binary "@$pprof") $(stored readonly)" "200 1"
 
 # ---------------------------------------------------------------- a tenant without a role
 # A credential mapped to a role that does not exist (the operator's slip):
