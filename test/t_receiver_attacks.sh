@@ -123,6 +123,13 @@ PY
 grep -q 'dropped a client that took over 4 s to send its request' "$work/receiver.log" ||
 	fail "the slow clients' drop is not logged: $(tail -n 5 "$work/receiver.log")"
 
+# The watchdog cuts requests being sent, not pushes being imported: one
+# that waits for a lock past --request-timeout is answered.
+start_receiver lurl --dbname "dbname=$db" --request-timeout 1
+hold_profile 2.5
+expect "a push waiting in the database past --request-timeout" "$(post "$lurl/ingest?name=waited&format=pprof" --data-binary "@$pprof") $(stored waited)" "200 1"
+wait "$holder"
+
 # ---------------------------------------------------------------- many clients
 # 1,100 clients at once, past select()'s 1,024 descriptors: served, the
 # receiver raising its limit of open files to what --max-clients needs
