@@ -92,6 +92,7 @@ main(int argc, char **argv)
 	log_message("%s: draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
 	server_drain_and_stop(daemon, &receiver);
 	db_pool_destroy(receiver.db);
+	tenants_free(receiver.tenants);
 	log_message("stopped");
 	return 0;
 }
