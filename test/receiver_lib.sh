@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The helpers of the receiver's script tests (test/t_receiver*.sh), sourced
 # after ct_script_init, with $receiver the program and $work the scratch.
 
