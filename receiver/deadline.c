@@ -2,6 +2,13 @@
  * deadline.c
  *	  The whole request within --request-timeout (deadline.h).
  *
+ * Which byte begins a request is not known here, only when the one before
+ * it ended (or the connection began).  A connection may wait up to
+ * --timeout for its next request (libmicrohttpd drops it after that), so
+ * a request is cut when it is not whole --timeout + --request-timeout
+ * after that moment: never one sent within --request-timeout by a client
+ * that kept its connection open between pushes.
+ *
  * Each connection, from its start, has an entry in a list: the socket,
  * when its current request began, and whether that request is still
  * being received.  Every quarter of a second the watchdog shuts down the
@@ -26,7 +33,7 @@ typedef struct Watched
 {
 	struct Deadlines *deadlines;
 	int			fd;
-	struct timespec began;		/* the current request's first moment */
+	struct timespec began;		/* the connection's start, or its last request's end */
 	bool		receiving;		/* not whole yet */
 	bool		cut;
 	struct Watched *prev;
@@ -37,7 +44,8 @@ struct Deadlines
 {
 	pthread_mutex_t lock;
 	Watched    *head;
-	int			seconds;
+	int			request_seconds;
+	int			idle_seconds;
 	bool		stopping;
 	pthread_t	thread;
 };
@@ -56,11 +64,12 @@ static void
 cut_late_requests(Deadlines *d)
 {
 	for (Watched *w = d->head; w != NULL; w = w->next)
-		if (w->receiving && !w->cut && seconds_since(&w->began) >= d->seconds)
+		if (w->receiving && !w->cut && seconds_since(&w->began) >= d->request_seconds + d->idle_seconds)
 		{
 			w->cut = true;
 			shutdown(w->fd, SHUT_RDWR);
-			log_message("dropped a client that took over %d s to send its request", d->seconds);
+			log_message("dropped a client that took over %d s to send its request (after %d s it may wait)",
+						d->request_seconds, d->idle_seconds);
 			metrics_count_refusal("timeout");
 		}
 }
@@ -84,14 +93,15 @@ watch(void *arg)
 }
 
 Deadlines *
-deadlines_start(int seconds)
+deadlines_start(int request_seconds, int idle_seconds)
 {
 	Deadlines  *d = calloc(1, sizeof(Deadlines));
 
 	if (d == NULL)
 		return NULL;
 	pthread_mutex_init(&d->lock, NULL);
-	d->seconds = seconds;
+	d->request_seconds = request_seconds;
+	d->idle_seconds = idle_seconds;
 	if (pthread_create(&d->thread, NULL, watch, d) != 0)
 	{
 		free(d);

@@ -5,7 +5,9 @@
  *	  body only once the headers are in: a client that sends a header
  *	  byte every few seconds would hold its connection for ever, and
  *	  --max-clients of them every connection.  A watchdog thread cuts the
- *	  connection of a request not whole --request-timeout after it began.
+ *	  connection of a request not whole --request-timeout after it could
+ *	  begin: --timeout after the one before it ended, or the connection
+ *	  began.
  */
 #ifndef RECEIVER_DEADLINE_H
 #define RECEIVER_DEADLINE_H
@@ -16,8 +18,12 @@
 
 typedef struct Deadlines Deadlines;
 
-/* The watchdog, started: requests get seconds each; NULL if it cannot start */
-extern Deadlines *deadlines_start(int seconds);
+/*
+ * The watchdog, started: a request gets request_seconds, after up to
+ * idle_seconds (--timeout) of waiting for it to begin; NULL if it cannot
+ * start
+ */
+extern Deadlines *deadlines_start(int request_seconds, int idle_seconds);
 
 /* Stops the watchdog (once the server is stopped: no connection is left) */
 extern void deadlines_stop(Deadlines *deadlines);

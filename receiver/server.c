@@ -326,7 +326,7 @@ server_start(Receiver *receiver, int *port)
 	if (addr->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	allow_descriptors(options);
-	deadlines = deadlines_start(options->request_timeout);
+	deadlines = deadlines_start(options->request_timeout, options->timeout);
 	if (deadlines == NULL)
 	{
 		freeaddrinfo(addr);
