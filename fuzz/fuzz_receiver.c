@@ -295,7 +295,7 @@ fuzz_authenticate(const char *data, size_t size)
 	static Tenants *tenants;
 	char	   *text = strndup(data, size);
 	char	   *newline = strchr(text, '\n');
-	const char *role = NULL;
+	char	   *role = NULL;
 	Reply		reply = {0};
 	Request		req = {0};
 	int			count;
@@ -326,6 +326,7 @@ fuzz_authenticate(const char *data, size_t size)
 	}
 	else
 		check(reply.status == 401 && role == NULL);
+	free(role);
 	authorization_header = orgid_header = NULL;
 	buf_free(&reply.body);
 	free(text);

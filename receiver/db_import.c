@@ -34,7 +34,9 @@
  * The status of a failed statement: bad input is the client's (4xx: data
  * exceptions and broken references 400, a feature not supported 415, a
  * limit of the importers 413, no right 403), a lost connection, a conflict
- * or an overloaded or stopping server is worth a retry (503).
+ * or an overloaded or stopping server is worth a retry (503), and so is a
+ * server that is read-only for now (maintenance, a standby) or a lock not
+ * had within lock_timeout: 500 would make agents drop the push.
  */
 static int
 status_of_sqlstate(const char *sqlstate, PGconn *conn)
@@ -52,7 +54,8 @@ status_of_sqlstate(const char *sqlstate, PGconn *conn)
 	if (strncmp(sqlstate, "54", 2) == 0)
 		return 413;
 	if (strncmp(sqlstate, "08", 2) == 0 || strncmp(sqlstate, "40", 2) == 0 ||
-		strncmp(sqlstate, "53", 2) == 0 || strncmp(sqlstate, "57", 2) == 0)
+		strncmp(sqlstate, "53", 2) == 0 || strncmp(sqlstate, "57", 2) == 0 ||
+		strcmp(sqlstate, "25006") == 0 || strcmp(sqlstate, "55P03") == 0)
 		return 503;
 	return 500;
 }
@@ -126,6 +129,9 @@ read_segment(PGconn *conn, const StepKind *kinds, int n, ItemOutcome *outcome, c
 		else if (status != PGRES_PIPELINE_ABORTED && ok && PQstatus(conn) == CONNECTION_OK)
 		{
 			reply_db_error(reply, conn, res);
+			/* a tenant's role that does not exist is no fault of the push's (400) */
+			if (kinds[i] == STEP_ROLE && reply->status < 500)
+				reply->status = 403;
 			ok = false;
 		}
 		PQclear(res);
@@ -166,7 +172,7 @@ send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 		kinds[n++] = STEP_COMMAND;
 		if (role != NULL &&
 			(m = db_send(conn, prepared, ST_ROLE, "SELECT pg_catalog.set_config('role', $1, true)",
-						 1, values, NULL, STEP_COMMAND, kinds + n)) < 0)
+						 1, values, NULL, STEP_ROLE, kinds + n)) < 0)
 			return -1;
 		n += role != NULL ? m : 0;
 	}

@@ -39,7 +39,8 @@ typedef enum StepKind
 	STEP_COMMAND,				/* nothing to read */
 	STEP_IMPORT,				/* stored by its sample ID (bool), the ids made (bigint[]) */
 	STEP_TWINS,					/* profiles made, those with an earlier twin */
-	STEP_XID					/* the transaction's id (db_import.c) */
+	STEP_XID,					/* the transaction's id (db_import.c) */
+	STEP_ROLE					/* the tenant's role set: nothing to read */
 } StepKind;
 
 typedef struct ItemOutcome

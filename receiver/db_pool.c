@@ -21,6 +21,7 @@
 typedef struct DbSlot
 {
 	PGconn	   *conn;			/* NULL: not connected */
+	PGcancel   *cancel;			/* what cancels conn's query, from any thread */
 	bool		busy;
 	unsigned	prepared;		/* the statements conn has prepared (db_item.h) */
 } DbSlot;
@@ -59,12 +60,22 @@ db_pool_create(const char *conninfo, int size, int wait_ms)
 	return pool;
 }
 
+/* Closes the slot's connection */
+static void
+close_slot(DbSlot *slot)
+{
+	PQfreeCancel(slot->cancel);
+	PQfinish(slot->conn);
+	slot->cancel = NULL;
+	slot->conn = NULL;
+}
+
 void
 db_pool_destroy(DbPool *pool)
 {
 	for (int i = 0; i < pool->size; i++)
 		if (pool->slots[i].conn != NULL)
-			PQfinish(pool->slots[i].conn);
+			close_slot(&pool->slots[i]);
 	free(pool->slots);
 	free(pool);
 }
@@ -155,10 +166,7 @@ db_acquire(DbPool *pool, PGconn **conn, char **error)
 		return DB_BUSY;
 	}
 	if (slot->conn != NULL && PQstatus(slot->conn) != CONNECTION_OK)
-	{
-		PQfinish(slot->conn);
-		slot->conn = NULL;
-	}
+		close_slot(slot);
 	may_connect = slot->conn != NULL || time(NULL) >= pool->retry_at;
 	if (!may_connect)
 	{
@@ -172,18 +180,22 @@ db_acquire(DbPool *pool, PGconn **conn, char **error)
 
 	if (slot->conn == NULL)
 	{
-		slot->conn = connect_db(pool->conninfo, error);
-		slot->prepared = 0;
-	}
-	if (slot->conn == NULL)
-	{
+		PGconn	   *made = connect_db(pool->conninfo, error);
+
 		pthread_mutex_lock(&pool->lock);
-		pool->retry_at = time(NULL) + 1;
-		slot->busy = false;
-		pool->in_use--;
-		pthread_cond_signal(&pool->freed);
+		slot->conn = made;
+		slot->cancel = made ? PQgetCancel(made) : NULL;
+		slot->prepared = 0;
+		if (made == NULL)
+		{
+			pool->retry_at = time(NULL) + 1;
+			slot->busy = false;
+			pool->in_use--;
+			pthread_cond_signal(&pool->freed);
+			pthread_mutex_unlock(&pool->lock);
+			return DB_DOWN;
+		}
 		pthread_mutex_unlock(&pool->lock);
-		return DB_DOWN;
 	}
 	*conn = slot->conn;
 	return DB_ACQUIRED;
@@ -203,15 +215,30 @@ db_release(DbPool *pool, PGconn *conn)
 	if (slot != NULL)
 	{
 		if (PQstatus(conn) != CONNECTION_OK || PQtransactionStatus(conn) != PQTRANS_IDLE)
-		{
-			PQfinish(conn);
-			slot->conn = NULL;
-		}
+			close_slot(slot);
 		slot->busy = false;
 		pool->in_use--;
 		pthread_cond_signal(&pool->freed);
 	}
 	pthread_mutex_unlock(&pool->lock);
+}
+
+int
+db_cancel_busy(DbPool *pool)
+{
+	int			n = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	for (int i = 0; i < pool->size; i++)
+	{
+		char		error[256];
+
+		if (pool->slots[i].busy && pool->slots[i].cancel != NULL &&
+			PQcancel(pool->slots[i].cancel, error, sizeof(error)) == 1)
+			n++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return n;
 }
 
 unsigned *

@@ -27,6 +27,12 @@ extern DbAcquire db_acquire(DbPool *pool, PGconn **conn, char **error);
 extern void db_release(DbPool *pool, PGconn *conn);
 
 /*
+ * Asks the server to cancel what the connections in use are running
+ * (PQcancel, safe beside the threads using them): how many it was asked of
+ */
+extern int	db_cancel_busy(DbPool *pool);
+
+/*
  * Which statements an acquired connection has prepared, a bit each, for
  * its user to read and set (db_item.h); 0 for a new connection
  */

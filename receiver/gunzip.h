@@ -10,7 +10,11 @@
 
 #include "buffer.h"
 
-/* in inflated into out; false with *too_large when it would pass max, or not gzip */
+/*
+ * in inflated into out, every member of it; false with *too_large set
+ * when it would pass max, false without when it is not gzip, is cut short
+ * or has bytes after its last member that are not gzip
+ */
 extern bool gunzip(const Buffer *in, size_t max, Buffer *out, bool *too_large);
 
 #endif

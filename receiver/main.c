@@ -1,9 +1,12 @@
 /*
  * main.c
- *	  calltree-receiver: start, wait for SIGTERM or SIGINT, drain, stop.
+ *	  calltree-receiver: start, wait for SIGTERM or SIGINT, drain, stop;
+ *	  on SIGHUP, read the tenants file again.
  *
  * The signals are blocked before any thread starts, so that every thread
  * inherits the mask and only the main thread, in sigwait, takes them.
+ * SIGHUP among them: its default action would kill the receiver with its
+ * pushes in flight.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -36,6 +39,21 @@ log_message(const char *fmt,...)
 	va_end(args);
 }
 
+/* SIGHUP: the tenants file read again; a file with a fault leaves them as they were */
+static void
+reload_tenants(Receiver *receiver)
+{
+	const char *path = receiver->options.tenants_file;
+	int			n = 0;
+
+	if (path == NULL)
+		log_message("SIGHUP: no --tenants file to read again");
+	else if (tenants_reload(receiver->tenants, path, &n))
+		log_message("SIGHUP: %d credentials in %s", n, path);
+	else
+		log_message("SIGHUP: %s not read again (see above); the tenants are as they were", path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -55,6 +73,7 @@ main(int argc, char **argv)
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGTERM);
 	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
 	receiver.db = db_pool_create(receiver.options.conninfo, receiver.options.connections,
@@ -68,10 +87,12 @@ main(int argc, char **argv)
 	if (ntenants > 0)
 		log_message("%d credentials in %s", ntenants, receiver.options.tenants_file);
 
-	sigwait(&stop_signals, &signal_number);
+	while (sigwait(&stop_signals, &signal_number) == 0 && signal_number == SIGHUP)
+		reload_tenants(&receiver);
 	log_message("%s: draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
 	server_drain_and_stop(daemon, &receiver);
 	db_pool_destroy(receiver.db);
+	tenants_free(receiver.tenants);
 	log_message("stopped");
 	return 0;
 }

@@ -23,10 +23,12 @@ usage(FILE *out)
 			"  --connections N        database connections (default 4)\n"
 			"  --max-clients N        HTTP connections at once (default 64)\n"
 			"  --timeout SECONDS      a client silent this long is dropped (default 30)\n"
-			"  --request-timeout SECONDS  time to send a whole request (default 120)\n"
+			"  --request-timeout SECONDS  time to send a whole request, headers too (default 120)\n"
 			"  --queue-wait MS        wait for a free database connection, then 429 (default 2000)\n"
-			"  --drain-timeout SECONDS  on SIGTERM, wait this long for requests (default 30)\n"
-			"  --tenants FILE         credentials to PostgreSQL roles (docs/ingest.md)\n"
+			"  --drain-timeout SECONDS  on SIGTERM, wait this long for requests, then cancel\n"
+			"                         those in the database (default 30)\n"
+			"  --tenants FILE         credentials to PostgreSQL roles (docs/ingest.md);\n"
+			"                         read again on SIGHUP\n"
 			"  --verbose              log every request\n"
 			"  --help                 this help\n");
 }

@@ -6,6 +6,7 @@
  *	    main.c			start, signals, draining
  *	    options.c		the command line
  *	    server.c		HTTP (libmicrohttpd): bodies within the limit, replies
+ *	    deadline.c		the whole request, headers too, within --request-timeout
  *	    router.c		which handler serves which method and path
  *	    ingest.c		Pyroscope's POST /ingest
  *	    ingest_params.c	its query parameters: name{labels}, from, until...

@@ -38,6 +38,12 @@ typedef struct Reply
 extern const char *request_header(const Request *req, const char *name);
 extern const char *request_param(const Request *req, const char *name);
 
+/*
+ * Whether no name or value of the query holds a NUL (%00), which the
+ * strings of request_param would end at, silently; false after a 400
+ */
+extern bool request_query_is_text(const Request *req, Reply *reply);
+
 /* A plain-text reply: status and a message ending with a newline */
 extern void reply_text(Reply *reply, int status, const char *fmt,...) __attribute__((format(printf, 3, 4)));
 

@@ -5,6 +5,7 @@
  */
 #include "router.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_import.h"
@@ -63,7 +64,7 @@ route(Request *req, Reply *reply)
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 	{
 		const Route *r = &routes[i];
-		const char *role = NULL;
+		char	   *role = NULL;
 
 		if (strcmp(req->path, r->path) != 0)
 			continue;
@@ -72,12 +73,14 @@ route(Request *req, Reply *reply)
 			reply_text(reply, 405, "%s takes %s, not %s", r->path, r->method, req->method);
 		else if (r->plain != NULL)
 			r->plain(req, reply);
-		else if (tenants_authenticate(req->receiver->tenants, req, &role, reply))
+		else if (request_query_is_text(req, reply) &&
+				 tenants_authenticate(req->receiver->tenants, req, &role, reply))
 			r->push(req, role, reply);
 		if (r->connect && reply->status >= 400)
 			reply_connect_error(reply);
 		if (r->otlp && reply->status >= 400)
 			reply_otlp_status(reply, request_header(req, "Content-Type"));
+		free(role);
 		return;
 	}
 	reply->endpoint = "other";

@@ -8,7 +8,9 @@
  * declared larger is refused at once (413, before it is read), one that
  * turns out larger is read on and dropped, then refused.  A client that
  * stays silent --timeout seconds is dropped by libmicrohttpd, one that
- * takes longer than --request-timeout for the whole request by us.
+ * takes longer than --request-timeout for the whole request, headers and
+ * body, by the watchdog of deadline.c.  Connections are polled (poll(),
+ * not select(), which takes no socket numbered 1024 or more).
  */
 #include "server.h"
 
@@ -17,12 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "db_pool.h"
+#include "deadline.h"
 #include "metrics.h"
 #include "request.h"
 #include "router.h"
@@ -31,10 +36,10 @@ typedef struct RequestState
 {
 	Request		req;
 	bool		too_large;
-	time_t		started;
 } RequestState;
 
 static atomic_bool draining;
+static Deadlines *deadlines;
 
 const char *
 request_header(const Request *req, const char *name)
@@ -46,6 +51,30 @@ const char *
 request_param(const Request *req, const char *name)
 {
 	return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* An iterator of the query: stops at a name or value holding a NUL, kept in *cls */
+static enum MHD_Result
+stop_at_nul(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value,
+			size_t value_size)
+{
+	(void) kind;
+	if (strlen(key) == key_size && (value == NULL || strlen(value) == value_size))
+		return MHD_YES;
+	*(const char **) cls = key;
+	return MHD_NO;
+}
+
+bool
+request_query_is_text(const Request *req, Reply *reply)
+{
+	const char *bad = NULL;
+
+	MHD_get_connection_values_n(req->connection, MHD_GET_ARGUMENT_KIND, stop_at_nul, &bad);
+	if (bad == NULL)
+		return true;
+	reply_text(reply, 400, "the query parameter \"%s\" holds a NUL byte (%%00), which no text may hold", bad);
+	return false;
 }
 
 void
@@ -123,7 +152,6 @@ begin_request(Receiver *receiver, struct MHD_Connection *connection, const char 
 	state->req.connection = connection;
 	state->req.method = method;
 	state->req.path = url;
-	state->started = time(NULL);
 	*con_cls = state;
 	atomic_fetch_add(&receiver->in_flight, 1);
 
@@ -147,12 +175,6 @@ take_body(RequestState *state, const char *data, size_t *size)
 {
 	const Options *options = &state->req.receiver->options;
 
-	if (time(NULL) - state->started > options->request_timeout)
-	{
-		log_message("dropped a client that took over %d s to send its request", options->request_timeout);
-		metrics_count_refusal("timeout");
-		return MHD_NO;
-	}
 	if (!state->too_large && state->req.body.len + *size > options->max_body)
 	{
 		state->too_large = true;
@@ -164,6 +186,35 @@ take_body(RequestState *state, const char *data, size_t *size)
 	return MHD_YES;
 }
 
+/*
+ * A client's text as the log may show it: bytes under 0x20 and 0x7f as
+ * \xNN, so that a path with %0a cannot write a line of its own, nor an
+ * escape sequence drive the terminal; cut short to fit out
+ */
+static const char *
+printable(const char *text, char *out, size_t size)
+{
+	size_t		n = 0;
+
+	for (const unsigned char *p = (const unsigned char *) text; *p != '\0' && n + 5 < size; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			n += (size_t) snprintf(out + n, size - n, "\\x%02x", *p);
+		else
+			out[n++] = (char) *p;
+	out[n] = '\0';
+	return out;
+}
+
+static void
+log_request(const Request *req, const Reply *reply)
+{
+	char		method[64];
+	char		path[512];
+
+	log_message("%s %s: %d (%zu bytes)", printable(req->method, method, sizeof(method)),
+				printable(req->path, path, sizeof(path)), reply->status, req->body.len);
+}
+
 static enum MHD_Result
 finish_request(RequestState *state)
 {
@@ -171,6 +222,8 @@ finish_request(RequestState *state)
 	Reply		reply = {0};
 	enum MHD_Result ret;
 
+	if (!deadline_request_whole(req->connection))
+		return MHD_NO;			/* cut by the watchdog: no reply */
 	if (state->too_large)
 	{
 		char		message[128];
@@ -181,7 +234,7 @@ finish_request(RequestState *state)
 	}
 	route(req, &reply);
 	if (req->receiver->options.verbose)
-		log_message("%s %s: %d (%zu bytes)", req->method, req->path, reply.status, req->body.len);
+		log_request(req, &reply);
 	ret = send_reply(req->connection, &reply, req->body.len, atomic_load(&draining));
 	buf_free(&req->body);
 	return ret;
@@ -208,8 +261,8 @@ on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
 	Receiver   *receiver = cls;
 	RequestState *state = *con_cls;
 
-	(void) connection;
 	(void) toe;
+	deadline_next_request(connection);
 	if (state == NULL)
 		return;
 	buf_free(&state->req.body);
@@ -231,6 +284,25 @@ log_mhd(void *cls, const char *fmt, va_list args)
 	log_message("http: %s", message);
 }
 
+/*
+ * Raises the limit of open files, if it must be, to what --max-clients
+ * and --connections take (a socket each, and a few more), as far as the
+ * hard limit lets: else the clients past it would be refused unseen
+ */
+static void
+allow_descriptors(const Options *options)
+{
+	struct rlimit limit;
+	rlim_t		need = (rlim_t) options->max_clients + (rlim_t) options->connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= need)
+		return;
+	limit.rlim_cur = limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= need ? need : limit.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < need)
+		log_message("--max-clients %d: only %llu files may be open (ulimit -n), fewer clients will be served",
+					options->max_clients, (unsigned long long) limit.rlim_cur);
+}
+
 struct MHD_Daemon *
 server_start(Receiver *receiver, int *port)
 {
@@ -240,7 +312,7 @@ server_start(Receiver *receiver, int *port)
 	char		service[16];
 	struct MHD_Daemon *daemon;
 	const union MHD_DaemonInfo *info;
-	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	int			rc;
 
@@ -253,18 +325,29 @@ server_start(Receiver *receiver, int *port)
 	}
 	if (addr->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	allow_descriptors(options);
+	deadlines = deadlines_start(options->request_timeout, options->timeout);
+	if (deadlines == NULL)
+	{
+		freeaddrinfo(addr);
+		log_message("cannot start the watchdog of --request-timeout");
+		return NULL;
+	}
+	/* the logger first, so that it logs what the other options say */
 	daemon = MHD_start_daemon(flags, (uint16_t) options->listen_port, NULL, NULL, on_request, receiver,
+							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 							  MHD_OPTION_SOCK_ADDR, addr->ai_addr,
 							  MHD_OPTION_CONNECTION_LIMIT, (unsigned int) options->max_clients,
 							  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) options->timeout,
 							  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
 							  MHD_OPTION_NOTIFY_COMPLETED, on_completed, receiver,
-							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+							  MHD_OPTION_NOTIFY_CONNECTION, deadline_notify, deadlines,
 							  MHD_OPTION_END);
 	freeaddrinfo(addr);
 	if (daemon == NULL)
 	{
 		log_message("cannot listen on %s:%d", options->listen_host, options->listen_port);
+		deadlines_stop(deadlines);
 		return NULL;
 	}
 	info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -272,17 +355,38 @@ server_start(Receiver *receiver, int *port)
 	return daemon;
 }
 
+/* Waits up to seconds for the requests in flight; whether they all ended */
+static bool
+wait_for_requests(Receiver *receiver, int seconds)
+{
+	time_t		deadline = time(NULL) + seconds;
+
+	while (atomic_load(&receiver->in_flight) > 0 && time(NULL) < deadline)
+		usleep(50 * 1000);
+	return atomic_load(&receiver->in_flight) == 0;
+}
+
+/*
+ * After --drain-timeout, the pushes still in the database (waiting for a
+ * lock, most often) are canceled: rolled back, answered 503, which their
+ * agents retry.  Else stopping would wait for them all the same, and
+ * commit them after their clients were cut off.
+ */
+#define CANCELED_ANSWER_SECONDS 5
+
 void
 server_drain_and_stop(struct MHD_Daemon *daemon, Receiver *receiver)
 {
-	time_t		deadline = time(NULL) + receiver->options.drain_timeout;
-
 	atomic_store(&draining, true);
 	MHD_quiesce_daemon(daemon);
-	while (atomic_load(&receiver->in_flight) > 0 && time(NULL) < deadline)
-		usleep(50 * 1000);
-	if (atomic_load(&receiver->in_flight) > 0)
-		log_message("stopping with %d requests unfinished after %d s",
-					atomic_load(&receiver->in_flight), receiver->options.drain_timeout);
+	if (!wait_for_requests(receiver, receiver->options.drain_timeout))
+	{
+		log_message("%d requests unfinished after %d s: canceling the %d running in the database",
+					atomic_load(&receiver->in_flight), receiver->options.drain_timeout,
+					db_cancel_busy(receiver->db));
+		if (!wait_for_requests(receiver, CANCELED_ANSWER_SECONDS))
+			log_message("stopping with %d requests unfinished", atomic_load(&receiver->in_flight));
+	}
 	MHD_stop_daemon(daemon);
+	deadlines_stop(deadlines);
 }

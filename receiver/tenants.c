@@ -1,12 +1,16 @@
 /*
  * tenants.c
  *	  Credentials to PostgreSQL roles (tenants.h).  Credentials are
- *	  compared in time that does not depend on where they differ.
+ *	  compared in time that does not depend on where they differ.  The
+ *	  table is read under a read lock and replaced, on SIGHUP, under the
+ *	  write lock; each push gets a copy of its role, so that a reload
+ *	  frees no string a push still uses.
  */
 #include "tenants.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ typedef struct Tenant
 
 struct Tenants
 {
+	pthread_rwlock_t lock;
 	Tenant	   *tenants;
 	int			count;
 };
@@ -104,7 +109,29 @@ tenants_free(Tenants *t)
 		free(t->tenants[i].role);
 	}
 	free(t->tenants);
+	pthread_rwlock_destroy(&t->lock);
 	free(t);
+}
+
+bool
+tenants_reload(Tenants *t, const char *path, int *count)
+{
+	Tenants    *fresh = tenants_load(path, count);
+	Tenant	   *old;
+	int			old_count;
+
+	if (fresh == NULL)
+		return false;
+	pthread_rwlock_wrlock(&t->lock);
+	old = t->tenants;
+	old_count = t->count;
+	t->tenants = fresh->tenants;
+	t->count = fresh->count;
+	pthread_rwlock_unlock(&t->lock);
+	fresh->tenants = old;
+	fresh->count = old_count;
+	tenants_free(fresh);
+	return true;
 }
 
 Tenants *
@@ -121,6 +148,7 @@ tenants_load(const char *path, int *count)
 		return NULL;
 	}
 	t = calloc(1, sizeof(Tenants));
+	pthread_rwlock_init(&t->lock, NULL);
 	while (fgets(line, sizeof(line), file) != NULL)
 	{
 		char	   *words[3];
@@ -189,8 +217,22 @@ unauthorized(Reply *reply, const char *why)
 	return false;
 }
 
+/* A copy of the role of the credential of that kind, or NULL */
+static char *
+role_of(Tenants *t, CredentialKind kind, const char *credential)
+{
+	const char *role;
+	char	   *copy;
+
+	pthread_rwlock_rdlock(&t->lock);
+	role = find(t, kind, credential);
+	copy = role ? strdup(role) : NULL;
+	pthread_rwlock_unlock(&t->lock);
+	return copy;
+}
+
 bool
-tenants_authenticate(const Tenants *t, const Request *req, const char **role, Reply *reply)
+tenants_authenticate(Tenants *t, const Request *req, char **role, Reply *reply)
 {
 	const char *authorization;
 	const char *orgid;
@@ -202,17 +244,17 @@ tenants_authenticate(const Tenants *t, const Request *req, const char **role, Re
 	authorization = request_header(req, "Authorization");
 	orgid = request_header(req, "X-Scope-OrgID");
 	if (authorization != NULL && strncasecmp(authorization, "Bearer ", 7) == 0)
-		*role = find(t, CRED_BEARER, authorization + 7);
+		*role = role_of(t, CRED_BEARER, authorization + 7);
 	else if (authorization != NULL && strncasecmp(authorization, "Basic ", 6) == 0)
 	{
 		if (!decode_basic(authorization + 6, decoded, sizeof(decoded)))
 			return unauthorized(reply, "the Basic credentials are not base64");
-		*role = find(t, CRED_BASIC, decoded);
+		*role = role_of(t, CRED_BASIC, decoded);
 	}
 	else if (authorization != NULL)
 		return unauthorized(reply, "the Authorization header is neither Bearer nor Basic");
 	else if (orgid != NULL)
-		*role = find(t, CRED_ORGID, orgid);
+		*role = role_of(t, CRED_ORGID, orgid);
 	else
 		return unauthorized(reply, "credentials are required: Authorization (Bearer or Basic) or X-Scope-OrgID");
 	if (*role == NULL)

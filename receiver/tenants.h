@@ -23,10 +23,16 @@ extern Tenants *tenants_load(const char *path, int *count);
 extern void tenants_free(Tenants *tenants);
 
 /*
- * The role of the push's credentials (*role NULL when tenants is NULL), or
- * false after filling a 401 reply.
+ * The file read again into tenants, in one step beside the pushes being
+ * authenticated; false, the tenants as they were, after printing what is
+ * wrong with it
  */
-extern bool tenants_authenticate(const Tenants *tenants, const Request *req, const char **role,
-								 Reply *reply);
+extern bool tenants_reload(Tenants *tenants, const char *path, int *count);
+
+/*
+ * The role of the push's credentials, malloc'd for the caller to free
+ * (*role NULL when tenants is NULL), or false after filling a 401 reply.
+ */
+extern bool tenants_authenticate(Tenants *tenants, const Request *req, char **role, Reply *reply);
 
 #endif

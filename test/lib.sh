@@ -144,8 +144,11 @@ ct_keep() { CT_KEEP=1; }
 # Silent: it runs from the EXIT trap, after the last line was printed.
 ct_cleanup() {
 	local db command dir
+	# --force: a session still open (a receiver, a background psql, killed
+	# only by the exit commands below) no longer keeps the database, nor
+	# with it the roles its grants name, for the next run
 	for db in ${CT_DATABASES[@]+"${CT_DATABASES[@]}"}; do
-		"$PG_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+		"$PG_BIN/dropdb" --if-exists --force "$db" >/dev/null 2>&1 || true
 	done
 	CT_DATABASES=()
 	for command in ${CT_EXIT_COMMANDS[@]+"${CT_EXIT_COMMANDS[@]}"}; do
