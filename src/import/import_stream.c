@@ -457,14 +457,20 @@ Datum
 calltree_import_stream(PG_FUNCTION_ARGS)
 {
 	bool		all = fcinfo->flinfo->fn_retset;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int64	   *ids;
 	int			count;
+	Datum		value = (Datum) 0;
+	bool		isnull = false;
 
+	if (PG_ARGISNULL(0) && !all)
+		PG_RETURN_NULL();
 	if (PG_ARGISNULL(0))
 	{
-		if (!all)
-			PG_RETURN_NULL();
+		/* no table: a NULL, as a function of one result gives */
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+		isnull = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 		return (Datum) 0;
 	}
 	count = stream_import(fcinfo, all, &ids);
@@ -473,10 +479,7 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int i = 0; i < count; i++)
 	{
-		ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-		Datum		value = Int64GetDatum(ids[i]);
-		bool		isnull = false;
-
+		value = Int64GetDatum(ids[i]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 	}
 	return (Datum) 0;
