@@ -238,12 +238,31 @@ status 1 "$cli" diff "$base" --base-until '2026-13-45'
 status 1 "$cli" top "$test" "$heap"
 { grep -q 'several weight units: bytes' "$work/err" && grep -q '^HINT:  .* --where sample_type=TYPE' "$work/err"; } ||
 	fail "profiles of two units: $(cat "$work/err")"
+# a JFR recording makes a profile per kind of sample: calltree load prints every id, a line
+# each in the recording's order (not the first alone, with a NOTICE naming the others), and
+# says on stderr what each is
+jfr_gz=$shared/data/jfr/FastSlow_2024_01_16_180855.jfr.gz
+jfr=$("$cli" load --no-progress --meta run=jfr "$jfr_gz" 2>"$work/load.err") ||
+	fail "calltree load of a JFR recording failed: $(cat "$work/load.err")"
+expect "calltree load of a JFR recording prints" "$(paste -sd ' ' <<<"$jfr")" \
+	"$(ct_query "$db" "SELECT string_agg(id::text, ' ' ORDER BY id) FROM calltree.profile WHERE meta->>'run' = 'jfr'")"
+read -r cpu wall alloc <<<"$(paste -sd ' ' <<<"$jfr")"
+expect "the JFR recording's sample types, in the order printed" \
+	"$(ct_query "$db" "SELECT string_agg(meta->>'sample_type', ' ' ORDER BY array_position(ARRAY[$cpu, $wall, $alloc]::bigint[], id))
+	                   FROM calltree.profile WHERE meta->>'run' = 'jfr'")" "cpu wall alloc_in_new_tlab_bytes"
+expect "calltree load's description of them" "$(cat "$work/load.err")" \
+	"calltree load: $jfr_gz made 3 profiles, named FastSlow_2024_01_16_180855.jfr:
+  $cpu  cpu (process_cpu), nanoseconds
+  $wall  wall, nanoseconds
+  $alloc  alloc_in_new_tlab_bytes (memory), bytes"
+# ... as bin/calltree-load prints them, and a file of one profile prints its id alone
+"$repo/bin/calltree-load" --no-progress --meta run=jfr-again "$jfr_gz" "$work/heap.pprof" >"$work/out" 2>"$work/err" ||
+	fail "calltree-load of a JFR recording and a pprof file failed: $(cat "$work/err")"
+expect "calltree-load of a JFR recording and a pprof file prints" "$(wc -l <"$work/out")" 4
+grep -q "^calltree-load: $jfr_gz made 3 profiles" "$work/err" || fail "calltree-load's description: $(cat "$work/err")"
+! grep -q 'the others are' "$work/err" || fail "the server's NOTICE of the first id alone: $(cat "$work/err")"
 # a JFR recording's CPU and wall-clock profiles: both in nanoseconds, but pprof never adds
 # two sample types up; the choice of one works
-jfr=$("$cli" load --no-progress --meta run=jfr "$shared/data/jfr/FastSlow_2024_01_16_180855.jfr.gz" 2>"$work/load.err") ||
-	fail "calltree load of a JFR recording failed: $(cat "$work/load.err")"
-read -r cpu wall <<<"$(ct_query "$db" "SELECT string_agg(id::text, ' ' ORDER BY id) FROM calltree.profile WHERE meta->>'run' = 'jfr' AND weight_unit = 'nanoseconds'")"
-expect "the JFR recording's cpu and wall profiles" "$cpu $wall" "$jfr $((jfr + 1))"
 ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"timed\": \"yes\"}' WHERE id IN ($cpu, $wall)" >/dev/null
 for verb in top tree "peek fib" flame; do
 	# shellcheck disable=SC2086  # the verb and its argument
@@ -289,6 +308,16 @@ PGCLIENTENCODING=win1252 status 0 "$cli" top "$latin"
 PGCLIENTENCODING=BOGUS status 1 "$cli" top "$latin"
 grep -q '^calltree top: PGCLIENTENCODING=BOGUS: calltree cannot print in this encoding' "$work/err" ||
 	fail "an unknown PGCLIENTENCODING: $(cat "$work/err")"
+# calltree load reads its options and writes its messages in PGCLIENTENCODING too
+PGCLIENTENCODING=LATIN1 status 0 "$cli" load --no-progress --name "$(printf 'donn\xe9es')" --meta "$(printf 'o\xf9=ici')" "$jfr_gz"
+read -r latin_cpu _ <<<"$(paste -sd ' ' "$work/out")"
+expect "the name and meta calltree load read in LATIN1" \
+	"$(ct_query "$db" "SELECT string_agg(DISTINCT concat_ws(' ', name, meta->>'où'), ',') FROM calltree.profile WHERE id >= $latin_cpu")" "données ici"
+iconv -f LATIN1 -t UTF-8 "$work/err" | grep -q "made 3 profiles, named données:$" ||
+	fail "calltree load's description in LATIN1: $(od -c "$work/err" | head -n 5)"
+PGCLIENTENCODING=BOGUS status 1 "$cli" load --no-progress "$work/latin.collapsed"
+grep -q '^calltree load: PGCLIENTENCODING=BOGUS: calltree cannot print in this encoding' "$work/err" ||
+	fail "calltree load in an unknown PGCLIENTENCODING: $(cat "$work/err")"
 status 1 "$cli" top "$test" --focus '('
 grep -q "^HINT:  A POSIX regular expression is expected: --focus '('" "$work/err" || fail "a bad --focus: $(cat "$work/err")"
 status 1 "$cli" peek 'no_such_function' "$test"

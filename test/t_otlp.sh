@@ -81,12 +81,17 @@ done
 # sample.cpu and simple.prof have two sample types each
 [ "$checked" -eq 4 ] || fail "$checked profiles were compared, not 4"
 
-# bin/calltree-load --format otlp, gzip-compressed: prints the first id;
-# both profiles are named by the request (service.name), not by the file
+# bin/calltree-load --format otlp, gzip-compressed: prints every id, a line
+# each in the request's order; both profiles are named by the request
+# (service.name), not by the file
 gzip -c "$work/sample.cpu.otlp" >"$work/request.gz"
-first=$("$repo/bin/calltree-load" -d "$db" --format otlp --no-progress "$work/request.gz" 2>"$work/load.err") ||
+ids=$("$repo/bin/calltree-load" -d "$db" --format otlp --no-progress "$work/request.gz" 2>"$work/load.err") ||
 	fail "calltree-load --format otlp failed: $(cat "$work/load.err")"
-loaded=$(ct_psql "$db" -At -v first="$first" <<<"SELECT string_agg(name || ':' || (meta->>'sample_type'), ' ' ORDER BY id)
-  FROM calltree.profile WHERE id >= :first")
-[ "$loaded" = "svc-sample.cpu:samples svc-sample.cpu:cpu" ] || fail "calltree-load --format otlp loaded: $loaded"
+loaded=$(ct_psql "$db" -At -v ids="{$(paste -sd , <<<"$ids")}" <<<"SELECT string_agg(name || ':' || (meta->>'sample_type'), ' ' ORDER BY n)
+  FROM unnest(:'ids'::bigint[]) WITH ORDINALITY AS i(id, n) JOIN calltree.profile p USING (id)")
+[ "$loaded" = "svc-sample.cpu:samples svc-sample.cpu:cpu" ] || fail "calltree-load --format otlp loaded: $loaded ($ids)"
+[ "$(ct_query "$db" "SELECT max(id) FROM calltree.profile")" = "$(tail -n 1 <<<"$ids")" ] ||
+	fail "calltree-load --format otlp printed $ids, not every profile"
+grep -q "^calltree-load: $work/request.gz made 2 profiles, named svc-sample.cpu:$" "$work/load.err" ||
+	fail "calltree-load --format otlp described: $(cat "$work/load.err")"
 echo "t_otlp: $checked OTLP profiles equal to their pprof"

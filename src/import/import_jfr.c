@@ -471,21 +471,34 @@ jfr_import_all(const ProfileInfo *info, const char *data, size_t len, int32 samp
 }
 
 /*
- * The Importer's import, for import_profile and import_stream: the first
- * profile's id, with a NOTICE naming the others.
+ * The Importer's import_all, for import_stream: every profile's id; a
+ * recording without any is an error.
  */
-static int64
-jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+static int
+jfr_import_every(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options,
+				 int64 **ids)
 {
-	int64	   *ids;
-	int			count = jfr_import_all(info, data, len, 0, NULL, &ids);
-	StringInfoData others;
+	int			count = jfr_import_all(info, data, len, 0, NULL, ids);
 
 	if (count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("JFR recording holds no execution, wall-clock, allocation, live object or lock sample"),
 				 errhint("import_jfr() accepts such a recording and returns no id.")));
+	return count;
+}
+
+/*
+ * The Importer's import, for import_profile (and import_stream as 0.2
+ * declared it): the first profile's id, with a NOTICE naming the others.
+ */
+static int64
+jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	int64	   *ids;
+	int			count = jfr_import_every(info, data, len, options, &ids);
+	StringInfoData others;
+
 	if (count > 1)
 	{
 		initStringInfo(&others);
@@ -504,6 +517,7 @@ const Importer jfr_importer = {
 	.format = "jfr",
 	.binary = true,
 	.import = jfr_import,
+	.import_all = jfr_import_every,
 };
 
 /* A bytea argument's bytes, inflated if gzip-compressed */

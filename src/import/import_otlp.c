@@ -804,21 +804,34 @@ otlp_import_all(const ProfileInfo *info, const char *data, size_t len, int64 **i
 }
 
 /*
- * The Importer's import, for import_stream: the first profile's id, with
- * a NOTICE naming the others.
+ * The Importer's import_all, for import_stream: every profile's id; a
+ * request without any is an error.
  */
-static int64
-otlp_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+static int
+otlp_import_every(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options,
+				  int64 **ids)
 {
-	int64	   *ids;
-	int			count = otlp_import_all(info, data, len, &ids);
-	StringInfoData others;
+	int			count = otlp_import_all(info, data, len, ids);
 
 	if (count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("OTLP request holds no profile"),
 				 errhint("import_otlp() accepts an empty request and returns no id.")));
+	return count;
+}
+
+/*
+ * The Importer's import, for import_stream as 0.2 declared it: the first
+ * profile's id, with a NOTICE naming the others.
+ */
+static int64
+otlp_import(const ProfileInfo *info, const char *data, size_t len, const ImportOptions *options)
+{
+	int64	   *ids;
+	int			count = otlp_import_every(info, data, len, options, &ids);
+	StringInfoData others;
+
 	if (count > 1)
 	{
 		initStringInfo(&others);
@@ -837,6 +850,7 @@ const Importer otlp_importer = {
 	.format = "otlp",
 	.binary = true,
 	.import = otlp_import,
+	.import_all = otlp_import_every,
 };
 
 /* The protobuf bytes of a request: decompressed if it is gzip */

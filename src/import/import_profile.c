@@ -264,13 +264,46 @@ import_text(const Importer *importer, const char *data, size_t len, bool decompr
 	return importer->import(info, data, len, options);
 }
 
-int64
-profile_import_bytes(const char *data, size_t len, const Importer *importer,
-					 const ProfileInfo *info, const ImportOptions *options)
+/* One id as an import's every id: a palloc'd array of it */
+static int
+one_id(int64 id, int64 **ids)
+{
+	*ids = palloc(sizeof(int64));
+	(*ids)[0] = id;
+	return 1;
+}
+
+/*
+ * A binary format's import: the first profile's id into *id and, when the
+ * caller takes them all (ids not NULL), every profile the file made into
+ * *ids.  Their number.
+ */
+static int
+import_binary(const Importer *importer, const ProfileInfo *info, const char *data, size_t len,
+			  const ImportOptions *options, int64 **ids, int64 *id)
+{
+	if (ids != NULL && importer->import_all != NULL)
+	{
+		int			count = importer->import_all(info, data, len, options, ids);
+
+		*id = (*ids)[0];
+		return count;
+	}
+	*id = importer->import(info, data, len, options);
+	return ids ? one_id(*id, ids) : 1;
+}
+
+/*
+ * profile_import_bytes and profile_import_bytes_all: the first profile's id
+ * into *id; every id into *ids unless ids is NULL; their number.
+ */
+static int
+import_bytes(const char *data, size_t len, const Importer *importer, const ProfileInfo *info,
+			 const ImportOptions *options, int64 **ids, int64 *id)
 {
 	ProfileInfo format_info = *info;
 	bool		decompressed = false;
-	int64		id;
+	int			count = 1;
 	FormatGuess guess;
 	const Importer *given = importer;
 	MemoryContext cxt = CurrentMemoryContext;
@@ -281,14 +314,14 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 				 errmsg("profile data is empty")));
 	if (gzip_is_compressed(data, len))
 	{
-		if (import_gzip_lines(data, len, importer, info, options, &id))
-			return id;
+		if (import_gzip_lines(data, len, importer, info, options, id))
+			return ids ? one_id(*id, ids) : 1;
 		data = gzip_decompress(data, len, PROFILE_MAX_BYTES, "profile", &len);
 		decompressed = true;
 	}
-	id = content_note(&format_info, content_digest(data, len), options);
-	if (id != 0)
-		return id;				/* on_duplicate skip: the earlier profile */
+	*id = content_note(&format_info, content_digest(data, len), options);
+	if (*id != 0)
+		return ids ? one_id(*id, ids) : 1;	/* on_duplicate skip: the earlier profile */
 	data = unwrap_text(data, &len, &decompressed);
 	check_not_empty(data, len);
 	profile_guess(data, len, &guess);
@@ -299,16 +332,39 @@ profile_import_bytes(const char *data, size_t len, const Importer *importer,
 		import_options_check(importer, options);
 		format_info.format = importer->format;
 		if (importer->binary)
-			id = importer->import(&format_info, data, len, options);
+			count = import_binary(importer, &format_info, data, len, options, ids, id);
 		else
-			id = import_text(importer, data, len, decompressed, &format_info, options);
+		{
+			*id = import_text(importer, data, len, decompressed, &format_info, options);
+			if (ids != NULL)
+				one_id(*id, ids);
+		}
 	}
 	PG_CATCH();
 	{
 		guess_rethrow(&guess, importer, given != NULL, options, cxt);
 	}
 	PG_END_TRY();
+	return count;
+}
+
+int64
+profile_import_bytes(const char *data, size_t len, const Importer *importer,
+					 const ProfileInfo *info, const ImportOptions *options)
+{
+	int64		id;
+
+	import_bytes(data, len, importer, info, options, NULL, &id);
 	return id;
+}
+
+int
+profile_import_bytes_all(const char *data, size_t len, const Importer *importer,
+						 const ProfileInfo *info, const ImportOptions *options, int64 **ids)
+{
+	int64		id;
+
+	return import_bytes(data, len, importer, info, options, ids, &id);
 }
 
 /*

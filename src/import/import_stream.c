@@ -35,6 +35,7 @@
 #include "catalog/pg_type.h"
 #include "common/base64.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -395,13 +396,11 @@ import_lines_guessed(ChunkReader *chunks, StringInfo head, size_t bom, const Imp
 }
 
 /*
- * import_stream(chunks regclass, name text, meta jsonb, format text,
- * strict boolean, event text, sample_type text, source text,
- * on_duplicate text) → profile id (0.1 declared it without source, 0.2
- * without on_duplicate)
+ * Imports the chunks' file: its profiles' number, their ids in *ids (the
+ * first only, with a NOTICE naming the others, when all is false).
  */
-Datum
-calltree_import_stream(PG_FUNCTION_ARGS)
+static int
+stream_import(FunctionCallInfo fcinfo, bool all, int64 **ids)
 {
 	const ImportArgs args = {.strict = 4, .event = 5, .sample_type = 6, .source = 7, .on_duplicate = 8};
 	const Importer *importer = NULL;
@@ -415,8 +414,6 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	size_t		bom;
 	int64		id;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
 	if (!PG_ARGISNULL(3))
 		importer = importer_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	given = importer != NULL;
@@ -438,7 +435,52 @@ calltree_import_stream(PG_FUNCTION_ARGS)
 	{
 		read_whole(&chunks, &head);
 		stream_end(&chunks, &errcallback);
+		if (all)
+			return profile_import_bytes_all(head.data, head.len, importer, &info, &options, ids);
 		id = profile_import_bytes(head.data, head.len, importer, &info, &options);
 	}
-	PG_RETURN_INT64(id);
+	*ids = palloc(sizeof(int64));
+	(*ids)[0] = id;
+	return 1;
+}
+
+/*
+ * import_stream(chunks regclass, name text, meta jsonb, format text,
+ * strict boolean, event text, sample_type text, source text,
+ * on_duplicate text) → SETOF bigint: every profile the file made, in its
+ * order (a JFR recording's kinds of samples, an OTLP request's profiles).
+ * 0.1 and 0.2 declared it without on_duplicate (0.1 without source),
+ * returning one bigint: to them, the first id, and a NOTICE naming the
+ * others.
+ */
+Datum
+calltree_import_stream(PG_FUNCTION_ARGS)
+{
+	bool		all = fcinfo->flinfo->fn_retset;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64	   *ids;
+	int			count;
+	Datum		value = (Datum) 0;
+	bool		isnull = false;
+
+	if (PG_ARGISNULL(0) && !all)
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0))
+	{
+		/* no table: a NULL, as a function of one result gives */
+		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+		isnull = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+		return (Datum) 0;
+	}
+	count = stream_import(fcinfo, all, &ids);
+	if (!all)
+		PG_RETURN_INT64(ids[0]);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (int i = 0; i < count; i++)
+	{
+		value = Int64GetDatum(ids[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	return (Datum) 0;
 }

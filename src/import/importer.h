@@ -85,6 +85,16 @@ typedef struct Importer
 						   const ImportOptions *options);
 
 	/*
+	 * Formats whose one file makes several profiles (a JFR recording's kinds
+	 * of samples, an OTLP request's profiles), NULL for the others: imports
+	 * the file as import does, and gives every profile's id, in the file's
+	 * order, in *ids; their number, at least 1.  Their import gives the first
+	 * id, with a NOTICE naming the others.
+	 */
+	int			(*import_all) (const ProfileInfo *info, const char *data, size_t len,
+							   const ImportOptions *options, int64 **ids);
+
+	/*
 	 * Line formats only (NULL for the others): a parser writing into a
 	 * writer already begun, fed a line at a time, then finished after the
 	 * last line (lines: how many there were); the caller finishes the
@@ -232,6 +242,15 @@ extern pg_attribute_noreturn() void guess_rethrow(const FormatGuess *guess, cons
  */
 extern int64 profile_import_bytes(const char *data, size_t len, const Importer *importer,
 								  const ProfileInfo *info, const ImportOptions *options);
+/*
+ * The same, for a caller that takes every profile the file made (a JFR
+ * recording's, an OTLP request's; one for other formats, and for a file
+ * skipped as imported before): their number, their ids in *ids, in the
+ * file's order.
+ */
+extern int	profile_import_bytes_all(const char *data, size_t len, const Importer *importer,
+									 const ProfileInfo *info, const ImportOptions *options,
+									 int64 **ids);
 
 /*
  * import_duplicates.c: the digest of a file's content (gzip undone), whole

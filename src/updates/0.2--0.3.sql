@@ -200,3 +200,7 @@ DROP FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, te
 -- userhour2: the flame graphs' tooltips in the profiles' unit (new argument unit)
 DROP FUNCTION flamegraph(calltree, text, boolean, float8);
 DROP FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8);
+-- ==== loadids: import_stream returns every profile a file made (SETOF
+-- bigint, a JFR recording's and an OTLP request's several), as
+-- bin/calltree-load prints them: its 0.2 signature is dropped above
+-- (new argument on_duplicate), which its new result type needs too ====

@@ -1,7 +1,8 @@
 --------------------------------------------------------------------------
 -- Importers: one function per format, then import_profile, which
 -- recognizes the format of a file from its content, and import_stream,
--- which reads a file sent in chunks.  Each returns the new profile's id;
+-- which reads a file sent in chunks.  Each returns the new profile's id
+-- (import_otlp, import_jfr and import_stream: every new profile's id);
 -- the import commits whole with the caller's transaction or leaves nothing
 -- behind.  The JSON formats are parsed with PostgreSQL's own JSON parser.
 --------------------------------------------------------------------------
@@ -69,7 +70,7 @@ AS 'MODULE_PATHNAME', 'calltree_import_otlp'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_otlp(bytea, text, jsonb) IS 'imports an OpenTelemetry ExportProfilesServiceRequest (OTLP profiles v1development, protobuf, gzip-compressed or not), one profile per OTLP Profile, named by the resource''s service.name unless name is given; returns every profile id';
 
--- import_jfr, or import_profile of a recording (the first id).
+-- import_jfr, import_stream, or import_profile of a recording (the first id).
 CREATE OR REPLACE FUNCTION import_jfr(data bytea, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                            sample_rate integer DEFAULT NULL, labels bytea DEFAULT NULL)
 RETURNS bigint[]
@@ -89,11 +90,14 @@ AS 'MODULE_PATHNAME', 'calltree_import_profile'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_profile(bytea, text, jsonb, boolean, text, text, text) IS 'imports a profile of any supported format, recognized from its content (gzip and UTF-16 unwrapped), passing strict (collapsed), event (perf script) or sample_type (pprof) to its importer; a file imported before is kept again, skipped (the earlier id returned) or an error (on_duplicate: keep, skip, error); returns the profile id';
 
+-- import_stream returns a row per profile the file made: one, or a JFR
+-- recording's and an OTLP request's several (bin/calltree-load prints
+-- them all); a file skipped as imported before gives the earlier id.
 CREATE OR REPLACE FUNCTION import_stream(chunks regclass, name text DEFAULT NULL, meta jsonb DEFAULT NULL,
                               format text DEFAULT NULL, strict boolean DEFAULT NULL,
                               event text DEFAULT NULL, sample_type text DEFAULT NULL,
                               source text DEFAULT NULL, on_duplicate text DEFAULT 'keep')
-RETURNS bigint
+RETURNS SETOF bigint
 AS 'MODULE_PATHNAME', 'calltree_import_stream'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile (on_duplicate too) and source (trace events); returns the profile id';
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 1;
+COMMENT ON FUNCTION import_stream(regclass, text, jsonb, text, boolean, text, text, text, text) IS 'imports a profile file sent as base64 chunks in a table (seq, chunk), as bin/calltree-load does: collapsed stacks and perf script as a stream, other formats whole, with the options of import_profile (on_duplicate too) and source (trace events); returns every profile id the file made (a JFR recording''s, an OTLP request''s several), in its order';
