@@ -491,7 +491,7 @@ check_gc_during_rollup() {
 		out=$(PGOPTIONS="$PGOPTIONS -c client_min_messages=notice" \
 			on_target "$target" ct_query "SELECT funcs FROM calltree.collect_garbage()" 2>&1) ||
 			fail "gc during a rollup run ($target): collect_garbage() failed: $out"
-		[ "$(grep -v '^DETAIL:\|^HINT:' <<<"$out")" = "$(printf 'NOTICE:  collect_garbage() deletes no func: a rollup run holds calltree.rollup\n0')" ] ||
+		[ "$(grep -v '^DETAIL:\|^HINT:' <<<"$out")" = "$(printf 'NOTICE:  collect_garbage() deletes no func: another transaction holds calltree.rollup\n0')" ] ||
 			fail "gc during a rollup run ($target): not the notice and no func deleted: $out"
 		touch "$work/gc-rollup-go.$target"
 		wait $! || fail "gc during a rollup run ($target): the run failed: $(cat "$work/gc-rollup.out")"
