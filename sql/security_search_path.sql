@@ -205,6 +205,13 @@ BEGIN
                 calltree.profile_ids(meta => pg_catalog.jsonb_build_object('again', true)),
                 calltree.format_weight(1536, 'bytes'), calltree.format_weight(-1500, 'nanoseconds', 'us'),
                 calltree.report_scale(10, 1140, 'nanoseconds');
+        -- functions without SET, inlined into this statement and planned
+        -- under its path: their bodies are bound when they are created
+        PERFORM u.unit FROM calltree.weight_units() u WHERE 'ms' OPERATOR(pg_catalog.=) ANY (u.aliases);
+        PERFORM calltree.weight_unit_alias('Nanoseconds'), calltree.scale_weight(1500, 'bytes'),
+                calltree.rollup_bucket(pg_catalog.now(), interval '1 hour'),
+                calltree.rollup_bucket_fits(pg_catalog.now(), interval '1 hour'),
+                calltree.rollup_bucket_fits('infinity'::pg_catalog.timestamptz, interval '1 hour');
         PERFORM * FROM calltree.top(perf);
         PERFORM * FROM calltree.top(ARRAY[perf], 0, 3);
         PERFORM * FROM calltree.top(t OPERATOR(calltree.-) t, 'nanoseconds', 0, NULL, 10);
@@ -488,11 +495,42 @@ SELECT what FROM evil.ran;
 ROLLBACK;
 
 ------------------------------------------------------------------------
+-- pack_samples(), a procedure that commits and so cannot set its path,
+-- called with the decoys first.  Its PL/pgSQL variables' types are looked
+-- up on that path: a composite type named record, whose columns are of
+-- the decoy domains, was taken for a variable declared record, and the
+-- domains' checks ran as the caller.
+------------------------------------------------------------------------
+SET ROLE regress_calltree_attacker;
+CREATE TYPE evil.record AS (packed evil.int4, resume_after evil.int8);
+RESET ROLE;
+SET search_path = evil, pg_catalog, public;
+DELETE FROM evil.ran;
+SET client_min_messages = warning;
+CALL calltree.pack_samples();
+RESET client_min_messages;
+SELECT what FROM evil.ran;
+
+------------------------------------------------------------------------
 -- Back to the default path: what the runs left, and no decoy ran
 ------------------------------------------------------------------------
 RESET search_path;
 DISCARD TEMP;
 SELECT count(*) AS decoys_ran FROM evil.ran;
+-- Every SQL or PL/pgSQL function of calltree either sets its search_path
+-- or has a body bound when it is created (BEGIN ATOMIC, RETURN), which a
+-- caller's path cannot change even where it is inlined (weight_units() has
+-- no SET so that it is).  A body kept as text without SET would be parsed
+-- under the caller's path: none but pack_samples(), a procedure that
+-- commits and so cannot set its path (its names are qualified, and it
+-- runs with the decoys first above).
+SELECT p.oid::regprocedure AS unbound
+  FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+ WHERE p.pronamespace = 'calltree'::regnamespace AND l.lanname IN ('sql', 'plpgsql')
+   AND p.prosqlbody IS NULL
+   AND NOT EXISTS (SELECT FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%')
+   AND p.oid <> 'calltree.pack_samples(integer)'::regprocedure
+ ORDER BY 1;
 SELECT p.name, p.format, count(s.*) AS samples, sum(s.weight) AS total
   FROM calltree.profile p LEFT JOIN calltree.sample s ON s.profile_id = p.id
  WHERE p.name IN ('sec_before', 'sec_after')

@@ -464,6 +464,45 @@ check_gc_waits_for_direct_writers() {
 		fail "gc and a direct writer: collect_garbage() deleted other rows on Citus (${trees[0]}) than on one node (${trees[1]})"
 }
 
+# collect_garbage() while a rollup run is under way (isolation spec
+# gc_rollup): on Citus, where calltree.rollup stays on the coordinator, its
+# SHARE NOWAIT lock fails inside a subtransaction of a distributed
+# transaction that has deleted stacks and frames of the reference tables;
+# it must go on, delete no func and commit, and the run's row keep the
+# name of the func whose profile was deleted meanwhile.  On both, so that
+# ids stay those of one node.
+check_gc_during_rollup() {
+	local target i out
+	for target in citus single; do
+		on_target "$target" ct_query "SELECT calltree.import_collapsed(E'ctgr_main;ctgr_gone 5\n', 'ct_gcr', '{\"ctgcr\": \"x\"}')" >/dev/null
+		on_target "$target" ct_query "UPDATE calltree.profile SET started_at = '2031-02-02 10:00+00' WHERE name = 'ct_gcr'" >/dev/null
+		on_target "$target" ct_psql -v go="$work/gc-rollup-go.$target" >"$work/gc-rollup.out" 2>&1 <<-SQL &
+			BEGIN;
+			SELECT calltree.rollup('1 hour', ARRAY['ctgcr'], '2031-02-02') AS rows;
+			$(writer_waits gc_rollup_waits)
+			COMMIT;
+		SQL
+		for ((i = 0; i < 100; i++)); do
+			[ "$(on_target "$target" ct_query "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%gc_rollup_waits%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || fail "gc during a rollup run ($target): the run did not start: $(cat "$work/gc-rollup.out")"
+		on_target "$target" ct_query "DELETE FROM calltree.profile WHERE name = 'ct_gcr'" >/dev/null
+		out=$(PGOPTIONS="$PGOPTIONS -c client_min_messages=notice" \
+			on_target "$target" ct_query "SELECT funcs FROM calltree.collect_garbage()" 2>&1) ||
+			fail "gc during a rollup run ($target): collect_garbage() failed: $out"
+		[ "$(grep -v '^DETAIL:\|^HINT:' <<<"$out")" = "$(printf 'NOTICE:  collect_garbage() deletes no func: another transaction holds calltree.rollup\n0')" ] ||
+			fail "gc during a rollup run ($target): not the notice and no func deleted: $out"
+		touch "$work/gc-rollup-go.$target"
+		wait $! || fail "gc during a rollup run ($target): the run failed: $(cat "$work/gc-rollup.out")"
+		out=$(on_target "$target" ct_query "SELECT rtrim(calltree.to_collapsed(r.tree), E'\n') FROM calltree.rollup r WHERE r.group_key = '{\"ctgcr\": \"x\"}'")
+		[ "$out" = "ctgr_main;ctgr_gone 5" ] || fail "gc during a rollup run ($target): the run's row is not whole: $out"
+		on_target "$target" ct_query "DELETE FROM calltree.rollup WHERE group_key ? 'ctgcr'" >/dev/null
+		on_target "$target" ct_query "DELETE FROM calltree.rollup_level WHERE group_by = ARRAY['ctgcr']" >/dev/null
+		on_target "$target" ct_query "SELECT * FROM calltree.collect_garbage()" >/dev/null
+	done
+}
+
 # new_citus_database NAME: a database of that name on the three nodes,
 # with Citus, the coordinator and the two workers in its metadata
 new_citus_database() {
@@ -583,7 +622,8 @@ if [ ${#checks[@]} -eq 0 ] && [ "$status" = 0 ]; then
 	phase "concurrent imports"
 	check_gc_waits_for_writers
 	check_gc_waits_for_direct_writers
-	phase "collect_garbage() and a writer"
+	check_gc_during_rollup
+	phase "collect_garbage() and a writer or a rollup run"
 	check_move_from_02
 	phase "a database of 0.2 moved to 0.3"
 	check_rebalance

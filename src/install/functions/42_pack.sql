@@ -136,12 +136,16 @@ COMMENT ON FUNCTION pack_samples_batch(integer) IS 'packs the sample rows of up 
 -- another, for the profiles freed meanwhile, until a pass from the first
 -- profile packs none.  CALL it outside a transaction block.  Qualified
 -- names throughout: a procedure that commits cannot set its own
--- search_path.
+-- search_path.  So no variable is of type record, a name PL/pgSQL looks
+-- up on the caller's path (a composite type "record" in a schema before
+-- pg_catalog would be taken, with the checks of its columns' domains);
+-- integer and bigint are SQL's own words for pg_catalog's types.
 CREATE OR REPLACE PROCEDURE pack_samples(batch_profiles integer DEFAULT 100)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    batch record;
+    batch_packed integer;
+    batch_resume_after bigint;
     after_id bigint;
     total bigint := 0;
 BEGIN
@@ -152,11 +156,11 @@ BEGIN
         -- be the dropped one (cache lookup failed for function, as it
         -- returns); after, the call is planned again on the new one.
         PERFORM FROM @extschema@.sample_row r WHERE false;
-        SELECT b.packed, b.resume_after INTO batch
+        SELECT b.packed, b.resume_after INTO batch_packed, batch_resume_after
           FROM @extschema@.pack_samples_after(after_id, batch_profiles) AS b;
-        total := total OPERATOR(pg_catalog.+) batch.packed;
-        EXIT WHEN after_id IS NULL AND batch.packed OPERATOR(pg_catalog.=) 0;
-        after_id := batch.resume_after;
+        total := total OPERATOR(pg_catalog.+) batch_packed;
+        EXIT WHEN after_id IS NULL AND batch_packed OPERATOR(pg_catalog.=) 0;
+        after_id := batch_resume_after;
         COMMIT;
     END LOOP;
     -- what a pass from the first profile did not pack: the rows of

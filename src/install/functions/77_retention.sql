@@ -409,7 +409,10 @@ COMMENT ON FUNCTION expire(interval, interval) IS 'deletes the profiles started 
 -- under way, and holds off new ones (their writes wait for the lock, then
 -- read the samples in a snapshot taken after it ends).  It does not wait:
 -- it holds the stacks already, and a run's transaction may go on to
--- import, which would wait for them.
+-- import, which would wait for them.  Whatever else holds the table
+-- against SHARE makes it delete no func either: any write to it, and
+-- VACUUM or ANALYZE of it (autovacuum's too, which a lock that does not
+-- wait does not cancel).
 CREATE OR REPLACE FUNCTION collect_garbage_rollup_lock() RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -418,13 +421,13 @@ BEGIN
     LOCK TABLE @extschema@.rollup IN SHARE MODE NOWAIT;
     RETURN true;
 EXCEPTION WHEN lock_not_available THEN
-    RAISE NOTICE 'collect_garbage() deletes no func: a rollup run holds calltree.rollup'
-        USING DETAIL = 'The run may be writing trees of funcs whose samples are gone since it read them.',
+    RAISE NOTICE 'collect_garbage() deletes no func: another transaction holds calltree.rollup'
+        USING DETAIL = 'A rollup run may be writing trees of funcs whose samples are gone since it read them; a write to calltree.rollup, or a VACUUM or ANALYZE of it, holds it too.',
               HINT = 'The next collect_garbage() deletes them.';
     RETURN false;
 END
 $$;
-COMMENT ON FUNCTION collect_garbage_rollup_lock() IS 'for collect_garbage(): locks calltree.rollup in SHARE mode if no rollup run holds it; whether it did';
+COMMENT ON FUNCTION collect_garbage_rollup_lock() IS 'for collect_garbage(): locks calltree.rollup in SHARE mode if no other transaction (a rollup run, a write, VACUUM) holds it; whether it did';
 
 -- The stacks that are neither in sampled nor a prefix of one of them: the
 -- stacks collect_garbage() deletes, given those of samples.
