@@ -3,11 +3,13 @@
  *	  The ProfileWriter's insides, shared by the files of the writer and by
  *	  nothing else.
  *
- * The writer is one object whose work is split in seven parts, a file each:
+ * The writer is one object whose work is split in eight parts, a file each:
  *
  *   writer.c          its lifetime: begin and finish, the profile row, the
  *                     prepared statements, the probes' snapshot and the
  *                     intern lock
+ *   writer_profile_row.c  the profile row without a statement, where an
+ *                     INSERT would do nothing more
  *   writer_ids.c      the ids of funcs, frames, address frames and stacks:
  *                     from the caches, the probes, or new (provisional)
  *   writer_memo.c     stack ids under the importer's keys
@@ -259,6 +261,8 @@ cached_id(idcache_hash *cache, StringInfo key, bool *found)
 extern SPIPlanPtr writer_prepare(const char *query, int nargs, Oid *argtypes);
 extern SPIPlanPtr writer_prepare_kept(SPIPlanPtr *kept, const char *query, int nargs,
 									  Oid *argtypes);
+/* writer_profile_row.c */
+extern bool writer_insert_profile_row(const ProfileInfo *info, int64 *profile_id);
 extern int64 writer_execute_for_id(SPIPlanPtr plan, Datum *values, const char *nulls);
 extern ArrayType *writer_int8_array(Datum *values, bool *nulls, int count);
 extern ArrayType *writer_int4_array(Datum *values, bool *nulls, int count);
