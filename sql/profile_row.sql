@@ -1,8 +1,10 @@
--- The profile row of an import (src/writer/writer_profile_row.c): written
--- without a statement where an INSERT would do nothing more, by the
--- INSERT where it would.  Either way the row is what the INSERT makes:
--- the columns a DBA adds get their defaults, constraints and unique
--- indexes refuse, the user's privileges are checked, triggers fire.
+-- The profile row and the sample sets of an import
+-- (src/writer/writer_profile_row.c, writer_set_row.c): written without a
+-- statement where an INSERT would do nothing more, by the INSERT where it
+-- would.  Either way the rows are what the INSERT makes: defaults filled,
+-- constraints and unique indexes refuse, the user's privileges are
+-- checked, triggers fire.  (import_copy has the triggers, policies and
+-- privileges of sample_set.)
 SET search_path = calltree, public;
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
@@ -74,6 +76,17 @@ GRANT USAGE ON SEQUENCE profile_id_seq TO regress_pr_importer;
 SET ROLE regress_pr_importer;
 SELECT import_collapsed(E'pr_main;pr_work 3\n', 'pr granted') > 0 AS imported_with_rights;
 RESET ROLE;
+SELECT count(*) - :profiles_before AS profiles_added FROM profile;
+
+-- sample_set: a CHECK constraint of a partition's own
+ALTER TABLE sample_set_0 ADD CONSTRAINT pr_threaded CHECK (thread IS NOT NULL) NOT VALID;
+SELECT import_collapsed(E'pr_main;pr_work 3\n', 'pr no thread');
+ALTER TABLE sample_set_0 DROP CONSTRAINT pr_threaded;
+-- under REPEATABLE READ the integrity trigger checks the sets (the INSERT writes them)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT import_collapsed(E'pr_main;pr_work 3\n', 'pr repeatable') AS repeatable \gset
+COMMIT;
+SELECT count(*) AS sets, sum(sample_count(samples)) AS samples FROM sample_set WHERE profile_id = :repeatable;
 SELECT count(*) - :profiles_before AS profiles_added FROM profile;
 
 DELETE FROM profile WHERE name LIKE 'pr %';
