@@ -238,12 +238,16 @@ typedef struct KeptDefaults
 static KeptDefaults kept_defaults;
 static MemoryContext kept_defaults_cxt = NULL;
 
+/*
+ * Only marked: an invalidation can arrive while an import evaluates the
+ * defaults (nextval takes the sequence's lock, which reads invalidations),
+ * so their memory is freed by the next column_defaults, which no
+ * evaluation is using.
+ */
 static void
 forget_defaults(void)
 {
 	kept_defaults.relid = InvalidOid;
-	if (kept_defaults_cxt != NULL)
-		MemoryContextReset(kept_defaults_cxt);
 }
 
 static void
@@ -276,6 +280,7 @@ column_defaults(Relation rel)
 	if (kept_defaults.relid == RelationGetRelid(rel) && kept_defaults.natts == desc->natts)
 		return kept_defaults.exprs;
 	forget_defaults();
+	MemoryContextReset(kept_defaults_cxt);
 	old = MemoryContextSwitchTo(kept_defaults_cxt);
 	kept_defaults.exprs = palloc0(sizeof(Expr *) * desc->natts);
 	for (int i = 0; i < desc->natts; i++)
