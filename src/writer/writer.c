@@ -238,8 +238,11 @@ profile_writer_begin(const ProfileInfo *info)
 	SPIPlanPtr	insert;
 
 	SPI_connect();
-	insert = prepare_insert_profile(info->content_sha256 != NULL);
-	writer->profile_id = insert_profile(insert, info);
+	if (!writer_insert_profile_row(info, &writer->profile_id))
+	{
+		insert = prepare_insert_profile(info->content_sha256 != NULL);
+		writer->profile_id = insert_profile(insert, info);
+	}
 	MemoryContextSwitchTo(writer->cxt);
 
 	/*

@@ -3,11 +3,13 @@
  *	  The ProfileWriter's insides, shared by the files of the writer and by
  *	  nothing else.
  *
- * The writer is one object whose work is split in seven parts, a file each:
+ * The writer is one object whose work is split in nine parts, a file each:
  *
  *   writer.c          its lifetime: begin and finish, the profile row, the
  *                     prepared statements, the probes' snapshot and the
  *                     intern lock
+ *   writer_profile_row.c  the profile row without a statement, where an
+ *                     INSERT would do nothing more
  *   writer_ids.c      the ids of funcs, frames, address frames and stacks:
  *                     from the caches, the probes, or new (provisional)
  *   writer_memo.c     stack ids under the importer's keys
@@ -17,6 +19,8 @@
  *                     the first sample that refers to them
  *   writer_samples.c  samples, trace events and label sets
  *   writer_sets.c     samples gathered per thread into packed sample sets
+ *   writer_set_row.c  a sample set's row without a statement, where an
+ *                     INSERT would do nothing more
  *
  * Every part reads and writes the same struct, so it is declared here
  * rather than in writer.h: the importers see an opaque ProfileWriter and
@@ -259,6 +263,10 @@ cached_id(idcache_hash *cache, StringInfo key, bool *found)
 extern SPIPlanPtr writer_prepare(const char *query, int nargs, Oid *argtypes);
 extern SPIPlanPtr writer_prepare_kept(SPIPlanPtr *kept, const char *query, int nargs,
 									  Oid *argtypes);
+/* writer_profile_row.c */
+extern bool writer_insert_profile_row(const ProfileInfo *info, int64 *profile_id);
+/* writer_set_row.c */
+extern bool writer_insert_set_row(Oid samples_type, Datum *values, bool *nulls);
 extern int64 writer_execute_for_id(SPIPlanPtr plan, Datum *values, const char *nulls);
 extern ArrayType *writer_int8_array(Datum *values, bool *nulls, int count);
 extern ArrayType *writer_int4_array(Datum *values, bool *nulls, int count);

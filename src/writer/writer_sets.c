@@ -13,8 +13,10 @@
  * are the union of its rows, in any number.
  *
  * A row goes in by an INSERT into calltree.sample_set, where row-level
- * security applies; its references are the writer's to vouch for
- * (integrity.c), as those of the rows it used to write one per sample.
+ * security applies, or without a statement where that INSERT would do
+ * nothing more (writer_set_row.c); its references are the writer's to
+ * vouch for (integrity.c), as those of the rows it used to write one per
+ * sample.
  *
  * Between `make install` of a new version and ALTER EXTENSION calltree
  * UPDATE, this library serves the catalog of version 0.2, whose table
@@ -170,6 +172,17 @@ int8_column(const ThreadSamples *thread, Size offset, Size present_offset)
 	return PointerGetDatum(writer_int8_array(values, nulls, (int) thread->count));
 }
 
+/* The set's row without a statement (writer_set_row.c), if that may be */
+static bool
+write_set_row(SampleSets *sets, Datum *values, const char *nulls)
+{
+	bool		isnull[3];
+
+	for (int i = 0; i < 3; i++)
+		isnull[i] = nulls[i] == 'n';
+	return writer_insert_set_row(kept_insert_set_type, values, isnull);
+}
+
 /* Writes one thread's gathered samples as a row, and empties its array */
 static void
 write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
@@ -195,9 +208,12 @@ write_thread(ProfileWriter *writer, SampleSets *sets, ThreadSamples *thread)
 	else
 		values[2] = PointerGetDatum(samples_encode(thread->samples, thread->count));
 	MemoryContextSwitchTo(old);
-	ret = integrity_execute_vouched(sets->insert, values, nulls);
-	if (ret != SPI_OK_INSERT || SPI_processed != (sets->as_rows ? (uint64) thread->count : 1))
-		elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	if (sets->as_rows || !write_set_row(sets, values, nulls))
+	{
+		ret = integrity_execute_vouched(sets->insert, values, nulls);
+		if (ret != SPI_OK_INSERT || SPI_processed != (sets->as_rows ? (uint64) thread->count : 1))
+			elog(ERROR, "inserting samples returned %d with " UINT64_FORMAT " rows", ret, SPI_processed);
+	}
 	MemoryContextSwitchTo(writer->cxt);
 	sets->gathered -= thread->count;
 	pfree(thread->samples);
