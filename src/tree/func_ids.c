@@ -5,7 +5,22 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "tree/func_ids.h"
+
+/*
+ * The sort of a tree's func ids, one per node: millions for a large tree,
+ * a second or more of sorting, so it answers a cancel as it goes.
+ */
+#define ST_SORT sort_func_ids
+#define ST_ELEMENT_TYPE int32
+#define ST_COMPARE(a, b) ((*(a) > *(b)) - (*(a) < *(b)))
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 int
 func_id_compare(const void *a, const void *b)
@@ -21,10 +36,14 @@ func_ids_sort_distinct(int32 *ids, int32 n)
 {
 	int32		distinct = 0;
 
-	qsort(ids, n, sizeof(int32), func_id_compare);
+	sort_func_ids(ids, n);
 	for (int32 i = 0; i < n; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (distinct == 0 || ids[distinct - 1] != ids[i])
 			ids[distinct++] = ids[i];
+	}
 	return distinct;
 }
 
