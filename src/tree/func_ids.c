@@ -1,6 +1,6 @@
 /*
  * func_ids.c
- *	  Sorted sets of func ids (func_ids.h), one comparison for every sort
+ *	  Sorted sets of func ids (func_ids.h), one order for every sort
  *	  and search of them.
  */
 #include "postgres.h"
