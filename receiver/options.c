@@ -22,6 +22,8 @@ usage(FILE *out)
 			"  --max-body BYTES       largest request body (default 16777216); more: 413\n"
 			"  --connections N        database connections (default 4)\n"
 			"  --max-clients N        HTTP connections at once (default 64)\n"
+			"  --max-clients-per-address N  of them from one address (default 16); raise it\n"
+			"                         for agents behind one NAT or proxy\n"
 			"  --timeout SECONDS      a client silent this long is dropped (default 30)\n"
 			"  --request-timeout SECONDS  time to send a whole request, headers too (default 120)\n"
 			"  --queue-wait MS        wait for a free database connection, then 429 (default 2000)\n"
@@ -83,6 +85,7 @@ parse_options(int argc, char **argv, Options *options)
 		{"max-body", required_argument, NULL, 'b'},
 		{"connections", required_argument, NULL, 'c'},
 		{"max-clients", required_argument, NULL, 'm'},
+		{"max-clients-per-address", required_argument, NULL, 'a'},
 		{"timeout", required_argument, NULL, 't'},
 		{"request-timeout", required_argument, NULL, 'r'},
 		{"queue-wait", required_argument, NULL, 'q'},
@@ -97,7 +100,7 @@ parse_options(int argc, char **argv, Options *options)
 
 	*options = (Options) {
 		.listen_host = "127.0.0.1", .listen_port = 4040, .max_body = 16 << 20,
-		.connections = 4, .max_clients = 64, .timeout = 30, .request_timeout = 120,
+		.connections = 4, .max_clients = 64, .max_clients_per_address = 16, .timeout = 30, .request_timeout = 120,
 		.queue_wait_ms = 2000, .drain_timeout = 30,
 	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
@@ -111,6 +114,7 @@ parse_options(int argc, char **argv, Options *options)
 			case 'b': ok = parse_number(optarg, "--max-body", 1, (1LL << 30) - 1, &n); options->max_body = (size_t) n; break;
 			case 'c': ok = parse_number(optarg, "--connections", 1, 1000, &n); options->connections = (int) n; break;
 			case 'm': ok = parse_number(optarg, "--max-clients", 1, 100000, &n); options->max_clients = (int) n; break;
+			case 'a': ok = parse_number(optarg, "--max-clients-per-address", 1, 100000, &n); options->max_clients_per_address = (int) n; break;
 			case 't': ok = parse_number(optarg, "--timeout", 1, 86400, &n); options->timeout = (int) n; break;
 			case 'r': ok = parse_number(optarg, "--request-timeout", 1, 86400, &n); options->request_timeout = (int) n; break;
 			case 'q': ok = parse_number(optarg, "--queue-wait", 0, 600000, &n); options->queue_wait_ms = (int) n; break;

@@ -43,6 +43,7 @@ typedef struct Options
 	size_t		max_body;		/* bytes of a request body */
 	int			connections;	/* to the database */
 	int			max_clients;	/* HTTP connections at once */
+	int			max_clients_per_address;	/* of them from one client address */
 	int			timeout;		/* seconds a client may stay silent */
 	int			request_timeout;	/* seconds to send a whole request */
 	int			queue_wait_ms;	/* for a free database connection */

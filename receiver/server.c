@@ -6,7 +6,14 @@
  * the headers only, then with each piece of the body, then once more with
  * none, when the reply is due.  The body is kept up to --max-body; a body
  * declared larger is refused at once (413, before it is read), one that
- * turns out larger is read on and dropped, then refused.  A client that
+ * turns out larger (chunked) is refused as soon as it passes the limit,
+ * its connection closed, the rest of it unread.  A request whose length
+ * is ambiguous (two Content-Lengths that differ, or one beside a
+ * Transfer-Encoding) is refused (400) and its connection closed: a proxy
+ * in front may have read its end elsewhere, and what follows it as
+ * another request (request smuggling).  At most
+ * --max-clients-per-address connections come from one address at once;
+ * libmicrohttpd closes the others as they come.  A client that
  * stays silent --timeout seconds is dropped by libmicrohttpd, one that
  * takes longer than --request-timeout for the whole request, headers and
  * body, by the watchdog of deadline.c.  Connections are polled (poll(),
@@ -19,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -35,7 +43,6 @@
 typedef struct RequestState
 {
 	Request		req;
-	bool		too_large;
 } RequestState;
 
 static atomic_bool draining;
@@ -119,23 +126,104 @@ send_reply(struct MHD_Connection *connection, Reply *reply, size_t body_bytes, b
 	return ret;
 }
 
+/* A refusal in the words of the request's endpoint, counted */
+static void
+make_refusal(struct MHD_Connection *connection, const char *path, int status, const char *reason,
+			 const char *message, Reply *reply)
+{
+	reply->endpoint = route_endpoint(path);
+	reply_text(reply, status, "%s", message);
+	if (status == 503)
+		reply->retry_after = 5;
+	if (strcmp(reply->endpoint, "push") == 0)
+		reply_connect_error(reply);
+	else if (strcmp(reply->endpoint, "otlp") == 0)
+		reply_otlp_status(reply, MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+															  MHD_HTTP_HEADER_CONTENT_TYPE));
+	metrics_count_refusal(reason);
+}
+
 static enum MHD_Result
 refuse_now(struct MHD_Connection *connection, const char *path, int status, const char *reason,
 		   const char *message)
 {
 	Reply		reply = {0};
 
-	reply.endpoint = route_endpoint(path);
-	reply_text(&reply, status, "%s", message);
-	if (status == 503)
-		reply.retry_after = 5;
-	if (strcmp(reply.endpoint, "push") == 0)
-		reply_connect_error(&reply);
-	else if (strcmp(reply.endpoint, "otlp") == 0)
-		reply_otlp_status(&reply, MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-															   MHD_HTTP_HEADER_CONTENT_TYPE));
-	metrics_count_refusal(reason);
+	make_refusal(connection, path, status, reason, message, &reply);
 	return send_reply(connection, &reply, 0, true);
+}
+
+/*
+ * A refusal while the body is coming in, which libmicrohttpd cannot queue
+ * (it sends a reply only once the body is whole): written on the socket
+ * here, in the connection's own thread, which is the one that writes to
+ * it; then MHD_NO, on which libmicrohttpd closes the connection without
+ * reading on.  The shutdown sends the reply's end (FIN) before the close.
+ */
+static enum MHD_Result
+refuse_mid_body(struct MHD_Connection *connection, const char *path, int status, const char *reason,
+				const char *message)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection,
+																   MHD_CONNECTION_INFO_CONNECTION_FD);
+	Reply		reply = {0};
+	Buffer		out = {0};
+
+	make_refusal(connection, path, status, reason, message, &reply);
+	buf_printf(&out, "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+			   reply.status, MHD_get_reason_phrase_for((unsigned int) reply.status),
+			   reply.content_type ? reply.content_type : "text/plain", reply.body.len);
+	buf_append(&out, reply.body.data ? reply.body.data : "", reply.body.len);
+	if (info != NULL && !out.failed)
+	{
+		(void) send(info->connect_fd, out.data, out.len, MSG_NOSIGNAL);
+		shutdown(info->connect_fd, SHUT_WR);
+	}
+	metrics_count_request(reply.endpoint, reply.status, 0);
+	buf_free(&out);
+	buf_free(&reply.body);
+	return MHD_NO;
+}
+
+/* The request's first Content-Length, and whether another one differs from it */
+typedef struct Lengths
+{
+	const char *first;
+	bool		differ;
+} Lengths;
+
+static enum MHD_Result
+note_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	Lengths    *lengths = cls;
+
+	(void) kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0 || value == NULL)
+		return MHD_YES;
+	if (lengths->first == NULL)
+		lengths->first = value;
+	else if (strcmp(lengths->first, value) != 0)
+		lengths->differ = true;
+	return MHD_YES;
+}
+
+/*
+ * Why the request's body has no single length, or NULL: libmicrohttpd
+ * reads the first Content-Length, or the chunks of a Transfer-Encoding
+ * beside one, where a proxy in front may have read another
+ */
+static const char *
+ambiguous_length(struct MHD_Connection *connection)
+{
+	Lengths		lengths = {0};
+
+	MHD_get_connection_values(connection, MHD_HEADER_KIND, note_length, &lengths);
+	if (lengths.differ)
+		return "the request has Content-Length headers of different values; send one";
+	if (lengths.first != NULL &&
+		MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL)
+		return "the request has both a Content-Length and a Transfer-Encoding header; send one";
+	return NULL;
 }
 
 /* The headers are in: a new request, or a refusal before its body is read */
@@ -145,6 +233,7 @@ begin_request(Receiver *receiver, struct MHD_Connection *connection, const char 
 {
 	RequestState *state = calloc(1, sizeof(RequestState));
 	const char *length;
+	const char *ambiguous;
 
 	if (state == NULL)
 		return MHD_NO;
@@ -157,6 +246,9 @@ begin_request(Receiver *receiver, struct MHD_Connection *connection, const char 
 
 	if (atomic_load(&draining))
 		return refuse_now(connection, url, 503, "draining", "the receiver is shutting down; retry later");
+	ambiguous = ambiguous_length(connection);
+	if (ambiguous != NULL)
+		return refuse_now(connection, url, 400, "ambiguous_length", ambiguous);
 	length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (length != NULL && strtoull(length, NULL, 10) > receiver->options.max_body)
 	{
@@ -169,18 +261,21 @@ begin_request(Receiver *receiver, struct MHD_Connection *connection, const char 
 	return MHD_YES;
 }
 
-/* A piece of the body: kept, or dropped once the body is too large */
+/* A piece of the body: kept, or the request refused once the body is too large */
 static enum MHD_Result
 take_body(RequestState *state, const char *data, size_t *size)
 {
 	const Options *options = &state->req.receiver->options;
 
-	if (!state->too_large && state->req.body.len + *size > options->max_body)
+	if (state->req.body.len + *size > options->max_body)
 	{
-		state->too_large = true;
+		char		message[128];
+
 		buf_free(&state->req.body);
+		snprintf(message, sizeof(message), "the body is larger than the limit of %zu bytes", options->max_body);
+		return refuse_mid_body(state->req.connection, state->req.path, 413, "too_large", message);
 	}
-	if (!state->too_large && !buf_append(&state->req.body, data, *size))
+	if (!buf_append(&state->req.body, data, *size))
 		return MHD_NO;
 	*size = 0;
 	return MHD_YES;
@@ -224,14 +319,6 @@ finish_request(RequestState *state)
 
 	if (!deadline_request_whole(req->connection))
 		return MHD_NO;			/* cut by the watchdog: no reply */
-	if (state->too_large)
-	{
-		char		message[128];
-
-		snprintf(message, sizeof(message), "the body is larger than the limit of %zu bytes",
-				 req->receiver->options.max_body);
-		return refuse_now(req->connection, req->path, 413, "too_large", message);
-	}
 	route(req, &reply);
 	if (req->receiver->options.verbose)
 		log_request(req, &reply);
@@ -338,6 +425,7 @@ server_start(Receiver *receiver, int *port)
 							  MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 							  MHD_OPTION_SOCK_ADDR, addr->ai_addr,
 							  MHD_OPTION_CONNECTION_LIMIT, (unsigned int) options->max_clients,
+							  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) options->max_clients_per_address,
 							  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) options->timeout,
 							  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
 							  MHD_OPTION_NOTIFY_COMPLETED, on_completed, receiver,

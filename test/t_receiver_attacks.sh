@@ -10,6 +10,14 @@
 #   longer lock out every other client.
 # - More clients than select() takes (1,024 descriptors): --max-clients
 #   of them served.
+# - One address opening --max-clients connections: only
+#   --max-clients-per-address of them taken, another address served.
+# - Two Content-Lengths that differ, or one beside a Transfer-Encoding:
+#   400, not the first length read and the rest taken for the next request.
+# - A chunked body past --max-body: 413 as it passes it and the connection
+#   closed, not read to its end.
+# - Every connection PostgreSQL allows taken: 503 with Retry-After, and
+#   pushes stored again once one is free.
 # - A lock not had within lock_timeout, a server made read-only: 503,
 #   which agents retry, not 500.
 # - A credential mapped to a role that does not exist: 403, not 400.
@@ -153,7 +161,7 @@ PY
 # receiver raising its limit of open files to what --max-clients needs
 # (the hard limit allowing it)
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1300 ] || fail "ulimit -Hn is $(ulimit -Hn): 1,300 files are needed"
-start_receiver murl --dbname "dbname=$db" --max-clients 1200 --timeout 60 --request-timeout 60
+start_receiver murl --dbname "dbname=$db" --max-clients 1200 --max-clients-per-address 1200 --timeout 60 --request-timeout 60
 expect "1,100 clients at once" "$(python3 - "${murl##*:}" <<'PY'
 import resource, socket, sys
 port = int(sys.argv[1])
@@ -170,6 +178,103 @@ PY
 )" "b'HTTP/1.1 200'"
 kill -TERM "$murl_pid"
 wait "$murl_pid" || fail "the receiver of 1,100 clients exited with status $? on SIGTERM"
+
+# One address holding --max-clients-per-address (2) connections: its
+# third is closed unanswered, while a client from another address
+# (127.0.0.2, loopback too) is served; --max-clients is not reached.
+start_receiver purl --dbname "dbname=$db" --max-clients 8 --max-clients-per-address 2 --timeout 20
+expect "one address past --max-clients-per-address" "$(python3 - "${purl##*:}" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+
+def ready(source):
+    s = socket.socket()
+    s.settimeout(10)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", port))
+    try:
+        s.sendall(b"GET /ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return s.recv(100)[:12] or b"closed"
+    except OSError:
+        return b"closed"
+
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+time.sleep(0.3)
+print(ready("127.0.0.1"), ready("127.0.0.2"))
+PY
+)" "b'closed' b'HTTP/1.1 200'"
+grep -q '^ *--max-clients-per-address N .*(default 16)' <("$receiver" --help) || fail "--help does not name --max-clients-per-address's default"
+
+# ---------------------------------------------------------------- request framing
+# raw REQUEST...: each request sent alone on a connection; the status
+# line's code of each reply, or "closed"
+raw() {
+	python3 - "${url##*:}" "$@" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+codes = []
+for request in sys.argv[2:]:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(request.encode().decode("unicode_escape").encode("latin-1"))
+    reply = s.recv(100)
+    codes.append(reply.split(b" ")[1].decode() if reply else "closed")
+print(*codes)
+PY
+}
+# Two Content-Lengths that differ (one reads a profile of a line, the
+# other of two, the rest of which would be the next request), and one
+# beside a Transfer-Encoding: 400, nothing stored.  Two that agree: stored.
+folded='POST /ingest?name=NAME&format=folded HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
+expect "ambiguous lengths" "$(raw "${folded/NAME/twolengths}Content-Length: 6\r\nContent-Length: 10\r\n\r\na;b 1\nc 1\n" \
+	"${folded/NAME/chunkedlength}Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n6\r\na;b 1\n\r\n0\r\n\r\n" \
+	"${folded/NAME/samelengths}Content-Length: 6\r\nContent-Length: 6\r\n\r\na;b 1\n") $(stored twolengths) $(stored chunkedlength) $(stored samelengths)" \
+	"400 400 200 0 0 1"
+
+# A chunked body past --max-body (200000): 413 once it passes it, the
+# connection closed, not read to its end (4 MB, a chunk of 4 kB a
+# millisecond) before the refusal
+expect "a chunked body past --max-body" "$(python3 - "${url##*:}" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"POST /ingest?name=chunked&format=pprof HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+sent = 0
+try:
+    while sent < 4 << 20:
+        s.sendall(b"1000\r\n" + b"x" * 4096 + b"\r\n")
+        sent += 4096
+        time.sleep(0.001)
+except OSError:
+    pass
+try:
+    reply = s.recv(100)[:12]
+except OSError as e:
+    reply = str(e).encode()
+print(reply, "refused within 1 MB" if sent < 1 << 20 else f"refused after {sent} bytes")
+PY
+)" "b'HTTP/1.1 413' refused within 1 MB"
+expect "a push after the chunked body" "$(post "$url/ingest?name=afterchunked&format=pprof" --data-binary "@$pprof") $(stored chunked)" "200 0"
+
+# ---------------------------------------------------------------- every database connection taken
+# PostgreSQL refuses a connection past its limits (max_connections, or
+# a role's or database's CONNECTION LIMIT, here a role's of 1) with
+# SQLSTATE 53300: the push gets 503 with Retry-After, which agents retry,
+# and is stored once a connection is free again.
+few=calltree_attacks_few
+ct_at_exit "ct_query postgres 'DROP ROLE IF EXISTS $few'"
+ct_query postgres "CREATE ROLE $few LOGIN CONNECTION LIMIT 1" -c "GRANT postgres TO $few" >/dev/null
+echo "bearer tok-few postgres" >"$work/few"
+start_receiver furl --dbname "dbname=$db user=$few" --connections 1 --tenants "$work/few"
+ct_query "" "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '$few'" >/dev/null
+sleep 0.3
+PGUSER=$few ct_query "" 'SELECT pg_sleep(2)' >/dev/null &
+holder=$!
+sleep 0.5
+expect "a push with every connection taken" "$(post "$furl/ingest?name=few&format=pprof" -H 'Authorization: Bearer tok-few' --data-binary "@$pprof") $(stored few)" "503 0"
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "a 503 without Retry-After: $(cat "$work/headers")"
+grep -q 'too many connections' "$work/body" || fail "a push with every connection taken: $(cat "$work/body")"
+wait "$holder"
+sleep 1.1
+expect "the push once a connection is free" "$(post "$furl/ingest?name=few&format=pprof" -H 'Authorization: Bearer tok-few' --data-binary "@$pprof") $(stored few)" "200 1"
 
 # ---------------------------------------------------------------- a database that will not write
 # A lock not had within lock_timeout, and a server made read-only
