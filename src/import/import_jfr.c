@@ -497,19 +497,8 @@ jfr_import(const ProfileInfo *info, const char *data, size_t len, const ImportOp
 {
 	int64	   *ids;
 	int			count = jfr_import_every(info, data, len, options, &ids);
-	StringInfoData others;
 
-	if (count > 1)
-	{
-		initStringInfo(&others);
-		for (int i = 1; i < count; i++)
-			appendStringInfo(&others, "%s" INT64_FORMAT, i > 1 ? ", " : "", ids[i]);
-		ereport(NOTICE,
-				(errmsg("imported %d JFR profiles; the first, " INT64_FORMAT ", is returned, the others are %s",
-						count, ids[0], others.data),
-				 errhint("import_jfr() returns every id.")));
-	}
-	return ids[0];
+	return importer_first_id("JFR", "import_jfr()", ids, count);
 }
 
 const Importer jfr_importer = {

@@ -830,19 +830,8 @@ otlp_import(const ProfileInfo *info, const char *data, size_t len, const ImportO
 {
 	int64	   *ids;
 	int			count = otlp_import_every(info, data, len, options, &ids);
-	StringInfoData others;
 
-	if (count > 1)
-	{
-		initStringInfo(&others);
-		for (int i = 1; i < count; i++)
-			appendStringInfo(&others, "%s" INT64_FORMAT, i > 1 ? ", " : "", ids[i]);
-		ereport(NOTICE,
-				(errmsg("imported %d OTLP profiles; the first, " INT64_FORMAT ", is returned, the others are %s",
-						count, ids[0], others.data),
-				 errhint("import_otlp() returns every id.")));
-	}
-	return ids[0];
+	return importer_first_id("OTLP", "import_otlp()", ids, count);
 }
 
 const Importer otlp_importer = {
