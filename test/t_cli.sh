@@ -12,7 +12,8 @@
 # pprof's " (inline)" marks are taken off its lines: calltree does not
 # tell inlined calls apart.  Then each verb's happy path (tree, flame and
 # its differential graph, selections by --name, --where, --from/--until
-# that give what ids give, psql's -d), --help of every verb, usage errors
+# that give what ids give, psql's -d, a search_path of the user's that puts
+# decoy operators and functions before pg_catalog's), --help of every verb, usage errors
 # (exit status 2) and errors (exit status 1: a profile that does not
 # exist, a selection that matches none, profiles of two units, of two
 # sample types: a JFR recording's cpu and wall; names that PGCLIENTENCODING
@@ -186,6 +187,36 @@ cmp -s "$work/by_id.txt" "$work/by_time.txt" || fail "top --from/--until differs
 (unset PGDATABASE && "$cli" top -d "$db" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" "$test") >"$work/by_options.txt" ||
 	fail "calltree top -d -h -p -U failed"
 cmp -s "$work/by_id.txt" "$work/by_options.txt" || fail "top with -d -h -p -U differs"
+# a search_path of the user's own that puts a schema before pg_catalog: its operators and
+# functions of the same names are not the ones calltree's SQL runs (each decoy raises)
+ct_psql "$db" -q >/dev/null <<-'SQL'
+	CREATE SCHEMA decoy;
+	CREATE FUNCTION decoy.ran(name text) RETURNS boolean LANGUAGE plpgsql AS
+	    $$BEGIN RAISE EXCEPTION 'the decoy % of schema decoy ran', name; END$$;
+	CREATE FUNCTION decoy.text_eq(text, text) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('text = text')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.text_eq, LEFTARG = text, RIGHTARG = text);
+	CREATE FUNCTION decoy.int84ne(bigint, integer) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('bigint <> integer')$$;
+	CREATE OPERATOR decoy.<> (FUNCTION = decoy.int84ne, LEFTARG = bigint, RIGHTARG = integer);
+	CREATE FUNCTION decoy.abs(bigint) RETURNS bigint LANGUAGE sql AS $$SELECT 0 WHERE decoy.ran('abs(bigint)')$$;
+SQL
+# ... which they are on such a search_path, in a query of the user's own
+PGOPTIONS='-c search_path=decoy,pg_catalog' ct_query "$db" "SELECT 'a' = 'a'::text" >/dev/null 2>"$work/err" &&
+	fail "the decoy = of schema decoy is not used on its search_path"
+grep -q 'the decoy text = text of schema decoy ran' "$work/err" || fail "the decoy = of schema decoy: $(cat "$work/err")"
+# decoyed CALLTREE-ARGS: calltree's output on a search_path of schema decoy, in $work/decoyed.txt
+decoyed() {
+	PGOPTIONS='-c search_path=decoy,pg_catalog' "$cli" "$@" >"$work/decoyed.txt" 2>"$work/err" ||
+		fail "calltree $* on a search_path of schema decoy failed: $(cat "$work/err")"
+}
+decoyed top --where run=test
+cmp -s "$work/by_meta.txt" "$work/decoyed.txt" || fail "top --where on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+"$cli" peek 'main\.(fib|work)$' "$test" --focus 'main\.fib' >"$work/peek.txt" || fail "calltree peek --focus failed"
+decoyed peek 'main\.(fib|work)$' "$test" --focus 'main\.fib'
+cmp -s "$work/peek.txt" "$work/decoyed.txt" || fail "peek on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+"$cli" tree "$test" >"$work/tree.txt" || fail "calltree tree failed"
+decoyed tree "$test"
+cmp -s "$work/tree.txt" "$work/decoyed.txt" || fail "tree on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+ct_query "$db" 'DROP SCHEMA decoy CASCADE' >/dev/null
 
 # ---------------------------------------------------------------- help, usage, errors
 # status WANT CMD...: the exit status of CMD, its stderr in $work/err
