@@ -17,8 +17,9 @@
 # (exit status 2) and errors (exit status 1: a profile that does not
 # exist, a selection that matches none, profiles of two units, of two
 # sample types: a JFR recording's cpu and wall; names that PGCLIENTENCODING
-# cannot print, and those it can).  And
-# `make install` put calltree beside psql.
+# cannot print, and those it can).  `calltree load` of a JFR recording
+# prints its three ids, and with --skip-duplicates those of its first load.
+# And `make install` put calltree beside psql.
 #
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
@@ -292,6 +293,30 @@ expect "calltree load's description of them" "$(cat "$work/load.err")" \
 expect "calltree-load of a JFR recording and a pprof file prints" "$(wc -l <"$work/out")" 4
 grep -q "^calltree-load: $jfr_gz made 3 profiles" "$work/err" || fail "calltree-load's description: $(cat "$work/err")"
 ! grep -q 'the others are' "$work/err" || fail "the server's NOTICE of the first id alone: $(cat "$work/err")"
+# --skip-duplicates of the recording, loaded twice before: the profiles of the first load, all
+# three (they name the first in first_of_import), not the earliest alone nor the second load's
+profiles=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')
+"$cli" load --no-progress --skip-duplicates "$jfr_gz" >"$work/out" 2>"$work/err" ||
+	fail "calltree load --skip-duplicates of a JFR recording loaded before failed: $(cat "$work/err")"
+expect "calltree load --skip-duplicates of a JFR recording loaded before prints" "$(paste -sd ' ' "$work/out")" "$cpu $wall $alloc"
+expect "the profiles after calltree load --skip-duplicates" "$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')" "$profiles"
+# ... and those only, however close the loads: two imports of a recording in one transaction
+# (one imported_at) are two imports, and --skip-duplicates prints the first one's
+dump2=$shared/data/jfr/dump2.jfr.gz
+# the recording inline in the SQL (an argument of its size is past the kernel's limit)
+{
+	printf "CREATE TEMP TABLE jfr AS SELECT decode('%s', 'base64') AS data;\n" "$(gunzip -c "$dump2" | base64 -w 0)"
+	echo 'BEGIN;'
+	echo "SELECT array_to_string(calltree.import_jfr(data), ' ') FROM jfr;"
+	echo "SELECT array_to_string(calltree.import_jfr(data), ' ') FROM jfr;"
+	echo 'COMMIT;'
+} | ct_psql "$db" -At >"$work/twice.txt" 2>"$work/err" ||
+	fail "two imports of $dump2 in one transaction failed: $(cat "$work/err")"
+[ "$(wc -l <"$work/twice.txt")" = 2 ] || fail "two imports of $dump2 in one transaction: $(cat "$work/twice.txt")"
+"$cli" load --no-progress --skip-duplicates "$dump2" >"$work/out" 2>"$work/err" ||
+	fail "calltree load --skip-duplicates of $dump2 failed: $(cat "$work/err")"
+expect "calltree load --skip-duplicates of a recording imported twice in one transaction prints" \
+	"$(paste -sd ' ' "$work/out")" "$(head -n 1 "$work/twice.txt")"
 # a JFR recording's CPU and wall-clock profiles: both in nanoseconds, but pprof never adds
 # two sample types up; the choice of one works
 ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"timed\": \"yes\"}' WHERE id IN ($cpu, $wall)" >/dev/null
