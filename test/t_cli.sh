@@ -199,6 +199,10 @@ ct_psql "$db" -q >/dev/null <<-'SQL'
 	CREATE FUNCTION decoy.int84ne(bigint, integer) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('bigint <> integer')$$;
 	CREATE OPERATOR decoy.<> (FUNCTION = decoy.int84ne, LEFTARG = bigint, RIGHTARG = integer);
 	CREATE FUNCTION decoy.abs(bigint) RETURNS bigint LANGUAGE sql AS $$SELECT 0 WHERE decoy.ran('abs(bigint)')$$;
+	CREATE FUNCTION decoy.name_eq(name, name) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('name = name')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.name_eq, LEFTARG = name, RIGHTARG = name);
+	CREATE FUNCTION decoy.oid_eq(oid, oid) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('oid = oid')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.oid_eq, LEFTARG = oid, RIGHTARG = oid);
 SQL
 # ... which they are on such a search_path, in a query of the user's own
 PGOPTIONS='-c search_path=decoy,pg_catalog' ct_query "$db" "SELECT 'a' = 'a'::text" >/dev/null 2>"$work/err" &&
@@ -217,6 +221,11 @@ cmp -s "$work/peek.txt" "$work/decoyed.txt" || fail "peek on a search_path of sc
 "$cli" tree "$test" >"$work/tree.txt" || fail "calltree tree failed"
 decoyed tree "$test"
 cmp -s "$work/tree.txt" "$work/decoyed.txt" || fail "tree on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+# calltree load's SQL too (bin/calltree-load's): the extension found, the profile described
+printf 'main;decoyed 1\n' >"$work/decoyed.collapsed"
+decoyed load --no-progress "$work/decoyed.collapsed"
+expect "calltree load on a search_path of schema decoy" \
+	"$(ct_query "$db" "SELECT name FROM calltree.profile WHERE id = $(cat "$work/decoyed.txt")")" decoyed.collapsed
 ct_query "$db" 'DROP SCHEMA decoy CASCADE' >/dev/null
 
 # ---------------------------------------------------------------- help, usage, errors
