@@ -92,7 +92,7 @@ SELECT import_collapsed(E'dup_main;dup_work 3\n') IS NOT NULL AS imported_unseen
 SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'skip');
 RESET ROLE;
 -- the columns it reads are enough
-GRANT SELECT (name, content_sha256) ON profile TO regress_calltree_ingest;
+GRANT SELECT (name, content_sha256, first_of_import) ON profile TO regress_calltree_ingest;
 SET ROLE regress_calltree_ingest;
 SELECT import_profile(convert_to(E'dup_main;dup_work 3\n', 'UTF8'), on_duplicate => 'skip') = :first AS skipped_by_columns;
 RESET ROLE;

@@ -7,7 +7,8 @@
 -- the view removed nothing, and its UPDATE on the view added the new
 -- sample beside the old one, counted twice.  Both are refused now, and
 -- nothing changes.  Rewriting a set that keeps other samples is an UPDATE
--- of it, which the role may do.
+-- of it, which the role may do, unless a policy for UPDATE lets the role
+-- lock the set but not update it a moment later: refused too.
 SET search_path = calltree, public;
 CREATE ROLE regress_calltree_face;
 GRANT USAGE ON SCHEMA calltree TO regress_calltree_face;
@@ -47,9 +48,45 @@ DELETE FROM sample WHERE profile_id = :one;
 RESET ROLE;
 SELECT count(*) AS sets_of_one FROM sample_set WHERE profile_id = :one;
 
+-- A policy for UPDATE whose answer changes between the read FOR UPDATE
+-- and the UPDATE of the set: here a volatile function that lets a profile
+-- through once; in use, one that reads a table another session changes
+-- meanwhile (each statement of the removal has its own snapshot).  The
+-- UPDATE then rewrites no set, which would leave the sample in place:
+-- refused as well, and the set kept whole.
+SELECT import_collapsed(E'sfp_main;sfp_a 1\nsfp_main;sfp_b 2\n', 'sfp three') AS three \gset
+CREATE FUNCTION public.sfp_first_look(id bigint) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    IF current_setting('regress.sfp_looked_' || id, true) = 'yes' THEN
+        RETURN false;
+    END IF;
+    PERFORM set_config('regress.sfp_looked_' || id, 'yes', true);
+    RETURN true;
+END
+$$;
+GRANT EXECUTE ON FUNCTION public.sfp_first_look(bigint) TO regress_calltree_face;
+DROP POLICY sfp_update ON sample_set;
+CREATE POLICY sfp_update ON sample_set FOR UPDATE USING (public.sfp_first_look(profile_id));
+SET ROLE regress_calltree_face;
+-- the error names the profile, whose id depends on the tests before
+DO $$
+BEGIN
+    DELETE FROM calltree.sample
+     WHERE profile_id = (SELECT id FROM calltree.profile WHERE name = 'sfp three') AND weight = 1;
+EXCEPTION WHEN insufficient_privilege THEN
+    RAISE NOTICE '%', regexp_replace(SQLERRM, 'profile [0-9]+', 'profile N');
+END
+$$;
+RESET ROLE;
+SELECT array_agg(u.weight ORDER BY u.weight) AS three_weights
+  FROM sample_set s, unnest(s.samples) AS u WHERE s.profile_id = :three;
+DELETE FROM profile WHERE id = :three;
+
 DROP POLICY sfp_read ON sample_set;
 DROP POLICY sfp_insert ON sample_set;
 DROP POLICY sfp_update ON sample_set;
+DROP FUNCTION public.sfp_first_look(bigint);
 DROP POLICY sfp_delete ON sample_set;
 ALTER TABLE sample_set DISABLE ROW LEVEL SECURITY;
 DELETE FROM profile WHERE id IN (:one, :two);

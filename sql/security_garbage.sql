@@ -36,11 +36,20 @@ RESET ROLE;
 SELECT rtrim(to_collapsed(tree), E'\n') AS tree FROM rollup;
 SELECT count(*) AS sg_gone FROM func WHERE name = 'sg_gone';
 
--- without the policy, the collection runs as that role, keeps the func of
--- the rollup row and deletes the stack and frame
 DROP POLICY rollup_not_a ON rollup;
 DROP POLICY rollup_all ON rollup;
 ALTER TABLE rollup DISABLE ROW LEVEL SECURITY;
+-- a role that may not change calltree.rollup cannot take the SHARE lock
+-- that holds off rollup runs: refused, saying which privilege and why,
+-- not a bare "permission denied for table rollup"
+REVOKE UPDATE ON rollup FROM regress_calltree_gc;
+SET ROLE regress_calltree_gc;
+SELECT * FROM collect_garbage();
+RESET ROLE;
+GRANT UPDATE ON rollup TO regress_calltree_gc;
+
+-- without the policy, the collection runs as that role, keeps the func of
+-- the rollup row and deletes the stack and frame
 SET ROLE regress_calltree_gc;
 SELECT * FROM collect_garbage();
 RESET ROLE;

@@ -12,12 +12,14 @@
 # pprof's " (inline)" marks are taken off its lines: calltree does not
 # tell inlined calls apart.  Then each verb's happy path (tree, flame and
 # its differential graph, selections by --name, --where, --from/--until
-# that give what ids give, psql's -d), --help of every verb, usage errors
+# that give what ids give, psql's -d, a search_path of the user's that puts
+# decoy operators and functions before pg_catalog's), --help of every verb, usage errors
 # (exit status 2) and errors (exit status 1: a profile that does not
 # exist, a selection that matches none, profiles of two units, of two
 # sample types: a JFR recording's cpu and wall; names that PGCLIENTENCODING
-# cannot print, and those it can).  And
-# `make install` put calltree beside psql.
+# cannot print, and those it can).  `calltree load` of a JFR recording
+# prints its three ids, and with --skip-duplicates those of its first load.
+# And `make install` put calltree beside psql.
 #
 # Needs `go` (Debian package golang-go).  Runs against the cluster of
 # test/run.sh (PGHOST, PGPORT, PGUSER, PG_BIN).
@@ -186,6 +188,45 @@ cmp -s "$work/by_id.txt" "$work/by_time.txt" || fail "top --from/--until differs
 (unset PGDATABASE && "$cli" top -d "$db" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" "$test") >"$work/by_options.txt" ||
 	fail "calltree top -d -h -p -U failed"
 cmp -s "$work/by_id.txt" "$work/by_options.txt" || fail "top with -d -h -p -U differs"
+# a search_path of the user's own that puts a schema before pg_catalog: its operators and
+# functions of the same names are not the ones calltree's SQL runs (each decoy raises)
+ct_psql "$db" -q >/dev/null <<-'SQL'
+	CREATE SCHEMA decoy;
+	CREATE FUNCTION decoy.ran(name text) RETURNS boolean LANGUAGE plpgsql AS
+	    $$BEGIN RAISE EXCEPTION 'the decoy % of schema decoy ran', name; END$$;
+	CREATE FUNCTION decoy.text_eq(text, text) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('text = text')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.text_eq, LEFTARG = text, RIGHTARG = text);
+	CREATE FUNCTION decoy.int84ne(bigint, integer) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('bigint <> integer')$$;
+	CREATE OPERATOR decoy.<> (FUNCTION = decoy.int84ne, LEFTARG = bigint, RIGHTARG = integer);
+	CREATE FUNCTION decoy.abs(bigint) RETURNS bigint LANGUAGE sql AS $$SELECT 0 WHERE decoy.ran('abs(bigint)')$$;
+	CREATE FUNCTION decoy.name_eq(name, name) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('name = name')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.name_eq, LEFTARG = name, RIGHTARG = name);
+	CREATE FUNCTION decoy.oid_eq(oid, oid) RETURNS boolean LANGUAGE sql AS $$SELECT decoy.ran('oid = oid')$$;
+	CREATE OPERATOR decoy.= (FUNCTION = decoy.oid_eq, LEFTARG = oid, RIGHTARG = oid);
+SQL
+# ... which they are on such a search_path, in a query of the user's own
+PGOPTIONS='-c search_path=decoy,pg_catalog' ct_query "$db" "SELECT 'a' = 'a'::text" >/dev/null 2>"$work/err" &&
+	fail "the decoy = of schema decoy is not used on its search_path"
+grep -q 'the decoy text = text of schema decoy ran' "$work/err" || fail "the decoy = of schema decoy: $(cat "$work/err")"
+# decoyed CALLTREE-ARGS: calltree's output on a search_path of schema decoy, in $work/decoyed.txt
+decoyed() {
+	PGOPTIONS='-c search_path=decoy,pg_catalog' "$cli" "$@" >"$work/decoyed.txt" 2>"$work/err" ||
+		fail "calltree $* on a search_path of schema decoy failed: $(cat "$work/err")"
+}
+decoyed top --where run=test
+cmp -s "$work/by_meta.txt" "$work/decoyed.txt" || fail "top --where on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+"$cli" peek 'main\.(fib|work)$' "$test" --focus 'main\.fib' >"$work/peek.txt" || fail "calltree peek --focus failed"
+decoyed peek 'main\.(fib|work)$' "$test" --focus 'main\.fib'
+cmp -s "$work/peek.txt" "$work/decoyed.txt" || fail "peek on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+"$cli" tree "$test" >"$work/tree.txt" || fail "calltree tree failed"
+decoyed tree "$test"
+cmp -s "$work/tree.txt" "$work/decoyed.txt" || fail "tree on a search_path of schema decoy: $(cat "$work/decoyed.txt")"
+# calltree load's SQL too (bin/calltree-load's): the extension found, the profile described
+printf 'main;decoyed 1\n' >"$work/decoyed.collapsed"
+decoyed load --no-progress "$work/decoyed.collapsed"
+expect "calltree load on a search_path of schema decoy" \
+	"$(ct_query "$db" "SELECT name FROM calltree.profile WHERE id = $(cat "$work/decoyed.txt")")" decoyed.collapsed
+ct_query "$db" 'DROP SCHEMA decoy CASCADE' >/dev/null
 
 # ---------------------------------------------------------------- help, usage, errors
 # status WANT CMD...: the exit status of CMD, its stderr in $work/err
@@ -261,6 +302,30 @@ expect "calltree load's description of them" "$(cat "$work/load.err")" \
 expect "calltree-load of a JFR recording and a pprof file prints" "$(wc -l <"$work/out")" 4
 grep -q "^calltree-load: $jfr_gz made 3 profiles" "$work/err" || fail "calltree-load's description: $(cat "$work/err")"
 ! grep -q 'the others are' "$work/err" || fail "the server's NOTICE of the first id alone: $(cat "$work/err")"
+# --skip-duplicates of the recording, loaded twice before: the profiles of the first load, all
+# three (they name the first in first_of_import), not the earliest alone nor the second load's
+profiles=$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')
+"$cli" load --no-progress --skip-duplicates "$jfr_gz" >"$work/out" 2>"$work/err" ||
+	fail "calltree load --skip-duplicates of a JFR recording loaded before failed: $(cat "$work/err")"
+expect "calltree load --skip-duplicates of a JFR recording loaded before prints" "$(paste -sd ' ' "$work/out")" "$cpu $wall $alloc"
+expect "the profiles after calltree load --skip-duplicates" "$(ct_query "$db" 'SELECT count(*) FROM calltree.profile')" "$profiles"
+# ... and those only, however close the loads: two imports of a recording in one transaction
+# (one imported_at) are two imports, and --skip-duplicates prints the first one's
+dump2=$shared/data/jfr/dump2.jfr.gz
+# the recording inline in the SQL (an argument of its size is past the kernel's limit)
+{
+	printf "CREATE TEMP TABLE jfr AS SELECT decode('%s', 'base64') AS data;\n" "$(gunzip -c "$dump2" | base64 -w 0)"
+	echo 'BEGIN;'
+	echo "SELECT array_to_string(calltree.import_jfr(data), ' ') FROM jfr;"
+	echo "SELECT array_to_string(calltree.import_jfr(data), ' ') FROM jfr;"
+	echo 'COMMIT;'
+} | ct_psql "$db" -At >"$work/twice.txt" 2>"$work/err" ||
+	fail "two imports of $dump2 in one transaction failed: $(cat "$work/err")"
+[ "$(wc -l <"$work/twice.txt")" = 2 ] || fail "two imports of $dump2 in one transaction: $(cat "$work/twice.txt")"
+"$cli" load --no-progress --skip-duplicates "$dump2" >"$work/out" 2>"$work/err" ||
+	fail "calltree load --skip-duplicates of $dump2 failed: $(cat "$work/err")"
+expect "calltree load --skip-duplicates of a recording imported twice in one transaction prints" \
+	"$(paste -sd ' ' "$work/out")" "$(head -n 1 "$work/twice.txt")"
 # a JFR recording's CPU and wall-clock profiles: both in nanoseconds, but pprof never adds
 # two sample types up; the choice of one works
 ct_query "$db" "UPDATE calltree.profile SET meta = meta || '{\"timed\": \"yes\"}' WHERE id IN ($cpu, $wall)" >/dev/null

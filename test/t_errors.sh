@@ -113,7 +113,7 @@ count=$(profiles)
 skipped=$(PGOPTIONS= "$loader" --skip-duplicates "$work/vertx.collapsed" 2>"$work/err")
 [ "$skipped" = "$first" ] || fail "--skip-duplicates should print the earlier id $first, not $skipped"
 says "--skip-duplicates" "NOTICE:  this file was imported before, as profile $first" \
-	"DETAIL:  Nothing was imported: profile $first is returned."
+	"DETAIL:  Nothing was imported: every profile that import made is returned, profile $first first."
 [ "$(profiles)" = "$count" ] || fail "--skip-duplicates imported the file again"
 # a JSON file (read whole) too; the digest is the file's SHA-256
 json=$("$loader" "$cpuprofile")

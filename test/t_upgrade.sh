@@ -53,12 +53,12 @@ SQL
 
 # Every table's rows and the results of the main readers, one line each.
 # A row is its columns by name, but for the columns a later version added
-# (profile.content_sha256, NULL in the rows of older versions).
+# (profile.content_sha256 and first_of_import, NULL in the rows of older versions).
 results() {
 	ct_psql "$1" -At -v shared="$shared" <<'SQL'
 SELECT t || ' ' || (xpath('/row/c/text()', query_to_xml(format(
          'SELECT count(*) || '' '' || coalesce(md5(string_agg(r, '','' ORDER BY r)), ''-'') AS c
-            FROM (SELECT (to_jsonb(x) - ''content_sha256'')::text AS r FROM calltree.%I AS x) AS rows', t),
+            FROM (SELECT (to_jsonb(x) - ''content_sha256'' - ''first_of_import'')::text AS r FROM calltree.%I AS x) AS rows', t),
          false, true, '')))[1]::text
   FROM unnest(ARRAY['profile', 'func', 'frame', 'stack', 'sample', 'labels', 'event', 'symbol']) AS t;
 SELECT 'trees ' || md5(string_agg(profile_id || ':' || tree::text, ',' ORDER BY profile_id)) FROM public.trees;

@@ -16,7 +16,11 @@
  * the file is imported again; calltree.duplicate_notice off silences it,
  * and where no NOTICE would be sent or logged there is no look-up),
  * its id instead of an import ('skip': a retry is idempotent), or an ERROR
- * ('error').
+ * ('error').  Where every profile of the file is asked for (import_stream),
+ * 'skip' gives every profile of the import that made the earliest: one
+ * import may make several (a JFR recording's kinds of samples, an OTLP
+ * request's profiles), and those after its first name that first in
+ * profile.first_of_import (the writer fills it, profile_writer_import_begins).
  */
 #include "postgres.h"
 
@@ -124,7 +128,7 @@ skip_option(const ImportOptions *options)
 static bool
 profiles_readable(Oid relid)
 {
-	static const char *const columns[] = {"id", "name", "content_sha256"};
+	static const char *const columns[] = {"id", "name", "content_sha256", "first_of_import"};
 
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
 		return true;
@@ -180,7 +184,7 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("on_duplicate %s needs the right to read calltree.profile",
 						options->on_duplicate == ON_DUPLICATE_SKIP ? "skip" : "error"),
-				 errdetail("Files imported before are found by their profiles' id, name and content_sha256."),
+				 errdetail("Files imported before are found by their profiles' id, name, content_sha256 and first_of_import."),
 				 errhint("Grant SELECT on calltree.profile (or on these columns) to the importing role.")));
 	}
 	/*
@@ -231,8 +235,11 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 				 errhint("%s returns the earlier profile's id instead.", skip_option(options))));
 	if (!calltree_duplicate_notice)
 		return options->on_duplicate == ON_DUPLICATE_SKIP ? earlier : 0;
+	/* import_stream (the loader's) returns every profile of that import */
 	ereport(NOTICE,
 			(errmsg("this file was imported before, as profile " INT64_FORMAT, earlier),
+			 options->on_duplicate == ON_DUPLICATE_SKIP && options->loader_terms ?
+			 errdetail("Nothing was imported: every profile that import made is returned, profile " INT64_FORMAT " first.", earlier) :
 			 options->on_duplicate == ON_DUPLICATE_SKIP ?
 			 errdetail("Nothing was imported: profile " INT64_FORMAT " is returned.", earlier) :
 			 errdetail("It is imported again, as a new profile; the two count twice when merged."),
@@ -241,10 +248,65 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 	return options->on_duplicate == ON_DUPLICATE_SKIP ? earlier : 0;
 }
 
+/* The look-up of every profile of the import that made a profile, kept */
+static SPIPlanPtr siblings_plan = NULL;
+
+/*
+ * Every profile of the import that made profile `earlier` (content_seen's
+ * answer to 'skip'), ascending as the import made them, that the caller
+ * sees: the import's first, and those that name it in first_of_import,
+ * among the profiles of its digest.  Into *ids; their number.
+ */
+int
+content_import_ids(int64 earlier, int64 **ids)
+{
+	Oid			argtype = INT8OID;
+	Datum		arg = Int64GetDatum(earlier);
+	MemoryContext cxt = CurrentMemoryContext;
+	int			ret;
+	int			n;
+
+	SPI_connect();
+	if (siblings_plan == NULL)
+	{
+		SPIPlanPtr	plan = SPI_prepare("SELECT p.id FROM calltree.profile e, "
+									   "LATERAL (SELECT coalesce(e.first_of_import, e.id) AS id) AS f, "
+									   "calltree.profile p "
+									   "WHERE e.id OPERATOR(pg_catalog.=) $1 "
+									   "AND p.content_sha256 OPERATOR(pg_catalog.=) e.content_sha256 "
+									   "AND p.id OPERATOR(pg_catalog.>=) f.id "
+									   "AND (p.id OPERATOR(pg_catalog.=) f.id "
+									   "OR p.first_of_import OPERATOR(pg_catalog.=) f.id) "
+									   "ORDER BY p.id",
+									   1, &argtype);
+
+		if (plan == NULL || SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not prepare the look-up of calltree.profile: %s", SPI_result_code_string(SPI_result));
+		siblings_plan = plan;
+	}
+	ret = SPI_execute_plan(siblings_plan, &arg, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "looking up calltree.profile failed: %s", SPI_result_code_string(ret));
+	/* at least the earlier profile itself, seen a moment ago */
+	n = Max((int) SPI_processed, 1);
+	*ids = MemoryContextAlloc(cxt, sizeof(int64) * n);
+	(*ids)[0] = earlier;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		(*ids)[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_finish();
+	return n;
+}
+
 int64
 content_note(ProfileInfo *info, bytea *digest, const ImportOptions *options)
 {
 	Oid			relid = profile_with_digest();
+
+	profile_writer_import_begins();
 
 	if (!OidIsValid(relid))
 		return 0;				/* kept nowhere, looked up nowhere: before 0.3 */

@@ -320,8 +320,8 @@ import_bytes(const char *data, size_t len, const Importer *importer, const Profi
 		decompressed = true;
 	}
 	*id = content_note(&format_info, content_digest(data, len), options);
-	if (*id != 0)
-		return ids ? one_id(*id, ids) : 1;	/* on_duplicate skip: the earlier profile */
+	if (*id != 0)				/* on_duplicate skip: the earlier import's profiles */
+		return ids ? content_import_ids(*id, ids) : 1;
 	data = unwrap_text(data, &len, &decompressed);
 	check_not_empty(data, len);
 	profile_guess(data, len, &guess);

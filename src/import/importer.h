@@ -259,7 +259,8 @@ extern int	profile_import_bytes_all(const char *data, size_t len, const Importer
  * or a piece at a time; then content_note keeps it in info for the profile
  * row and looks for an earlier profile of the same content: a NOTICE
  * naming it, or an ERROR (on_duplicate error); its id with on_duplicate
- * skip (the caller then imports nothing and returns it), else 0.
+ * skip (the caller then imports nothing and returns it), else 0;
+ * content_import_ids then gives every profile of the import that made it.
  */
 typedef struct ContentHash ContentHash;
 
@@ -269,5 +270,6 @@ extern bytea *content_hash_end(ContentHash *hash);
 extern bytea *content_digest(const char *data, size_t len);
 extern bytea *content_digest_gzip(const char *data, size_t len, size_t max_len, const char *format);
 extern int64 content_note(ProfileInfo *info, bytea *digest, const ImportOptions *options);
+extern int	content_import_ids(int64 earlier, int64 **ids);
 
 #endif							/* CALLTREE_IMPORTER_H */

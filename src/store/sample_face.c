@@ -478,10 +478,13 @@ insert_sets(const FaceKey *key, Sample *samples, int64 count, Oid samples_type)
 /*
  * After the DELETE (`deleted`) or UPDATE of a set that remove_from_sets()
  * read FOR UPDATE: the row is ours, so only the policies of sample_set can
- * have kept the statement from it (FOR UPDATE applies those for UPDATE,
- * not those for DELETE).  Going on would keep a sample the statement
- * removed and, for an UPDATE on the view, add its new values beside it: a
- * sample counted twice.  Refused instead.
+ * have kept the statement from it.  FOR UPDATE applies those for UPDATE,
+ * not those for DELETE; and the UPDATE applies them again, in a snapshot
+ * of its own, where a policy that reads another table (changed by a
+ * transaction that committed meanwhile) or calls a volatile function can
+ * answer otherwise (sample_face_policies).  Going on would keep a sample
+ * the statement removed and, for an UPDATE on the view, add its new values
+ * beside it: a sample counted twice.  Refused instead.
  */
 static void
 set_written_or_refused(const FaceKey *key, bool deleted)

@@ -204,3 +204,9 @@ DROP FUNCTION flamegraph_diff(calltree, calltree, text, boolean, float8);
 -- bigint, a JFR recording's and an OTLP request's several), as
 -- bin/calltree-load prints them: its 0.2 signature is dropped above
 -- (new argument on_duplicate), which its new result type needs too ====
+
+-- ==== smallfixes: profile.first_of_import, by which on_duplicate 'skip'
+-- (calltree load --skip-duplicates) gives every profile of the import
+-- that made the earliest of a digest ====
+ALTER TABLE profile ADD COLUMN first_of_import bigint;
+COMMENT ON COLUMN profile.first_of_import IS 'the first profile of the import that made this one, when one file made several (a JFR recording, an OTLP request, a pprof file of several sample types); NULL for that first one and a file of one profile';

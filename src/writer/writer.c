@@ -43,8 +43,23 @@ static struct
 {
 	SPIPlanPtr	insert_profile;
 	SPIPlanPtr	insert_profile_digest;
+	SPIPlanPtr	insert_profile_sibling;
 	SPIPlanPtr	update_profile;
 } kept_plans;
+
+/*
+ * The first profile of the import under way (profile_writer_import_begins),
+ * 0 until it is written.  Every profile with a digest follows a
+ * content_note() of its import, which resets it: a profile never takes
+ * another import's first.
+ */
+static int64 import_first_profile = 0;
+
+void
+profile_writer_import_begins(void)
+{
+	import_first_profile = 0;
+}
 
 SPIPlanPtr
 writer_prepare(const char *query, int nargs, Oid *argtypes)
@@ -194,14 +209,20 @@ writer_create(void)
 /*
  * The INSERT of the profile row; with the file's digest when the importer
  * gives one (it does not while the tables are those of a version before
- * content_sha256, until ALTER EXTENSION calltree UPDATE).
+ * content_sha256, until ALTER EXTENSION calltree UPDATE), and the first
+ * profile of its import when this is not that one.
  */
 static SPIPlanPtr
-prepare_insert_profile(bool digest)
+prepare_insert_profile(const ProfileInfo *info)
 {
-	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID};
+	Oid			types[7] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID, INT8OID};
 
-	if (digest)
+	if (info->first_of_import != 0)
+		return writer_prepare_kept(&kept_plans.insert_profile_sibling,
+								   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256, first_of_import) "
+								   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6, $7) RETURNING id",
+								   7, types);
+	if (info->content_sha256 != NULL)
 		return writer_prepare_kept(&kept_plans.insert_profile_digest,
 								   "INSERT INTO calltree.profile (name, format, weight_unit, meta, started_at, content_sha256) "
 								   "VALUES ($1, $2, coalesce($3, 'samples'), coalesce($4, '{}'), $5, $6) RETURNING id",
@@ -216,8 +237,8 @@ prepare_insert_profile(bool digest)
 static int64
 insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 {
-	Datum		values[6];
-	char		nulls[6];
+	Datum		values[7];
+	char		nulls[7];
 
 	values[0] = text_or_null(info->name, &nulls[0]);
 	values[1] = text_or_null(info->format, &nulls[1]);
@@ -228,6 +249,8 @@ insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 	nulls[4] = info->has_started_at ? ' ' : 'n';
 	values[5] = PointerGetDatum(info->content_sha256);
 	nulls[5] = info->content_sha256 ? ' ' : 'n';
+	values[6] = Int64GetDatum(info->first_of_import);
+	nulls[6] = info->first_of_import != 0 ? ' ' : 'n';
 	return writer_execute_for_id(plan, values, nulls);
 }
 
@@ -235,14 +258,14 @@ ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
 	ProfileWriter *writer = writer_create();
-	SPIPlanPtr	insert;
+	ProfileInfo row = *info;
 
+	row.first_of_import = info->content_sha256 != NULL ? import_first_profile : 0;
 	SPI_connect();
-	if (!writer_insert_profile_row(info, &writer->profile_id))
-	{
-		insert = prepare_insert_profile(info->content_sha256 != NULL);
-		writer->profile_id = insert_profile(insert, info);
-	}
+	if (!writer_insert_profile_row(&row, &writer->profile_id))
+		writer->profile_id = insert_profile(prepare_insert_profile(&row), &row);
+	if (info->content_sha256 != NULL && import_first_profile == 0)
+		import_first_profile = writer->profile_id;
 	MemoryContextSwitchTo(writer->cxt);
 
 	/*

@@ -37,7 +37,16 @@ typedef struct ProfileInfo
 	bool		has_started_at;
 	TimestampTz started_at;
 	bytea	   *content_sha256; /* the file's digest (import_duplicates.c), or NULL */
+	int64		first_of_import;	/* set by the writer: see profile_writer_import_begins */
 } ProfileInfo;
+
+/*
+ * An import of a file begins (content_note, before its first profile): the
+ * profiles written with a digest from now on are that import's.  The first
+ * is written as it is; the others name it in profile.first_of_import, by
+ * which `on_duplicate => 'skip'` finds every profile of the earlier import.
+ */
+extern void profile_writer_import_begins(void);
 
 extern ProfileWriter *profile_writer_begin(const ProfileInfo *info);
 extern int64 profile_writer_id(const ProfileWriter *writer);

@@ -63,15 +63,25 @@ enum
 	COLUMN_META,
 	COLUMN_STARTED_AT,
 	COLUMN_CONTENT_SHA256,
+	COLUMN_FIRST_OF_IMPORT,
 	GIVEN_COLUMNS
 };
 
 static const char *const given_names[GIVEN_COLUMNS] = {
-	"name", "format", "weight_unit", "meta", "started_at", "content_sha256"
+	"name", "format", "weight_unit", "meta", "started_at", "content_sha256", "first_of_import"
 };
 static const Oid given_types[GIVEN_COLUMNS] = {
-	TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID
+	TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, BYTEAOID, INT8OID
 };
+
+/* How many of the columns above the INSERT of writer.c names for this profile */
+static int
+given_count(const ProfileInfo *info)
+{
+	if (info->first_of_import != 0)
+		return GIVEN_COLUMNS;
+	return info->content_sha256 != NULL ? COLUMN_FIRST_OF_IMPORT : COLUMN_CONTENT_SHA256;
+}
 
 /* The domain check of content_sha256, cached by domain_check for the backend */
 static void *digest_check_extra = NULL;
@@ -105,7 +115,7 @@ static bool
 find_columns(Relation rel, const ProfileInfo *info, AttrNumber *given, AttrNumber *id)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	int			wanted = info->content_sha256 != NULL ? GIVEN_COLUMNS : COLUMN_CONTENT_SHA256;
+	int			wanted = given_count(info);
 
 	memset(given, 0, sizeof(AttrNumber) * GIVEN_COLUMNS);
 	*id = 0;
@@ -214,6 +224,10 @@ given_values(Relation rel, const ProfileInfo *info, const AttrNumber *given, int
 				break;
 			case COLUMN_CONTENT_SHA256:
 				values[i] = checked_digest(TupleDescAttr(RelationGetDescr(rel), i), info->content_sha256);
+				nulls[i] = false;
+				break;
+			case COLUMN_FIRST_OF_IMPORT:
+				values[i] = Int64GetDatum(info->first_of_import);
 				nulls[i] = false;
 				break;
 		}
@@ -393,8 +407,7 @@ writer_insert_profile_row(const ProfileInfo *info, int64 *profile_id)
 		/* as SPI runs a statement: after the commands before it, in a snapshot of its own */
 		CommandCounterIncrement();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		*profile_id = insert_row(rel, info, given,
-								info->content_sha256 != NULL ? GIVEN_COLUMNS : COLUMN_CONTENT_SHA256, id);
+		*profile_id = insert_row(rel, info, given, given_count(info), id);
 		PopActiveSnapshot();
 		CommandCounterIncrement();
 	}

@@ -484,6 +484,15 @@ BEGIN
                   DETAIL = 'It deletes the stacks, frames, funcs and label sets that no sample, stack, frame, trace event or rollup row uses: policies would hide some of those.',
                   HINT = 'Run collect_garbage() as a role that the policies do not apply to: the owner of the tables, or a role with BYPASSRLS.';
     END IF;
+    -- the SHARE lock of collect_garbage_rollup_lock(), which PostgreSQL
+    -- grants only to a role that may change the table: said here, before
+    -- any work, rather than as a bare "permission denied for table rollup"
+    IF NOT has_table_privilege('@extschema@.rollup', 'UPDATE, DELETE, TRUNCATE') THEN
+        RAISE EXCEPTION 'collect_garbage() needs the UPDATE, DELETE or TRUNCATE privilege on calltree.rollup'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'It writes no rollup row, but locks calltree.rollup in SHARE mode so that no rollup run writes trees of the funcs it deletes, and PostgreSQL lets only a role that may change a table take that lock.',
+                  HINT = 'Grant one of them to the role (GRANT UPDATE ON calltree.rollup TO ...), or run collect_garbage() as the owner of the tables.';
+    END IF;
     -- On Citus (docs/citus.md): the interned tables are reference tables
     -- that samples and events refer to by foreign keys, and Citus lets a
     -- transaction write those after reading all shards only if it reads

@@ -25,11 +25,14 @@ CREATE TABLE profile (
     meta        jsonb NOT NULL DEFAULT '{}',
     imported_at timestamptz NOT NULL DEFAULT now(),
     -- SHA-256 of the imported file's bytes, gzip undone (NULL: imported before 0.3)
-    content_sha256 sha256_digest
+    content_sha256 sha256_digest,
+    -- the first profile of the import that made this one, when that one is not it
+    first_of_import bigint
 );
 ALTER SEQUENCE profile_id_seq OWNED BY profile.id;
 COMMENT ON TABLE profile IS 'one row per imported profile; meta holds build id, host, service, commit';
 COMMENT ON COLUMN profile.content_sha256 IS 'SHA-256 of the imported file (after gunzip): an import of the same content names the earlier profile';
+COMMENT ON COLUMN profile.first_of_import IS 'the first profile of the import that made this one, when one file made several (a JFR recording, an OTLP request, a pprof file of several sample types); NULL for that first one and a file of one profile';
 -- every import looks up the profiles of the same content (import_duplicates.c)
 -- (digest, id): the earliest profile of a digest is the first entry, however
 -- many profiles share it (a hash index would return them all to be sorted)
