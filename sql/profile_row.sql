@@ -4,7 +4,13 @@
 -- would.  Either way the rows are what the INSERT makes: defaults filled,
 -- constraints and unique indexes refuse, the user's privileges are
 -- checked, triggers fire.  (import_copy has the triggers, policies and
--- privileges of sample_set.)
+-- privileges of sample_set.)  In a database of its own: a NOT NULL
+-- constraint on profile.name cannot be added where the tests before left
+-- profiles without a name.
+SELECT current_database() AS regression_db \gset
+CREATE DATABASE calltree_profile_row;
+\c calltree_profile_row
+CREATE EXTENSION calltree;
 SET search_path = calltree, public;
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
@@ -91,5 +97,6 @@ SELECT count(*) - :profiles_before AS profiles_added FROM profile;
 
 DELETE FROM profile WHERE name LIKE 'pr %';
 REVOKE ALL ON profile, sample_set, profile_id_seq, func, frame, stack, labels FROM regress_pr_importer;
-REVOKE USAGE ON SCHEMA calltree FROM regress_pr_importer;
+\c :regression_db
+DROP DATABASE calltree_profile_row;
 DROP ROLE regress_pr_importer;

@@ -75,27 +75,3 @@ guess_importer(const FormatGuess *guess, const ImportOptions *options)
 		guess_unknown_json(guess, options);
 	return importer_by_name(guess->format);
 }
-
-/*
- * The first of the profiles a file made (the import of a format whose file
- * makes several, for callers that take one id), with a NOTICE naming the
- * others: `what` names them ("JFR"), `function` the SQL function that
- * returns every id.
- */
-int64
-importer_first_id(const char *what, const char *function, const int64 *ids, int count)
-{
-	StringInfoData others;
-
-	if (count > 1)
-	{
-		initStringInfo(&others);
-		for (int i = 1; i < count; i++)
-			appendStringInfo(&others, "%s" INT64_FORMAT, i > 1 ? ", " : "", ids[i]);
-		ereport(NOTICE,
-				(errmsg("imported %d %s profiles; the first, " INT64_FORMAT ", is returned, the others are %s",
-						count, what, ids[0], others.data),
-				 errhint("%s returns every id.", function)));
-	}
-	return ids[0];
-}

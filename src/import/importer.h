@@ -120,7 +120,7 @@ extern const Importer jfr_importer;
 extern const Importer *importer_by_name(const char *name);
 /* importer.c: an error if an option is given that is not one of the importer's */
 extern void import_options_check(const Importer *importer, const ImportOptions *options);
-/* importer.c: the first of a file's profiles, with a NOTICE naming the others */
+/* first_profile.c: the first of a file's profiles, with a NOTICE naming the others */
 extern int64 importer_first_id(const char *what, const char *function, const int64 *ids, int count);
 
 /*
