@@ -9,7 +9,8 @@
  * turns out larger (chunked) is refused as soon as it passes the limit,
  * its connection closed, the rest of it unread.  A request whose length
  * is ambiguous (two Content-Lengths that differ, or one beside a
- * Transfer-Encoding) is refused (400) and its connection closed: a proxy
+ * Transfer-Encoding, or a header line with a bare carriage return inside)
+ * is refused (400) and its connection closed: a proxy
  * in front may have read its end elsewhere, and what follows it as
  * another request (request smuggling).  At most
  * --max-clients-per-address connections come from one address at once;
@@ -185,11 +186,16 @@ refuse_mid_body(struct MHD_Connection *connection, const char *path, int status,
 	return MHD_NO;
 }
 
-/* The request's first Content-Length, and whether another one differs from it */
+/*
+ * The request's first Content-Length, whether another one differs from it,
+ * and whether a header holds a carriage return (libmicrohttpd keeps a bare
+ * CR inside a header line, where a proxy may have ended the line)
+ */
 typedef struct Lengths
 {
 	const char *first;
 	bool		differ;
+	bool		bare_cr;
 } Lengths;
 
 static enum MHD_Result
@@ -198,6 +204,8 @@ note_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 	Lengths    *lengths = cls;
 
 	(void) kind;
+	if (strchr(key, '\r') != NULL || (value != NULL && strchr(value, '\r') != NULL))
+		lengths->bare_cr = true;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0 || value == NULL)
 		return MHD_YES;
 	if (lengths->first == NULL)
@@ -210,7 +218,8 @@ note_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 /*
  * Why the request's body has no single length, or NULL: libmicrohttpd
  * reads the first Content-Length, or the chunks of a Transfer-Encoding
- * beside one, where a proxy in front may have read another
+ * beside one, or a header line past a bare carriage return, where a proxy
+ * in front may have read another
  */
 static const char *
 ambiguous_length(struct MHD_Connection *connection)
@@ -218,6 +227,8 @@ ambiguous_length(struct MHD_Connection *connection)
 	Lengths		lengths = {0};
 
 	MHD_get_connection_values(connection, MHD_HEADER_KIND, note_length, &lengths);
+	if (lengths.bare_cr)
+		return "a header line holds a carriage return that does not end it; end each header line with CR LF";
 	if (lengths.differ)
 		return "the request has Content-Length headers of different values; send one";
 	if (lengths.first != NULL &&

@@ -12,8 +12,9 @@
 #   of them served.
 # - One address opening --max-clients connections: only
 #   --max-clients-per-address of them taken, another address served.
-# - Two Content-Lengths that differ, or one beside a Transfer-Encoding:
-#   400, not the first length read and the rest taken for the next request.
+# - Two Content-Lengths that differ, or one beside a Transfer-Encoding,
+#   or a bare CR inside a header line: 400, not the first length read and
+#   the rest taken for the next request.
 # - A chunked body past --max-body: 413 as it passes it and the connection
 #   closed, not read to its end.
 # - Every connection PostgreSQL allows taken: 503 with Retry-After, and
@@ -229,6 +230,11 @@ expect "ambiguous lengths" "$(raw "${folded/NAME/twolengths}Content-Length: 6\r\
 	"${folded/NAME/chunkedlength}Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n6\r\na;b 1\n\r\n0\r\n\r\n" \
 	"${folded/NAME/samelengths}Content-Length: 6\r\nContent-Length: 6\r\n\r\na;b 1\n") $(stored twolengths) $(stored chunkedlength) $(stored samelengths)" \
 	"400 400 200 0 0 1"
+# A bare carriage return inside a header line: libmicrohttpd reads one
+# header (Connection) and the body of 6 bytes; a proxy ending lines at the
+# CR reads a Content-Length of 99.  400, nothing stored.
+expect "a bare CR in a header line" "$(raw "${folded/NAME/barecr}Connection: close\rContent-Length: 99\r\nContent-Length: 6\r\n\r\na;b 1\n") $(stored barecr)" \
+	"400 0"
 
 # A chunked body past --max-body (200000): 413 once it passes it, the
 # connection closed, not read to its end (4 MB, a chunk of 4 kB a
