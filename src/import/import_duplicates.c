@@ -153,6 +153,24 @@ profile_with_digest(void)
 	return get_attnum(relid, "content_sha256") != InvalidAttrNumber ? relid : InvalidOid;
 }
 
+/*
+ * The plan of `query` (one parameter, of `argtype`), prepared on first use
+ * and kept in *kept for the backend.
+ */
+static SPIPlanPtr
+kept_plan(SPIPlanPtr *kept, const char *query, Oid argtype)
+{
+	SPIPlanPtr	plan;
+
+	if (*kept != NULL)
+		return *kept;
+	plan = SPI_prepare(query, 1, &argtype);
+	if (plan == NULL || SPI_keepplan(plan) != 0)
+		elog(ERROR, "could not prepare the look-up of calltree.profile: %s", SPI_result_code_string(SPI_result));
+	*kept = plan;
+	return plan;
+}
+
 /* The look-up of a digest's earliest profile, kept (its plan follows the table) */
 static SPIPlanPtr lookup_plan = NULL;
 
@@ -198,17 +216,11 @@ content_seen(Oid relid, const bytea *digest, const ImportOptions *options)
 								 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
 	/* planned once per backend: every import asks */
-	if (lookup_plan == NULL)
-	{
-		SPIPlanPtr	plan = SPI_prepare("SELECT id, name FROM calltree.profile "
-									   "WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
-									   1, &argtype);
-
-		if (plan == NULL || SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not prepare the look-up of calltree.profile: %s", SPI_result_code_string(SPI_result));
-		lookup_plan = plan;
-	}
-	ret = SPI_execute_plan(lookup_plan, &arg, NULL, true, 1);
+	ret = SPI_execute_plan(kept_plan(&lookup_plan,
+									 "SELECT id, name FROM calltree.profile "
+									 "WHERE content_sha256 OPERATOR(pg_catalog.=) $1 ORDER BY id LIMIT 1",
+									 argtype),
+						   &arg, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "looking up calltree.profile failed: %s", SPI_result_code_string(ret));
 	if (SPI_processed > 0)
@@ -267,24 +279,18 @@ content_import_ids(int64 earlier, int64 **ids)
 	int			n;
 
 	SPI_connect();
-	if (siblings_plan == NULL)
-	{
-		SPIPlanPtr	plan = SPI_prepare("SELECT p.id FROM calltree.profile e, "
-									   "LATERAL (SELECT coalesce(e.first_of_import, e.id) AS id) AS f, "
-									   "calltree.profile p "
-									   "WHERE e.id OPERATOR(pg_catalog.=) $1 "
-									   "AND p.content_sha256 OPERATOR(pg_catalog.=) e.content_sha256 "
-									   "AND p.id OPERATOR(pg_catalog.>=) f.id "
-									   "AND (p.id OPERATOR(pg_catalog.=) f.id "
-									   "OR p.first_of_import OPERATOR(pg_catalog.=) f.id) "
-									   "ORDER BY p.id",
-									   1, &argtype);
-
-		if (plan == NULL || SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not prepare the look-up of calltree.profile: %s", SPI_result_code_string(SPI_result));
-		siblings_plan = plan;
-	}
-	ret = SPI_execute_plan(siblings_plan, &arg, NULL, true, 0);
+	ret = SPI_execute_plan(kept_plan(&siblings_plan,
+									 "SELECT p.id FROM calltree.profile e, "
+									 "LATERAL (SELECT coalesce(e.first_of_import, e.id) AS id) AS f, "
+									 "calltree.profile p "
+									 "WHERE e.id OPERATOR(pg_catalog.=) $1 "
+									 "AND p.content_sha256 OPERATOR(pg_catalog.=) e.content_sha256 "
+									 "AND p.id OPERATOR(pg_catalog.>=) f.id "
+									 "AND (p.id OPERATOR(pg_catalog.=) f.id "
+									 "OR p.first_of_import OPERATOR(pg_catalog.=) f.id) "
+									 "ORDER BY p.id",
+									 argtype),
+						   &arg, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "looking up calltree.profile failed: %s", SPI_result_code_string(ret));
 	/* at least the earlier profile itself, seen a moment ago */

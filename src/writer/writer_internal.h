@@ -21,6 +21,8 @@
  *   writer_sets.c     samples gathered per thread into packed sample sets
  *   writer_set_row.c  a sample set's row without a statement, where an
  *                     INSERT would do nothing more
+ *   writer_plain.c    what lets a row go in without a statement (no
+ *                     trigger fired, rule, policy applying or Citus)
  *
  * Every part reads and writes the same struct, so it is declared here
  * rather than in writer.h: the importers see an opaque ProfileWriter and
@@ -265,6 +267,10 @@ extern SPIPlanPtr writer_prepare_kept(SPIPlanPtr *kept, const char *query, int n
 									  Oid *argtypes);
 /* writer_profile_row.c */
 extern bool writer_insert_profile_row(const ProfileInfo *info, int64 *profile_id);
+/* writer_plain.c: whether a trigger of `triggers` fires on INSERT */
+extern bool writer_fires_on_insert(const TriggerDesc *triggers);
+/* writer_plain.c: whether an INSERT into `rel` may fire a rule, apply a policy or go through Citus */
+extern bool writer_insert_needs_statement(Relation rel);
 /* writer_set_row.c */
 extern bool writer_insert_set_row(Oid samples_type, Datum *values, bool *nulls);
 extern int64 writer_execute_for_id(SPIPlanPtr plan, Datum *values, const char *nulls);

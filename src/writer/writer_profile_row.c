@@ -91,20 +91,12 @@ static Oid	digest_check_type = InvalidOid;
 static bool
 insert_is_plain(Relation rel)
 {
-	TriggerDesc *triggers = rel->trigdesc;
 	TupleConstr *constr = RelationGetDescr(rel)->constr;
 
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL)
-		return false;
-	if (triggers != NULL &&
-		(triggers->trig_insert_before_row || triggers->trig_insert_after_row ||
-		 triggers->trig_insert_instead_row || triggers->trig_insert_before_statement ||
-		 triggers->trig_insert_after_statement || triggers->trig_insert_new_table))
-		return false;
-	if (constr != NULL && constr->has_generated_stored)
-		return false;
-	return check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED &&
-		calltree_citus_table(RelationGetRelid(rel), NULL) == CITUS_NONE;
+	return rel->rd_rel->relkind == RELKIND_RELATION &&
+		!writer_fires_on_insert(rel->trigdesc) &&
+		(constr == NULL || !constr->has_generated_stored) &&
+		!writer_insert_needs_statement(rel);
 }
 
 /*

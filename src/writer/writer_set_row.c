@@ -48,16 +48,6 @@
 
 #define SET_COLUMNS 3			/* profile_id, thread, samples */
 
-/* Whether a trigger of `triggers` fires on INSERT */
-static bool
-fires_on_insert(const TriggerDesc *triggers)
-{
-	return triggers != NULL &&
-		(triggers->trig_insert_before_row || triggers->trig_insert_after_row ||
-		 triggers->trig_insert_instead_row || triggers->trig_insert_before_statement ||
-		 triggers->trig_insert_after_statement || triggers->trig_insert_new_table);
-}
-
 /*
  * Whether every INSERT trigger of sample_set is the integrity check, which
  * returns at once for the writer's rows
@@ -106,10 +96,9 @@ static bool
 insert_is_plain(Relation rel, Oid samples_type)
 {
 	return integrity_writer_can_vouch() &&
-		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE && rel->rd_rules == NULL &&
+		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE &&
 		only_integrity_trigger(rel) && set_columns(rel, samples_type) &&
-		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED &&
-		calltree_citus_table(RelationGetRelid(rel), NULL) == CITUS_NONE;
+		!writer_insert_needs_statement(rel);
 }
 
 /* What the INSERT checks: INSERT on the three columns */
@@ -133,7 +122,7 @@ checked_rte(Relation rel)
 static bool
 partition_is_plain(ResultRelInfo *leaf)
 {
-	return leaf->ri_RootToPartitionMap == NULL && !fires_on_insert(leaf->ri_TrigDesc);
+	return leaf->ri_RootToPartitionMap == NULL && !writer_fires_on_insert(leaf->ri_TrigDesc);
 }
 
 /*
