@@ -89,7 +89,6 @@ best_ms() {
 	done
 	printf '%s\n' "$best"
 }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
 # ------------------------------------------------------------ one node: the data
 have_data() {
@@ -153,7 +152,7 @@ heap_bytes=$(citus ct_query "" "SELECT sum(r.result::bigint)
                                   run_command_on_shards(t::regclass, \$q\$SELECT pg_table_size('%s')\$q\$) AS r" 2>/dev/null || echo '?')
 one_heap=$(ct_query "" "SELECT pg_table_size('bench_sets')")
 
-say "machine: $(nproc) CPUs; load average $(loadavg) at the start; one node and Citus (a coordinator, 2 workers) on it"
+say "machine: $(ct_machine) at the start; one node and Citus (a coordinator, 2 workers) on it"
 say "ingest: $rows samples in $sets sample sets in $ingest_s s through the coordinator: $(awk -v r="$rows" -v s="$ingest_s" 'BEGIN { printf "%.0f", r / s }') samples/s, $(awk -v b="$one_heap" -v s="$ingest_s" 'BEGIN { printf "%.1f", b / s / 1048576 }') MB/s of packed sets (binary COPY into calltree.sample_set, 32 shards, foreign key of the profile checked); the interned rows (funcs, frames, stacks) before them in $interned_s s"
 
 # ------------------------------------------------------------ 2. stack_agg
@@ -227,4 +226,4 @@ for n in $SHARDS; do
 	citus ct_psql "" -c "DROP TABLE $t, states_$n" >/dev/null
 done
 ct_psql "" -c 'DROP TABLE bench_sets' >/dev/null
-say "load average $(loadavg) at the end"
+say "load average $(ct_loadavg) at the end"

@@ -381,13 +381,12 @@ run_go() {
 }
 
 # ---------------------------------------------------------------- main
-loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 started=$(date +%s)
-say "imports: $(date -u '+%Y-%m-%d %H:%M UTC'); calltree at $(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(nproc 2>/dev/null || echo '?') CPUs, load average $(loadavg)"
+say "imports: $(date -u '+%Y-%m-%d %H:%M UTC'); calltree at $(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(ct_machine)"
 say "imports: $(ct_query "" "SELECT split_part(version(), ' on ', 1) || '; shared_buffers=' || current_setting('shared_buffers') || ', fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', jit=' || current_setting('jit')"); calltree.import_work_mem=$IMPORT_WORK_MEM"
 for f in $FORMATS; do gen "$f"; done
 for f in $FORMATS; do run_format "$f"; done
-load_after=$(loadavg)
+load_after=$(ct_loadavg)
 
 # ---------------------------------------------------------------- report
 verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? v >= t : v <= t; print ok ? "OK" : "MISSED" }'; }

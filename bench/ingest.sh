@@ -111,6 +111,7 @@ server_ticks() {
 }
 
 say "ingest rate: import_pprof of a $(stat -c %s "$DATA")-byte pprof file ($samples samples), one profile per transaction, ${SECONDS_PER_RUN} s per run, $PROTOCOL statements"
+say "  machine: $(ct_machine)"
 say "  server: fsync=$(setting fsync), synchronous_commit=$(setting synchronous_commit), wal_sync_method=$(setting wal_sync_method), commit_delay=$(setting commit_delay)"
 [ "$durable" = 1 ] || say "  (commits do not wait for the disk: the rates below measure CPU alone, and the target is not judged)"
 

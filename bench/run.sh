@@ -80,13 +80,12 @@ ct_psql "" -c 'VACUUM (ANALYZE) calltree.profile, calltree.func, calltree.frame,
 ct_psql "" -c 'CHECKPOINT' >/dev/null 2>&1 || say "bench: CHECKPOINT not allowed for $(ct_query "" 'SELECT current_user'); skipped"
 say "bench: VACUUM (ANALYZE) and CHECKPOINT in $((SECONDS - start)) s"
 
-loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 say "bench: timing, runs per query: $RUNS (about a minute for 3)"
-load_before=$(loadavg)
+machine_before=$(ct_machine)
 start=$SECONDS
 ct_psql "" -At -v runs="$RUNS" -f "$BENCH_DIR/measure.sql" >"$OUT_DIR/report.txt" 2>"$OUT_DIR/measure.log" ||
 	{ say "bench: measurement failed:" >&2; cat "$OUT_DIR/report.txt" "$OUT_DIR/measure.log" >&2; exit 1; }
-say "bench: measured in $((SECONDS - start)) s; machine: $(nproc 2>/dev/null || echo '?') CPUs, load average $load_before before, $(loadavg) after (other work on the machine slows every query)"
+say "bench: measured in $((SECONDS - start)) s; machine: $machine_before before, load average $(ct_loadavg) after (other work on the machine slows every query)"
 say ""
 cat "$OUT_DIR/report.txt"
 

@@ -107,6 +107,16 @@ fail() {
 
 ct_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# The machine, for a benchmark's report: its CPUs and their model (a rate
+# measured on one CPU model says little of another), and the load average.
+ct_loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
+ct_machine() {
+	local model
+	model=$(awk -F': ' '/^model name/ { n = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 }
+		END { if (n != "") printf "%s, family %s model %s", n, f, m }' /proc/cpuinfo 2>/dev/null)
+	printf '%s CPUs (%s), load average %s' "$(nproc 2>/dev/null || echo '?')" "${model:-model unknown}" "$(ct_loadavg)"
+}
+
 # ---------------------------------------------------------------- psql
 ct_psql() {
 	local db=$1
