@@ -227,6 +227,25 @@ stack_agg_transfn_unit(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The call site's scratch for samples_stack_sums, in the memory of the
+ * call site (the query's): the columns of every value read there reuse it.
+ */
+static SamplesScratch *
+call_site_scratch(FunctionCallInfo fcinfo)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+
+	if (flinfo->fn_extra == NULL)
+	{
+		SamplesScratch *scratch = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(SamplesScratch));
+
+		scratch->context = flinfo->fn_mcxt;
+		flinfo->fn_extra = scratch;
+	}
+	return (SamplesScratch *) flinfo->fn_extra;
+}
+
+/*
  * stack_agg(samples): a packed value's weights summed per distinct stack,
  * read from its stack and weight columns only, then added to the state
  * once per stack rather than once per sample.
@@ -244,7 +263,8 @@ stack_agg_samples_transfn(PG_FUNCTION_ARGS)
 		return unchanged_state(fcinfo);
 	state = weights_state(fcinfo, "stack_agg_samples_transfn");
 	value = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
-	count = samples_stack_sums((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), &ids, &sums);
+	count = samples_stack_sums((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
+							   call_site_scratch(fcinfo), &ids, &sums);
 	stack_weights_add_pairs(state->weights, ids, sums, count);
 	pfree(ids);
 	pfree(sums);

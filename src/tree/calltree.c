@@ -25,17 +25,6 @@ calltree_weight_out_of_range(void)
 			 errhint("Scale the weights down, for example from nanoseconds to microseconds.")));
 }
 
-/* a + b, or an error if the sum does not fit in int64 */
-int64
-calltree_add_weight(int64 a, int64 b)
-{
-	int64		sum;
-
-	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
-		calltree_weight_out_of_range();
-	return sum;
-}
-
 /*
  * Checks that `size` bytes hold a tree of our format: the version, the
  * flags and the node count against the size.  Used on values that come

@@ -46,6 +46,7 @@
 
 #include "postgres.h"
 
+#include "common/int.h"
 #include "fmgr.h"
 
 #define CALLTREE_VERSION	1
@@ -199,13 +200,24 @@ calltree_wide_fits(int64 low, int32 high)
 	return high == (low < 0 ? -1 : 0);
 }
 
+extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
+
+/* a + b, or the error of a weight beyond the bigint range (inline: summing loops call it per sample) */
+static inline int64
+calltree_add_weight(int64 a, int64 b)
+{
+	int64		sum;
+
+	if (unlikely(pg_add_s64_overflow(a, b, &sum)))
+		calltree_weight_out_of_range();
+	return sum;
+}
+
 /* calltree.c: reading stored trees */
 extern void calltree_check_header(const CallTree *tree, Size size);
 extern void calltree_check_value(const CallTree *tree);
 extern int64 *calltree_running(const CallTree *tree);
 extern int64 calltree_total_weight(const CallTree *tree);
-extern int64 calltree_add_weight(int64 a, int64 b);
-extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
 extern int32 *calltree_depths(const CallTree *tree);
 
 #endif							/* CALLTREE_H */

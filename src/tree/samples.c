@@ -1166,6 +1166,13 @@ typedef struct Reader
 	const uint8 *data;
 	Size		len;
 	Size		pos;
+	/*
+	 * The value was checked whole when it was made (by the packer, or by
+	 * the type's input or receive function on its way in): a column's
+	 * coding is not counted again against the other codings.  Whatever a
+	 * read relies on (lengths, tags, indexes, ranges) is checked as ever.
+	 */
+	bool		codings_known;
 } Reader;
 
 /* Where a column is, for the offsets of errors about its values */
@@ -1719,6 +1726,8 @@ read_column(Reader *reader, const ColumnKind *kind, int64 count, uint64 *keys, C
 		read_bits(reader, kind, count, keys, place, &least, &most);
 	place->least = least;
 	place->most = most;
+	if (reader->codings_known)
+		return;
 	/* gamma codes just read are not counted again */
 	choice = choose_coding(kind, keys, &source, count, least, most,
 						   place->coding == CODING_GAMMA ? reader->pos - place->at - 1 : 0);
@@ -2519,13 +2528,37 @@ stack_sums_streamed(Reader *reader, const SamplesHeader *header, int64 *stack_id
 	add_stack_sums(reader, header, &stacks, &weights, total);
 }
 
+/* The scratch's two arrays, made to hold `count` samples at least */
+static void
+scratch_reserve(SamplesScratch *scratch, int64 count)
+{
+	Size		bytes;
+
+	if (count <= scratch->capacity)
+		return;
+	if (scratch->index != NULL)
+	{
+		pfree(scratch->index);
+		pfree(scratch->weight);
+		scratch->index = scratch->weight = NULL;
+		scratch->capacity = 0;
+	}
+	bytes = sizeof(int64) * (Size) count;
+	scratch->index = MemoryContextAllocExtended(scratch->context, bytes, MCXT_ALLOC_HUGE);
+	scratch->weight = MemoryContextAllocExtended(scratch->context, bytes, MCXT_ALLOC_HUGE);
+	scratch->capacity = count;
+}
+
 /*
  * The stack sums of a value of a bit a sample or more: its stack and
- * weight columns unpacked, 16 bytes a sample, then added up.
+ * weight columns unpacked, 16 bytes a sample, into the scratch (or new
+ * arrays without one), then added up.
  */
 static void
-stack_sums_unpacked(Reader *reader, const SamplesHeader *header, int64 *stack_ids, int64 *total)
+stack_sums_unpacked(Reader *reader, const SamplesHeader *header, SamplesScratch *scratch,
+					int64 *stack_ids, int64 *total)
 {
+	SamplesScratch own = {CurrentMemoryContext, NULL, NULL, 0};
 	DictionaryPlace place;
 	StackPlace	stack_column;
 	int64	   *labels;
@@ -2536,8 +2569,9 @@ stack_sums_unpacked(Reader *reader, const SamplesHeader *header, int64 *stack_id
 	labels = palloc_extended(sizeof(int64) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE);
 	read_dictionary(reader, &LABEL_GAPS, header->nlabels, labels, &place);
 	pfree(labels);
-	index = palloc_extended(sizeof(int64) * Max(header->count, 1), MCXT_ALLOC_HUGE);
-	weight = palloc_extended(sizeof(int64) * Max(header->count, 1), MCXT_ALLOC_HUGE);
+	scratch_reserve(scratch != NULL ? scratch : &own, Max(header->count, 1));
+	index = scratch != NULL ? scratch->index : own.index;
+	weight = scratch != NULL ? scratch->weight : own.weight;
 	read_stack_column(reader, header, index, &stack_column);
 	read_weight_column(reader, header, weight, false);
 	for (int64 i = 0; i < header->count; i++)
@@ -2546,21 +2580,24 @@ stack_sums_unpacked(Reader *reader, const SamplesHeader *header, int64 *stack_id
 			CHECK_FOR_INTERRUPTS();
 		total[index[i]] = calltree_add_weight(total[index[i]], weight[i]);
 	}
-	pfree(index);
-	pfree(weight);
+	if (scratch == NULL)
+	{
+		pfree(index);
+		pfree(weight);
+	}
 }
 
 int64
-samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums)
+samples_stack_sums(const uint8 *data, Size len, SamplesScratch *scratch, int64 **ids, int64 **sums)
 {
-	Reader		reader = {data, len, 0};
+	Reader		reader = {data, len, 0, .codings_known = true};
 	SamplesHeader header;
 
 	read_header(&reader, &header);
 	*ids = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE);
 	*sums = palloc_extended(sizeof(int64) * Max(header.nstacks, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (unpacking_is_bounded(&header, len))
-		stack_sums_unpacked(&reader, &header, *ids, *sums);
+		stack_sums_unpacked(&reader, &header, scratch, *ids, *sums);
 	else
 		stack_sums_streamed(&reader, &header, *ids, *sums);
 	return header.nstacks;

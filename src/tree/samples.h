@@ -243,12 +243,33 @@ extern void samples_read_header(const uint8 *data, Size len, SamplesHeader *head
 extern int64 *samples_stack_ids(const uint8 *data, Size len, SamplesHeader *header);
 
 /*
+ * Memory samples_stack_sums reuses from one value to the next: the stack
+ * and weight columns of a value unpacked, 16 bytes a sample, as many as
+ * the largest value read so far.  An aggregate keeps one for its call
+ * site, so that each value's columns do not take (and fault in) new pages
+ * from the system, several megabytes for a value of a million samples.
+ * Zeroed, with `context` set, to start.
+ */
+typedef struct SamplesScratch
+{
+	MemoryContext context;		/* where index and weight live */
+	int64	   *index;
+	int64	   *weight;
+	int64		capacity;		/* samples they hold */
+} SamplesScratch;
+
+/*
  * The distinct stack ids of a packed value, ascending, and the sum of the
  * weights of each (two new arrays); returns their number.  Reads the
  * header, the dictionary and the stack and weight columns only: the path
- * of stack_agg(samples).  A sum out of range is an error.
+ * of stack_agg(samples).  A sum out of range is an error.  The value was
+ * checked when it was made: its lengths, tags and indexes are checked
+ * again, not whether its codings are the smallest (its canonical form).
+ * With a scratch (or NULL: new arrays, freed) for the unpacked columns.
  */
-extern int64 samples_stack_sums(const uint8 *data, Size len, int64 **ids, int64 **sums);
+extern int64 samples_stack_sums(const uint8 *data, Size len, SamplesScratch *scratch,
+								int64 **ids, int64 **sums);
+
 
 /* The distinct label set ids of a packed value, ascending (a new array) */
 extern int64 *samples_label_set_ids(const uint8 *data, Size len, SamplesHeader *header);
