@@ -2559,6 +2559,7 @@ stack_sums_unpacked(Reader *reader, const SamplesHeader *header, SamplesScratch 
 					int64 *stack_ids, int64 *total)
 {
 	SamplesScratch own = {CurrentMemoryContext, NULL, NULL, 0};
+	SamplesScratch *columns = scratch != NULL ? scratch : &own;
 	DictionaryPlace place;
 	StackPlace	stack_column;
 	int64	   *labels;
@@ -2569,9 +2570,9 @@ stack_sums_unpacked(Reader *reader, const SamplesHeader *header, SamplesScratch 
 	labels = palloc_extended(sizeof(int64) * Max(header->nlabels, 1), MCXT_ALLOC_HUGE);
 	read_dictionary(reader, &LABEL_GAPS, header->nlabels, labels, &place);
 	pfree(labels);
-	scratch_reserve(scratch != NULL ? scratch : &own, Max(header->count, 1));
-	index = scratch != NULL ? scratch->index : own.index;
-	weight = scratch != NULL ? scratch->weight : own.weight;
+	scratch_reserve(columns, Max(header->count, 1));
+	index = columns->index;
+	weight = columns->weight;
 	read_stack_column(reader, header, index, &stack_column);
 	read_weight_column(reader, header, weight, false);
 	for (int64 i = 0; i < header->count; i++)
@@ -2580,7 +2581,7 @@ stack_sums_unpacked(Reader *reader, const SamplesHeader *header, SamplesScratch 
 			CHECK_FOR_INTERRUPTS();
 		total[index[i]] = calltree_add_weight(total[index[i]], weight[i]);
 	}
-	if (scratch == NULL)
+	if (columns == &own)
 	{
 		pfree(index);
 		pfree(weight);
