@@ -206,6 +206,7 @@ extern int64 *calltree_running(const CallTree *tree);
 extern int64 calltree_total_weight(const CallTree *tree);
 extern int64 calltree_add_weight(int64 a, int64 b);
 extern pg_attribute_noreturn() void calltree_weight_out_of_range(void);
+extern pg_attribute_noreturn() void calltree_too_many_nodes(void);
 extern int32 *calltree_depths(const CallTree *tree);
 
 #endif							/* CALLTREE_H */
