@@ -45,6 +45,17 @@ SELECT collapse_direct_recursion(tree, 7)::text AS direct,
        (SELECT running FROM functions(tree)) AS running_once
   FROM shapes WHERE name = 'deep';
 
+-- a tree that inverts to more nodes than it has: every prefix of a path of
+-- 60 funcs holds a sample, and each reads back as a chain of its own
+-- (60 * 61 / 2 = 1830 nodes from 60); the same as the path twin's tree
+WITH prefixes AS (
+    SELECT (SELECT array_agg(f ORDER BY f) FROM generate_series(1, len) AS f) AS path, len AS weight
+      FROM generate_series(1, 60) AS len)
+SELECT (SELECT count(*) FROM nodes(invert(tree))) AS inverted_nodes,
+       (SELECT count(*) FROM nodes(invert(tree)) WHERE depth = 0) AS roots,
+       invert(tree) OPERATOR(calltree.=) (SELECT calltree_agg(invert(path), weight) FROM prefixes) AS same_as_paths
+  FROM (SELECT calltree_agg(path, weight) AS tree FROM prefixes) AS t;
+
 -- recursion that is not direct: 1→2→1→2→3
 SELECT collapse_direct_recursion('{1,2,1,2,3}'::int4[], 1) AS direct_untouched,
        collapse_recursion('{1,2,1,2,3}'::int4[], 1) AS between_removed,

@@ -141,11 +141,7 @@ tree_builder_new_node(TreeBuilder *builder, int32 parent, int32 func)
 		int32		capacity;
 
 		if (builder->capacity >= CALLTREE_MAX_NODES)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("call tree has too many nodes"),
-					 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
-					 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+			calltree_too_many_nodes();
 		capacity = Min((int64) builder->capacity * 2, CALLTREE_MAX_NODES);
 		grow_node_arrays(builder, capacity);
 	}
@@ -252,17 +248,6 @@ tree_builder_child(TreeBuilder *builder, int32 parent, int32 func)
 	if (walked >= WIDE_CHILDREN)
 		make_wide(builder, parent);
 	return node;
-}
-
-/*
- * A new child of `parent` for `func`, for a caller that knows there is none
- * yet and never looks it up: it is in no list of children, so that a
- * look-up never finds it.
- */
-int32
-tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func)
-{
-	return tree_builder_new_node(builder, parent, func);
 }
 
 /* The child of `parent` for `func`, or -1 if there is none. */

@@ -23,7 +23,6 @@ extern void tree_builder_reserve(TreeBuilder *builder, int64 expected);
 /* nodes: -1 as a parent stands for the forest's root level */
 extern int32 tree_builder_child(TreeBuilder *builder, int32 parent, int32 func);
 extern int32 tree_builder_find_child(const TreeBuilder *builder, int32 parent, int32 func);
-extern int32 tree_builder_new_child(TreeBuilder *builder, int32 parent, int32 func);
 
 /* what a node holds */
 extern void tree_builder_add_self(TreeBuilder *builder, int32 node, int64 weight);

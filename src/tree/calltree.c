@@ -25,6 +25,17 @@ calltree_weight_out_of_range(void)
 			 errhint("Scale the weights down, for example from nanoseconds to microseconds.")));
 }
 
+/* A tree would have more than CALLTREE_MAX_NODES nodes. */
+void
+calltree_too_many_nodes(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("call tree has too many nodes"),
+			 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
+			 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+}
+
 /*
  * Checks that `size` bytes hold a tree of our format: the version, the
  * flags and the node count against the size.  Used on values that come

@@ -218,6 +218,7 @@ extern void calltree_check_header(const CallTree *tree, Size size);
 extern void calltree_check_value(const CallTree *tree);
 extern int64 *calltree_running(const CallTree *tree);
 extern int64 calltree_total_weight(const CallTree *tree);
+extern pg_attribute_noreturn() void calltree_too_many_nodes(void);
 extern int32 *calltree_depths(const CallTree *tree);
 
 #endif							/* CALLTREE_H */

@@ -305,11 +305,7 @@ tree_union_next(TreeUnion *walk, UnionNode *node)
 	if (walk->npending == 0)
 		return false;
 	if (walk->nvisited >= CALLTREE_MAX_NODES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("call tree has too many nodes"),
-				 errdetail("A call tree holds at most %d nodes.", CALLTREE_MAX_NODES),
-				 errhint("Merge or drop functions before aggregating, or aggregate fewer samples.")));
+		calltree_too_many_nodes();
 	if ((walk->nvisited & 0xFFFF) == 0)
 		CHECK_FOR_INTERRUPTS();
 	visit = walk->pending[--walk->npending];
