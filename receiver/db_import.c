@@ -4,8 +4,9 @@
  *
  * The statements go out in libpq's pipeline mode, a segment of them per
  * item (db_item.c), each segment one round trip: BEGIN and the role
- * (set_config, not spliced into SQL) with the first item, the
- * transaction's id with the last.  Then COMMIT, alone, once the answers
+ * (set_config, not spliced into SQL) with the first item; the
+ * transaction's id comes with each item's lock (a push of no item asks
+ * for it alone).  Then COMMIT, alone, once the answers
  * said the push is good and new; a push that repeats one stored before
  * (every profile it made has an earlier twin) is rolled back and answered
  * as if stored now.  The transaction's id is known before COMMIT is sent:
@@ -153,7 +154,8 @@ read_segment(PGconn *conn, const StepKind *kinds, int n, ItemOutcome *outcome, c
 
 /*
  * Sends a segment of the pipeline: BEGIN and the role first, the item's
- * statements (item NULL: none), the transaction's id last, then the sync;
+ * statements (item NULL: none, and the transaction's id asked alone),
+ * then the sync;
  * the kind of each into kinds, how many, or -1 if libpq refused one
  */
 static int
@@ -167,9 +169,8 @@ send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 	{
 		const char *values[1] = {role};
 
-		if (PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1)
+		if ((n = db_send(conn, prepared, ST_BEGIN, "BEGIN", 0, NULL, NULL, STEP_COMMAND, kinds)) < 0)
 			return -1;
-		kinds[n++] = STEP_COMMAND;
 		if (role != NULL &&
 			(m = db_send(conn, prepared, ST_ROLE, "SELECT pg_catalog.set_config('role', $1, true)",
 						 1, values, NULL, STEP_ROLE, kinds + n)) < 0)
@@ -182,7 +183,7 @@ send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 			return -1;
 		n += m;
 	}
-	if (last)
+	if (last && item == NULL)
 	{
 		if ((m = db_send(conn, prepared, ST_XID, "SELECT pg_catalog.txid_current()",
 						 0, NULL, NULL, STEP_XID, kinds + n)) < 0)
@@ -192,8 +193,8 @@ send_segment(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 	return PQpipelineSync(conn) == 1 ? n : -1;
 }
 
-/* The most statements of a segment: BEGIN, the role, an item's, the id */
-#define SEGMENT_MAX_STEPS (1 + 2 + ITEM_MAX_STEPS + 2)
+/* The most statements of a segment: BEGIN, the role, an item's, the id, each maybe prepared first */
+#define SEGMENT_MAX_STEPS (2 + 2 + ITEM_MAX_STEPS + 2)
 
 /* How an attempt at a push on one connection ended */
 typedef enum Attempt

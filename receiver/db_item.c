@@ -12,9 +12,12 @@
  * a parameter, the body a binary one.
  *
  * The statements go out together, so the ids an import made reach the
- * statements after it through a setting of the transaction
- * (calltree_receiver.ids), not through the receiver: the UPDATE of
- * started_at, then the look-up of twins.  Each is prepared on a
+ * statement after it through a setting of the transaction
+ * (calltree_receiver.ids), not through the receiver: the look-up of
+ * twins.  What else a push needs rides in these statements (the lock's
+ * carries the transaction's id and the start time to give), so that an
+ * item is three statements (lock, import, look-up), five through
+ * import_stream (its chunk's two).  Each is prepared on a
  * connection the first time it runs there (db_send): planning them for
  * every push cost the database more than a tenth of its time.
  *
@@ -49,17 +52,54 @@
 /* How many of the latest profiles of one content are compared with a new one */
 #define RECENT_TWINS "16"
 
+/*
+ * The look-up of twins reads the latest profiles of a content backwards
+ * through the index on (content_sha256, id), stopping after RECENT_TWINS.
+ * Statistics older than a burst of pushes of one content (an agent's
+ * retries, a benchmark) make a bitmap scan look cheaper, which reads every
+ * profile of that content and sorts them: cost growing with each push.
+ * So bitmap scans are off while that statement alone is planned: the
+ * setting as it was is kept aside by the lock, before the import (whose
+ * queries are planned as the session says), turned off by the import's
+ * statement once the import returned, and put back by the look-up as it
+ * runs, after its plan was made; no statement of their own.
+ */
+#define BITMAP_KEEP \
+	"pg_catalog.set_config('calltree_receiver.enable_bitmapscan'," \
+	" pg_catalog.current_setting('enable_bitmapscan'), true)"
+#define BITMAP_OFF "pg_catalog.set_config('enable_bitmapscan', 'off', true)"
+#define BITMAP_RESTORE \
+	"pg_catalog.set_config('enable_bitmapscan'," \
+	" pg_catalog.current_setting('calltree_receiver.enable_bitmapscan'), true)"
+
+/*
+ * The start time of the profiles an import writes: the push's from
+ * (NULL: the file's), given to the importer through the extension's
+ * setting, so that the profile row is written once with it; an UPDATE
+ * after the import wrote a second version of the row and of its index
+ * entries (started_at is indexed).  Written as JSON writes a timestamptz,
+ * ISO 8601 with a numeric offset whatever DateStyle says (the text cast
+ * may name the zone by an abbreviation that reads back as another zone).
+ * Set for every item, so that an item without from does not inherit the
+ * one before it.
+ */
+#define STARTED_AT_GIVEN \
+	"pg_catalog.set_config('calltree.import_started_at'," \
+	" COALESCE(pg_catalog.to_jsonb(pg_catalog.to_timestamp($2::pg_catalog.float8))" \
+	" OPERATOR(pg_catalog.#>>) '{}', ''), true)"
+
 #define IDS_SETTING "'calltree_receiver.ids'"
 #define IDS_MADE "pg_catalog.current_setting(" IDS_SETTING ")::pg_catalog.int8[]"
-
-static const char *const started_at_sql =
-	"UPDATE calltree.profile SET started_at = pg_catalog.to_timestamp($1::pg_catalog.float8)"
-	" WHERE id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
 
 /*
  * How many profiles were made, and how many of them have a twin among the
  * latest profiles of their content: the cheap columns compared first,
  * then, through jsonb (which compares NULLs), those that may be NULL.
+ * started_at is compared alone before that too: an agent's pushes of one
+ * content differ in it most often, and building the jsonb arrays of the
+ * 16 candidates was a tenth of the database's time per push.
+ * Planned with bitmap scans off (see BITMAP_OFF), it puts the setting
+ * back as it runs.
  */
 static const char *const twins_sql =
 	"SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE EXISTS ("
@@ -71,27 +111,13 @@ static const char *const twins_sql =
 	"        WHERE c.imported_at OPERATOR(pg_catalog.>)"
 	"              (pg_catalog.now() OPERATOR(pg_catalog.-) '" TWIN_WINDOW "'::pg_catalog.interval)"
 	"          AND c.weight_unit OPERATOR(pg_catalog.=) n.weight_unit"
+	"          AND (c.started_at OPERATOR(pg_catalog.=) n.started_at"
+	"               OR (c.started_at IS NULL AND n.started_at IS NULL))"
 	"          AND pg_catalog.jsonb_build_array(c.started_at, c.name, c.format, c.meta)"
-	"              OPERATOR(pg_catalog.=) pg_catalog.jsonb_build_array(n.started_at, n.name, n.format, n.meta)))"
+	"              OPERATOR(pg_catalog.=) pg_catalog.jsonb_build_array(n.started_at, n.name, n.format, n.meta))),"
+	"       " BITMAP_RESTORE
 	"  FROM calltree.profile n"
 	" WHERE n.id OPERATOR(pg_catalog.=) ANY (" IDS_MADE ")";
-
-/*
- * The look-up of twins reads the latest profiles of a content backwards
- * through the index on (content_sha256, id), stopping after RECENT_TWINS.
- * Statistics older than a burst of pushes of one content (an agent's
- * retries, a benchmark) make a bitmap scan look cheaper, which reads every
- * profile of that content and sorts them: cost growing with each push.
- * So bitmap scans are off for that statement alone, the setting as it was
- * kept aside and put back after it.
- */
-static const char *const plan_index_sql =
-	"SELECT pg_catalog.set_config('calltree_receiver.enable_bitmapscan',"
-	" pg_catalog.current_setting('enable_bitmapscan'), true),"
-	" pg_catalog.set_config('enable_bitmapscan', 'off', true)";
-static const char *const plan_restore_sql =
-	"SELECT pg_catalog.set_config('enable_bitmapscan',"
-	" pg_catalog.current_setting('calltree_receiver.enable_bitmapscan'), true)";
 
 /*
  * A hash of len bytes, from hash: 8 bytes at a time (a body is hashed
@@ -274,7 +300,8 @@ send_import(PGconn *conn, unsigned *prepared, const ImportItem *item, StepKind *
 
 	if (item->push_id == NULL)
 		snprintf(sql, sizeof(sql),
-				 "SELECT false, pg_catalog.set_config(" IDS_SETTING ", (%s)::pg_catalog.text, true)", call);
+				 "SELECT false, pg_catalog.set_config(" IDS_SETTING ", i.ids, true), " BITMAP_OFF
+				 " FROM (SELECT (%s)::pg_catalog.text AS ids OFFSET 0) i", call);
 	else
 	{
 		values[nparams++] = item->push_id;
@@ -288,24 +315,31 @@ send_import(PGconn *conn, unsigned *prepared, const ImportItem *item, StepKind *
 	return db_send(conn, prepared, import_statement(item), sql, nparams, values, lengths, STEP_IMPORT, kinds);
 }
 
-/* The advisory lock that makes two copies of one push wait for each other */
+/*
+ * The advisory lock that makes two copies of one push wait for each
+ * other; in the same statement, the start time the import is to give
+ * (STARTED_AT_GIVEN), for the look-up of twins the plan's setting kept
+ * (BITMAP_KEEP), and the transaction's id, first (db_import.c)
+ */
 static int
 send_lock(PGconn *conn, unsigned *prepared, const char *role, const ImportItem *item, StepKind *kinds)
 {
 	char		key[16];
-	const char *values[1] = {key};
+	const char *values[2] = {key, item->started_at};
 
 	if (item->push_id != NULL)
 	{
 		values[0] = item->push_id;
 		return db_send(conn, prepared, ST_LOCK_PUSH_ID,
-					   "SELECT pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
-					   1, values, NULL, STEP_COMMAND, kinds);
+					   "SELECT pg_catalog.txid_current(), " STARTED_AT_GIVEN ","
+					   " pg_catalog.pg_advisory_xact_lock(" PUSH_ID_LOCK_CLASS ", pg_catalog.hashtext($1))",
+					   2, values, NULL, STEP_XID, kinds);
 	}
 	retry_lock_key(role, item, key, sizeof(key));
 	return db_send(conn, prepared, ST_LOCK_RETRY,
-				   "SELECT pg_catalog.pg_advisory_xact_lock(" RETRY_LOCK_CLASS ", $1::pg_catalog.int4)",
-				   1, values, NULL, STEP_COMMAND, kinds);
+				   "SELECT pg_catalog.txid_current(), " STARTED_AT_GIVEN ", " BITMAP_KEEP ","
+				   " pg_catalog.pg_advisory_xact_lock(" RETRY_LOCK_CLASS ", $1::pg_catalog.int4)",
+				   2, values, NULL, STEP_XID, kinds);
 }
 
 int
@@ -318,34 +352,9 @@ db_item_send(PGconn *conn, unsigned *prepared, const char *role, const ImportIte
 		n = (m = send_chunk(conn, prepared, item, kinds + n)) < 0 ? -1 : n + m;
 	if (n >= 0)
 		n = (m = send_import(conn, prepared, item, kinds + n)) < 0 ? -1 : n + m;
-	if (n >= 0 && item->started_at != NULL)
-	{
-		const char *values[1] = {item->started_at};
-
-		m = db_send(conn, prepared, ST_STARTED_AT, started_at_sql, 1, values, NULL, STEP_COMMAND, kinds + n);
-		n = m < 0 ? -1 : n + m;
-	}
-	if (item->push_id == NULL)
-	{
-		/* the look-up of twins, its plan's setting around it */
-		const struct
-		{
-			StatementId id;
-			const char *sql;
-			StepKind	kind;
-		}			twins_steps[] = {
-			{ST_PLAN_INDEX, plan_index_sql, STEP_COMMAND},
-			{ST_TWINS, twins_sql, STEP_TWINS},
-			{ST_PLAN_RESTORE, plan_restore_sql, STEP_COMMAND},
-		};
-
-		for (int i = 0; i < (int) (sizeof(twins_steps) / sizeof(twins_steps[0])) && n >= 0; i++)
-		{
-			m = db_send(conn, prepared, twins_steps[i].id, twins_steps[i].sql, 0, NULL, NULL,
-						twins_steps[i].kind, kinds + n);
-			n = m < 0 ? -1 : n + m;
-		}
-	}
+	if (n >= 0 && item->push_id == NULL)
+		n = (m = db_send(conn, prepared, ST_TWINS, twins_sql, 0, NULL, NULL, STEP_TWINS, kinds + n)) < 0
+			? -1 : n + m;
 	return n;
 }
 

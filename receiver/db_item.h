@@ -14,22 +14,20 @@
 
 #include "db_import.h"
 
-/* The most statements one item sends: 8, each maybe prepared first */
+/* The most statements one item sends: 5, each maybe prepared first */
 #define ITEM_MAX_STEPS 16
 
 /* The statements, each prepared on a connection the first time it runs */
 typedef enum StatementId
 {
+	ST_BEGIN,
 	ST_ROLE,
 	ST_XID,
 	ST_LOCK_PUSH_ID,
 	ST_LOCK_RETRY,
 	ST_CHUNK_CLEAR,
 	ST_CHUNK_WRITE,
-	ST_STARTED_AT,
 	ST_TWINS,
-	ST_PLAN_INDEX,
-	ST_PLAN_RESTORE,
 	ST_IMPORT					/* then its variants: 5 formats, with or without push id */
 } StatementId;
 
@@ -39,7 +37,7 @@ typedef enum StepKind
 	STEP_COMMAND,				/* nothing to read */
 	STEP_IMPORT,				/* stored by its sample ID (bool), the ids made (bigint[]) */
 	STEP_TWINS,					/* profiles made, those with an earlier twin */
-	STEP_XID,					/* the transaction's id (db_import.c) */
+	STEP_XID,					/* the transaction's id (db_import.c), first column */
 	STEP_ROLE					/* the tenant's role set: nothing to read */
 } StepKind;
 

@@ -58,6 +58,23 @@ SELECT meta FROM profile WHERE id = :stamped;
 DROP TRIGGER pr_stamp ON profile;
 DROP FUNCTION pr_stamp();
 
+-- calltree.import_started_at: the start of every profile an import writes,
+-- in place of the file's, which the importer may then not change (the
+-- Firefox importer sets it after the row is written); empty: the file's
+\set gecko '{"meta": {"version": 24, "startTime": 1700000001000.5}, "threads": [{"name": "GeckoMain", "pid": 200, "stringTable": ["(root)", "content"], "frameTable": {"schema": {"location": 0}, "data": [[0], [1]]}, "stackTable": {"schema": {"frame": 1, "prefix": 0}, "data": [[null, 0], [0, 1]]}, "samples": {"schema": {"stack": 0, "time": 1}, "data": [[1, 0.25]]}}]}'
+BEGIN;
+SET LOCAL calltree.import_started_at = '2001-02-03 04:05:06.789+00';
+SELECT import_collapsed(E'pr_main;pr_work 3\n', 'pr given') AS given \gset
+SELECT import_firefox(:'gecko', 'pr given firefox') AS given_firefox \gset
+COMMIT;
+SELECT import_firefox(:'gecko', 'pr own firefox') AS own_firefox \gset
+SELECT name, started_at AT TIME ZONE 'UTC' AS started_utc
+  FROM profile WHERE id IN (:given, :given_firefox, :own_firefox) ORDER BY id;
+SET calltree.import_started_at = 'not a time';
+SELECT import_collapsed(E'pr_main;pr_work 3\n', 'pr bad start');
+RESET calltree.import_started_at;
+SELECT count(*) - :profiles_before AS profiles_added FROM profile;
+
 -- privileges: INSERT on the columns given and SELECT on id, as INSERT ... RETURNING id
 CREATE ROLE regress_pr_importer;
 GRANT USAGE ON SCHEMA calltree TO regress_pr_importer;

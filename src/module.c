@@ -22,6 +22,7 @@ int			calltree_stack_read = STACK_READ_AUTO;
 int			calltree_import_work_mem = 128 * 1024;
 int			calltree_max_path_output = 100000000;
 bool		calltree_duplicate_notice = true;
+char	   *calltree_import_started_at = NULL;
 
 void		_PG_init(void);
 
@@ -60,5 +61,11 @@ _PG_init(void)
 							 "on_duplicate => 'skip' and 'error' act on such a file whatever this says.",
 							 &calltree_duplicate_notice, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("calltree.import_started_at",
+							   "The start time of the profiles an import writes, in place of the file's.",
+							   "Empty (the default): the start time the file gives, if any. "
+							   "calltree-receiver sets it for the transaction to a push's from.",
+							   &calltree_import_started_at, "",
+							   PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }

@@ -29,4 +29,10 @@ extern int	calltree_max_path_output;
 /* calltree.duplicate_notice: a NOTICE for a file imported before (import_duplicates.c) */
 extern bool calltree_duplicate_notice;
 
+/*
+ * calltree.import_started_at: the start time of the profiles imports write
+ * (timestamptz text), in place of their files'; empty: the files'
+ */
+extern char *calltree_import_started_at;
+
 #endif							/* CALLTREE_MODULE_H */

@@ -96,6 +96,13 @@ expect "multipart push" "$(post "$ingest?name=shop&from=1700000000000&until=1700
 id=$(last_id)
 same_tree "$id" "$direct"
 expect "multipart meta and start" "$(ct_query "" "SELECT meta->>'duration' || '|' || (started_at = to_timestamp(1700000000)) FROM calltree.profile WHERE id = $id")" "15|true"
+# sessions whose DateStyle names a zone by an abbreviation that reads back
+# as another zone's (Asia/Kolkata's IST, read as Israel's): the start the
+# receiver gives the import (calltree.import_started_at) is still exact
+start_receiver zurl --dbname "dbname=$db options='-c DateStyle=SQL,DMY -c TimeZone=Asia/Kolkata'"
+expect "push under another DateStyle" "$(post "$zurl/ingest?name=zoned&from=1700000000123&until=1700000010000" --data-binary "@$pprof")" 200
+expect "push under another DateStyle: start" "$(ct_query "" "SELECT started_at = to_timestamp(1700000000.123) FROM calltree.profile WHERE name = 'zoned'")" t
+ct_query "" "DELETE FROM calltree.profile WHERE name = 'zoned'"
 
 # collapsed stacks, as folded, as lines, and gzipped (two pushes of one
 # file, the same but for their start: not one push retried)

@@ -30,6 +30,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "module.h"
 #include "store/store.h"
 #include "store/integrity.h"
 #include "store/intern.h"
@@ -254,6 +255,26 @@ insert_profile(SPIPlanPtr plan, const ProfileInfo *info)
 	return writer_execute_for_id(plan, values, nulls);
 }
 
+/*
+ * calltree.import_started_at, when set, as the row's start time, which
+ * the importer may then not change: so the profile row is written once
+ * with the start a caller gives (calltree-receiver: a push's from), where
+ * an UPDATE after the import wrote a second version of it and of its
+ * index entries.  Read as timestamptz in the session's time zone.
+ */
+static void
+give_started_at(ProfileWriter *writer, ProfileInfo *row)
+{
+	if (calltree_import_started_at == NULL || calltree_import_started_at[0] == '\0')
+		return;
+	row->started_at = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+															  CStringGetDatum(calltree_import_started_at),
+															  ObjectIdGetDatum(InvalidOid),
+															  Int32GetDatum(-1)));
+	row->has_started_at = true;
+	writer->started_at_given = true;
+}
+
 ProfileWriter *
 profile_writer_begin(const ProfileInfo *info)
 {
@@ -261,6 +282,7 @@ profile_writer_begin(const ProfileInfo *info)
 	ProfileInfo row = *info;
 
 	row.first_of_import = info->content_sha256 != NULL ? import_first_profile : 0;
+	give_started_at(writer, &row);
 	SPI_connect();
 	if (!writer_insert_profile_row(&row, &writer->profile_id))
 		writer->profile_id = insert_profile(prepare_insert_profile(&row), &row);
@@ -313,6 +335,8 @@ profile_writer_set_unit(ProfileWriter *writer, const char *weight_unit)
 void
 profile_writer_set_started_at(ProfileWriter *writer, TimestampTz started_at)
 {
+	if (writer->started_at_given)
+		return;
 	writer->has_started_at = true;
 	writer->started_at = started_at;
 }

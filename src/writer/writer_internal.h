@@ -143,6 +143,7 @@ struct ProfileWriter
 	const char *weight_unit;	/* NULL: unchanged */
 	bool		has_started_at;
 	TimestampTz started_at;
+	bool		started_at_given;	/* by calltree.import_started_at: kept */
 	bool		intern_locked;	/* holds the intern lock (intern_lock.c) */
 	InternProbe *probe;			/* finds rows visible at the import's start */
 	Snapshot	held_snapshot;	/* the probe's, for frames and stacks */
