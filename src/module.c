@@ -12,6 +12,7 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "utils/datetime.h"
 #include "utils/guc.h"
 
 #include "module.h"
@@ -25,6 +26,35 @@ bool		calltree_duplicate_notice = true;
 char	   *calltree_import_started_at = NULL;
 
 void		_PG_init(void);
+
+/*
+ * calltree.import_started_at takes a timestamptz or nothing: a value that
+ * is not a time is refused when it is set, naming the setting, not at
+ * the next import.  Parsed as timestamptz_in parses, without raising an
+ * error (a check hook must not); the import reads it again then.
+ */
+static bool
+check_import_started_at(char **newval, void **extra, GucSource source)
+{
+	char	   *field[MAXDATEFIELDS];
+	int			ftype[MAXDATEFIELDS];
+	char		workbuf[MAXDATELEN + MAXDATEFIELDS];
+	struct pg_tm tm;
+	fsec_t		fsec;
+	int			nfields;
+	int			dtype;
+	int			tz;
+
+	if (**newval == '\0')
+		return true;
+	if (ParseDateTime(*newval, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nfields) != 0 ||
+		DecodeDateTime(field, ftype, nfields, &dtype, &tm, &fsec, &tz) != 0)
+	{
+		GUC_check_errdetail("It takes a timestamp with time zone, such as 2024-05-01 12:00:00+00, or nothing.");
+		return false;
+	}
+	return true;
+}
 
 static const struct config_enum_entry stack_read_options[] = {
 	{"auto", STACK_READ_AUTO, false},
@@ -66,6 +96,6 @@ _PG_init(void)
 							   "Empty (the default): the start time the file gives, if any. "
 							   "calltree-receiver sets it for the transaction to a push's from.",
 							   &calltree_import_started_at, "",
-							   PGC_USERSET, 0, NULL, NULL, NULL);
+							   PGC_USERSET, 0, check_import_started_at, NULL, NULL);
 	MarkGUCPrefixReserved("calltree");
 }
