@@ -222,10 +222,36 @@ ct_cluster_start() {
 	CT_CLUSTERS+=("$dir")
 }
 
+# -c: a server process that crashes leaves a core file in the data
+# directory where the kernel writes one there, for ct_crash_report.
 ct_cluster_ctl() {
-	local dir=$1
+	local dir=$1 cores=()
 	shift
-	ct_as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 "$@"
+	[ "$1" != start ] || cores=(-c)
+	ct_as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 "$@" ${cores[@]+"${cores[@]}"}
+}
+
+# ct_crash_report DIR [FROM-LINE]: what the server of DIR logged of a
+# server process that died (signal, PANIC), from line FROM-LINE of its log,
+# and the stack of each core file it left (gdb, when installed).  A crash
+# ends every session of the cluster, so the test that fails is not always
+# the one that crashed it: this names the statement that did.
+ct_crash_report() {
+	local dir=$1 from=${2:-1} core
+	[ -f "$dir/server.log" ] || return 0
+	tail -n +"$from" "$dir/server.log" |
+		grep -E -A2 'terminated by signal|was terminated by exception|PANIC:|exited with exit code [^0]' |
+		head -n 30 || true
+	for core in "$dir"/data/core*; do
+		[ -f "$core" ] || continue
+		echo "--- stack of $(basename "$core") ---"
+		if command -v gdb >/dev/null 2>&1; then
+			gdb -batch -nx -ex 'bt 30' "$PG_BIN/postgres" "$core" 2>/dev/null | grep -E '^#' | head -n 30 || true
+		else
+			echo "(gdb is not installed)"
+		fi
+		rm -f "$core"
+	done
 }
 
 ct_on() {

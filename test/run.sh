@@ -101,8 +101,9 @@ count_result() {
 # pg_regress_part NAME LABEL DIFFS [MAKE VARIABLES...]: one `make
 # installcheck` run; prints its test lines and counts each test.
 pg_regress_part() {
-	local log="$CT_TMP/$1.log" label=$2 diffs=$3 rc=0 lines ok bad
+	local log="$CT_TMP/$1.log" label=$2 diffs=$3 rc=0 lines ok bad log_lines
 	shift 3
+	log_lines=$(wc -l <"$CT_TMP/main/server.log")
 	make -C "$CT_REPO" PG_CONFIG="$PG_CONFIG" installcheck "$@" >"$log" 2>&1 || rc=$?
 	# PostgreSQL 15: "test name ... ok  12 ms", "     name ... FAILED  3 ms"
 	lines=$(grep -E '^(test|    ) +[^ ]+ +\.\.\. ' "$log" || true)
@@ -124,7 +125,16 @@ pg_regress_part() {
 			ct_say "--- head of ${diffs#"$CT_REPO"/} ---"
 			head -n 80 "$diffs"
 		fi
+		crash_report $((log_lines + 1))
 	fi
+}
+
+# crash_report FROM-LINE: after a failure, whether the main cluster lost a
+# server process, and where (test/lib.sh, ct_crash_report).
+crash_report() {
+	local report
+	report=$(ct_crash_report "$CT_TMP/main" "$1")
+	[ -z "$report" ] || printf '    server crash:\n%s\n' "$(sed 's/^/    /' <<<"$report")"
 }
 
 # run_timed LOG CMD...: run CMD with output to LOG; prints "... ok (N s)".
@@ -143,7 +153,7 @@ run_timed() {
 }
 
 do_test() {
-	local t name rc
+	local t name rc log_lines
 	rm -f "$CT_REPO/regression.diffs" "$CT_REPO/output_iso/regression.diffs"
 	# Twice, so that failing sql/ tests do not keep the isolation specs from running.
 	pg_regress_part regress "pg_regress (sql/)" "$CT_REPO/regression.diffs" ISOLATION=
@@ -168,8 +178,10 @@ do_test() {
 		name=${t#"$CT_REPO"/}
 		printf '%-40s ... ' "$name"
 		rc=0
+		log_lines=$(wc -l <"$CT_TMP/main/server.log")
 		run_timed "$CT_TMP/$(basename "$t").log" "$t" || rc=$?
 		count_result "$rc"
+		[ "$rc" = 0 ] || crash_report $((log_lines + 1))
 	done
 
 	reported=1
