@@ -246,7 +246,7 @@ ct_crash_report() {
 		[ -f "$core" ] || continue
 		echo "--- stack of $(basename "$core") ---"
 		if command -v gdb >/dev/null 2>&1; then
-			gdb -batch -nx -ex 'bt 30' "$PG_BIN/postgres" "$core" 2>/dev/null | grep -E '^#' | head -n 30 || true
+			gdb -batch -nx -ex 'bt 30' "$PG_BIN/postgres" "$core" 2>/dev/null | grep -E '^#' | awk '!seen[$0]++' | head -n 30 || true
 		else
 			echo "(gdb is not installed)"
 		fi
