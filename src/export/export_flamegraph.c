@@ -115,13 +115,16 @@ export_flamegraph(const CallTree *tree, const FuncNames *names, const FlameOptio
  *			  unit text) → text
  *
  * Not strict: a NULL title means the default one, a NULL icicle or
- * min_width their defaults, a NULL unit weights as they are.
+ * min_width their defaults, a NULL unit weights as they are.  The
+ * flamegraph() of 0.1 and 0.2, declared until ALTER EXTENSION UPDATE,
+ * calls this with four arguments: no unit.
  */
 Datum
 calltree_flamegraph(PG_FUNCTION_ARGS)
 {
 	CallTree   *tree;
 	FlameOptions options;
+	bool		no_unit;
 	StringInfoData out;
 
 	if (PG_ARGISNULL(0))
@@ -130,7 +133,8 @@ calltree_flamegraph(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	options.icicle = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_FLOAT8(3));
-	flame_unit_arg(&options, PG_ARGISNULL(4), PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
+	no_unit = PG_NARGS() < 5 || PG_ARGISNULL(4);
+	flame_unit_arg(&options, no_unit, no_unit ? NULL : PG_GETARG_TEXT_PP(4));
 
 	export_buffer_begin(&out);
 	export_flamegraph(tree, func_names_fetch(tree), &options, &out);

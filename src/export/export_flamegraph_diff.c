@@ -210,6 +210,8 @@ export_flamegraph_diff(const CallTree *base, const CallTree *test, const FuncNam
  *
  * Not strict: a NULL tree gives NULL; a NULL title means the default one,
  * a NULL icicle or min_width their defaults, a NULL unit weights as they are.
+ * flamegraph_diff() of 0.1 and 0.2, declared until ALTER EXTENSION UPDATE,
+ * calls this with five arguments: no unit.
  */
 Datum
 calltree_flamegraph_diff(PG_FUNCTION_ARGS)
@@ -217,6 +219,7 @@ calltree_flamegraph_diff(PG_FUNCTION_ARGS)
 	CallTree   *base;
 	CallTree   *test;
 	FlameOptions options;
+	bool		no_unit;
 	StringInfoData out;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -226,7 +229,8 @@ calltree_flamegraph_diff(PG_FUNCTION_ARGS)
 	options.title = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
 	options.icicle = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3);
 	options.min_width = flame_min_width_arg(PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4));
-	flame_unit_arg(&options, PG_ARGISNULL(5), PG_ARGISNULL(5) ? NULL : PG_GETARG_TEXT_PP(5));
+	no_unit = PG_NARGS() < 6 || PG_ARGISNULL(5);
+	flame_unit_arg(&options, no_unit, no_unit ? NULL : PG_GETARG_TEXT_PP(5));
 
 	/* every box is a node of test, so test's funcs name them all */
 	export_buffer_begin(&out);
