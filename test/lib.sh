@@ -225,9 +225,11 @@ ct_cluster_start() {
 # -c: a server process that crashes leaves a core file in the data
 # directory where the kernel writes one there, for ct_crash_report.
 ct_cluster_ctl() {
-	local dir=$1 cores=()
+	local dir=$1 cores=() arg
 	shift
-	[ "$1" != start ] || cores=(-c)
+	for arg in "$@"; do
+		case "$arg" in start | restart) cores=(-c) ;; esac
+	done
 	ct_as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 "$@" ${cores[@]+"${cores[@]}"}
 }
 
