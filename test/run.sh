@@ -134,7 +134,7 @@ pg_regress_part() {
 crash_report() {
 	local report
 	report=$(ct_crash_report "$CT_TMP/main" "$1")
-	[ -z "$report" ] || printf '    server crash:\n%s\n' "$(sed 's/^/    /' <<<"$report")"
+	[ -z "$report" ] || { echo "    server crash:"; printf '%s\n' "$report" | sed 's/^/    /'; }
 }
 
 # run_timed LOG CMD...: run CMD with output to LOG; prints "... ok (N s)".
