@@ -242,7 +242,7 @@ ct_crash_report() {
 	local dir=$1 from=${2:-1} core
 	[ -f "$dir/server.log" ] || return 0
 	tail -n +"$from" "$dir/server.log" |
-		grep -E -A2 'terminated by signal|was terminated by exception|PANIC:|exited with exit code [^0]' |
+		grep -E -A2 'terminated by signal|was terminated by exception|PANIC:' |
 		head -n 30 || true
 	for core in "$dir"/data/core*; do
 		[ -f "$core" ] || continue
